@@ -1,0 +1,38 @@
+//! # cairn-engine
+//!
+//! The shared engine: the referee of every match cairn plays. Pure and
+//! synchronous: no I/O, no clocks, no threads; all chance comes from a seed.
+//!
+//! # Layout
+//! - [`game`]: the [`Game`] trait every game implements, [`Outcome`], options.
+//! - [`rng`], [`cards`], [`hash`]: seeded chance, card sets and decks, the
+//!   stable state hash.
+//! - [`registry`]: games by id behind the object-safe [`AnyGame`].
+//! - [`replay`]: the replay record and re-simulation.
+//! - [`testing`]: the conformance test every game passes.
+//! - one module per game: [`schotten_totten`].
+//!
+//! # Example
+//! ```
+//! use cairn_engine::{new_game, GameOptions};
+//!
+//! let mut game = new_game("schotten-totten", &GameOptions::new(), 2, 42).unwrap();
+//! while game.current_seat().is_some() {
+//!     let first = game.legal_actions()[0].clone();
+//!     game.apply_text(&first).unwrap();
+//! }
+//! assert_eq!(game.outcome().unwrap().scores.len(), 2);
+//! ```
+
+pub mod cards;
+pub mod game;
+pub mod hash;
+pub mod registry;
+pub mod replay;
+pub mod rng;
+pub mod testing;
+
+pub use game::{EndReason, Game, GameOptions, IllegalAction, Outcome, ParseActionError, Seat, SetupError};
+pub use registry::{new_game, AnyGame, GAME_IDS};
+pub use replay::{Replay, ReplayError, Simulation};
+pub use rng::Rng;
