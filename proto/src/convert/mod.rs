@@ -1,0 +1,30 @@
+//! Engine to wire. Each game with an observation message has one module
+//! here; [`observation`] dispatches on the game id, so a new game plugs in
+//! by adding its module and one match arm, with no change to the runner.
+
+use cairn_engine::{AnyGame, Seat};
+
+use crate::game::v1::{observation, Observation};
+
+/// Why a state could not be put on the wire.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConvertError {
+    #[error("no observation encoder for the game `{0}`")]
+    UnknownGame(String),
+    #[error("the state of `{0}` is not of the type its id names")]
+    WrongType(&'static str),
+}
+
+/// What `seat` may know of `state`, as a wire message.
+pub fn observation(state: &dyn AnyGame, seat: Seat) -> Result<Observation, ConvertError> {
+    let game = match state.game_id() {
+        other => return Err(ConvertError::UnknownGame(other.to_string())),
+    };
+    #[allow(unreachable_code)]
+    Ok(Observation { game: Some(game) })
+}
+
+/// Downcasts a registry state to the concrete game type its id names.
+fn concrete<G: 'static>(state: &dyn AnyGame) -> Result<&G, ConvertError> {
+    state.as_any().downcast_ref::<G>().ok_or(ConvertError::WrongType(state.game_id()))
+}

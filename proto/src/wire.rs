@@ -1,0 +1,100 @@
+//! The line format: each message is one line of JSON in the proto3 JSON
+//! mapping, ended by `\n`. Both directions live here so the runner and the
+//! Rust SDK can never disagree about it.
+
+use crate::game::v1::{ArenaMessage, BotMessage};
+
+/// A line that is not a message of the expected kind.
+#[derive(Debug, thiserror::Error)]
+pub enum WireError {
+    #[error("not valid JSON for this message: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("the message names none of the known kinds")]
+    Empty,
+}
+
+/// One arena message as a line, newline included.
+pub fn encode_arena_message(message: &ArenaMessage) -> Vec<u8> {
+    encode_line(message)
+}
+
+/// One bot message as a line, newline included.
+pub fn encode_bot_message(message: &BotMessage) -> Vec<u8> {
+    encode_line(message)
+}
+
+fn encode_line<T: serde::Serialize>(message: &T) -> Vec<u8> {
+    // Serialising generated messages into a Vec cannot fail: every field
+    // is a plain string, number, list or map with string keys.
+    let mut line = serde_json::to_vec(message).unwrap_or_default();
+    line.push(b'\n');
+    line
+}
+
+/// Reads a bot's line (with or without its newline).
+pub fn decode_bot_message(line: &[u8]) -> Result<BotMessage, WireError> {
+    let message: BotMessage = serde_json::from_slice(trim_line(line))?;
+    match message.message {
+        Some(_) => Ok(message),
+        None => Err(WireError::Empty),
+    }
+}
+
+/// Reads an arena line (with or without its newline).
+pub fn decode_arena_message(line: &[u8]) -> Result<ArenaMessage, WireError> {
+    let message: ArenaMessage = serde_json::from_slice(trim_line(line))?;
+    match message.message {
+        Some(_) => Ok(message),
+        None => Err(WireError::Empty),
+    }
+}
+
+fn trim_line(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::v1::{arena_message, bot_message, Action, Hello, Ready, TimeControl};
+
+    #[test]
+    fn a_hello_round_trips_through_one_json_line() {
+        let hello = Hello {
+            protocol_version: crate::PROTOCOL_VERSION as i32,
+            game: "schotten-totten".into(),
+            options: [("tactics".to_string(), "true".to_string())].into(),
+            seat: 0,
+            n_seats: 2,
+            time_control: Some(TimeControl { per_decision_ms: 1000, bank_ms: 10_000 }),
+            game_index: 0,
+            n_games: 3,
+        };
+        let message = ArenaMessage { message: Some(arena_message::Message::Hello(hello)) };
+        let line = encode_arena_message(&message);
+        assert_eq!(line.iter().filter(|&&b| b == b'\n').count(), 1);
+        assert!(line.ends_with(b"\n"));
+        let text = String::from_utf8(line.clone()).unwrap();
+        assert!(text.contains(r#""protocolVersion":"PROTOCOL_VERSION_1""#), "{text}");
+        assert!(text.contains(r#""seat":0"#), "default values are written out: {text}");
+        assert_eq!(decode_arena_message(&line).unwrap(), message);
+    }
+
+    #[test]
+    fn bot_messages_accept_snake_case_and_ignore_unknown_fields() {
+        let line = br#"{"action":{"decision_id":3,"action":"pass","note":"thinking"}}"#;
+        let expected = BotMessage { message: Some(bot_message::Message::Action(Action { decision_id: 3, action: "pass".into() })) };
+        assert_eq!(decode_bot_message(line).unwrap(), expected);
+        let ready = encode_bot_message(&BotMessage { message: Some(bot_message::Message::Ready(Ready { name: "x".into() })) });
+        assert_eq!(ready, b"{\"ready\":{\"name\":\"x\"}}\n");
+    }
+
+    #[test]
+    fn garbage_and_empty_envelopes_are_refused() {
+        assert!(matches!(decode_bot_message(b"hello there"), Err(WireError::Json(_))));
+        assert!(matches!(decode_bot_message(b"{}"), Err(WireError::Empty)));
+        assert!(matches!(decode_bot_message(br#"{"action":{"decisionId":"x"}}"#), Err(WireError::Json(_))));
+        assert!(decode_bot_message(b"").is_err());
+    }
+}
