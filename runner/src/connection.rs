@@ -1,0 +1,209 @@
+//! One live bot process as the match loop sees it: send a message, receive
+//! an answer within a CPU and wall budget, and turn every way it can go
+//! wrong into a [`Failure`] carrying the forfeit reason.
+
+use std::time::{Duration, Instant};
+
+use cairn_proto::game::v1::{ArenaMessage, BotMessage};
+use cairn_proto::wire;
+
+use crate::forfeit::ForfeitReason;
+use crate::pipe::{LineReader, LineWriter, PipeError};
+use crate::process::{BotLauncher, BotProcess, ExitReport, LaunchSpec};
+use crate::stderr::StderrLog;
+
+/// Caps on what a bot may send us.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IoLimits {
+    /// The longest line a bot may write on stdout.
+    pub max_line: usize,
+    /// How much of a bot's stderr is kept.
+    pub stderr_cap: usize,
+}
+
+impl Default for IoLimits {
+    fn default() -> Self {
+        IoLimits { max_line: 1 << 20, stderr_cap: 64 << 10 }
+    }
+}
+
+/// Why talking to a bot failed: the forfeit it earns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub reason: ForfeitReason,
+    pub detail: String,
+}
+
+impl Failure {
+    pub fn new(reason: ForfeitReason, detail: impl Into<String>) -> Failure {
+        Failure { reason, detail: detail.into() }
+    }
+}
+
+/// A message from the bot and what it cost.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    pub message: BotMessage,
+    /// Wall time from the end of our write to the end of its line.
+    pub wall: Duration,
+    /// CPU the bot used since its previous answer (so thinking on the
+    /// opponent's time is charged too).
+    pub cpu: Duration,
+}
+
+/// How long the bot may take: `cpu` (when checked) and `wall`.
+#[derive(Debug, Clone, Copy)]
+pub struct Budget {
+    pub cpu: Option<Duration>,
+    pub wall: Duration,
+}
+
+/// How often a waiting match loop looks at the bot's CPU clock.
+const CPU_CHECK_INTERVAL: Duration = Duration::from_millis(20);
+/// How long an ended stdout may precede the process's exit status.
+const EXIT_STATUS_WAIT: Duration = Duration::from_millis(500);
+
+/// A running bot and its pipes.
+#[derive(Debug)]
+pub struct BotConnection {
+    process: Box<dyn BotProcess>,
+    writer: LineWriter,
+    reader: LineReader,
+    stderr: StderrLog,
+    cpu_mark: Duration,
+    sent_at: Instant,
+}
+
+impl BotConnection {
+    pub fn start(launcher: &dyn BotLauncher, spec: &LaunchSpec, limits: &IoLimits) -> Result<BotConnection, Failure> {
+        let mut process = launcher.launch(spec).map_err(|e| Failure::new(ForfeitReason::Crash, e.to_string()))?;
+        let pipes = process.take_pipes().ok_or_else(|| Failure::new(ForfeitReason::Crash, "the launcher gave no pipes"))?;
+        let io = |e: std::io::Error| Failure::new(ForfeitReason::Crash, format!("cannot set up the pipes: {e}"));
+        let writer = LineWriter::new(pipes.stdin).map_err(io)?;
+        let reader = LineReader::new(pipes.stdout, limits.max_line).map_err(io)?;
+        let stderr = StderrLog::drain(pipes.stderr, limits.stderr_cap);
+        Ok(BotConnection { process, writer, reader, stderr, cpu_mark: Duration::ZERO, sent_at: Instant::now() })
+    }
+
+    pub fn stderr(&self) -> &StderrLog {
+        &self.stderr
+    }
+
+    /// Writes one message, giving up after `wait` if the bot does not read.
+    pub fn send(&mut self, message: &ArenaMessage, wait: Duration) -> Result<(), Failure> {
+        let line = wire::encode_arena_message(message);
+        match self.writer.write_all(&line, wait) {
+            Ok(()) => {
+                self.sent_at = Instant::now();
+                Ok(())
+            }
+            Err(PipeError::TimedOut) => Err(self.fail(ForfeitReason::Timeout, "it stopped reading its stdin")),
+            Err(PipeError::Closed) => Err(self.exit_failure("closed its stdin")),
+            Err(other) => Err(self.fail(ForfeitReason::Crash, other.to_string())),
+        }
+    }
+
+    /// From now on, CPU is charged from here (after start-up and set-up).
+    pub fn reset_cpu_mark(&mut self) {
+        self.cpu_mark = self.process.cpu_time().unwrap_or(self.cpu_mark);
+    }
+
+    /// The bot's next message, within `budget` counted from the last send.
+    pub fn receive(&mut self, budget: Budget) -> Result<Answer, Failure> {
+        loop {
+            let waited = self.sent_at.elapsed();
+            if waited >= budget.wall {
+                let detail = format!("no answer within {} ms of wall-clock time", budget.wall.as_millis());
+                return Err(self.fail(ForfeitReason::Timeout, detail));
+            }
+            let slice = (budget.wall - waited).min(CPU_CHECK_INTERVAL);
+            match self.reader.read_line(slice) {
+                Ok(Some(line)) => return self.answer(&line),
+                Ok(None) => self.check_while_waiting(budget)?,
+                Err(PipeError::Closed) => return Err(self.exit_failure("closed its stdout")),
+                Err(PipeError::LineTooLong(cap)) => {
+                    return Err(self.fail(ForfeitReason::ProtocolError, format!("wrote a line longer than {cap} bytes")))
+                }
+                Err(other) => return Err(self.fail(ForfeitReason::Crash, other.to_string())),
+            }
+        }
+    }
+
+    fn answer(&mut self, line: &[u8]) -> Result<Answer, Failure> {
+        let wall = self.sent_at.elapsed();
+        let now = self.process.cpu_time().unwrap_or(self.cpu_mark);
+        let cpu = now.saturating_sub(self.cpu_mark);
+        self.cpu_mark = now;
+        match wire::decode_bot_message(line) {
+            Ok(message) => Ok(Answer { message, wall, cpu }),
+            Err(error) => {
+                let shown = String::from_utf8_lossy(&line[..line.len().min(120)]).into_owned();
+                Err(self.fail(ForfeitReason::ProtocolError, format!("{error}: `{shown}`")))
+            }
+        }
+    }
+
+    fn check_while_waiting(&mut self, budget: Budget) -> Result<(), Failure> {
+        if let Some(limit) = budget.cpu {
+            let used = self.process.cpu_time().unwrap_or(self.cpu_mark).saturating_sub(self.cpu_mark);
+            if used > limit {
+                let detail = format!("used more than {} ms of CPU on one decision", limit.as_millis());
+                return Err(self.fail(ForfeitReason::Timeout, detail));
+            }
+        }
+        match self.process.try_status() {
+            Some(exit) => Err(self.failure_from_exit(&exit)),
+            None => Ok(()),
+        }
+    }
+
+    /// The pipe ended: find out how the process did.
+    fn exit_failure(&mut self, what: &str) -> Failure {
+        let deadline = Instant::now() + EXIT_STATUS_WAIT;
+        while Instant::now() < deadline {
+            if let Some(exit) = self.process.try_status() {
+                return self.failure_from_exit(&exit);
+            }
+            // A bounded wait for the kernel to report an exit that is
+            // already under way; nothing to wait on but the clock.
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        self.fail(ForfeitReason::Exit, format!("{what} while still running"))
+    }
+
+    fn failure_from_exit(&mut self, exit: &ExitReport) -> Failure {
+        let failure = match (&exit.broken_limit, exit.status.code()) {
+            (Some(limit), _) => Failure::new(ForfeitReason::ResourceLimit, format!("broke the {limit} limit")),
+            (None, Some(_)) => Failure::new(ForfeitReason::Exit, exit.describe()),
+            (None, None) => Failure::new(ForfeitReason::Crash, exit.describe()),
+        };
+        self.process.kill_all();
+        failure
+    }
+
+    fn fail(&mut self, reason: ForfeitReason, detail: impl Into<String>) -> Failure {
+        self.process.kill_all();
+        Failure::new(reason, detail)
+    }
+
+    /// Ends the bot: waits up to `wait` for it to leave by itself (after a
+    /// quit), then kills whatever of it is left.
+    pub fn close(mut self, wait: Duration) -> StderrLog {
+        let deadline = Instant::now() + wait;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.reader.read_line(left) {
+                Ok(Some(_)) if !left.is_zero() => continue,
+                _ => break,
+            }
+        }
+        self.process.kill_all();
+        self.stderr
+    }
+
+    /// Kills the bot at once.
+    pub fn kill(mut self) -> StderrLog {
+        self.process.kill_all();
+        self.stderr
+    }
+}

@@ -1,0 +1,57 @@
+//! # cairn-runner
+//!
+//! Where bot programs meet the referee: starting bot processes, speaking
+//! the line protocol with them under a time control, playing matches with
+//! the engine as referee, and writing / verifying replays. The only crate
+//! that spawns processes.
+//!
+//! # Layout
+//! - [`process`]: the launch seam ([`BotLauncher`], [`BotProcess`]) and the
+//!   plain, unsandboxed launcher.
+//! - [`pipe`], [`stderr`]: non-blocking line I/O with deadlines and caps;
+//!   the capped stderr log.
+//! - [`connection`]: one live bot; every failure becomes a forfeit reason.
+//! - [`time_control`]: per-decision CPU limit plus a bank, wall backstop.
+//! - [`forfeit`]: forfeit reasons and scoring a game with forfeits.
+//! - [`referee`]: the match loop, [`play_match`].
+//! - [`record`]: the replay file and its verification by re-simulation.
+//! - [`bot_folder`]: `cairn-bot.toml` bot folders and bare commands.
+//!
+//! # Example
+//! ```no_run
+//! use cairn_runner::{bot_folder, play_match, MatchSpec, PlainLauncher};
+//!
+//! let bots = ["sdk/bots/python-random", "sdk/bots/js-random"]
+//!     .iter()
+//!     .map(|path| bot_folder::load_bot(path).map(|bot| bot.entry))
+//!     .collect::<Result<Vec<_>, _>>()
+//!     .unwrap();
+//! let spec = MatchSpec {
+//!     game: "schotten-totten".into(),
+//!     options: Default::default(),
+//!     n_games: 2,
+//!     seed: 7,
+//!     bots,
+//!     time_control: Default::default(),
+//!     limits: Default::default(),
+//! };
+//! let result = play_match(&spec, &PlainLauncher).unwrap();
+//! assert_eq!(result.games.len(), 2);
+//! ```
+
+pub mod bot_folder;
+pub mod connection;
+pub mod forfeit;
+pub mod pipe;
+pub mod process;
+pub mod record;
+pub mod referee;
+pub mod stderr;
+pub mod time_control;
+
+pub use connection::IoLimits;
+pub use forfeit::{EndedBy, FinalScore, Forfeit, ForfeitReason};
+pub use process::{BotLauncher, BotProcess, LaunchSpec, PlainLauncher};
+pub use record::{GameRecord, ReplayFile};
+pub use referee::{play_match, BotEntry, DecisionTiming, GameResult, MatchError, MatchResult, MatchSpec, SeatResult};
+pub use time_control::TimeControl;

@@ -1,0 +1,212 @@
+//! Line I/O on a bot's pipes with deadlines and a line-length cap, driven
+//! from the match loop's own thread (non-blocking descriptors and poll(2)):
+//! no helper threads on the hot path, a bot that stops reading cannot block
+//! the referee, and a bot that prints a 100 MiB line costs us at most the cap.
+
+use std::fs::File;
+use std::io::{ErrorKind, Read, Write};
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::time::{Duration, Instant};
+
+/// What went wrong on a pipe.
+#[derive(Debug, thiserror::Error)]
+pub enum PipeError {
+    #[error("the pipe is closed")]
+    Closed,
+    #[error("a line longer than {0} bytes")]
+    LineTooLong(usize),
+    #[error("the deadline passed")]
+    TimedOut,
+    #[error("pipe i/o failed: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+fn set_nonblocking(fd: &OwnedFd) -> std::io::Result<()> {
+    let raw = fd.as_raw_fd();
+    // SAFETY: fcntl on a descriptor we own; no memory is passed.
+    let flags = unsafe { libc::fcntl(raw, libc::F_GETFL) };
+    if flags < 0 || unsafe { libc::fcntl(raw, libc::F_SETFL, flags | libc::O_NONBLOCK) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Waits up to `wait` for `events` on `fd`; true when it is ready (or
+/// hung up / in error, which the next read or write reports).
+fn poll_ready(fd: &File, events: libc::c_short, wait: Duration) -> std::io::Result<bool> {
+    let mut entry = libc::pollfd { fd: fd.as_raw_fd(), events, revents: 0 };
+    let millis = wait.as_millis().min(i32::MAX as u128) as libc::c_int;
+    // Round sub-millisecond waits up so a short wait never spins.
+    let millis = if millis == 0 && !wait.is_zero() { 1 } else { millis };
+    // SAFETY: one valid pollfd for the duration of the call.
+    let n = unsafe { libc::poll(&mut entry, 1, millis) };
+    if n < 0 {
+        let error = std::io::Error::last_os_error();
+        return if error.kind() == ErrorKind::Interrupted { Ok(false) } else { Err(error) };
+    }
+    Ok(n > 0)
+}
+
+/// Reads newline-terminated lines, never holding more than `max_line` bytes
+/// of an unfinished line.
+#[derive(Debug)]
+pub struct LineReader {
+    file: File,
+    buffer: Vec<u8>,
+    /// Bytes of `buffer` already searched for a newline.
+    scanned: usize,
+    max_line: usize,
+}
+
+impl LineReader {
+    pub fn new(fd: OwnedFd, max_line: usize) -> std::io::Result<LineReader> {
+        set_nonblocking(&fd)?;
+        Ok(LineReader { file: File::from(fd), buffer: Vec::with_capacity(4096), scanned: 0, max_line })
+    }
+
+    /// The next line (without its newline), waiting at most `wait`;
+    /// `Ok(None)` when `wait` passed first.
+    pub fn read_line(&mut self, wait: Duration) -> Result<Option<Vec<u8>>, PipeError> {
+        let deadline = Instant::now() + wait;
+        loop {
+            if let Some(line) = self.take_buffered_line() {
+                return Ok(Some(line));
+            }
+            if self.buffer.len() > self.max_line {
+                return Err(PipeError::LineTooLong(self.max_line));
+            }
+            match self.fill()? {
+                true => continue,
+                false => {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        return Ok(None);
+                    }
+                    poll_ready(&self.file, libc::POLLIN, left)?;
+                }
+            }
+        }
+    }
+
+    fn take_buffered_line(&mut self) -> Option<Vec<u8>> {
+        let found = self.buffer[self.scanned..].iter().position(|&b| b == b'\n');
+        match found {
+            Some(offset) => {
+                let end = self.scanned + offset;
+                let mut line: Vec<u8> = self.buffer.drain(..=end).collect();
+                line.pop();
+                self.scanned = 0;
+                Some(line)
+            }
+            None => {
+                self.scanned = self.buffer.len();
+                None
+            }
+        }
+    }
+
+    /// Reads what is available; false when nothing was.
+    fn fill(&mut self) -> Result<bool, PipeError> {
+        let mut chunk = [0u8; 16 * 1024];
+        // Never read past the cap by more than one chunk.
+        let room = (self.max_line + 1).saturating_sub(self.buffer.len()).clamp(1, chunk.len());
+        match self.file.read(&mut chunk[..room]) {
+            Ok(0) => Err(PipeError::Closed),
+            Ok(n) => {
+                self.buffer.extend_from_slice(&chunk[..n]);
+                Ok(true)
+            }
+            Err(e) if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::Interrupted => Ok(false),
+            Err(e) => Err(PipeError::Io(e)),
+        }
+    }
+}
+
+/// Writes whole lines, giving up at a deadline if the reader stops reading.
+#[derive(Debug)]
+pub struct LineWriter {
+    file: File,
+}
+
+impl LineWriter {
+    pub fn new(fd: OwnedFd) -> std::io::Result<LineWriter> {
+        set_nonblocking(&fd)?;
+        Ok(LineWriter { file: File::from(fd) })
+    }
+
+    pub fn write_all(&mut self, mut bytes: &[u8], wait: Duration) -> Result<(), PipeError> {
+        let deadline = Instant::now() + wait;
+        while !bytes.is_empty() {
+            match self.file.write(bytes) {
+                Ok(0) => return Err(PipeError::Closed),
+                Ok(n) => bytes = &bytes[n..],
+                Err(e) if e.kind() == ErrorKind::BrokenPipe => return Err(PipeError::Closed),
+                Err(e) if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::Interrupted => {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    if left.is_zero() {
+                        return Err(PipeError::TimedOut);
+                    }
+                    poll_ready(&self.file, libc::POLLOUT, left)?;
+                }
+                Err(e) => return Err(PipeError::Io(e)),
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use std::os::fd::FromRawFd;
+
+    fn pipe() -> (OwnedFd, OwnedFd) {
+        let mut fds = [0; 2];
+        // SAFETY: pipe2 writes two fresh descriptors that we then own.
+        unsafe {
+            assert_eq!(libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC), 0);
+            (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1]))
+        }
+    }
+
+    #[test]
+    fn lines_split_across_writes_are_joined_and_split_at_newlines() {
+        let (r, w) = pipe();
+        let mut reader = LineReader::new(r, 100).unwrap();
+        let mut writer = LineWriter::new(w).unwrap();
+        writer.write_all(b"{\"a\":", Duration::from_secs(1)).unwrap();
+        assert_eq!(reader.read_line(Duration::ZERO).unwrap(), None);
+        writer.write_all(b"1}\nsecond\nthi", Duration::from_secs(1)).unwrap();
+        assert_eq!(reader.read_line(Duration::from_secs(1)).unwrap().unwrap(), b"{\"a\":1}");
+        assert_eq!(reader.read_line(Duration::from_secs(1)).unwrap().unwrap(), b"second");
+        assert_eq!(reader.read_line(Duration::from_millis(1)).unwrap(), None);
+        drop(writer);
+        assert!(matches!(reader.read_line(Duration::from_secs(1)), Err(PipeError::Closed)));
+    }
+
+    #[test]
+    fn an_endless_line_stops_at_the_cap_without_growing_the_buffer() {
+        let (r, w) = pipe();
+        let mut reader = LineReader::new(r, 1000).unwrap();
+        let mut writer = LineWriter::new(w).unwrap();
+        let mut outcome = Ok(None);
+        for _ in 0..10 {
+            writer.write_all(&[b'x'; 600], Duration::from_secs(1)).unwrap();
+            outcome = reader.read_line(Duration::ZERO);
+            if outcome.is_err() {
+                break;
+            }
+        }
+        assert!(matches!(outcome, Err(PipeError::LineTooLong(1000))), "{outcome:?}");
+        assert!(reader.buffer.len() <= 1001);
+    }
+
+    #[test]
+    fn a_writer_to_a_reader_that_never_reads_times_out() {
+        let (_r, w) = pipe();
+        let mut writer = LineWriter::new(w).unwrap();
+        let big = vec![b'x'; 1 << 20];
+        assert!(matches!(writer.write_all(&big, Duration::from_millis(50)), Err(PipeError::TimedOut)));
+    }
+}

@@ -1,0 +1,215 @@
+//! The seam between the match loop and the operating system: a
+//! [`BotLauncher`] starts a bot's process and hands back a [`BotProcess`]
+//! (its three pipes, its CPU clock, its exit, and a way to kill everything
+//! it started). The match loop knows nothing else about processes, so the
+//! sandbox replaces [`PlainLauncher`] without touching it.
+//!
+//! [`PlainLauncher`] is the unsandboxed implementation: a `std::process`
+//! child in its own process group, killed as a group.
+
+use std::os::fd::OwnedFd;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::PathBuf;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::Duration;
+
+/// What to run for one bot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LaunchSpec {
+    /// The argv; a relative program path is resolved against `bot_dir`.
+    pub command: Vec<String>,
+    /// The bot's folder, its working directory.
+    pub bot_dir: PathBuf,
+    /// Extra environment variables.
+    pub env: Vec<(String, String)>,
+}
+
+/// Why a bot could not be started.
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchError {
+    #[error("the bot command is empty")]
+    EmptyCommand,
+    #[error("cannot start `{program}`: {source}")]
+    Spawn { program: String, source: std::io::Error },
+}
+
+/// How a bot process ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExitReport {
+    pub status: ExitStatus,
+    /// The resource limit the process broke, when its supervisor knows
+    /// (the plain launcher never does).
+    pub broken_limit: Option<String>,
+}
+
+impl ExitReport {
+    /// `exited with code 3`, `killed by signal 9`, ...
+    pub fn describe(&self) -> String {
+        match (self.status.code(), self.status.signal()) {
+            (Some(code), _) => format!("exited with code {code}"),
+            (None, Some(signal)) => format!("killed by signal {signal}"),
+            (None, None) => "ended".to_string(),
+        }
+    }
+}
+
+/// The pipes of a freshly started bot, as raw descriptors the match loop
+/// drives itself (non-blocking, with its own deadlines).
+#[derive(Debug)]
+pub struct BotPipes {
+    pub stdin: OwnedFd,
+    pub stdout: OwnedFd,
+    pub stderr: OwnedFd,
+}
+
+/// A running bot.
+pub trait BotProcess: Send + std::fmt::Debug {
+    /// The pipes, once; `None` afterwards.
+    fn take_pipes(&mut self) -> Option<BotPipes>;
+    /// The CPU time the bot has used so far, `None` once it is gone.
+    fn cpu_time(&self) -> Option<Duration>;
+    /// The exit, if the process has ended (reaps it).
+    fn try_status(&mut self) -> Option<ExitReport>;
+    /// Kills the bot and everything it started, and reaps it.
+    fn kill_all(&mut self);
+}
+
+/// Starts bots.
+pub trait BotLauncher: Send + Sync + std::fmt::Debug {
+    fn launch(&self, spec: &LaunchSpec) -> Result<Box<dyn BotProcess>, LaunchError>;
+}
+
+/// Starts bots as plain child processes, each in its own process group.
+/// No isolation: for trusted bots and for development.
+#[derive(Debug, Clone, Default)]
+pub struct PlainLauncher;
+
+impl BotLauncher for PlainLauncher {
+    fn launch(&self, spec: &LaunchSpec) -> Result<Box<dyn BotProcess>, LaunchError> {
+        let program = spec.command.first().ok_or(LaunchError::EmptyCommand)?;
+        let program_path = resolve_program(program, spec);
+        let mut command = Command::new(&program_path);
+        command
+            .args(&spec.command[1..])
+            .current_dir(&spec.bot_dir)
+            .envs(spec.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            // Its own group, so killing the group takes its children too.
+            .process_group(0);
+        let child = command.spawn().map_err(|source| LaunchError::Spawn { program: program.clone(), source })?;
+        Ok(Box::new(PlainProcess { child, exit: None }))
+    }
+}
+
+/// `./bot.py` means the bot folder's `bot.py`, whatever our own directory.
+fn resolve_program(program: &str, spec: &LaunchSpec) -> PathBuf {
+    let path = PathBuf::from(program);
+    if path.is_relative() && program.contains('/') {
+        spec.bot_dir.join(path)
+    } else {
+        path
+    }
+}
+
+#[derive(Debug)]
+struct PlainProcess {
+    child: Child,
+    exit: Option<ExitReport>,
+}
+
+impl BotProcess for PlainProcess {
+    fn take_pipes(&mut self) -> Option<BotPipes> {
+        let stdin = self.child.stdin.take()?;
+        let stdout = self.child.stdout.take()?;
+        let stderr = self.child.stderr.take()?;
+        Some(BotPipes { stdin: stdin.into(), stdout: stdout.into(), stderr: stderr.into() })
+    }
+
+    fn cpu_time(&self) -> Option<Duration> {
+        if self.exit.is_some() {
+            return None;
+        }
+        process_cpu_time(self.child.id())
+    }
+
+    fn try_status(&mut self) -> Option<ExitReport> {
+        if self.exit.is_none() {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                self.exit = Some(ExitReport { status, broken_limit: None });
+            }
+        }
+        self.exit.clone()
+    }
+
+    fn kill_all(&mut self) {
+        let group = self.child.id() as libc::pid_t;
+        // SAFETY: kill(2) with a negative pid signals that process group;
+        // it touches no memory. The group is the child's own (process_group(0)).
+        unsafe {
+            libc::kill(-group, libc::SIGKILL);
+        }
+        if self.exit.is_none() {
+            if let Ok(status) = self.child.wait() {
+                self.exit = Some(ExitReport { status, broken_limit: None });
+            }
+        }
+    }
+}
+
+impl Drop for PlainProcess {
+    fn drop(&mut self) {
+        self.kill_all();
+    }
+}
+
+/// The whole process's CPU time (all threads, user and system) from its
+/// CPU clock: nanosecond resolution where `/proc/<pid>/stat` counts 10 ms ticks.
+pub fn process_cpu_time(pid: u32) -> Option<Duration> {
+    let mut clock: libc::clockid_t = 0;
+    // SAFETY: both calls only write to the locals passed by pointer.
+    unsafe {
+        if libc::clock_getcpuclockid(pid as libc::pid_t, &mut clock) != 0 {
+            return None;
+        }
+        let mut time = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+        if libc::clock_gettime(clock, &mut time) != 0 {
+            return None;
+        }
+        Some(Duration::new(time.tv_sec as u64, time.tv_nsec as u32))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shell(script: &str) -> LaunchSpec {
+        LaunchSpec { command: vec!["sh".into(), "-c".into(), script.into()], bot_dir: std::env::temp_dir(), env: vec![] }
+    }
+
+    #[test]
+    fn a_spinning_child_shows_cpu_time_and_dies_with_its_group() {
+        let mut process = PlainLauncher.launch(&shell("while :; do :; done")).unwrap();
+        let start = std::time::Instant::now();
+        let mut cpu = Duration::ZERO;
+        while cpu < Duration::from_millis(20) && start.elapsed() < Duration::from_secs(10) {
+            cpu = process.cpu_time().unwrap();
+        }
+        assert!(cpu >= Duration::from_millis(20), "cpu {cpu:?}");
+        assert!(process.try_status().is_none());
+        process.kill_all();
+        let exit = process.try_status().unwrap();
+        assert_eq!(exit.status.signal(), Some(libc::SIGKILL));
+        assert_eq!(process.cpu_time(), None);
+    }
+
+    #[test]
+    fn a_missing_program_is_a_launch_error() {
+        let spec = LaunchSpec { command: vec!["/nonexistent/bot".into()], bot_dir: std::env::temp_dir(), env: vec![] };
+        assert!(matches!(PlainLauncher.launch(&spec), Err(LaunchError::Spawn { .. })));
+        let empty = LaunchSpec { command: vec![], ..spec };
+        assert!(matches!(PlainLauncher.launch(&empty), Err(LaunchError::EmptyCommand)));
+    }
+}

@@ -1,0 +1,412 @@
+//! The match loop: the engine referees, the bots only propose. A match is
+//! N games between the same bots, one process per bot for the whole match
+//! (restarted for the next game only after it forfeited one). Seats rotate:
+//! in game `g`, seat `s` is played by bot `(s + g) % n`, and game `g` is
+//! dealt from seed `seed + g`.
+//!
+//! A seat that forfeits is out. With two seats the game stops and the
+//! opponent wins; with more, the game goes on and the engine plays the out
+//! seat's turns with its first legal action (the engine's fixed order makes
+//! that deterministic, so the replay stays a plain action list).
+
+use std::time::Duration;
+
+use cairn_engine::{new_game, AnyGame, GameOptions, Seat, SetupError};
+use cairn_proto::convert::{self, ConvertError};
+use cairn_proto::game::v1::{self as wire, arena_message, bot_message};
+
+use crate::connection::{Answer, BotConnection, Budget, Failure, IoLimits};
+use crate::forfeit::{final_score, FinalScore, Forfeit, ForfeitReason};
+use crate::process::{BotLauncher, LaunchSpec};
+use crate::record::{hash_text, GameRecord};
+use crate::stderr::StderrLog;
+use crate::time_control::{GameClock, TimeControl};
+
+/// One bot of a match.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BotEntry {
+    pub name: String,
+    pub launch: LaunchSpec,
+}
+
+/// Everything that defines a match.
+#[derive(Debug, Clone)]
+pub struct MatchSpec {
+    pub game: String,
+    pub options: GameOptions,
+    pub n_games: u32,
+    pub seed: u64,
+    /// One per seat; the seat count is their number.
+    pub bots: Vec<BotEntry>,
+    pub time_control: TimeControl,
+    pub limits: IoLimits,
+}
+
+/// Why a match could not be refereed (never because of a bot).
+#[derive(Debug, thiserror::Error)]
+pub enum MatchError {
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+    #[error(transparent)]
+    Convert(#[from] ConvertError),
+    #[error("the engine refused its own legal action `{0}`")]
+    Engine(String),
+}
+
+/// One decision's cost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DecisionTiming {
+    pub wall: Duration,
+    pub cpu: Duration,
+}
+
+/// One seat of one game.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SeatResult {
+    /// Index into the match's bots.
+    pub bot: usize,
+    pub score: i32,
+    pub rank: u32,
+    pub forfeit: Option<Forfeit>,
+    pub timings: Vec<DecisionTiming>,
+}
+
+/// One game.
+#[derive(Debug, Clone)]
+pub struct GameResult {
+    pub index: u32,
+    pub seed: u64,
+    pub seats: Vec<SeatResult>,
+    pub record: GameRecord,
+}
+
+/// A refereed match.
+#[derive(Debug, Clone)]
+pub struct MatchResult {
+    pub games: Vec<GameResult>,
+    /// Per bot, its kept stderr.
+    pub stderr: Vec<String>,
+}
+
+/// A bot across the match: its connection while it runs, its stderr logs.
+#[derive(Debug)]
+struct BotSlot {
+    entry: BotEntry,
+    connection: Option<BotConnection>,
+    stderr: Vec<StderrLog>,
+}
+
+impl BotSlot {
+    fn retire(&mut self, wait: Option<Duration>) {
+        if let Some(connection) = self.connection.take() {
+            let log = match wait {
+                Some(wait) => connection.close(wait),
+                None => connection.kill(),
+            };
+            self.stderr.push(log);
+        }
+    }
+}
+
+/// Plays a whole match. Every bot process is gone when this returns.
+pub fn play_match(spec: &MatchSpec, launcher: &dyn BotLauncher) -> Result<MatchResult, MatchError> {
+    let n_seats = spec.bots.len();
+    // Refuse a bad setup before any bot starts.
+    let probe = new_game(&spec.game, &spec.options, n_seats, spec.seed)?;
+    if let Some(seat) = probe.current_seat() {
+        convert::observation(probe.as_ref(), seat)?;
+    }
+    let mut slots: Vec<BotSlot> =
+        spec.bots.iter().map(|entry| BotSlot { entry: entry.clone(), connection: None, stderr: Vec::new() }).collect();
+    let mut games = Vec::with_capacity(spec.n_games as usize);
+    let mut failure = None;
+    for index in 0..spec.n_games {
+        match play_game(spec, launcher, &mut slots, index) {
+            Ok(game) => games.push(game),
+            Err(error) => {
+                failure = Some(error);
+                break;
+            }
+        }
+    }
+    say_goodbye(&mut slots);
+    match failure {
+        Some(error) => Err(error),
+        None => Ok(MatchResult { games, stderr: slots.iter().map(stderr_text).collect() }),
+    }
+}
+
+fn say_goodbye(slots: &mut [BotSlot]) {
+    let quit = wire::ArenaMessage { message: Some(arena_message::Message::Quit(wire::Quit {})) };
+    for slot in slots.iter_mut() {
+        if let Some(connection) = slot.connection.as_mut() {
+            let _ = connection.send(&quit, Duration::from_millis(100));
+        }
+    }
+    for slot in slots.iter_mut() {
+        slot.retire(Some(Duration::from_millis(500)));
+    }
+}
+
+fn stderr_text(slot: &BotSlot) -> String {
+    let texts: Vec<String> = slot.stderr.iter().map(StderrLog::text).filter(|t| !t.is_empty()).collect();
+    texts.join("\n[--- restarted ---]\n")
+}
+
+/// One game in progress.
+struct Table<'a> {
+    spec: &'a MatchSpec,
+    state: Box<dyn AnyGame>,
+    seed: u64,
+    /// The bot at each seat.
+    seat_bot: Vec<usize>,
+    out: Vec<bool>,
+    forfeits: Vec<Forfeit>,
+    /// Per seat, what it saw since its last request.
+    pending: Vec<Vec<wire::Event>>,
+    clocks: Vec<GameClock>,
+    timings: Vec<Vec<DecisionTiming>>,
+    actions: Vec<String>,
+    hashes: Vec<String>,
+    next_decision_id: u32,
+}
+
+fn play_game(spec: &MatchSpec, launcher: &dyn BotLauncher, slots: &mut [BotSlot], index: u32) -> Result<GameResult, MatchError> {
+    let n_seats = slots.len();
+    let seed = spec.seed.wrapping_add(index as u64);
+    let mut table = Table {
+        spec,
+        state: new_game(&spec.game, &spec.options, n_seats, seed)?,
+        seed,
+        seat_bot: (0..n_seats).map(|seat| (seat + index as usize) % n_seats).collect(),
+        out: vec![false; n_seats],
+        forfeits: Vec::new(),
+        pending: vec![Vec::new(); n_seats],
+        clocks: vec![GameClock::new(&spec.time_control); n_seats],
+        timings: vec![Vec::new(); n_seats],
+        actions: Vec::new(),
+        hashes: Vec::new(),
+        next_decision_id: 1,
+    };
+    table.greet(launcher, slots, index);
+    table.play(slots)?;
+    let score = final_score(table.state.outcome().as_ref(), n_seats, &table.forfeits);
+    table.announce(slots, &score);
+    Ok(table.finish(index, score, slots))
+}
+
+impl Table<'_> {
+    fn n_seats(&self) -> usize {
+        self.out.len()
+    }
+
+    fn seats_in(&self) -> usize {
+        self.out.iter().filter(|out| !**out).count()
+    }
+
+    fn seats_still_in(&self) -> Vec<Seat> {
+        (0..self.n_seats()).filter(|&seat| !self.out[seat]).collect()
+    }
+
+    /// Forfeits leave nobody to play against (or nobody at all).
+    fn stopped_by_forfeits(&self) -> bool {
+        let left = self.seats_in();
+        left == 0 || (self.n_seats() > 1 && left == 1)
+    }
+
+    fn forfeit(&mut self, slots: &mut [BotSlot], seat: Seat, failure: Failure) {
+        slots[self.seat_bot[seat]].retire(None);
+        self.out[seat] = true;
+        self.pending[seat].clear();
+        let forfeit = Forfeit { seat, reason: failure.reason, detail: failure.detail, after_actions: self.actions.len() };
+        self.forfeits.push(forfeit);
+    }
+
+    /// Starts whoever is not running, sends every seat its hello, then
+    /// collects the readies (so start-ups overlap).
+    fn greet(&mut self, launcher: &dyn BotLauncher, slots: &mut [BotSlot], index: u32) {
+        let setup = self.spec.time_control.setup;
+        for seat in 0..self.n_seats() {
+            let slot = &mut slots[self.seat_bot[seat]];
+            let result = match slot.connection.as_mut() {
+                Some(connection) => connection.send(&self.hello(seat, index), setup),
+                None => BotConnection::start(launcher, &slot.entry.launch, &self.spec.limits).and_then(|mut connection| {
+                    let sent = connection.send(&self.hello(seat, index), setup);
+                    slot.connection = Some(connection);
+                    sent
+                }),
+            };
+            if let Err(failure) = result {
+                self.forfeit(slots, seat, failure);
+            }
+        }
+        for seat in self.seats_still_in() {
+            if let Err(failure) = self.await_ready(slots, seat) {
+                self.forfeit(slots, seat, failure);
+            }
+        }
+    }
+
+    fn hello(&self, seat: Seat, index: u32) -> wire::ArenaMessage {
+        let control = &self.spec.time_control;
+        let hello = wire::Hello {
+            protocol_version: cairn_proto::PROTOCOL_VERSION as i32,
+            game: self.spec.game.clone(),
+            options: self.spec.options.clone(),
+            seat: seat as u32,
+            n_seats: self.n_seats() as u32,
+            time_control: Some(wire::TimeControl {
+                per_decision_ms: control.per_decision.as_millis() as u32,
+                bank_ms: control.bank.as_millis() as u32,
+            }),
+            game_index: index,
+            n_games: self.spec.n_games,
+        };
+        wire::ArenaMessage { message: Some(arena_message::Message::Hello(hello)) }
+    }
+
+    fn await_ready(&mut self, slots: &mut [BotSlot], seat: Seat) -> Result<(), Failure> {
+        let connection = connection_of(slots, self.seat_bot[seat])?;
+        let answer = connection.receive(Budget { cpu: None, wall: self.spec.time_control.setup })?;
+        match answer.message.message {
+            Some(bot_message::Message::Ready(_)) => {
+                connection.reset_cpu_mark();
+                Ok(())
+            }
+            _ => Err(Failure::new(ForfeitReason::ProtocolError, "answered hello with something other than ready")),
+        }
+    }
+
+    fn play(&mut self, slots: &mut [BotSlot]) -> Result<(), MatchError> {
+        while let Some(seat) = self.state.current_seat() {
+            if self.stopped_by_forfeits() {
+                break;
+            }
+            let legal = self.state.legal_actions();
+            let action = if self.out[seat] {
+                legal[0].clone()
+            } else {
+                match self.ask(slots, seat, &legal)? {
+                    Ok(action) => action,
+                    Err(failure) => {
+                        self.forfeit(slots, seat, failure);
+                        continue;
+                    }
+                }
+            };
+            self.apply(seat, &action)?;
+        }
+        Ok(())
+    }
+
+    /// Shows the other seats what they may see of `action`, then applies it.
+    fn apply(&mut self, seat: Seat, action: &str) -> Result<(), MatchError> {
+        for viewer in self.seats_still_in().into_iter().filter(|&viewer| viewer != seat) {
+            let seen = self.state.action_seen_by(action, viewer).unwrap_or_else(|| action.to_string());
+            self.pending[viewer].push(wire::Event { seat: seat as u32, action: seen });
+        }
+        // Only actions from the engine's own legal list get here.
+        self.state.apply_text(action).map_err(|_| MatchError::Engine(action.to_string()))?;
+        self.actions.push(action.to_string());
+        self.hashes.push(hash_text(self.state.state_hash()));
+        Ok(())
+    }
+
+    /// The seat's decision: Ok(Ok(action)), Ok(Err(forfeit)), or our own
+    /// error when the state cannot be put on the wire.
+    fn ask(&mut self, slots: &mut [BotSlot], seat: Seat, legal: &[String]) -> Result<Result<String, Failure>, MatchError> {
+        let decision_id = self.next_decision_id;
+        self.next_decision_id += 1;
+        let request = wire::Request {
+            decision_id,
+            events: std::mem::take(&mut self.pending[seat]),
+            observation: Some(convert::observation(self.state.as_ref(), seat)?),
+            legal_actions: legal.to_vec(),
+            bank_left_ms: self.clocks[seat].bank_left().as_millis() as u32,
+        };
+        let message = wire::ArenaMessage { message: Some(arena_message::Message::Request(request)) };
+        Ok(self.exchange(slots, seat, &message).and_then(|answer| self.check_answer(seat, decision_id, answer, legal)))
+    }
+
+    fn exchange(&mut self, slots: &mut [BotSlot], seat: Seat, message: &wire::ArenaMessage) -> Result<Answer, Failure> {
+        let clock = &self.clocks[seat];
+        let budget = Budget { cpu: Some(clock.allowance()), wall: clock.wall_backstop() };
+        let connection = connection_of(slots, self.seat_bot[seat])?;
+        connection.send(message, budget.wall)?;
+        connection.receive(budget)
+    }
+
+    fn check_answer(&mut self, seat: Seat, decision_id: u32, answer: Answer, legal: &[String]) -> Result<String, Failure> {
+        if let Err(overdrawn) = self.clocks[seat].charge(answer.cpu) {
+            let detail = format!("used {} ms of CPU, {} ms allowed", overdrawn.used.as_millis(), overdrawn.allowed.as_millis());
+            return Err(Failure::new(ForfeitReason::Timeout, detail));
+        }
+        self.timings[seat].push(DecisionTiming { wall: answer.wall, cpu: answer.cpu });
+        let action = match answer.message.message {
+            Some(bot_message::Message::Action(action)) => action,
+            _ => return Err(Failure::new(ForfeitReason::ProtocolError, "answered a request with something other than an action")),
+        };
+        if action.decision_id != decision_id {
+            let detail = format!("answered decision {} while {} was asked", action.decision_id, decision_id);
+            return Err(Failure::new(ForfeitReason::ProtocolError, detail));
+        }
+        if !legal.contains(&action.action) {
+            let shown: String = action.action.chars().take(80).collect();
+            return Err(Failure::new(ForfeitReason::IllegalAction, format!("`{shown}` is not a legal action")));
+        }
+        Ok(action.action)
+    }
+
+    /// Tells every seat still in how the game ended.
+    fn announce(&mut self, slots: &mut [BotSlot], score: &FinalScore) {
+        let forfeits: Vec<wire::Forfeit> = self
+            .forfeits
+            .iter()
+            .map(|f| wire::Forfeit { seat: f.seat as u32, reason: f.reason.to_wire() as i32, detail: f.detail.clone() })
+            .collect();
+        for seat in self.seats_still_in() {
+            let game_over = wire::GameOver {
+                events: std::mem::take(&mut self.pending[seat]),
+                scores: score.scores.clone(),
+                ranks: score.ranks.clone(),
+                ended_by: score.ended_by.as_str().to_string(),
+                forfeits: forfeits.clone(),
+            };
+            let message = wire::ArenaMessage { message: Some(arena_message::Message::GameOver(game_over)) };
+            let slot = &mut slots[self.seat_bot[seat]];
+            let sent = slot.connection.as_mut().map(|connection| connection.send(&message, Duration::from_secs(1)));
+            // The game is scored; a bot that cannot take the news is simply
+            // restarted for the next game.
+            if let Some(Err(_)) = sent {
+                slot.retire(None);
+            }
+        }
+    }
+
+    fn finish(self, index: u32, score: FinalScore, slots: &[BotSlot]) -> GameResult {
+        let seats = (0..self.n_seats())
+            .map(|seat| SeatResult {
+                bot: self.seat_bot[seat],
+                score: score.scores[seat],
+                rank: score.ranks[seat],
+                forfeit: self.forfeits.iter().find(|f| f.seat == seat).cloned(),
+                timings: self.timings[seat].clone(),
+            })
+            .collect();
+        let record = GameRecord {
+            game: self.spec.game.clone(),
+            options: self.spec.options.clone(),
+            seed: self.seed,
+            seats: self.seat_bot.iter().map(|&bot| slots[bot].entry.name.clone()).collect(),
+            actions: self.actions,
+            hashes: self.hashes,
+            forfeits: self.forfeits,
+            score,
+        };
+        GameResult { index, seed: self.seed, seats, record }
+    }
+}
+
+fn connection_of(slots: &mut [BotSlot], bot: usize) -> Result<&mut BotConnection, Failure> {
+    slots[bot].connection.as_mut().ok_or_else(|| Failure::new(ForfeitReason::Exit, "the bot is not running"))
+}
