@@ -4,6 +4,7 @@
 use std::time::{Duration, Instant};
 
 use cairn_engine::game::parse_options;
+use cairn_engine::schotten_totten::SchottenTotten;
 use cairn_engine::{Game, Rng};
 
 /// Plays seeded random games of `G` for about `budget` and prints the rate.
@@ -34,5 +35,8 @@ fn bench_game<G: Game>(name: &str, options: &[&str], n_seats: usize, budget: Dur
 
 fn main() {
     let budget = Duration::from_millis(if std::env::args().any(|a| a == "--quick") { 100 } else { 2000 });
-    let _ = &budget;
+    bench_game::<SchottenTotten>("schotten_totten/base/2p", &[], 2, budget);
+    bench_game::<SchottenTotten>("schotten_totten/expert/2p", &["expert=true"], 2, budget);
+    bench_game::<SchottenTotten>("schotten_totten/tactics/2p", &["tactics=true"], 2, budget);
+    bench_game::<SchottenTotten>("schotten_totten/tactics_expert/2p", &["tactics=true", "expert=true"], 2, budget);
 }

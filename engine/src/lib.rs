@@ -30,6 +30,7 @@ pub mod hash;
 pub mod registry;
 pub mod replay;
 pub mod rng;
+pub mod schotten_totten;
 pub mod testing;
 
 pub use game::{EndReason, Game, GameOptions, IllegalAction, Outcome, ParseActionError, Seat, SetupError};

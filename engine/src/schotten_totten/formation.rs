@@ -1,0 +1,255 @@
+//! Formations: the value of a complete side, and the best value an
+//! incomplete side could still reach (the proof behind a claim).
+//!
+//! One search serves both. A side is its clan cards (`fixed`), its elite
+//! troops (`wilds`, each a set of allowed strengths in any color), the cards
+//! it may still draw on (`pool`) and its size (3, or 4 under Mud Fight). For
+//! every formation kind, strongest first, we look for the highest sum that
+//! kind can reach; the best (kind, sum) over all kinds is the value. A
+//! complete side is the special case of an empty pool and nothing missing.
+
+use super::cards::{clan_card, strength};
+
+/// Formation kinds, weakest first so that `Ord` ranks them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    Sum,
+    Run,
+    Color,
+    OfAKind,
+    ColorRun,
+}
+
+/// A formation's strength: kind first, then total strength.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Value {
+    pub kind: Kind,
+    pub sum: u8,
+}
+
+/// An elite troop on a side: the strengths it may take (bit `s` set for
+/// strength `s`) and its strength under Blind-Man's Bluff (its highest).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Wild {
+    pub strengths: u16,
+    pub highest: u8,
+}
+
+/// The cards of one side, split for the search.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SideCards {
+    pub fixed: u64,
+    pub wilds: [Option<Wild>; 4],
+    pub n_wilds: usize,
+}
+
+impl SideCards {
+    pub fn push_wild(&mut self, wild: Wild) {
+        self.wilds[self.n_wilds] = Some(wild);
+        self.n_wilds += 1;
+    }
+
+    fn wilds(&self) -> impl Iterator<Item = Wild> + '_ {
+        self.wilds[..self.n_wilds].iter().flatten().copied()
+    }
+
+    fn n_cards(&self) -> usize {
+        self.fixed.count_ones() as usize + self.n_wilds
+    }
+
+    fn fixed_sum(&self) -> u32 {
+        iter_bits(self.fixed).map(|card| strength(card) as u32).sum()
+    }
+
+    fn wild_highest_sum(&self) -> u32 {
+        self.wilds().map(|w| w.highest as u32).sum()
+    }
+}
+
+fn iter_bits(mut bits: u64) -> impl Iterator<Item = u8> {
+    std::iter::from_fn(move || {
+        if bits == 0 {
+            return None;
+        }
+        let bit = bits.trailing_zeros() as u8;
+        bits &= bits - 1;
+        Some(bit)
+    })
+}
+
+/// All clan cards of one strength, as a mask.
+const fn strength_mask(strength: u8) -> u64 {
+    let mut mask = 0u64;
+    let mut c = 0;
+    while c < 6 {
+        mask |= 1 << (c * 9 + strength - 1);
+        c += 1;
+    }
+    mask
+}
+
+const STRENGTH_MASKS: [u64; 10] = {
+    let mut masks = [0u64; 10];
+    let mut s = 1;
+    while s <= 9 {
+        masks[s as usize] = strength_mask(s);
+        s += 1;
+    }
+    masks
+};
+
+fn color_bits(cards: u64, color: u8) -> u64 {
+    (cards >> (color as u64 * 9)) & 0x1FF
+}
+
+/// The best value `side` can reach with `size` cards, drawing the missing
+/// ones from `pool`; `None` when it cannot be completed at all. Under
+/// Blind-Man's Bluff only the sum counts (every formation is a Sum).
+pub fn best_value(side: &SideCards, pool: u64, size: usize, bluff: bool) -> Option<Value> {
+    let have = side.n_cards();
+    if have > size {
+        return None;
+    }
+    let need = size - have;
+    if (pool.count_ones() as usize) < need {
+        return None;
+    }
+    let sum_value = Value { kind: Kind::Sum, sum: (side.fixed_sum() + side.wild_highest_sum() + top_sum(pool, need)) as u8 };
+    if bluff {
+        return Some(sum_value);
+    }
+    let best = color_run(side, pool, size)
+        .or_else(|| of_a_kind(side, pool, need, size))
+        .or_else(|| same_color(side, pool, need))
+        .or_else(|| run(side, pool, size))
+        .unwrap_or(sum_value);
+    Some(best)
+}
+
+/// Sum of the `n` strongest cards of `pool` (which holds at least `n`).
+fn top_sum(pool: u64, mut n: usize) -> u32 {
+    let mut sum = 0;
+    for s in (1..=9u8).rev() {
+        if n == 0 {
+            break;
+        }
+        let take = ((pool & STRENGTH_MASKS[s as usize]).count_ones() as usize).min(n);
+        sum += take as u32 * s as u32;
+        n -= take;
+    }
+    sum
+}
+
+/// Whether the wilds can each take a distinct strength of `open` (a strength
+/// mask of the still-empty slots), covering every strength in `must`.
+fn wilds_fit(wilds: &[Option<Wild>], open: u16, must: u16) -> bool {
+    match wilds.split_first() {
+        None => must == 0,
+        Some((None, rest)) => wilds_fit(rest, open, must),
+        Some((Some(wild), rest)) => {
+            let mut choices = open & wild.strengths;
+            while choices != 0 {
+                let s = choices & choices.wrapping_neg();
+                if wilds_fit(rest, open & !s, must & !s) {
+                    return true;
+                }
+                choices &= choices - 1;
+            }
+            false
+        }
+    }
+}
+
+/// Color-run: one color, consecutive strengths. Tried from the highest start.
+fn color_run(side: &SideCards, pool: u64, size: usize) -> Option<Value> {
+    let mut best: Option<Value> = None;
+    for c in 0..6u8 {
+        for low in (1..=(10 - size as u8)).rev() {
+            let mut slots = 0u64;
+            let mut open_strengths = 0u16;
+            for s in low..low + size as u8 {
+                slots |= 1 << clan_card(c, s);
+            }
+            if side.fixed & !slots != 0 {
+                continue;
+            }
+            let mut must = 0u16;
+            for s in low..low + size as u8 {
+                let card = clan_card(c, s);
+                if side.fixed >> card & 1 == 0 {
+                    open_strengths |= 1 << s;
+                    if pool >> card & 1 == 0 {
+                        must |= 1 << s;
+                    }
+                }
+            }
+            if wilds_fit(&side.wilds[..side.n_wilds], open_strengths, must) {
+                let sum = (low as u32 * size as u32 + (size * (size - 1) / 2) as u32) as u8;
+                let value = Value { kind: Kind::ColorRun, sum };
+                best = best.max(Some(value));
+                break;
+            }
+        }
+    }
+    best
+}
+
+fn of_a_kind(side: &SideCards, pool: u64, need: usize, size: usize) -> Option<Value> {
+    (1..=9u8).rev().find_map(|s| {
+        let all_fixed_match = side.fixed & !STRENGTH_MASKS[s as usize] == 0;
+        let wilds_match = side.wilds().all(|w| w.strengths >> s & 1 == 1);
+        let enough = (pool & STRENGTH_MASKS[s as usize]).count_ones() as usize >= need;
+        (all_fixed_match && wilds_match && enough).then_some(Value { kind: Kind::OfAKind, sum: s * size as u8 })
+    })
+}
+
+fn same_color(side: &SideCards, pool: u64, need: usize) -> Option<Value> {
+    let mut best: Option<Value> = None;
+    for c in 0..6u8 {
+        let fixed_of_color = color_bits(side.fixed, c);
+        if fixed_of_color.count_ones() != side.fixed.count_ones() {
+            continue;
+        }
+        let mut available = color_bits(pool, c);
+        if (available.count_ones() as usize) < need {
+            continue;
+        }
+        let mut sum = side.fixed_sum() + side.wild_highest_sum();
+        for _ in 0..need {
+            let top = 63 - available.leading_zeros();
+            sum += top + 1;
+            available &= !(1 << top);
+        }
+        best = best.max(Some(Value { kind: Kind::Color, sum: sum as u8 }));
+    }
+    best
+}
+
+fn run(side: &SideCards, pool: u64, size: usize) -> Option<Value> {
+    let mut fixed_strengths = 0u16;
+    for card in iter_bits(side.fixed) {
+        let bit = 1u16 << strength(card);
+        if fixed_strengths & bit != 0 {
+            return None; // two cards of one strength never make a run
+        }
+        fixed_strengths |= bit;
+    }
+    let mut pool_strengths = 0u16;
+    for s in 1..=9u8 {
+        if pool & STRENGTH_MASKS[s as usize] != 0 {
+            pool_strengths |= 1 << s;
+        }
+    }
+    (1..=(10 - size as u8)).rev().find_map(|low| {
+        let span: u16 = ((1u16 << size) - 1) << low;
+        if fixed_strengths & !span != 0 {
+            return None;
+        }
+        let open = span & !fixed_strengths;
+        let must = open & !pool_strengths;
+        wilds_fit(&side.wilds[..side.n_wilds], open, must).then(|| {
+            let sum = (low as u32 * size as u32 + (size * (size - 1) / 2) as u32) as u8;
+            Value { kind: Kind::Run, sum }
+        })
+    })
+}

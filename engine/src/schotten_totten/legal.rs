@@ -1,0 +1,320 @@
+//! Which decisions the player to move has, whether one is legal, and what
+//! each does.
+
+use super::action::{Action, DeckKind};
+use super::cards::{
+    face, is_clan, is_elite_troop, tactic, TacticKind, ALL_CLAN, ALL_TACTICS, BANSHEE, BLUFF, JOKER_A, RECRUITER, STRATEGIST,
+    TRAITOR,
+};
+use super::{bits, hand_faces, Phase, SchottenTotten, N_STONES};
+
+impl SchottenTotten {
+    /// Tactics variant: you may not play a tactic card while you have played
+    /// more than your opponent (you may be at most one ahead).
+    fn may_play_tactic(&self, seat: usize) -> bool {
+        self.options.tactics && self.tactics_played[seat] <= self.tactics_played[1 - seat]
+    }
+
+    fn clan_card_playable(&self, seat: usize) -> bool {
+        self.hands[seat] & ALL_CLAN != 0 && self.stones.iter().any(|s| s.has_room(seat))
+    }
+
+    /// Every card play of the player to move, in a fixed order: clan cards,
+    /// then tactic cards, by card id, then by stone.
+    pub(super) fn play_actions(&self, out: &mut Vec<Action>) {
+        let seat = self.to_move as usize;
+        for card in bits(self.hands[seat] & ALL_CLAN) {
+            self.push_placements(seat, card, out);
+        }
+        if !self.may_play_tactic(seat) {
+            return;
+        }
+        for card in hand_faces(self.hands[seat] & ALL_TACTICS) {
+            match tactic(card).kind {
+                TacticKind::EliteTroop { .. } => {
+                    if card != JOKER_A || !self.joker_played[seat] {
+                        self.push_placements(seat, card, out);
+                    }
+                }
+                TacticKind::CombatMode => {
+                    for stone in 0..N_STONES as u8 {
+                        if self.stones[stone as usize].owner.is_none() {
+                            out.push(Action::Play { card, stone });
+                        }
+                    }
+                }
+                TacticKind::Ruse => self.push_ruse(seat, card, out),
+            }
+        }
+    }
+
+    fn push_placements(&self, seat: usize, card: u8, out: &mut Vec<Action>) {
+        for stone in 0..N_STONES as u8 {
+            if self.stones[stone as usize].has_room(seat) {
+                out.push(Action::Play { card, stone });
+            }
+        }
+    }
+
+    fn push_ruse(&self, seat: usize, ruse: u8, out: &mut Vec<Action>) {
+        let other = 1 - seat;
+        for from in 0..N_STONES as u8 {
+            let stone = &self.stones[from as usize];
+            if stone.owner.is_some() {
+                continue;
+            }
+            match ruse {
+                RECRUITER => {}
+                STRATEGIST => {
+                    for card in stone.sides[seat].cards().iter().map(|&c| face(c)) {
+                        for to in 0..N_STONES as u8 {
+                            if to != from && self.stones[to as usize].has_room(seat) {
+                                out.push(Action::Strategist { card, from, to: Some(to) });
+                            }
+                        }
+                        out.push(Action::Strategist { card, from, to: None });
+                    }
+                }
+                BANSHEE => {
+                    for card in stone.sides[other].cards().iter().map(|&c| face(c)) {
+                        out.push(Action::Banshee { card, stone: from });
+                    }
+                }
+                TRAITOR => {
+                    for card in stone.sides[other].cards().iter().copied().filter(|&c| is_clan(c)) {
+                        for to in 0..N_STONES as u8 {
+                            if self.stones[to as usize].has_room(seat) {
+                                out.push(Action::Traitor { card, from, to });
+                            }
+                        }
+                    }
+                }
+                _ => unreachable!("the four ruses are listed above"),
+            }
+        }
+        if ruse == RECRUITER {
+            out.push(Action::Recruiter);
+        }
+    }
+
+    pub(super) fn legal(&self, out: &mut Vec<Action>) {
+        let seat = self.to_move as usize;
+        match self.phase {
+            Phase::StartClaims | Phase::Claims => {
+                out.extend(self.claimable_stones(seat).into_iter().map(Action::Claim));
+                out.push(Action::EndClaims);
+            }
+            Phase::Play => {
+                self.play_actions(out);
+                // You may pass only when you cannot play a clan card.
+                if self.options.tactics && !self.clan_card_playable(seat) {
+                    out.push(Action::Pass);
+                }
+            }
+            Phase::Draw | Phase::RecruitDraw(_) => {
+                let draw = if self.phase == Phase::Draw { Action::Draw } else { Action::RecruitDraw };
+                if !self.clan_deck.is_empty() {
+                    out.push(draw(DeckKind::Clan));
+                }
+                if !self.tactic_deck.is_empty() {
+                    out.push(draw(DeckKind::Tactic));
+                }
+            }
+            Phase::RecruitReturn(_) => out.extend(hand_faces(self.hands[seat]).map(Action::Return)),
+            Phase::Over(_) => {}
+        }
+    }
+
+    pub(super) fn check(&self, action: &Action) -> bool {
+        let seat = self.to_move as usize;
+        match (*action, self.phase) {
+            (Action::Play { card, stone }, Phase::Play) => self.can_play_on(seat, card, stone as usize),
+            (Action::Recruiter, Phase::Play) => self.can_play_tactic(seat, RECRUITER),
+            (Action::Strategist { card, from, to }, Phase::Play) => {
+                self.can_play_tactic(seat, STRATEGIST)
+                    && self.unclaimed_side_has(seat, from as usize, card)
+                    && to.is_none_or(|to| to != from && self.stones[to as usize].has_room(seat))
+            }
+            (Action::Banshee { card, stone }, Phase::Play) => {
+                self.can_play_tactic(seat, BANSHEE) && self.unclaimed_side_has(1 - seat, stone as usize, card)
+            }
+            (Action::Traitor { card, from, to }, Phase::Play) => {
+                self.can_play_tactic(seat, TRAITOR)
+                    && is_clan(card)
+                    && self.unclaimed_side_has(1 - seat, from as usize, card)
+                    && self.stones[to as usize].has_room(seat)
+            }
+            (Action::Pass, Phase::Play) => self.options.tactics && !self.clan_card_playable(seat),
+            (Action::Claim(stone), Phase::StartClaims | Phase::Claims) => self.can_claim(seat, stone as usize),
+            (Action::EndClaims, Phase::StartClaims | Phase::Claims) => true,
+            (Action::Draw(deck), Phase::Draw) | (Action::RecruitDraw(deck), Phase::RecruitDraw(_)) => match deck {
+                DeckKind::Clan => !self.clan_deck.is_empty(),
+                DeckKind::Tactic => !self.tactic_deck.is_empty(),
+            },
+            (Action::Return(card), Phase::RecruitReturn(_)) => self.hand_card(seat, card).is_some(),
+            _ => false,
+        }
+    }
+
+    fn can_play_tactic(&self, seat: usize, card: u8) -> bool {
+        self.may_play_tactic(seat) && self.hand_card(seat, card).is_some()
+    }
+
+    fn unclaimed_side_has(&self, seat: usize, stone: usize, card: u8) -> bool {
+        stone < N_STONES && self.stones[stone].owner.is_none() && self.stones[stone].sides[seat].position(card).is_some()
+    }
+
+    fn can_play_on(&self, seat: usize, card: u8, stone: usize) -> bool {
+        if stone >= N_STONES || self.hand_card(seat, card).is_none() {
+            return false;
+        }
+        if is_clan(card) {
+            return self.stones[stone].has_room(seat);
+        }
+        if !self.may_play_tactic(seat) {
+            return false;
+        }
+        match tactic(card).kind {
+            // A player may play at most one Joker in the whole round.
+            TacticKind::EliteTroop { .. } => self.stones[stone].has_room(seat) && (card != JOKER_A || !self.joker_played[seat]),
+            TacticKind::CombatMode => self.stones[stone].owner.is_none(),
+            TacticKind::Ruse => false,
+        }
+    }
+
+    pub(super) fn perform(&mut self, action: &Action) {
+        let seat = self.to_move as usize;
+        self.decisions_this_round += 1;
+        match *action {
+            Action::Play { card, stone } => {
+                let card = self.hand_card(seat, card).expect("checked");
+                self.consecutive_passes = 0;
+                if is_clan(card) {
+                    self.hands[seat] &= !(1 << card);
+                } else {
+                    self.play_tactic_from_hand(card);
+                }
+                if is_clan(card) || is_elite_troop(card) {
+                    self.joker_played[seat] |= face(card) == JOKER_A;
+                    self.place(seat, stone as usize, card);
+                } else {
+                    self.set_combat_mode(stone as usize, card);
+                }
+                self.after_play();
+            }
+            Action::Recruiter => {
+                self.start_ruse(RECRUITER);
+                self.skip_draw = true;
+                self.phase = Phase::RecruitDraw(3);
+                self.advance_recruiter();
+            }
+            Action::Strategist { card, from, to } => {
+                self.start_ruse(STRATEGIST);
+                let lifted = self.lift(seat, from as usize, card);
+                match to {
+                    Some(to) => self.place(seat, to as usize, lifted),
+                    None => self.to_discard(lifted),
+                }
+                self.after_play();
+            }
+            Action::Banshee { card, stone } => {
+                self.start_ruse(BANSHEE);
+                let lifted = self.lift(1 - seat, stone as usize, card);
+                self.to_discard(lifted);
+                self.after_play();
+            }
+            Action::Traitor { card, from, to } => {
+                self.start_ruse(TRAITOR);
+                let lifted = self.lift(1 - seat, from as usize, card);
+                self.place(seat, to as usize, lifted);
+                self.after_play();
+            }
+            Action::Pass => self.pass(),
+            Action::Claim(stone) => self.claim(stone as usize),
+            Action::EndClaims => self.end_claims(),
+            Action::Draw(deck) => {
+                self.draw(deck);
+                self.end_turn();
+            }
+            Action::RecruitDraw(deck) => {
+                self.draw(deck);
+                if let Phase::RecruitDraw(left) = self.phase {
+                    self.phase = Phase::RecruitDraw(left - 1);
+                }
+                self.advance_recruiter();
+            }
+            Action::Return(card) => self.put_back(card),
+        }
+        if self.decisions_this_round > super::MAX_DECISIONS_PER_ROUND && !matches!(self.phase, Phase::Over(_)) {
+            self.phase = Phase::Over(crate::game::EndReason::MoveLimit);
+        }
+    }
+
+    /// Ruses go face up on the discard pile.
+    fn start_ruse(&mut self, card: u8) {
+        self.consecutive_passes = 0;
+        self.play_tactic_from_hand(card);
+        self.to_discard(card);
+    }
+
+    /// Combat modes lie under the stone for the rest of the round. Mud Fight
+    /// makes every side there need 4 cards: a side of 3 is no longer complete.
+    fn set_combat_mode(&mut self, stone: usize, card: u8) {
+        let st = &mut self.stones[stone];
+        if card == BLUFF {
+            st.bluff = true;
+        } else {
+            st.mud = true;
+            let size = st.size();
+            for side in &mut st.sides {
+                if (side.len as usize) < size {
+                    side.completed_at = 0;
+                }
+            }
+        }
+    }
+
+    /// Recruiter: draw 3 from either or both decks (what there is), then put
+    /// 2 cards from hand at the bottom of their decks. A draw from the only
+    /// non-empty deck is not a decision.
+    fn advance_recruiter(&mut self) {
+        while let Phase::RecruitDraw(left) = self.phase {
+            let decks = (self.clan_deck.is_empty(), self.tactic_deck.is_empty());
+            match (left, decks) {
+                (0, _) | (_, (true, true)) => {
+                    let hand = self.hands[self.to_move as usize].count_ones() as u8;
+                    self.phase = Phase::RecruitReturn(hand.min(2));
+                }
+                (_, (false, false)) => return,
+                (_, (false, true)) => {
+                    self.draw(DeckKind::Clan);
+                    self.phase = Phase::RecruitDraw(left - 1);
+                }
+                (_, (true, false)) => {
+                    self.draw(DeckKind::Tactic);
+                    self.phase = Phase::RecruitDraw(left - 1);
+                }
+            }
+        }
+        if self.phase == Phase::RecruitReturn(0) {
+            self.after_play();
+        }
+    }
+
+    fn put_back(&mut self, card_face: u8) {
+        let seat = self.to_move as usize;
+        let card = self.hand_card(seat, card_face).expect("checked");
+        self.hands[seat] &= !(1 << card);
+        if is_clan(card) {
+            self.clan_deck.put_bottom(card);
+        } else {
+            self.tactic_deck.put_bottom(card);
+        }
+        if let Phase::RecruitReturn(left) = self.phase {
+            self.phase = Phase::RecruitReturn(left - 1);
+            if left == 1 {
+                self.after_play();
+            }
+        }
+    }
+}

@@ -1,0 +1,549 @@
+//! # Schotten Totten
+//!
+//! Reiner Knizia's two-player border war, exactly as in
+//! `shared/rules/schotten-totten.md`: the base game, the Expert variant
+//! (claims only at the start of a turn), the Tactics variant (10 tactic
+//! cards) and multi-round matches, in any combination:
+//! `expert=true`, `tactics=true`, `rounds=N` (1 to 15, default 1).
+//!
+//! A turn is a sequence of decisions, each an [`Action`]: play a card (or
+//! pass when the rules allow), claim stones one at a time and say `done`,
+//! and in the Tactics variant choose the deck to draw from. Decisions with
+//! no alternative (drawing in the base game, a forced pass, an empty claim
+//! step) are taken by the engine and are not actions.
+//!
+//! Scores are match points: the round winner scores 5, the loser 1 per stone
+//! they control (a single-round game is a one-round match).
+//!
+//! Rulings of ours (not in the rules page), repeated where the code does it:
+//! - a round that ends by both players passing and that nobody wins is a
+//!   drawn round: each player scores 1 per stone, and the player who did
+//!   not start it starts the next;
+//! - after that double pass, if both players meet a win condition once the
+//!   claimable stones are awarded, the one with more stones wins (equal: draw);
+//! - the Recruiter replaces the turn's draw even when the decks were too
+//!   thin to refill the hand to 7;
+//! - the Traitor may put the card on your side of the stone it came from.
+
+mod action;
+mod legal;
+pub mod cards;
+pub mod formation;
+mod observation;
+#[cfg(test)]
+mod tests;
+
+pub use action::{Action, DeckKind};
+pub use observation::{Observation, StoneView};
+
+use cards::{face, is_clan, tactic, TacticKind, ALL_CLAN, JOKER_A, JOKER_B, N_CLAN, N_CARDS};
+use formation::{best_value, SideCards, Value, Wild};
+
+use crate::cards::Deck;
+use crate::game::{bool_option, check_option_keys, int_option, EndReason, Game, GameOptions, Outcome, Seat, SetupError};
+use crate::rng::Rng;
+
+pub const N_STONES: usize = 9;
+/// Safety net against an engine bug: a round longer than this is a draw.
+const MAX_DECISIONS_PER_ROUND: u32 = 2_000;
+const ID: &str = "schotten-totten";
+
+/// The variants in play.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Options {
+    pub tactics: bool,
+    pub expert: bool,
+    pub rounds: u8,
+}
+
+impl Options {
+    pub fn parse(options: &GameOptions) -> Result<Options, SetupError> {
+        check_option_keys(ID, options, &["tactics", "expert", "rounds"])?;
+        Ok(Options {
+            tactics: bool_option(ID, options, "tactics", false)?,
+            expert: bool_option(ID, options, "expert", false)?,
+            rounds: int_option(ID, options, "rounds", 1, 1..=15, "a number of rounds from 1 to 15")? as u8,
+        })
+    }
+
+    /// Cards in a starting hand, and the hand limit of the Tactics variant.
+    pub fn hand_size(&self) -> u32 {
+        if self.tactics {
+            7
+        } else {
+            6
+        }
+    }
+}
+
+/// One player's cards at one stone, in the order played.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+struct Side {
+    cards: [u8; 4],
+    len: u8,
+    /// The clock tick at which this side became complete; 0 while incomplete.
+    completed_at: u16,
+}
+
+impl Side {
+    fn cards(&self) -> &[u8] {
+        &self.cards[..self.len as usize]
+    }
+
+    fn position(&self, card_face: u8) -> Option<usize> {
+        self.cards().iter().position(|&c| face(c) == card_face)
+    }
+
+    fn split(&self) -> SideCards {
+        let mut split = SideCards::default();
+        for &card in self.cards() {
+            if is_clan(card) {
+                split.fixed |= 1 << card;
+            } else if let TacticKind::EliteTroop { strengths, bluff_strength } = tactic(card).kind {
+                split.push_wild(Wild { strengths, highest: bluff_strength });
+            }
+        }
+        split
+    }
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+struct Stone {
+    sides: [Side; 2],
+    owner: Option<u8>,
+    bluff: bool,
+    mud: bool,
+}
+
+impl Stone {
+    /// Cards a side needs to be complete: 3, or 4 under Mud Fight.
+    fn size(&self) -> usize {
+        if self.mud {
+            4
+        } else {
+            3
+        }
+    }
+
+    fn has_room(&self, seat: usize) -> bool {
+        self.owner.is_none() && (self.sides[seat].len as usize) < self.size()
+    }
+
+    fn is_complete(&self, seat: usize) -> bool {
+        self.sides[seat].len as usize == self.size()
+    }
+
+    fn value(&self, seat: usize) -> Value {
+        best_value(&self.sides[seat].split(), 0, self.size(), self.bluff).expect("a complete side has a value")
+    }
+}
+
+/// Where in its turn the player to move is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Phase {
+    /// Expert variant: claims before playing.
+    StartClaims,
+    Play,
+    /// Claims after playing.
+    Claims,
+    /// Tactics variant: choose the deck to draw from.
+    Draw,
+    /// Recruiter: draws left to take.
+    RecruitDraw(u8),
+    /// Recruiter: cards left to put back.
+    RecruitReturn(u8),
+    Over(EndReason),
+}
+
+/// A Schotten Totten match in progress.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SchottenTotten {
+    options: Options,
+    rng: Rng,
+    clan_deck: Deck<u8>,
+    tactic_deck: Deck<u8>,
+    hands: [u64; 2],
+    stones: [Stone; N_STONES],
+    discard: Vec<u8>,
+    /// Clan cards on the table or in the discard pile: what a proof may rely on.
+    visible_clan: u64,
+    tactics_played: [u8; 2],
+    joker_played: [bool; 2],
+    to_move: u8,
+    phase: Phase,
+    /// This turn ends without a draw (a pass, or the Recruiter).
+    skip_draw: bool,
+    consecutive_passes: u8,
+    clock: u16,
+    round: u8,
+    round_starter: u8,
+    match_points: [i32; 2],
+    decisions_this_round: u32,
+}
+
+fn bits(mut mask: u64) -> impl Iterator<Item = u8> {
+    std::iter::from_fn(move || {
+        if mask == 0 {
+            return None;
+        }
+        let bit = mask.trailing_zeros() as u8;
+        mask &= mask - 1;
+        Some(bit)
+    })
+}
+
+/// The hand's distinct faces (one entry for two Jokers).
+fn hand_faces(hand: u64) -> impl Iterator<Item = u8> {
+    let both_jokers = hand & (1 << JOKER_A) != 0;
+    bits(hand).filter(move |&card| !(card == JOKER_B && both_jokers)).map(face)
+}
+
+impl SchottenTotten {
+    pub fn options(&self) -> Options {
+        self.options
+    }
+
+    /// The card id in `seat`'s hand showing `card_face`.
+    fn hand_card(&self, seat: usize, card_face: u8) -> Option<u8> {
+        let hand = self.hands[seat];
+        if card_face == JOKER_A {
+            [JOKER_A, JOKER_B].into_iter().find(|&j| hand >> j & 1 == 1)
+        } else {
+            (card_face < N_CARDS && hand >> card_face & 1 == 1).then_some(card_face)
+        }
+    }
+
+    fn start_round(&mut self, starter: u8) {
+        self.clan_deck = Deck::shuffled((0..N_CLAN).collect(), &mut self.rng);
+        self.tactic_deck = if self.options.tactics { Deck::shuffled((N_CLAN..N_CARDS).collect(), &mut self.rng) } else { Deck::default() };
+        self.hands = [0; 2];
+        for _ in 0..self.options.hand_size() {
+            for seat in 0..2 {
+                let card = self.clan_deck.draw().expect("54 cards deal two hands");
+                self.hands[seat] |= 1 << card;
+            }
+        }
+        self.stones = [Stone::default(); N_STONES];
+        self.discard.clear();
+        self.visible_clan = 0;
+        self.tactics_played = [0; 2];
+        self.joker_played = [false; 2];
+        self.consecutive_passes = 0;
+        self.round_starter = starter;
+        self.to_move = starter;
+        self.decisions_this_round = 0;
+        self.begin_turn();
+    }
+
+    fn begin_turn(&mut self) {
+        self.skip_draw = false;
+        if self.options.expert && self.any_claimable(self.to_move as usize) {
+            self.phase = Phase::StartClaims;
+        } else {
+            self.enter_play();
+        }
+    }
+
+    fn enter_play(&mut self) {
+        self.phase = Phase::Play;
+        let mut plays = Vec::new();
+        self.play_actions(&mut plays);
+        if plays.is_empty() {
+            // RULING (no legal play): the player passes; claims still allowed, no draw.
+            self.pass();
+        }
+    }
+
+    fn pass(&mut self) {
+        self.consecutive_passes += 1;
+        if self.consecutive_passes >= 2 {
+            self.end_round_by_passes();
+            return;
+        }
+        self.skip_draw = true;
+        self.after_play();
+    }
+
+    fn after_play(&mut self) {
+        if !self.options.expert && self.any_claimable(self.to_move as usize) {
+            self.phase = Phase::Claims;
+        } else {
+            self.finish_turn();
+        }
+    }
+
+    fn finish_turn(&mut self) {
+        let seat = self.to_move as usize;
+        if !self.skip_draw {
+            let below_limit = !self.options.tactics || self.hands[seat].count_ones() < self.options.hand_size();
+            match (below_limit, self.clan_deck.is_empty(), self.tactic_deck.is_empty()) {
+                (false, _, _) | (true, true, true) => {}
+                (true, false, false) if self.options.tactics => {
+                    self.phase = Phase::Draw;
+                    return;
+                }
+                (true, false, _) => self.draw(DeckKind::Clan),
+                (true, true, false) => self.draw(DeckKind::Tactic),
+            }
+        }
+        self.end_turn();
+    }
+
+    fn end_turn(&mut self) {
+        self.to_move ^= 1;
+        self.begin_turn();
+    }
+
+    fn draw(&mut self, deck: DeckKind) {
+        let card = match deck {
+            DeckKind::Clan => self.clan_deck.draw(),
+            DeckKind::Tactic => self.tactic_deck.draw(),
+        };
+        if let Some(card) = card {
+            self.hands[self.to_move as usize] |= 1 << card;
+        }
+    }
+
+    fn tick(&mut self) -> u16 {
+        self.clock += 1;
+        self.clock
+    }
+
+    fn place(&mut self, seat: usize, stone: usize, card: u8) {
+        let side = &mut self.stones[stone].sides[seat];
+        side.cards[side.len as usize] = card;
+        side.len += 1;
+        if is_clan(card) {
+            self.visible_clan |= 1 << card;
+        }
+        if self.stones[stone].is_complete(seat) {
+            let now = self.tick();
+            self.stones[stone].sides[seat].completed_at = now;
+        }
+    }
+
+    /// Takes the card showing `card_face` off a side. RULING: a side that
+    /// loses a card is incomplete again and its "completed first" moment resets.
+    fn lift(&mut self, seat: usize, stone: usize, card_face: u8) -> u8 {
+        let side = &mut self.stones[stone].sides[seat];
+        let at = side.position(card_face).expect("is_legal checked the card is there");
+        let card = side.cards[at];
+        side.cards.copy_within(at + 1..side.len as usize, at);
+        side.len -= 1;
+        side.cards[side.len as usize] = 0;
+        side.completed_at = 0;
+        card
+    }
+
+    fn to_discard(&mut self, card: u8) {
+        if is_clan(card) {
+            self.visible_clan |= 1 << card;
+        }
+        self.discard.push(card);
+    }
+
+    fn play_tactic_from_hand(&mut self, card: u8) {
+        let seat = self.to_move as usize;
+        self.hands[seat] &= !(1 << card);
+        self.tactics_played[seat] += 1;
+    }
+}
+
+// Claims and the end of a round.
+impl SchottenTotten {
+    /// Whether `seat` may claim `stone` now: its side is complete and either
+    /// beats the complete other side (ties to whoever completed first) or no
+    /// completion of the other side, from clan cards not visible on the
+    /// table or in the discard pile, could beat it. Unplayed tactic cards
+    /// are ignored; elite troops on the table take any value they allow.
+    pub fn can_claim(&self, seat: Seat, stone: usize) -> bool {
+        let st = &self.stones[stone];
+        if seat > 1 || st.owner.is_some() || !st.is_complete(seat) {
+            return false;
+        }
+        let mine = st.value(seat);
+        let other = 1 - seat;
+        if st.is_complete(other) {
+            let theirs = st.value(other);
+            return mine > theirs || (mine == theirs && st.sides[seat].completed_at < st.sides[other].completed_at);
+        }
+        let unseen = ALL_CLAN & !self.visible_clan;
+        // Having completed first, a tying completion of theirs loses to us.
+        match best_value(&st.sides[other].split(), unseen, st.size(), st.bluff) {
+            None => true,
+            Some(best) => best <= mine,
+        }
+    }
+
+    /// The stones `seat` could claim now (the rules' claim condition; in the
+    /// Expert variant they are offered only at the start of a turn).
+    pub fn claimable_stones(&self, seat: Seat) -> Vec<u8> {
+        (0..N_STONES as u8).filter(|&s| self.can_claim(seat, s as usize)).collect()
+    }
+
+    fn any_claimable(&self, seat: usize) -> bool {
+        (0..N_STONES).any(|s| self.can_claim(seat, s))
+    }
+
+    fn stones_of(&self, seat: usize) -> usize {
+        self.stones.iter().filter(|s| s.owner == Some(seat as u8)).count()
+    }
+
+    /// Three adjacent stones or five anywhere.
+    fn meets_win_condition(&self, seat: usize) -> bool {
+        let owned: Vec<bool> = self.stones.iter().map(|s| s.owner == Some(seat as u8)).collect();
+        owned.windows(3).any(|w| w.iter().all(|&o| o)) || self.stones_of(seat) >= 5
+    }
+
+    fn claim(&mut self, stone: usize) {
+        let seat = self.to_move as usize;
+        self.stones[stone].owner = Some(seat as u8);
+        if self.meets_win_condition(seat) {
+            self.end_round(Some(seat));
+        } else if !self.any_claimable(seat) {
+            self.end_claims();
+        }
+    }
+
+    fn end_claims(&mut self) {
+        match self.phase {
+            Phase::StartClaims => self.enter_play(),
+            _ => self.finish_turn(),
+        }
+    }
+
+    /// RULING (deadlock): both players passed in succession. Every stone
+    /// either player can claim is awarded, then the win conditions are
+    /// checked; otherwise more stones wins and equal stones is a draw.
+    /// RULING (ours): if both meet a win condition, more stones wins.
+    fn end_round_by_passes(&mut self) {
+        for stone in 0..N_STONES {
+            for seat in 0..2 {
+                if self.can_claim(seat, stone) {
+                    self.stones[stone].owner = Some(seat as u8);
+                }
+            }
+        }
+        let winner = match (self.meets_win_condition(0), self.meets_win_condition(1)) {
+            (true, false) => Some(0),
+            (false, true) => Some(1),
+            _ => match self.stones_of(0).cmp(&self.stones_of(1)) {
+                std::cmp::Ordering::Greater => Some(0),
+                std::cmp::Ordering::Less => Some(1),
+                std::cmp::Ordering::Equal => None,
+            },
+        };
+        self.end_round(winner);
+    }
+
+    /// Scores the round (winner 5, loser 1 per stone) and starts the next
+    /// one, the winner starting. RULING (ours): a drawn round scores 1 per
+    /// stone to both, and the player who did not start it starts the next.
+    fn end_round(&mut self, winner: Option<usize>) {
+        match winner {
+            Some(w) => {
+                self.match_points[w] += 5;
+                self.match_points[1 - w] += self.stones_of(1 - w) as i32;
+            }
+            None => {
+                for seat in 0..2 {
+                    self.match_points[seat] += self.stones_of(seat) as i32;
+                }
+            }
+        }
+        self.round += 1;
+        if self.round >= self.options.rounds {
+            self.phase = Phase::Over(EndReason::Finished);
+            return;
+        }
+        let starter = winner.map_or(self.round_starter ^ 1, |w| w as u8);
+        self.start_round(starter);
+    }
+}
+
+impl Game for SchottenTotten {
+    type Action = Action;
+    type Observation = Observation;
+
+    const ID: &'static str = ID;
+
+    fn new(options: &GameOptions, n_seats: usize, seed: u64) -> Result<Self, SetupError> {
+        let options = Options::parse(options)?;
+        if n_seats != 2 {
+            return Err(SetupError::SeatCount { game: ID, n_seats, allowed: "2" });
+        }
+        let mut state = SchottenTotten {
+            options,
+            rng: Rng::seeded(seed),
+            clan_deck: Deck::default(),
+            tactic_deck: Deck::default(),
+            hands: [0; 2],
+            stones: [Stone::default(); N_STONES],
+            discard: Vec::new(),
+            visible_clan: 0,
+            tactics_played: [0; 2],
+            joker_played: [false; 2],
+            to_move: 0,
+            phase: Phase::Play,
+            skip_draw: false,
+            consecutive_passes: 0,
+            clock: 0,
+            round: 0,
+            round_starter: 0,
+            match_points: [0; 2],
+            decisions_this_round: 0,
+        };
+        // RULING: the arena decides who starts; seat 0 starts the first round.
+        state.start_round(0);
+        Ok(state)
+    }
+
+    fn n_seats(&self) -> usize {
+        2
+    }
+
+    fn current_seat(&self) -> Option<Seat> {
+        match self.phase {
+            Phase::Over(_) => None,
+            _ => Some(self.to_move as Seat),
+        }
+    }
+
+    fn legal_actions(&self, out: &mut Vec<Action>) {
+        self.legal(out);
+    }
+
+    fn is_legal(&self, action: &Action) -> bool {
+        self.check(action)
+    }
+
+    fn apply_legal(&mut self, action: &Action) {
+        self.perform(action);
+    }
+
+    fn observation(&self, seat: Seat) -> Observation {
+        self.observe(seat.min(1))
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        match self.phase {
+            Phase::Over(EndReason::Finished) => Some(Outcome::from_scores(self.match_points.to_vec(), EndReason::Finished)),
+            Phase::Over(EndReason::MoveLimit) => Some(Outcome::draw(2, EndReason::MoveLimit)),
+            _ => None,
+        }
+    }
+
+    fn resample_hidden(&self, viewer: Seat, rng: &mut Rng) -> Self {
+        self.resample(viewer.min(1), rng)
+    }
+
+    /// The cards put back by the Recruiter are hidden: others see only the deck.
+    fn action_seen_by(&self, action: &Action, viewer: Seat) -> String {
+        match *action {
+            Action::Return(card) if viewer != self.to_move as Seat => {
+                format!("return {}", if is_clan(card) { "clan" } else { "tactic" })
+            }
+            _ => action.to_string(),
+        }
+    }
+}

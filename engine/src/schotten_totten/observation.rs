@@ -1,0 +1,119 @@
+//! What one seat sees: both sides of every stone, the discard pile, its own
+//! hand, deck and hand sizes (by kind, since the deck drawn from is seen),
+//! tactic counts, whose turn it is. Never the deck order or the other hand.
+
+use super::cards::{face, ALL_CLAN, ALL_TACTICS};
+use super::{bits, hand_faces, Phase, SchottenTotten};
+use crate::game::Seat;
+use crate::rng::Rng;
+
+/// One stone as everyone sees it. Cards are faces (see [`super::cards::face`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
+pub struct StoneView {
+    pub owner: Option<Seat>,
+    /// Each seat's cards there, in the order played.
+    pub cards: [Vec<u8>; 2],
+    /// Which side completed first (it wins a tie), if any is complete.
+    pub first_complete: Option<Seat>,
+    pub bluff: bool,
+    pub mud: bool,
+}
+
+/// Everything a seat may know.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Observation {
+    pub seat: Seat,
+    pub to_move: Option<Seat>,
+    /// `start_claims`, `play`, `claims`, `draw`, `recruit_draw`, `recruit_return` or `over`.
+    pub phase: &'static str,
+    /// Recruiter draws or returns still to make.
+    pub pending: u8,
+    pub stones: Vec<StoneView>,
+    /// Own hand, as faces in id order.
+    pub hand: Vec<u8>,
+    pub opponent_hand_clan: u8,
+    pub opponent_hand_tactic: u8,
+    pub clan_deck: u8,
+    pub tactic_deck: u8,
+    pub discard: Vec<u8>,
+    pub tactics_played: [u8; 2],
+    pub joker_played: [bool; 2],
+    /// Stones this seat could claim now (public information, for convenience).
+    pub claimable: Vec<u8>,
+    pub round: u8,
+    pub rounds: u8,
+    pub match_points: [i32; 2],
+    pub tactics: bool,
+    pub expert: bool,
+}
+
+impl SchottenTotten {
+    pub(super) fn observe(&self, seat: Seat) -> Observation {
+        let other = 1 - seat;
+        let (phase, pending) = match self.phase {
+            Phase::StartClaims => ("start_claims", 0),
+            Phase::Play => ("play", 0),
+            Phase::Claims => ("claims", 0),
+            Phase::Draw => ("draw", 0),
+            Phase::RecruitDraw(n) => ("recruit_draw", n),
+            Phase::RecruitReturn(n) => ("recruit_return", n),
+            Phase::Over(_) => ("over", 0),
+        };
+        Observation {
+            seat,
+            to_move: crate::Game::current_seat(self),
+            phase,
+            pending,
+            stones: self.stones.iter().map(stone_view).collect(),
+            hand: hand_faces(self.hands[seat]).collect(),
+            opponent_hand_clan: (self.hands[other] & ALL_CLAN).count_ones() as u8,
+            opponent_hand_tactic: (self.hands[other] & ALL_TACTICS).count_ones() as u8,
+            clan_deck: self.clan_deck.len() as u8,
+            tactic_deck: self.tactic_deck.len() as u8,
+            discard: self.discard.iter().map(|&c| face(c)).collect(),
+            tactics_played: self.tactics_played,
+            joker_played: self.joker_played,
+            claimable: self.claimable_stones(seat),
+            round: self.round,
+            rounds: self.options.rounds,
+            match_points: self.match_points,
+            tactics: self.options.tactics,
+            expert: self.options.expert,
+        }
+    }
+
+    /// Redeals the cards `viewer` cannot see: the other hand and each deck
+    /// are refilled from their pooled cards, kind by kind (the deck a card
+    /// was drawn from is public), and future shuffles are reseeded.
+    pub(super) fn resample(&self, viewer: Seat, rng: &mut Rng) -> SchottenTotten {
+        let mut state = self.clone();
+        let other = 1 - viewer;
+        for (kind_mask, deck) in [(ALL_CLAN, &mut state.clan_deck), (ALL_TACTICS, &mut state.tactic_deck)] {
+            let held = state.hands[other] & kind_mask;
+            let mut pooled: Vec<u8> = bits(held).chain(deck.as_slice().iter().copied()).collect();
+            rng.shuffle(&mut pooled);
+            let (to_hand, to_deck) = pooled.split_at(held.count_ones() as usize);
+            state.hands[other] = state.hands[other] & !kind_mask | to_hand.iter().fold(0, |m, &c| m | 1 << c);
+            deck.as_mut_slice().copy_from_slice(to_deck);
+        }
+        state.rng = Rng::seeded(rng.next_u64());
+        state
+    }
+}
+
+fn stone_view(stone: &super::Stone) -> StoneView {
+    let [a, b] = &stone.sides;
+    let first_complete = match (a.completed_at, b.completed_at) {
+        (0, 0) => None,
+        (0, _) => Some(1),
+        (_, 0) => Some(0),
+        (x, y) => Some(if x < y { 0 } else { 1 }),
+    };
+    StoneView {
+        owner: stone.owner.map(|o| o as Seat),
+        cards: [a.cards().iter().map(|&c| face(c)).collect(), b.cards().iter().map(|&c| face(c)).collect()],
+        first_complete,
+        bluff: stone.bluff,
+        mud: stone.mud,
+    }
+}
