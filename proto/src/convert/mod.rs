@@ -1,10 +1,14 @@
 //! Engine to wire. Each game with an observation message has one module
-//! here; [`observation`] dispatches on the game id, so a new game plugs in
-//! by adding its module and one match arm, with no change to the runner.
+//! here; [`observation`] dispatches on the game id and downcasts the
+//! registry's state to the concrete type, so a new game plugs in by adding
+//! its module and one match arm, with no change to the runner.
 
-use cairn_engine::{AnyGame, Seat};
+pub mod schotten_totten;
 
-use crate::game::v1::{observation, Observation};
+use cairn_engine::schotten_totten::SchottenTotten;
+use cairn_engine::{AnyGame, Game, Seat};
+
+use crate::game::v1::{observation::Game as Which, Observation};
 
 /// Why a state could not be put on the wire.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -18,9 +22,9 @@ pub enum ConvertError {
 /// What `seat` may know of `state`, as a wire message.
 pub fn observation(state: &dyn AnyGame, seat: Seat) -> Result<Observation, ConvertError> {
     let game = match state.game_id() {
+        SchottenTotten::ID => Which::SchottenTotten(schotten_totten::observation(concrete(state)?, seat)),
         other => return Err(ConvertError::UnknownGame(other.to_string())),
     };
-    #[allow(unreachable_code)]
     Ok(Observation { game: Some(game) })
 }
 
