@@ -1,0 +1,203 @@
+//! `cairn play`: a local match between bot folders or bare commands. Exits
+//! 0 whenever the match was refereed, whatever the bots did; forfeits are
+//! results, shown with their reasons.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use cairn_engine::game::parse_options;
+use cairn_runner::bot_folder::{load_bot, PreparedBot};
+use cairn_runner::{play_match, MatchResult, MatchSpec, PlainLauncher, ReplayFile, SeatResult, TimeControl};
+use serde_json::{json, Value};
+
+use crate::table::Table;
+
+#[derive(Debug, clap::Args)]
+pub struct PlayArgs {
+    /// The game id: schotten-totten, lords-of-scotland, bullfrogs.
+    #[arg(long)]
+    game: String,
+    /// A game option, e.g. --opt tactics=true (repeatable).
+    #[arg(long = "opt", value_name = "KEY=VALUE")]
+    options: Vec<String>,
+    /// How many games to play; seats rotate between games.
+    #[arg(long, default_value_t = 1)]
+    games: u32,
+    /// The match seed; game g is dealt from seed + g.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Print one JSON object instead of tables.
+    #[arg(long)]
+    json: bool,
+    /// Write the replay file here.
+    #[arg(long, value_name = "PATH")]
+    replay: Option<PathBuf>,
+    /// CPU time each decision may use before drawing on the bank.
+    #[arg(long, default_value_t = 1000)]
+    decision_ms: u64,
+    /// CPU time bank per bot per game.
+    #[arg(long, default_value_t = 10_000)]
+    bank_ms: u64,
+    /// Skip the bot folders' build commands.
+    #[arg(long)]
+    no_build: bool,
+    /// Bot folders (holding cairn-bot.toml) or bare commands, one per seat.
+    #[arg(required = true, value_name = "BOT")]
+    bots: Vec<String>,
+}
+
+pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
+    let options = parse_options(args.options.iter().map(String::as_str)).map_err(anyhow::Error::msg)?;
+    if args.games == 0 {
+        bail!("--games must be at least 1");
+    }
+    let bots = prepare_bots(&args)?;
+    let spec = MatchSpec {
+        game: args.game.clone(),
+        options,
+        n_games: args.games,
+        seed: args.seed,
+        bots: bots.into_iter().map(|bot| bot.entry).collect(),
+        time_control: TimeControl {
+            per_decision: Duration::from_millis(args.decision_ms),
+            bank: Duration::from_millis(args.bank_ms),
+            ..TimeControl::default()
+        },
+        limits: Default::default(),
+    };
+    let result = play_match(&spec, &PlainLauncher).context("the match could not be played")?;
+    if let Some(path) = &args.replay {
+        let replay = ReplayFile::new(result.games.iter().map(|g| g.record.clone()).collect());
+        replay.write(path)?;
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&match_json(&spec, &result))?);
+    } else {
+        print!("{}", match_tables(&spec, &result));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn prepare_bots(args: &PlayArgs) -> anyhow::Result<Vec<PreparedBot>> {
+    let mut bots = Vec::new();
+    for argument in &args.bots {
+        let bot = load_bot(argument)?;
+        bot.check_game(&args.game)?;
+        if !args.no_build {
+            bot.build()?;
+        }
+        bots.push(bot);
+    }
+    Ok(bots)
+}
+
+fn millis(duration: Duration) -> f64 {
+    (duration.as_secs_f64() * 1e6).round() / 1e3
+}
+
+fn seat_json(spec: &MatchSpec, seat: usize, result: &SeatResult) -> Value {
+    let cpu: Duration = result.timings.iter().map(|t| t.cpu).sum();
+    let max_wall = result.timings.iter().map(|t| t.wall).max().unwrap_or_default();
+    json!({
+        "seat": seat,
+        "bot": spec.bots[result.bot].name,
+        "score": result.score,
+        "rank": result.rank,
+        "forfeit": result.forfeit.as_ref().map(|f| json!({"reason": f.reason.as_str(), "detail": f.detail})),
+        "decisions": result.timings.len(),
+        "cpu_ms": millis(cpu),
+        "max_decision_wall_ms": millis(max_wall),
+    })
+}
+
+fn match_json(spec: &MatchSpec, result: &MatchResult) -> Value {
+    let games: Vec<Value> = result
+        .games
+        .iter()
+        .map(|game| {
+            json!({
+                "index": game.index,
+                "seed": game.seed,
+                "ended_by": game.record.score.ended_by.as_str(),
+                "seats": game.seats.iter().enumerate().map(|(seat, r)| seat_json(spec, seat, r)).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    let bots: Vec<Value> = spec
+        .bots
+        .iter()
+        .enumerate()
+        .map(|(index, bot)| {
+            let totals = Totals::of(result, index);
+            json!({"name": bot.name, "games": totals.games, "wins": totals.wins, "points": totals.points,
+                   "forfeits": totals.forfeits, "stderr": result.stderr[index]})
+        })
+        .collect();
+    json!({"game": spec.game, "options": spec.options, "seed": spec.seed, "games": games, "bots": bots})
+}
+
+/// One bot's results over the match.
+struct Totals {
+    games: usize,
+    wins: usize,
+    points: i64,
+    forfeits: usize,
+    decisions: usize,
+    cpu: Duration,
+}
+
+impl Totals {
+    fn of(result: &MatchResult, bot: usize) -> Totals {
+        let seats: Vec<&SeatResult> = result.games.iter().flat_map(|g| g.seats.iter()).filter(|s| s.bot == bot).collect();
+        Totals {
+            games: seats.len(),
+            wins: seats.iter().filter(|s| s.rank == 1).count(),
+            points: seats.iter().map(|s| s.score as i64).sum(),
+            forfeits: seats.iter().filter(|s| s.forfeit.is_some()).count(),
+            decisions: seats.iter().map(|s| s.timings.len()).sum(),
+            cpu: seats.iter().flat_map(|s| s.timings.iter()).map(|t| t.cpu).sum(),
+        }
+    }
+}
+
+fn match_tables(spec: &MatchSpec, result: &MatchResult) -> String {
+    let mut games = Table::new(&[">game", ">seed", ">seat", "bot", ">score", ">rank", "result"]);
+    for game in &result.games {
+        for (seat, r) in game.seats.iter().enumerate() {
+            let outcome = match &r.forfeit {
+                Some(f) => format!("forfeit: {} ({})", f.reason.as_str(), f.detail),
+                None => game.record.score.ended_by.as_str().to_string(),
+            };
+            let cells = [game.index.to_string(), game.seed.to_string(), seat.to_string(), spec.bots[r.bot].name.clone()];
+            let mut row: Vec<String> = cells.into();
+            row.extend([r.score.to_string(), r.rank.to_string(), outcome]);
+            games.row(row);
+        }
+    }
+    let mut totals = Table::new(&["bot", ">games", ">wins", ">points", ">forfeits", ">decisions", ">cpu ms/decision"]);
+    for (index, bot) in spec.bots.iter().enumerate() {
+        let t = Totals::of(result, index);
+        let per_decision = if t.decisions == 0 { 0.0 } else { millis(t.cpu) / t.decisions as f64 };
+        totals.row(vec![
+            bot.name.clone(),
+            t.games.to_string(),
+            t.wins.to_string(),
+            t.points.to_string(),
+            t.forfeits.to_string(),
+            t.decisions.to_string(),
+            format!("{per_decision:.3}"),
+        ]);
+    }
+    let mut out = format!("{} {:?}, {} game(s) from seed {}\n\n", spec.game, spec.options, result.games.len(), spec.seed);
+    out.push_str(&games.render());
+    out.push('\n');
+    out.push_str(&totals.render());
+    for (index, text) in result.stderr.iter().enumerate() {
+        if !text.is_empty() && Totals::of(result, index).forfeits > 0 {
+            out.push_str(&format!("\nstderr of {}:\n{}\n", spec.bots[index].name, text.trim_end()));
+        }
+    }
+    out
+}

@@ -1,0 +1,74 @@
+//! A simple greedy Schotten Totten bot: claim whatever can be claimed, and
+//! otherwise play the clan card that best extends a formation already on
+//! its side of a stone (same color, next strength, same strength), keeping
+//! tactic cards back. No lookahead.
+
+use cairn_sdk::{run, schotten_totten_view, Bot, Request, SchottenTottenObservation};
+
+struct GreedyBot;
+
+/// A clan card's color letter and strength, from its name (`r7`).
+fn clan_card(name: &str) -> Option<(char, i32)> {
+    let mut chars = name.chars();
+    let color = chars.next()?;
+    let strength = chars.as_str().parse().ok()?;
+    Some((color, strength))
+}
+
+/// How well `card` goes with the cards already on our side of `stone`.
+fn play_score(seen: &SchottenTottenObservation, card: &str, stone: usize) -> i32 {
+    let Some((color, strength)) = clan_card(card) else { return -5 };
+    let ours = seen.stones.get(stone).and_then(|s| s.sides.get(seen.seat as usize)).map_or(&[][..], |side| &side.cards[..]);
+    let synergy: i32 = ours
+        .iter()
+        .filter_map(|other| clan_card(other))
+        .map(|(other_color, other_strength)| {
+            let mut bonus = 0;
+            if other_color == color {
+                bonus += 6;
+            }
+            match (other_strength - strength).abs() {
+                0 => bonus += 4,
+                1 => bonus += 5,
+                _ => {}
+            }
+            bonus
+        })
+        .sum();
+    strength + synergy
+}
+
+fn action_score(seen: &SchottenTottenObservation, action: &str) -> i32 {
+    let words: Vec<&str> = action.split(' ').collect();
+    match words.as_slice() {
+        ["claim", _] => 100,
+        ["play", card, stone] => stone.parse().map_or(-5, |stone| play_score(seen, card, stone)),
+        ["draw", "clan"] => 1,
+        ["pass"] => -100,
+        ["strategist" | "banshee" | "traitor", ..] | ["play", "recruiter"] => -10,
+        _ => 0,
+    }
+}
+
+impl Bot for GreedyBot {
+    fn name(&self) -> String {
+        "schotten-totten-greedy".into()
+    }
+
+    fn decide(&mut self, request: &Request) -> String {
+        let first = request.legal_actions.first().cloned().unwrap_or_default();
+        let Some(seen) = schotten_totten_view(request) else { return first };
+        let mut best = (i32::MIN, first);
+        for action in &request.legal_actions {
+            let score = action_score(seen, action);
+            if score > best.0 {
+                best = (score, action.clone());
+            }
+        }
+        best.1
+    }
+}
+
+fn main() -> Result<(), cairn_sdk::SdkError> {
+    run(GreedyBot)
+}

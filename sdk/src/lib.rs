@@ -1,0 +1,136 @@
+//! # cairn-sdk
+//!
+//! Everything a Rust bot needs: implement [`Bot`] and hand it to [`run`],
+//! which speaks the line protocol (`sdk/PROTOCOL.md`) on stdin / stdout.
+//!
+//! # Layout
+//! - [`Bot`], [`run`], [`run_with`]: the trait and the stdio loop.
+//! - [`seeded_rng`]: a random generator for bots that want one.
+//! - `src/bin/`: reference bots: `cairn-random-bot` and `cairn-first-bot`
+//!   (any game), `schotten-totten-greedy`.
+//!
+//! # Example
+//! ```
+//! use cairn_sdk::{run_with, Bot, Request};
+//!
+//! struct First;
+//! impl Bot for First {
+//!     fn name(&self) -> String {
+//!         "first".into()
+//!     }
+//!     fn decide(&mut self, request: &Request) -> String {
+//!         request.legal_actions[0].clone()
+//!     }
+//! }
+//!
+//! let input = concat!(
+//!     r#"{"hello":{"game":"schotten-totten","seat":0,"nSeats":2}}"#, "\n",
+//!     r#"{"request":{"decisionId":1,"legalActions":["play r7 0","play b2 0"]}}"#, "\n",
+//!     r#"{"quit":{}}"#, "\n",
+//! );
+//! let mut output = Vec::new();
+//! run_with(First, input.as_bytes(), &mut output).unwrap();
+//! let output = String::from_utf8(output).unwrap();
+//! assert_eq!(output, "{\"ready\":{\"name\":\"first\"}}\n{\"action\":{\"decisionId\":1,\"action\":\"play r7 0\"}}\n");
+//! ```
+
+use std::io::{BufRead, Write};
+
+pub use cairn_engine::Rng;
+pub use cairn_proto::game::v1::{
+    observation::Game as GameObservation, GameOver, Hello, Observation, Request, SchottenTottenObservation,
+};
+use cairn_proto::game::v1::{arena_message::Message, bot_message, Action, BotMessage, Ready};
+use cairn_proto::wire;
+
+/// A bot: it names itself and picks one of the legal actions.
+pub trait Bot {
+    fn name(&self) -> String;
+
+    /// A game starts (the seat may differ from the previous game's).
+    fn hello(&mut self, _hello: &Hello) {}
+
+    /// One of `request.legal_actions`, as text.
+    fn decide(&mut self, request: &Request) -> String;
+
+    /// A game ended.
+    fn game_over(&mut self, _game_over: &GameOver) {}
+}
+
+/// Why the loop stopped early.
+#[derive(Debug)]
+pub enum SdkError {
+    Io(std::io::Error),
+    /// The arena sent a line this SDK cannot read.
+    Wire(String),
+}
+
+impl std::fmt::Display for SdkError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SdkError::Io(e) => write!(f, "i/o: {e}"),
+            SdkError::Wire(e) => write!(f, "unreadable arena message: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for SdkError {}
+
+impl From<std::io::Error> for SdkError {
+    fn from(e: std::io::Error) -> Self {
+        SdkError::Io(e)
+    }
+}
+
+/// Runs `bot` on stdin / stdout until the arena says quit.
+pub fn run<B: Bot>(bot: B) -> Result<(), SdkError> {
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    run_with(bot, stdin.lock(), stdout.lock())
+}
+
+/// Runs `bot` on any line source and sink (for tests).
+pub fn run_with<B: Bot>(mut bot: B, input: impl BufRead, mut output: impl Write) -> Result<(), SdkError> {
+    for line in input.lines() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let message = wire::decode_arena_message(line.as_bytes()).map_err(|e| SdkError::Wire(e.to_string()))?;
+        let reply = match message.message {
+            Some(Message::Hello(hello)) => {
+                bot.hello(&hello);
+                bot_message::Message::Ready(Ready { name: bot.name() })
+            }
+            Some(Message::Request(request)) => {
+                let action = bot.decide(&request);
+                bot_message::Message::Action(Action { decision_id: request.decision_id, action })
+            }
+            Some(Message::GameOver(game_over)) => {
+                bot.game_over(&game_over);
+                continue;
+            }
+            Some(Message::Quit(_)) | None => break,
+        };
+        output.write_all(&wire::encode_bot_message(&BotMessage { message: Some(reply) }))?;
+        output.flush()?;
+    }
+    Ok(())
+}
+
+/// A generator seeded from `CAIRN_BOT_SEED` when set (reproducible runs),
+/// else from the clock and the process id.
+pub fn seeded_rng() -> Rng {
+    let seed = std::env::var("CAIRN_BOT_SEED").ok().and_then(|s| s.parse::<u64>().ok()).unwrap_or_else(|| {
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+        nanos ^ (std::process::id() as u64) << 32
+    });
+    Rng::seeded(seed)
+}
+
+/// The Schotten Totten view in a request, if the game is Schotten Totten.
+pub fn schotten_totten_view(request: &Request) -> Option<&SchottenTottenObservation> {
+    match request.observation.as_ref()?.game.as_ref()? {
+        GameObservation::SchottenTotten(seen) => Some(seen),
+    }
+}
