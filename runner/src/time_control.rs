@@ -23,10 +23,12 @@ impl Default for TimeControl {
     }
 }
 
-/// The extra wall time granted above twice the CPU allowance: scheduling
-/// delays on a loaded machine must not forfeit a bot that computes within
-/// its CPU budget.
-const WALL_GRACE: Duration = Duration::from_millis(250);
+/// The wall backstop is this many times the CPU allowance, plus
+/// [`WALL_GRACE`]: on a loaded machine (parallel matches on two cores) a bot
+/// gets a fraction of a core, and it must not forfeit on wall time while it
+/// computes within its CPU budget.
+const WALL_FACTOR: u32 = 4;
+const WALL_GRACE: Duration = Duration::from_secs(1);
 
 /// One bot's clock in one game.
 #[derive(Debug, Clone)]
@@ -58,7 +60,7 @@ impl GameClock {
 
     /// The wall time after which a decision is a timeout whatever its CPU.
     pub fn wall_backstop(&self) -> Duration {
-        self.allowance() * 2 + WALL_GRACE
+        self.allowance() * WALL_FACTOR + WALL_GRACE
     }
 
     /// Charges one decision's CPU time.
@@ -93,7 +95,7 @@ mod tests {
         clock.charge(ms(250)).unwrap();
         assert_eq!(clock.bank_left(), ms(150));
         assert_eq!(clock.allowance(), ms(250));
-        assert_eq!(clock.wall_backstop(), ms(750));
+        assert_eq!(clock.wall_backstop(), ms(2000));
         assert_eq!(clock.charge(ms(251)), Err(Overdrawn { used: ms(251), allowed: ms(250) }));
     }
 }

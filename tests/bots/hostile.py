@@ -1,0 +1,73 @@
+"""A bot that plays properly until its first request, then misbehaves in
+the way named by its first argument. Standard library only."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def misbehave(mode, request, marker):
+    if mode == "garbage":
+        send_raw("this is not json\n")
+    elif mode == "exit":
+        sys.exit(3)
+    elif mode == "crash":
+        os.kill(os.getpid(), signal.SIGSEGV)
+    elif mode == "illegal":
+        send({"action": {"decisionId": request["decisionId"], "action": "play z9 12"}})
+    elif mode == "stale-id":
+        send({"action": {"decisionId": request["decisionId"] + 100, "action": request["legalActions"][0]}})
+    elif mode == "wrong-message":
+        send({"ready": {"name": "again"}})
+    elif mode == "sleep":
+        time.sleep(3600)
+    elif mode == "spin":
+        while True:
+            pass
+    elif mode == "long-line":
+        chunk = "x" * (1 << 20)
+        for _ in range(100):
+            sys.stdout.write(chunk)
+        sys.stdout.write("\n")
+        sys.stdout.flush()
+    elif mode == "close-stdout":
+        os.close(1)
+        time.sleep(3600)
+    elif mode == "daemon":
+        # A child in our process group that outlives us, then we leave.
+        subprocess.Popen(["sleep", "3600." + marker], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+        sys.exit(0)
+    elif mode == "stderr-flood":
+        sys.stderr.write("e" * (8 << 20))
+        sys.stderr.flush()
+        send({"action": {"decisionId": request["decisionId"], "action": "play z9 12"}})
+    time.sleep(3600)
+
+
+def send_raw(text):
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def main():
+    mode = sys.argv[1]
+    marker = sys.argv[2] if len(sys.argv) > 2 else "none"
+    for line in sys.stdin:
+        message = json.loads(line)
+        if "hello" in message:
+            send({"ready": {"name": mode}})
+        elif "request" in message:
+            misbehave(mode, message["request"], marker)
+        elif "quit" in message:
+            return
+
+
+main()

@@ -1,0 +1,107 @@
+//! # cairn-tests
+//!
+//! End-to-end tests with real processes. This library holds what the tests
+//! share: where the workspace is, the SDK's Rust bots (built on first use),
+//! the Python and JavaScript bots, the hostile bots, and match specs.
+//!
+//! # Layout
+//! - `tests/languages.rs`: Rust, Python and JS bots play every variant;
+//!   first-action bots in all three write byte-identical replays.
+//! - `tests/hostile.rs`: misbehaving bots forfeit with the right reason.
+//! - `bots/`: the hostile bots (small Python scripts).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use cairn_engine::game::parse_options;
+use cairn_runner::{BotEntry, LaunchSpec, MatchSpec, TimeControl};
+
+/// The workspace root.
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
+}
+
+/// The directory cargo puts this build's binaries in (next to `deps/`).
+fn binary_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap_or_default();
+    let deps = exe.parent().map(Path::to_path_buf).unwrap_or_default();
+    deps.parent().map(Path::to_path_buf).unwrap_or(deps)
+}
+
+/// A binary of the `cairn-sdk` package, built once per test run with the
+/// same profile as the tests (cargo builds only test targets for `-p cairn-tests`).
+pub fn sdk_binary(name: &str) -> PathBuf {
+    static BUILT: OnceLock<()> = OnceLock::new();
+    let dir = binary_dir();
+    BUILT.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let mut command = Command::new(cargo);
+        command.args(["build", "--quiet", "-p", "cairn-sdk", "--bins"]).current_dir(workspace_root());
+        if dir.file_name().is_some_and(|n| n == "release") {
+            command.arg("--release");
+        }
+        let status = command.status().expect("cargo runs");
+        assert!(status.success(), "building the sdk bots failed");
+    });
+    dir.join(name)
+}
+
+/// A bot run as `command` in `dir`, named `name`.
+pub fn bot(name: &str, dir: &Path, command: &[&str]) -> BotEntry {
+    let launch = LaunchSpec { command: command.iter().map(|s| s.to_string()).collect(), bot_dir: dir.to_path_buf(), env: vec![] };
+    BotEntry { name: name.to_string(), launch }
+}
+
+/// The SDK's Rust bot `binary`.
+pub fn rust_bot(name: &str, binary: &str) -> BotEntry {
+    let path = sdk_binary(binary);
+    bot(name, &binary_dir(), &[path.to_str().unwrap_or_default()])
+}
+
+/// `script` from `sdk/python`.
+pub fn python_bot(name: &str, script: &str) -> BotEntry {
+    bot(name, &workspace_root().join("sdk/python"), &["python3", script])
+}
+
+/// `script` from `sdk/js`.
+pub fn js_bot(name: &str, script: &str) -> BotEntry {
+    bot(name, &workspace_root().join("sdk/js"), &["node", script])
+}
+
+/// A hostile bot from `tests/bots`, with extra arguments.
+pub fn hostile_bot(script: &str, args: &[&str]) -> BotEntry {
+    let mut command = vec!["python3", script];
+    command.extend_from_slice(args);
+    bot(script, &workspace_root().join("tests/bots"), &command)
+}
+
+/// A Schotten Totten match with `options` (`key=value` words).
+pub fn schotten_totten(options: &[&str], n_games: u32, seed: u64, bots: Vec<BotEntry>) -> MatchSpec {
+    MatchSpec {
+        game: "schotten-totten".into(),
+        options: parse_options(options.iter().copied()).expect("test options are well formed"),
+        n_games,
+        seed,
+        bots,
+        time_control: TimeControl::default(),
+        limits: Default::default(),
+    }
+}
+
+/// A tight time control for hostile bots: 50 ms a decision, 50 ms bank
+/// (so a wall backstop of 1.4 s).
+pub fn tight_time_control() -> TimeControl {
+    TimeControl { per_decision: Duration::from_millis(50), bank: Duration::from_millis(50), setup: Duration::from_secs(20) }
+}
+
+/// Whether any live process has `marker` in its command line.
+pub fn process_with_marker_exists(marker: &str) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return false };
+    entries.flatten().any(|entry| {
+        std::fs::read(entry.path().join("cmdline")).is_ok_and(|cmdline| {
+            cmdline.windows(marker.len()).any(|window| window == marker.as_bytes())
+        })
+    })
+}

@@ -1,0 +1,58 @@
+//! Rust, Python and JavaScript bots against the real runner: they play
+//! every Schotten Totten variant to the end, and bots that all pick the
+//! first legal action write byte-identical replays whatever their language.
+
+use cairn_runner::{play_match, EndedBy, PlainLauncher, ReplayFile};
+use cairn_tests::{js_bot, python_bot, rust_bot, schotten_totten};
+
+const VARIANTS: &[&[&str]] =
+    &[&[], &["expert=true"], &["tactics=true"], &["tactics=true", "expert=true"], &["tactics=true", "rounds=3"]];
+
+#[test]
+fn random_bots_in_rust_python_and_js_play_every_schotten_totten_variant_to_the_end() {
+    for (index, options) in VARIANTS.iter().enumerate() {
+        let pairs = [
+            (rust_bot("rust", "cairn-random-bot"), python_bot("python", "random_bot.py")),
+            (python_bot("python", "random_bot.py"), js_bot("js", "random_bot.js")),
+            (js_bot("js", "random_bot.js"), rust_bot("rust", "cairn-random-bot")),
+        ];
+        for (a, b) in pairs {
+            let spec = schotten_totten(options, 2, 100 + index as u64, vec![a, b]);
+            let result = play_match(&spec, &PlainLauncher).unwrap();
+            assert_eq!(result.games.len(), 2);
+            for game in &result.games {
+                assert_eq!(game.record.score.ended_by, EndedBy::Finished, "{options:?}: {:?}", game.seats);
+                assert!(game.seats.iter().all(|s| s.forfeit.is_none()), "{options:?}: {:?} {:?}", game.seats, result.stderr);
+                assert!(game.seats.iter().any(|s| s.rank == 1));
+                assert!(game.seats.iter().all(|s| !s.timings.is_empty()));
+            }
+            let replay = ReplayFile::new(result.games.into_iter().map(|g| g.record).collect());
+            replay.verify().unwrap();
+        }
+    }
+}
+
+#[test]
+fn first_action_bots_in_rust_python_and_js_write_byte_identical_replays() {
+    let replay_of = |make: &dyn Fn() -> cairn_runner::BotEntry| {
+        let spec = schotten_totten(&["tactics=true", "rounds=2"], 3, 42, vec![make(), make()]);
+        let result = play_match(&spec, &PlainLauncher).unwrap();
+        ReplayFile::new(result.games.into_iter().map(|g| g.record).collect()).to_json()
+    };
+    let rust = replay_of(&|| rust_bot("first", "cairn-first-bot"));
+    let python = replay_of(&|| python_bot("first", "first_bot.py"));
+    let js = replay_of(&|| js_bot("first", "first_bot.js"));
+    let parsed = ReplayFile::from_json(&rust).unwrap();
+    assert!(parsed.games.iter().all(|g| g.forfeits.is_empty() && !g.actions.is_empty()), "{rust}");
+    assert_eq!(rust, python);
+    assert_eq!(rust, js);
+    parsed.verify().unwrap();
+}
+
+#[test]
+fn the_greedy_bot_beats_the_random_bot_more_often_than_not() {
+    let spec = schotten_totten(&[], 20, 7, vec![rust_bot("greedy", "schotten-totten-greedy"), rust_bot("random", "cairn-random-bot")]);
+    let result = play_match(&spec, &PlainLauncher).unwrap();
+    let greedy_wins = result.games.iter().filter(|g| g.seats.iter().any(|s| s.bot == 0 && s.rank == 1)).count();
+    assert!(greedy_wins > 10, "greedy won {greedy_wins} of 20");
+}
