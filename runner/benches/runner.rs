@@ -1,1 +1,190 @@
-fn main() {}
+//! The runner's speed, with real processes: a raw pipe round trip, the
+//! per-decision round trip through the match loop with two warm Rust bots,
+//! and whole Schotten Totten games per second. Prints `bench: NAME VALUE
+//! UNIT` lines. Pass `--quick` for a short run.
+//!
+//! The bots are this very binary started again in a bot role (chosen by an
+//! environment variable), so the benchmark needs nothing built beforehand.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use cairn_engine::{GameOptions, Rng};
+use cairn_proto::game::v1::{arena_message::Message, bot_message, Action, BotMessage, Ready};
+use cairn_proto::wire;
+use cairn_runner::{play_match, BotEntry, LaunchSpec, MatchSpec, PlainLauncher, TimeControl};
+
+const ROLE: &str = "CAIRN_RUNNER_BENCH_ROLE";
+
+fn main() {
+    match std::env::var(ROLE).as_deref() {
+        Ok("echo") => return echo_role(),
+        Ok("bot") => return bot_role(),
+        _ => {}
+    }
+    let quick = std::env::args().any(|a| a == "--quick");
+    let (round_trips, games) = if quick { (2_000, 100) } else { (20_000, 2_000) };
+    codec_costs(if quick { 2_000 } else { 20_000 });
+    let raw = pipe_round_trips(round_trips);
+    let raw_median = percentile(&raw, 0.5);
+    println!("bench: runner/pipe_rtt_median_us {:.1} us", micros(raw_median));
+    println!("bench: runner/pipe_rtt_p99_us {:.1} us", micros(percentile(&raw, 0.99)));
+    let (timings, seconds, decisions) = match_run(games);
+    let median = percentile(&timings, 0.5);
+    println!("bench: runner/decision_overhead_median_us {:.1} us", micros(median));
+    println!("bench: runner/decision_overhead_p99_us {:.1} us", micros(percentile(&timings, 0.99)));
+    println!("bench: runner/decision_overhead_vs_pipe_rtt {:.2} x", micros(median) / micros(raw_median));
+    println!("bench: runner/decision_all_in_mean_us {:.1} us", seconds * 1e6 / decisions as f64);
+    println!("bench: runner/schotten_totten_games_per_s {:.0} games/s", games as f64 / seconds);
+}
+
+fn micros(duration: Duration) -> f64 {
+    duration.as_secs_f64() * 1e6
+}
+
+fn percentile(samples: &[Duration], q: f64) -> Duration {
+    let mut sorted = samples.to_vec();
+    sorted.sort();
+    sorted.get(((sorted.len() as f64 - 1.0) * q).round() as usize).copied().unwrap_or_default()
+}
+
+/// What one request costs to build, encode and decode, on a mid-game
+/// Schotten Totten state (no processes involved).
+fn codec_costs(n: u32) {
+    let mut state = cairn_engine::new_game("schotten-totten", &GameOptions::new(), 2, 3).expect("a valid game");
+    for _ in 0..20 {
+        let first = state.legal_actions()[0].clone();
+        state.apply_text(&first).expect("a legal action");
+    }
+    let seat = state.current_seat().expect("mid-game");
+    let build = || {
+        let request = cairn_proto::game::v1::Request {
+            decision_id: 1,
+            events: vec![],
+            observation: Some(cairn_proto::convert::observation(state.as_ref(), seat).expect("an encoder")),
+            legal_actions: state.legal_actions(),
+            bank_left_ms: 0,
+        };
+        cairn_proto::game::v1::ArenaMessage { message: Some(Message::Request(request)) }
+    };
+    let start = Instant::now();
+    let mut bytes = Vec::new();
+    for _ in 0..n {
+        bytes = wire::encode_arena_message(&build());
+    }
+    println!("bench: runner/request_build_and_encode_us {:.2} us", micros(start.elapsed()) / n as f64);
+    let start = Instant::now();
+    for _ in 0..n {
+        std::hint::black_box(wire::decode_arena_message(&bytes).expect("our own line decodes"));
+    }
+    println!("bench: runner/request_decode_us {:.2} us", micros(start.elapsed()) / n as f64);
+    println!("bench: runner/request_bytes {} bytes", bytes.len());
+}
+
+/// Echoes lines: the other end of the raw round trip.
+fn echo_role() {
+    let stdin = std::io::stdin();
+    let mut stdout = std::io::stdout().lock();
+    for line in stdin.lock().lines() {
+        let Ok(line) = line else { return };
+        if writeln!(stdout, "{line}").and_then(|_| stdout.flush()).is_err() {
+            return;
+        }
+    }
+}
+
+/// The two fields a bot must read from a request; the rest is skipped
+/// unparsed, as a bot that wants no observation would.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct MinimalRequest {
+    decision_id: u32,
+    legal_actions: Vec<String>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct MinimalMessage {
+    hello: Option<serde::de::IgnoredAny>,
+    request: Option<MinimalRequest>,
+    quit: Option<serde::de::IgnoredAny>,
+}
+
+/// A random bot (seeded, so runs are alike) on the line protocol. It reads
+/// only what it needs, so the figures are the runner's costs, not those of
+/// a full decode (see `request_decode_us` for that).
+fn bot_role() {
+    let mut rng = Rng::seeded(7);
+    let stdin = std::io::stdin();
+    let mut stdout = std::io::stdout().lock();
+    for line in stdin.lock().lines() {
+        let Ok(line) = line else { return };
+        let Ok(message) = serde_json::from_str::<MinimalMessage>(&line) else { return };
+        let reply = match message {
+            MinimalMessage { hello: Some(_), .. } => bot_message::Message::Ready(Ready { name: "bench".into() }),
+            MinimalMessage { request: Some(request), .. } => {
+                let action = request.legal_actions[rng.below(request.legal_actions.len())].clone();
+                bot_message::Message::Action(Action { decision_id: request.decision_id, action })
+            }
+            MinimalMessage { quit: Some(_), .. } => return,
+            _ => continue,
+        };
+        let bytes = wire::encode_bot_message(&BotMessage { message: Some(reply) });
+        if stdout.write_all(&bytes).and_then(|_| stdout.flush()).is_err() {
+            return;
+        }
+    }
+}
+
+/// Round trips of a request-sized line through a child that echoes it.
+fn pipe_round_trips(n: usize) -> Vec<Duration> {
+    let exe = std::env::current_exe().expect("the benchmark knows its own path");
+    let mut child = Command::new(exe).env(ROLE, "echo").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().expect("echo child starts");
+    let mut to_child = child.stdin.take().expect("piped stdin");
+    let mut from_child = BufReader::new(child.stdout.take().expect("piped stdout"));
+    let line = format!("{}\n", "x".repeat(200));
+    let mut answer = String::new();
+    let mut samples = Vec::with_capacity(n);
+    for _ in 0..n {
+        let start = Instant::now();
+        to_child.write_all(line.as_bytes()).expect("echo child reads");
+        answer.clear();
+        from_child.read_line(&mut answer).expect("echo child answers");
+        samples.push(start.elapsed());
+    }
+    drop(to_child);
+    let _ = child.wait();
+    samples
+}
+
+/// A match between two warm bots: per-decision round trips, total seconds, decisions.
+fn match_run(games: u32) -> (Vec<Duration>, f64, usize) {
+    let exe = std::env::current_exe().expect("the benchmark knows its own path");
+    let bot = |name: &str| BotEntry {
+        name: name.into(),
+        launch: LaunchSpec {
+            command: vec![exe.display().to_string()],
+            bot_dir: std::env::temp_dir(),
+            env: vec![(ROLE.into(), "bot".into())],
+        },
+    };
+    let spec = MatchSpec {
+        game: "schotten-totten".into(),
+        options: GameOptions::new(),
+        n_games: games,
+        seed: 1,
+        bots: vec![bot("a"), bot("b")],
+        time_control: TimeControl::default(),
+        limits: Default::default(),
+    };
+    let start = Instant::now();
+    let result = play_match(&spec, &PlainLauncher).expect("the benchmark match is valid");
+    let seconds = start.elapsed().as_secs_f64();
+    let timings: Vec<Duration> =
+        result.games.iter().flat_map(|g| g.seats.iter()).flat_map(|s| s.timings.iter()).map(|t| t.wall).collect();
+    let forfeits = result.games.iter().flat_map(|g| g.seats.iter()).filter(|s| s.forfeit.is_some()).count();
+    assert_eq!(forfeits, 0, "benchmark bots never forfeit");
+    let decisions = timings.len();
+    (timings, seconds, decisions)
+}

@@ -44,7 +44,7 @@ impl Failure {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Answer {
     pub message: BotMessage,
-    /// Wall time from the end of our write to the end of its line.
+    /// Wall time from the start of our write to the end of its line.
     pub wall: Duration,
     /// CPU the bot used since its previous answer (so thinking on the
     /// opponent's time is charged too).
@@ -92,11 +92,11 @@ impl BotConnection {
     /// Writes one message, giving up after `wait` if the bot does not read.
     pub fn send(&mut self, message: &ArenaMessage, wait: Duration) -> Result<(), Failure> {
         let line = wire::encode_arena_message(message);
+        // Stamped before the write: once the bot is woken it may run (and
+        // answer) before this thread is scheduled again.
+        self.sent_at = Instant::now();
         match self.writer.write_all(&line, wait) {
-            Ok(()) => {
-                self.sent_at = Instant::now();
-                Ok(())
-            }
+            Ok(()) => Ok(()),
             Err(PipeError::TimedOut) => Err(self.fail(ForfeitReason::Timeout, "it stopped reading its stdin")),
             Err(PipeError::Closed) => Err(self.exit_failure("closed its stdin")),
             Err(other) => Err(self.fail(ForfeitReason::Crash, other.to_string())),

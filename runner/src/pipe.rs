@@ -35,9 +35,8 @@ fn set_nonblocking(fd: &OwnedFd) -> std::io::Result<()> {
 /// hung up / in error, which the next read or write reports).
 fn poll_ready(fd: &File, events: libc::c_short, wait: Duration) -> std::io::Result<bool> {
     let mut entry = libc::pollfd { fd: fd.as_raw_fd(), events, revents: 0 };
-    let millis = wait.as_millis().min(i32::MAX as u128) as libc::c_int;
-    // Round sub-millisecond waits up so a short wait never spins.
-    let millis = if millis == 0 && !wait.is_zero() { 1 } else { millis };
+    // Round up so a short wait never spins; zero polls without waiting.
+    let millis = wait.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int;
     // SAFETY: one valid pollfd for the duration of the call.
     let n = unsafe { libc::poll(&mut entry, 1, millis) };
     if n < 0 {
@@ -68,6 +67,9 @@ impl LineReader {
     /// `Ok(None)` when `wait` passed first.
     pub fn read_line(&mut self, wait: Duration) -> Result<Option<Vec<u8>>, PipeError> {
         let deadline = Instant::now() + wait;
+        // Waiting first saves the read that would only say "not yet": an
+        // answer is never there the moment a request was written.
+        let mut ready = false;
         loop {
             if let Some(line) = self.take_buffered_line() {
                 return Ok(Some(line));
@@ -75,15 +77,16 @@ impl LineReader {
             if self.buffer.len() > self.max_line {
                 return Err(PipeError::LineTooLong(self.max_line));
             }
-            match self.fill()? {
-                true => continue,
-                false => {
-                    let left = deadline.saturating_duration_since(Instant::now());
-                    if left.is_zero() {
-                        return Ok(None);
-                    }
-                    poll_ready(&self.file, libc::POLLIN, left)?;
-                }
+            if !ready {
+                let left = deadline.saturating_duration_since(Instant::now());
+                ready = poll_ready(&self.file, libc::POLLIN, left)?;
+            }
+            if self.fill()? {
+                continue;
+            }
+            ready = false;
+            if Instant::now() >= deadline {
+                return Ok(None);
             }
         }
     }
