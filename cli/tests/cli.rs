@@ -1,0 +1,87 @@
+//! The `cairn` binary as users and scripts call it: `play` with bot folders
+//! and bare commands, `--json`, `--replay`, and `replay` verifying a file.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn cairn(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cairn")).args(args).current_dir(workspace()).output().unwrap()
+}
+
+fn temp_path(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("cairn-cli-test-{}-{name}", std::process::id()))
+}
+
+#[test]
+fn play_json_reports_every_game_and_seat_with_names_scores_ranks_and_forfeits() {
+    let output = cairn(&["play", "--game", "schotten-totten", "--opt", "tactics=true", "--games", "3", "--seed", "5", "--json", "sdk/python", "sdk/js"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let games = report["games"].as_array().unwrap();
+    assert_eq!(games.len(), 3);
+    for (index, game) in games.iter().enumerate() {
+        assert_eq!(game["seed"], 5 + index as u64);
+        let seats = game["seats"].as_array().unwrap();
+        assert_eq!(seats.len(), 2);
+        for seat in seats {
+            assert!(seat["forfeit"].is_null(), "{seat}");
+            assert!(seat["score"].is_i64() && seat["rank"].is_u64());
+        }
+        let names: Vec<&str> = seats.iter().map(|s| s["bot"].as_str().unwrap()).collect();
+        assert!(names.contains(&"python-random") && names.contains(&"js-random"), "{names:?}");
+    }
+    assert_eq!(report["options"]["tactics"], "true");
+}
+
+#[test]
+fn a_misbehaving_bare_command_is_a_forfeit_and_the_exit_code_is_still_zero() {
+    let output = cairn(&["play", "--game", "schotten-totten", "--json", "python3 tests/bots/hostile.py garbage", "sdk/python"]);
+    assert!(output.status.success());
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let seats = report["games"][0]["seats"].as_array().unwrap();
+    assert_eq!(seats[0]["forfeit"]["reason"], "protocol_error");
+    assert_eq!(seats[0]["rank"], 2);
+    assert_eq!(seats[1]["rank"], 1);
+    let table = cairn(&["play", "--game", "schotten-totten", "python3 tests/bots/hostile.py illegal", "sdk/python"]);
+    let text = String::from_utf8_lossy(&table.stdout);
+    assert!(text.contains("forfeit: illegal_action"), "{text}");
+}
+
+#[test]
+fn a_written_replay_verifies_and_a_tampered_one_does_not() {
+    let path = temp_path("replay.json");
+    let output = cairn(&["play", "--game", "schotten-totten", "--games", "2", "--replay", path.to_str().unwrap(), "sdk/python", "sdk/js"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let verified = cairn(&["replay", path.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&verified.stdout);
+    assert!(verified.status.success(), "{text}");
+    assert!(text.contains("seat 0: ") && text.contains("verified: 2 game(s)"), "{text}");
+
+    let mut replay: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let actions = replay["games"][0]["actions"].as_array_mut().unwrap();
+    let (first, second) = (actions[0].clone(), actions[1].clone());
+    actions[0] = second;
+    actions[1] = first;
+    std::fs::write(&path, serde_json::to_string(&replay).unwrap()).unwrap();
+    let refused = cairn(&["replay", "--quiet", path.to_str().unwrap()]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&refused.stdout).contains("NOT verified"));
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
+fn an_unknown_game_or_a_bad_option_is_an_error_before_any_bot_starts() {
+    let unknown = cairn(&["play", "--game", "chess", "sdk/python", "sdk/js"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("unknown game `chess`"));
+    let bad = cairn(&["play", "--game", "schotten-totten", "--opt", "tactics=maybe", "sdk/python", "sdk/js"]);
+    assert_eq!(bad.status.code(), Some(2));
+    let seats = cairn(&["play", "--game", "schotten-totten", "sdk/python"]);
+    assert!(String::from_utf8_lossy(&seats.stderr).contains("2 seats"));
+}
