@@ -124,5 +124,5 @@ mod tests {
         assert_eq!(first[0], PINNED_FIRST_OUTPUT_OF_SEED_ZERO);
     }
 
-    const PINNED_FIRST_OUTPUT_OF_SEED_ZERO: u64 = 0;
+    const PINNED_FIRST_OUTPUT_OF_SEED_ZERO: u64 = 11_091_344_671_253_066_420;
 }

@@ -29,14 +29,14 @@ pub struct Value {
 
 /// An elite troop on a side: the strengths it may take (bit `s` set for
 /// strength `s`) and its strength under Blind-Man's Bluff (its highest).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Wild {
     pub strengths: u16,
     pub highest: u8,
 }
 
 /// The cards of one side, split for the search.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct SideCards {
     pub fixed: u64,
     pub wilds: [Option<Wild>; 4],
@@ -106,6 +106,18 @@ fn color_bits(cards: u64, color: u8) -> u64 {
 /// ones from `pool`; `None` when it cannot be completed at all. Under
 /// Blind-Man's Bluff only the sum counts (every formation is a Sum).
 pub fn best_value(side: &SideCards, pool: u64, size: usize, bluff: bool) -> Option<Value> {
+    strongest(side, pool, size, bluff, Kind::Sum, None)
+}
+
+/// Whether some completion of `side` from `pool` beats `target` (the proof
+/// behind a claim asks this of the opponent's incomplete side).
+pub fn can_beat(side: &SideCards, pool: u64, size: usize, bluff: bool, target: Value) -> bool {
+    strongest(side, pool, size, bluff, target.kind, Some(target)).is_some_and(|best| best > target)
+}
+
+/// The best value of kind `floor` or stronger, if any is reachable; with
+/// `enough`, any value above it may be returned as soon as it is found.
+fn strongest(side: &SideCards, pool: u64, size: usize, bluff: bool, floor: Kind, enough: Option<Value>) -> Option<Value> {
     let have = side.n_cards();
     if have > size {
         return None;
@@ -114,16 +126,58 @@ pub fn best_value(side: &SideCards, pool: u64, size: usize, bluff: bool) -> Opti
     if (pool.count_ones() as usize) < need {
         return None;
     }
-    let sum_value = Value { kind: Kind::Sum, sum: (side.fixed_sum() + side.wild_highest_sum() + top_sum(pool, need)) as u8 };
-    if bluff {
-        return Some(sum_value);
+    if need == 0 && side.n_wilds == 0 {
+        return Some(plain_value(side.fixed, size, bluff)).filter(|v| v.kind >= floor);
     }
-    let best = color_run(side, pool, size)
-        .or_else(|| of_a_kind(side, pool, need, size))
-        .or_else(|| same_color(side, pool, need))
-        .or_else(|| run(side, pool, size))
-        .unwrap_or(sum_value);
-    Some(best)
+    let sum_value = || Value { kind: Kind::Sum, sum: (side.fixed_sum() + side.wild_highest_sum() + top_sum(pool, need)) as u8 };
+    if bluff {
+        return Some(sum_value());
+    }
+    // Strongest kind first: the first kind reachable gives the best value.
+    if let Some(value) = color_run(side, pool, size, enough) {
+        return Some(value);
+    }
+    if floor > Kind::OfAKind {
+        return None;
+    }
+    if let Some(value) = of_a_kind(side, pool, need, size) {
+        return Some(value);
+    }
+    if floor > Kind::Color {
+        return None;
+    }
+    if let Some(value) = same_color(side, pool, need) {
+        return Some(value);
+    }
+    if floor > Kind::Run {
+        return None;
+    }
+    if let Some(value) = run(side, pool, size) {
+        return Some(value);
+    }
+    (floor == Kind::Sum).then(sum_value)
+}
+
+/// A complete side of clan cards only, classified directly (the hot path).
+fn plain_value(fixed: u64, size: usize, bluff: bool) -> Value {
+    let mut strengths_seen = 0u16;
+    let mut sum = 0u8;
+    for card in iter_bits(fixed) {
+        strengths_seen |= 1 << strength(card);
+        sum += strength(card);
+    }
+    let first_color = fixed.trailing_zeros() as u8 / 9;
+    let one_color = fixed & !(0x1FFu64 << (first_color as u64 * 9)) == 0;
+    let consecutive = strengths_seen.count_ones() as usize == size && strengths_seen >> strengths_seen.trailing_zeros() == (1 << size) - 1;
+    let kind = match () {
+        _ if bluff => Kind::Sum,
+        _ if one_color && consecutive => Kind::ColorRun,
+        _ if strengths_seen.count_ones() == 1 => Kind::OfAKind,
+        _ if one_color => Kind::Color,
+        _ if consecutive => Kind::Run,
+        _ => Kind::Sum,
+    };
+    Value { kind, sum }
 }
 
 /// Sum of the `n` strongest cards of `pool` (which holds at least `n`).
@@ -161,10 +215,23 @@ fn wilds_fit(wilds: &[Option<Wild>], open: u16, must: u16) -> bool {
 }
 
 /// Color-run: one color, consecutive strengths. Tried from the highest start.
-fn color_run(side: &SideCards, pool: u64, size: usize) -> Option<Value> {
+fn color_run(side: &SideCards, pool: u64, size: usize, enough: Option<Value>) -> Option<Value> {
+    let top_low = 10 - size as u8;
+    let (colors, lows) = if side.fixed == 0 {
+        (0..6u8, 1..=top_low)
+    } else {
+        // Fixed cards pin the color and bound where the run can start.
+        let c = side.fixed.trailing_zeros() as u8 / 9;
+        if side.fixed & !(0x1FFu64 << (c as u64 * 9)) != 0 {
+            return None;
+        }
+        let weakest = strength(side.fixed.trailing_zeros() as u8);
+        let strongest = strength(63 - side.fixed.leading_zeros() as u8);
+        (c..c + 1, (strongest + 1).saturating_sub(size as u8).max(1)..=weakest.min(top_low))
+    };
     let mut best: Option<Value> = None;
-    for c in 0..6u8 {
-        for low in (1..=(10 - size as u8)).rev() {
+    for c in colors {
+        for low in lows.clone().rev() {
             let mut slots = 0u64;
             let mut open_strengths = 0u16;
             for s in low..low + size as u8 {
@@ -186,6 +253,9 @@ fn color_run(side: &SideCards, pool: u64, size: usize) -> Option<Value> {
             if wilds_fit(&side.wilds[..side.n_wilds], open_strengths, must) {
                 let sum = (low as u32 * size as u32 + (size * (size - 1) / 2) as u32) as u8;
                 let value = Value { kind: Kind::ColorRun, sum };
+                if enough.is_some_and(|enough| value > enough) {
+                    return Some(value);
+                }
                 best = best.max(Some(value));
                 break;
             }

@@ -23,8 +23,9 @@ impl SchottenTotten {
     /// then tactic cards, by card id, then by stone.
     pub(super) fn play_actions(&self, out: &mut Vec<Action>) {
         let seat = self.to_move as usize;
+        let rooms = self.rooms(seat);
         for card in bits(self.hands[seat] & ALL_CLAN) {
-            self.push_placements(seat, card, out);
+            Self::push_placements(rooms, card, out);
         }
         if !self.may_play_tactic(seat) {
             return;
@@ -33,7 +34,7 @@ impl SchottenTotten {
             match tactic(card).kind {
                 TacticKind::EliteTroop { .. } => {
                     if card != JOKER_A || !self.joker_played[seat] {
-                        self.push_placements(seat, card, out);
+                        Self::push_placements(rooms, card, out);
                     }
                 }
                 TacticKind::CombatMode => {
@@ -48,11 +49,18 @@ impl SchottenTotten {
         }
     }
 
-    fn push_placements(&self, seat: usize, card: u8, out: &mut Vec<Action>) {
-        for stone in 0..N_STONES as u8 {
-            if self.stones[stone as usize].has_room(seat) {
-                out.push(Action::Play { card, stone });
-            }
+    /// The stones where `seat` may add a card, as a mask.
+    fn rooms(&self, seat: usize) -> u16 {
+        (0..N_STONES).filter(|&s| self.stones[s].has_room(seat)).fold(0, |m, s| m | 1 << s)
+    }
+
+    fn push_placements(rooms: u16, card: u8, out: &mut Vec<Action>) {
+        out.reserve(rooms.count_ones() as usize);
+        let mut left = rooms;
+        while left != 0 {
+            let stone = left.trailing_zeros() as u8;
+            left &= left - 1;
+            out.push(Action::Play { card, stone });
         }
     }
 
@@ -97,11 +105,25 @@ impl SchottenTotten {
         }
     }
 
+    /// Whether the player to move has any card play (without listing them).
+    pub(super) fn has_play(&self) -> bool {
+        let seat = self.to_move as usize;
+        if self.clan_card_playable(seat) {
+            return true;
+        }
+        if !self.may_play_tactic(seat) || self.hands[seat] & ALL_TACTICS == 0 {
+            return false;
+        }
+        let mut plays = Vec::new();
+        self.play_actions(&mut plays);
+        !plays.is_empty()
+    }
+
     pub(super) fn legal(&self, out: &mut Vec<Action>) {
         let seat = self.to_move as usize;
         match self.phase {
             Phase::StartClaims | Phase::Claims => {
-                out.extend(self.claimable_stones(seat).into_iter().map(Action::Claim));
+                out.extend((0..N_STONES as u8).filter(|s| self.claimable >> s & 1 == 1).map(Action::Claim));
                 out.push(Action::EndClaims);
             }
             Phase::Play => {
@@ -145,7 +167,7 @@ impl SchottenTotten {
                     && self.stones[to as usize].has_room(seat)
             }
             (Action::Pass, Phase::Play) => self.options.tactics && !self.clan_card_playable(seat),
-            (Action::Claim(stone), Phase::StartClaims | Phase::Claims) => self.can_claim(seat, stone as usize),
+            (Action::Claim(stone), Phase::StartClaims | Phase::Claims) => stone < 9 && self.claimable >> stone & 1 == 1,
             (Action::EndClaims, Phase::StartClaims | Phase::Claims) => true,
             (Action::Draw(deck), Phase::Draw) | (Action::RecruitDraw(deck), Phase::RecruitDraw(_)) => match deck {
                 DeckKind::Clan => !self.clan_deck.is_empty(),
@@ -213,14 +235,14 @@ impl SchottenTotten {
                 let lifted = self.lift(seat, from as usize, card);
                 match to {
                     Some(to) => self.place(seat, to as usize, lifted),
-                    None => self.to_discard(lifted),
+                    None => self.discard_card(lifted),
                 }
                 self.after_play();
             }
             Action::Banshee { card, stone } => {
                 self.start_ruse(BANSHEE);
                 let lifted = self.lift(1 - seat, stone as usize, card);
-                self.to_discard(lifted);
+                self.discard_card(lifted);
                 self.after_play();
             }
             Action::Traitor { card, from, to } => {
@@ -254,7 +276,7 @@ impl SchottenTotten {
     fn start_ruse(&mut self, card: u8) {
         self.consecutive_passes = 0;
         self.play_tactic_from_hand(card);
-        self.to_discard(card);
+        self.discard_card(card);
     }
 
     /// Combat modes lie under the stone for the rest of the round. Mud Fight

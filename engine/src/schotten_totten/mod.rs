@@ -37,7 +37,7 @@ pub use action::{Action, DeckKind};
 pub use observation::{Observation, StoneView};
 
 use cards::{face, is_clan, tactic, TacticKind, ALL_CLAN, JOKER_A, JOKER_B, N_CLAN, N_CARDS};
-use formation::{best_value, SideCards, Value, Wild};
+use formation::{best_value, can_beat, SideCards, Value, Wild};
 
 use crate::cards::Deck;
 use crate::game::{bool_option, check_option_keys, int_option, EndReason, Game, GameOptions, Outcome, Seat, SetupError};
@@ -174,6 +174,8 @@ pub struct SchottenTotten {
     /// This turn ends without a draw (a pass, or the Recruiter).
     skip_draw: bool,
     consecutive_passes: u8,
+    /// In a claim step: the stones the player to move may still claim.
+    claimable: u16,
     clock: u16,
     round: u8,
     round_starter: u8,
@@ -237,18 +239,14 @@ impl SchottenTotten {
 
     fn begin_turn(&mut self) {
         self.skip_draw = false;
-        if self.options.expert && self.any_claimable(self.to_move as usize) {
-            self.phase = Phase::StartClaims;
-        } else {
+        if !(self.options.expert && self.try_enter_claims(Phase::StartClaims)) {
             self.enter_play();
         }
     }
 
     fn enter_play(&mut self) {
         self.phase = Phase::Play;
-        let mut plays = Vec::new();
-        self.play_actions(&mut plays);
-        if plays.is_empty() {
+        if !self.has_play() {
             // RULING (no legal play): the player passes; claims still allowed, no draw.
             self.pass();
         }
@@ -265,9 +263,7 @@ impl SchottenTotten {
     }
 
     fn after_play(&mut self) {
-        if !self.options.expert && self.any_claimable(self.to_move as usize) {
-            self.phase = Phase::Claims;
-        } else {
+        if self.options.expert || !self.try_enter_claims(Phase::Claims) {
             self.finish_turn();
         }
     }
@@ -335,7 +331,7 @@ impl SchottenTotten {
         card
     }
 
-    fn to_discard(&mut self, card: u8) {
+    fn discard_card(&mut self, card: u8) {
         if is_clan(card) {
             self.visible_clan |= 1 << card;
         }
@@ -369,20 +365,29 @@ impl SchottenTotten {
         }
         let unseen = ALL_CLAN & !self.visible_clan;
         // Having completed first, a tying completion of theirs loses to us.
-        match best_value(&st.sides[other].split(), unseen, st.size(), st.bluff) {
-            None => true,
-            Some(best) => best <= mine,
-        }
+        !can_beat(&st.sides[other].split(), unseen, st.size(), st.bluff, mine)
     }
 
     /// The stones `seat` could claim now (the rules' claim condition; in the
     /// Expert variant they are offered only at the start of a turn).
     pub fn claimable_stones(&self, seat: Seat) -> Vec<u8> {
-        (0..N_STONES as u8).filter(|&s| self.can_claim(seat, s as usize)).collect()
+        self.claimable_iter(seat).collect()
     }
 
-    fn any_claimable(&self, seat: usize) -> bool {
-        (0..N_STONES).any(|s| self.can_claim(seat, s))
+    fn claimable_iter(&self, seat: Seat) -> impl Iterator<Item = u8> + '_ {
+        (0..N_STONES as u8).filter(move |&s| self.can_claim(seat, s as usize))
+    }
+
+    /// Enters a claim step if the player to move can claim anything, noting
+    /// which stones: claiming one stone changes no other stone's proof, so
+    /// the set stays valid for the whole step.
+    fn try_enter_claims(&mut self, phase: Phase) -> bool {
+        let seat = self.to_move as usize;
+        self.claimable = self.claimable_iter(seat).fold(0, |m, s| m | 1 << s);
+        if self.claimable != 0 {
+            self.phase = phase;
+        }
+        self.claimable != 0
     }
 
     fn stones_of(&self, seat: usize) -> usize {
@@ -391,16 +396,17 @@ impl SchottenTotten {
 
     /// Three adjacent stones or five anywhere.
     fn meets_win_condition(&self, seat: usize) -> bool {
-        let owned: Vec<bool> = self.stones.iter().map(|s| s.owner == Some(seat as u8)).collect();
-        owned.windows(3).any(|w| w.iter().all(|&o| o)) || self.stones_of(seat) >= 5
+        let owned = (0..N_STONES).filter(|&s| self.stones[s].owner == Some(seat as u8)).fold(0u16, |m, s| m | 1 << s);
+        owned & (owned >> 1) & (owned >> 2) != 0 || owned.count_ones() >= 5
     }
 
     fn claim(&mut self, stone: usize) {
         let seat = self.to_move as usize;
         self.stones[stone].owner = Some(seat as u8);
+        self.claimable &= !(1 << stone);
         if self.meets_win_condition(seat) {
             self.end_round(Some(seat));
-        } else if !self.any_claimable(seat) {
+        } else if self.claimable == 0 {
             self.end_claims();
         }
     }
@@ -487,6 +493,7 @@ impl Game for SchottenTotten {
             phase: Phase::Play,
             skip_draw: false,
             consecutive_passes: 0,
+            claimable: 0,
             clock: 0,
             round: 0,
             round_starter: 0,
