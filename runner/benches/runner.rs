@@ -30,13 +30,21 @@ fn main() {
     let raw_median = percentile(&raw, 0.5);
     println!("bench: runner/pipe_rtt_median_us {:.1} us", micros(raw_median));
     println!("bench: runner/pipe_rtt_p99_us {:.1} us", micros(percentile(&raw, 0.99)));
+    let referee_cpu_before = own_cpu_time();
     let (timings, seconds, decisions) = match_run(games);
+    let referee_cpu = own_cpu_time() - referee_cpu_before;
+    println!("bench: runner/referee_cpu_per_decision_us {:.1} us", micros(referee_cpu) / decisions as f64);
     let median = percentile(&timings, 0.5);
     println!("bench: runner/decision_overhead_median_us {:.1} us", micros(median));
     println!("bench: runner/decision_overhead_p99_us {:.1} us", micros(percentile(&timings, 0.99)));
     println!("bench: runner/decision_overhead_vs_pipe_rtt {:.2} x", micros(median) / micros(raw_median));
     println!("bench: runner/decision_all_in_mean_us {:.1} us", seconds * 1e6 / decisions as f64);
     println!("bench: runner/schotten_totten_games_per_s {:.0} games/s", games as f64 / seconds);
+}
+
+/// This process's CPU time (all threads).
+fn own_cpu_time() -> Duration {
+    cairn_runner::process::process_cpu_time(std::process::id()).unwrap_or_default()
 }
 
 fn micros(duration: Duration) -> f64 {

@@ -2,7 +2,9 @@
 //! [`Observation`](cairn_engine::schotten_totten::Observation) with cards
 //! by name (`r7`, `joker`), as in the action texts.
 
-use cairn_engine::schotten_totten::cards::card_name;
+use std::sync::OnceLock;
+
+use cairn_engine::schotten_totten::cards::{card_name, N_CARDS};
 use cairn_engine::schotten_totten::{SchottenTotten, StoneView};
 use cairn_engine::{Game, Seat};
 
@@ -34,7 +36,11 @@ pub fn observation(state: &SchottenTotten, seat: Seat) -> SchottenTottenObservat
 }
 
 fn names(cards: &[u8]) -> Vec<String> {
-    cards.iter().map(|&card| card_name(card)).collect()
+    // The names are formatted once; an observation clones ~30 of them per
+    // decision, which is cheaper than formatting each again.
+    static NAMES: OnceLock<Vec<String>> = OnceLock::new();
+    let table = NAMES.get_or_init(|| (0..N_CARDS).map(card_name).collect());
+    cards.iter().map(|&card| table.get(card as usize).cloned().unwrap_or_else(|| card_name(card))).collect()
 }
 
 fn stone(view: &StoneView) -> SchottenTottenStone {
