@@ -77,11 +77,27 @@ fn codec_costs(n: u32) {
         cairn_proto::game::v1::ArenaMessage { message: Some(Message::Request(request)) }
     };
     let start = Instant::now();
+    for _ in 0..n {
+        std::hint::black_box(state.legal_actions());
+    }
+    println!("bench: runner/legal_actions_text_us {:.2} us", micros(start.elapsed()) / n as f64);
+    let start = Instant::now();
+    for _ in 0..n {
+        std::hint::black_box(cairn_proto::convert::observation(state.as_ref(), seat).expect("an encoder"));
+    }
+    println!("bench: runner/observation_us {:.2} us", micros(start.elapsed()) / n as f64);
+    let start = Instant::now();
     let mut bytes = Vec::new();
     for _ in 0..n {
         bytes = wire::encode_arena_message(&build());
     }
     println!("bench: runner/request_build_and_encode_us {:.2} us", micros(start.elapsed()) / n as f64);
+    let message = build();
+    let start = Instant::now();
+    for _ in 0..n {
+        std::hint::black_box(wire::encode_arena_message(&message));
+    }
+    println!("bench: runner/request_encode_us {:.2} us", micros(start.elapsed()) / n as f64);
     let start = Instant::now();
     for _ in 0..n {
         std::hint::black_box(wire::decode_arena_message(&bytes).expect("our own line decodes"));
