@@ -9,7 +9,9 @@ use std::time::Duration;
 use anyhow::{bail, Context};
 use cairn_engine::game::parse_options;
 use cairn_runner::bot_folder::{load_bot, PreparedBot};
-use cairn_runner::{play_match, MatchResult, MatchSpec, PlainLauncher, ReplayFile, SeatResult, TimeControl};
+use cairn_runner::{
+    mirrored_plan, play_match, rotating_plan, MatchResult, MatchSpec, PlainLauncher, ReplayFile, SeatResult, TimeControl,
+};
 use serde_json::{json, Value};
 
 use crate::table::Table;
@@ -25,9 +27,14 @@ pub struct PlayArgs {
     /// How many games to play; seats rotate between games.
     #[arg(long, default_value_t = 1)]
     games: u32,
-    /// The match seed; game g is dealt from seed + g.
+    /// The match seed; game g is dealt from seed + g (with --mirror, from
+    /// seed + g / seats).
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Play each deal once from every rotation of the seats, so the luck
+    /// of the deal cancels out.
+    #[arg(long)]
+    mirror: bool,
     /// Print one JSON object instead of tables.
     #[arg(long)]
     json: bool,
@@ -49,16 +56,17 @@ pub struct PlayArgs {
 }
 
 pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
+    let seed = args.seed;
     let options = parse_options(args.options.iter().map(String::as_str)).map_err(anyhow::Error::msg)?;
     if args.games == 0 {
         bail!("--games must be at least 1");
     }
     let bots = prepare_bots(&args)?;
+    let plan = if args.mirror { mirrored_plan } else { rotating_plan };
     let spec = MatchSpec {
         game: args.game.clone(),
         options,
-        n_games: args.games,
-        seed: args.seed,
+        games: plan(args.games, args.seed, bots.len()),
         bots: bots.into_iter().map(|bot| bot.entry).collect(),
         time_control: TimeControl {
             per_decision: Duration::from_millis(args.decision_ms),
@@ -73,9 +81,9 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         replay.write(path)?;
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&match_json(&spec, &result))?);
+        println!("{}", serde_json::to_string_pretty(&match_json(&spec, seed, &result))?);
     } else {
-        print!("{}", match_tables(&spec, &result));
+        print!("{}", match_tables(&spec, seed, &result));
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -112,7 +120,7 @@ fn seat_json(spec: &MatchSpec, seat: usize, result: &SeatResult) -> Value {
     })
 }
 
-fn match_json(spec: &MatchSpec, result: &MatchResult) -> Value {
+fn match_json(spec: &MatchSpec, seed: u64, result: &MatchResult) -> Value {
     let games: Vec<Value> = result
         .games
         .iter()
@@ -135,7 +143,7 @@ fn match_json(spec: &MatchSpec, result: &MatchResult) -> Value {
                    "forfeits": totals.forfeits, "stderr": result.stderr[index]})
         })
         .collect();
-    json!({"game": spec.game, "options": spec.options, "seed": spec.seed, "games": games, "bots": bots})
+    json!({"game": spec.game, "options": spec.options, "seed": seed, "games": games, "bots": bots})
 }
 
 /// One bot's results over the match.
@@ -162,7 +170,7 @@ impl Totals {
     }
 }
 
-fn match_tables(spec: &MatchSpec, result: &MatchResult) -> String {
+fn match_tables(spec: &MatchSpec, seed: u64, result: &MatchResult) -> String {
     let mut games = Table::new(&[">game", ">seed", ">seat", "bot", ">score", ">rank", "result"]);
     for game in &result.games {
         for (seat, r) in game.seats.iter().enumerate() {
@@ -190,7 +198,7 @@ fn match_tables(spec: &MatchSpec, result: &MatchResult) -> String {
             format!("{per_decision:.3}"),
         ]);
     }
-    let mut out = format!("{} {:?}, {} game(s) from seed {}\n\n", spec.game, spec.options, result.games.len(), spec.seed);
+    let mut out = format!("{} {:?}, {} game(s) from seed {}\n\n", spec.game, spec.options, result.games.len(), seed);
     out.push_str(&games.render());
     out.push('\n');
     out.push_str(&totals.render());

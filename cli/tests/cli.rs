@@ -85,3 +85,14 @@ fn an_unknown_game_or_a_bad_option_is_an_error_before_any_bot_starts() {
     let seats = cairn(&["play", "--game", "schotten-totten", "sdk/python"]);
     assert!(String::from_utf8_lossy(&seats.stderr).contains("2 seats"));
 }
+
+#[test]
+fn mirror_plays_each_deal_from_both_seats() {
+    let output = cairn(&["play", "--game", "schotten-totten", "--games", "4", "--seed", "9", "--mirror", "--json", "sdk/python", "sdk/js"]);
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let games = report["games"].as_array().unwrap();
+    let seeds: Vec<u64> = games.iter().map(|g| g["seed"].as_u64().unwrap()).collect();
+    assert_eq!(seeds, vec![9, 9, 10, 10]);
+    assert_eq!(games[0]["seats"][0]["bot"], games[1]["seats"][1]["bot"]);
+}

@@ -196,8 +196,7 @@ fn match_run(games: u32) -> (Vec<Duration>, f64, usize) {
     let spec = MatchSpec {
         game: "schotten-totten".into(),
         options: GameOptions::new(),
-        n_games: games,
-        seed: 1,
+        games: cairn_runner::rotating_plan(games, 1, 2),
         bots: vec![bot("a"), bot("b")],
         time_control: TimeControl::default(),
         limits: Default::default(),

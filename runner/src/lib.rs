@@ -13,13 +13,14 @@
 //! - [`connection`]: one live bot; every failure becomes a forfeit reason.
 //! - [`time_control`]: per-decision CPU limit plus a bank, wall backstop.
 //! - [`forfeit`]: forfeit reasons and scoring a game with forfeits.
+//! - [`plan`]: each game's seed and seating.
 //! - [`referee`]: the match loop, [`play_match`].
 //! - [`record`]: the replay file and its verification by re-simulation.
 //! - [`bot_folder`]: `cairn-bot.toml` bot folders and bare commands.
 //!
 //! # Example
 //! ```no_run
-//! use cairn_runner::{bot_folder, play_match, MatchSpec, PlainLauncher};
+//! use cairn_runner::{bot_folder, play_match, rotating_plan, MatchSpec, PlainLauncher};
 //!
 //! let bots = ["sdk/bots/python-random", "sdk/bots/js-random"]
 //!     .iter()
@@ -29,8 +30,7 @@
 //! let spec = MatchSpec {
 //!     game: "schotten-totten".into(),
 //!     options: Default::default(),
-//!     n_games: 2,
-//!     seed: 7,
+//!     games: rotating_plan(2, 7, bots.len()),
 //!     bots,
 //!     time_control: Default::default(),
 //!     limits: Default::default(),
@@ -43,6 +43,7 @@ pub mod bot_folder;
 pub mod connection;
 pub mod forfeit;
 pub mod pipe;
+pub mod plan;
 pub mod process;
 pub mod record;
 pub mod referee;
@@ -51,6 +52,7 @@ pub mod time_control;
 
 pub use connection::IoLimits;
 pub use forfeit::{EndedBy, FinalScore, Forfeit, ForfeitReason};
+pub use plan::{mirrored_plan, rotating_plan, GamePlan};
 pub use process::{BotLauncher, BotProcess, LaunchSpec, PlainLauncher};
 pub use record::{GameRecord, ReplayFile};
 pub use referee::{play_match, BotEntry, DecisionTiming, GameResult, MatchError, MatchResult, MatchSpec, SeatResult};

@@ -1,8 +1,7 @@
 //! The match loop: the engine referees, the bots only propose. A match is
-//! N games between the same bots, one process per bot for the whole match
-//! (restarted for the next game only after it forfeited one). Seats rotate:
-//! in game `g`, seat `s` is played by bot `(s + g) % n`, and game `g` is
-//! dealt from seed `seed + g`.
+//! a list of games between the same bots (each with its seed and seating,
+//! see [`crate::plan`]), one process per bot for the whole match (restarted
+//! for the next game only after it forfeited one).
 //!
 //! A seat that forfeits is out. With two seats the game stops and the
 //! opponent wins; with more, the game goes on and the engine plays the out
@@ -17,6 +16,7 @@ use cairn_proto::game::v1::{self as wire, arena_message, bot_message};
 
 use crate::connection::{Answer, BotConnection, Budget, Failure, IoLimits};
 use crate::forfeit::{final_score, FinalScore, Forfeit, ForfeitReason};
+use crate::plan::{check_plan, BadSeating, GamePlan};
 use crate::process::{BotLauncher, LaunchSpec};
 use crate::record::{hash_text, GameRecord};
 use crate::stderr::StderrLog;
@@ -34,8 +34,8 @@ pub struct BotEntry {
 pub struct MatchSpec {
     pub game: String,
     pub options: GameOptions,
-    pub n_games: u32,
-    pub seed: u64,
+    /// The games, in order.
+    pub games: Vec<GamePlan>,
     /// One per seat; the seat count is their number.
     pub bots: Vec<BotEntry>,
     pub time_control: TimeControl,
@@ -49,6 +49,8 @@ pub enum MatchError {
     Setup(#[from] SetupError),
     #[error(transparent)]
     Convert(#[from] ConvertError),
+    #[error(transparent)]
+    Plan(#[from] BadSeating),
     #[error("the engine refused its own legal action `{0}`")]
     Engine(String),
 }
@@ -112,15 +114,16 @@ impl BotSlot {
 pub fn play_match(spec: &MatchSpec, launcher: &dyn BotLauncher) -> Result<MatchResult, MatchError> {
     let n_seats = spec.bots.len();
     // Refuse a bad setup before any bot starts.
-    let probe = new_game(&spec.game, &spec.options, n_seats, spec.seed)?;
+    check_plan(&spec.games, n_seats)?;
+    let probe = new_game(&spec.game, &spec.options, n_seats, spec.games.first().map_or(0, |g| g.seed))?;
     if let Some(seat) = probe.current_seat() {
         convert::observation(probe.as_ref(), seat)?;
     }
     let mut slots: Vec<BotSlot> =
         spec.bots.iter().map(|entry| BotSlot { entry: entry.clone(), connection: None, stderr: Vec::new() }).collect();
-    let mut games = Vec::with_capacity(spec.n_games as usize);
+    let mut games = Vec::with_capacity(spec.games.len());
     let mut failure = None;
-    for index in 0..spec.n_games {
+    for index in 0..spec.games.len() as u32 {
         match play_game(spec, launcher, &mut slots, index) {
             Ok(game) => games.push(game),
             Err(error) => {
@@ -173,12 +176,12 @@ struct Table<'a> {
 
 fn play_game(spec: &MatchSpec, launcher: &dyn BotLauncher, slots: &mut [BotSlot], index: u32) -> Result<GameResult, MatchError> {
     let n_seats = slots.len();
-    let seed = spec.seed.wrapping_add(index as u64);
+    let plan = &spec.games[index as usize];
     let mut table = Table {
         spec,
-        state: new_game(&spec.game, &spec.options, n_seats, seed)?,
-        seed,
-        seat_bot: (0..n_seats).map(|seat| (seat + index as usize) % n_seats).collect(),
+        state: new_game(&spec.game, &spec.options, n_seats, plan.seed)?,
+        seed: plan.seed,
+        seat_bot: plan.seating.clone(),
         out: vec![false; n_seats],
         forfeits: Vec::new(),
         pending: vec![Vec::new(); n_seats],
@@ -260,7 +263,7 @@ impl Table<'_> {
                 bank_ms: control.bank.as_millis() as u32,
             }),
             game_index: index,
-            n_games: self.spec.n_games,
+            n_games: self.spec.games.len() as u32,
         };
         wire::ArenaMessage { message: Some(arena_message::Message::Hello(hello)) }
     }

@@ -82,8 +82,7 @@ pub fn schotten_totten(options: &[&str], n_games: u32, seed: u64, bots: Vec<BotE
     MatchSpec {
         game: "schotten-totten".into(),
         options: parse_options(options.iter().copied()).expect("test options are well formed"),
-        n_games,
-        seed,
+        games: cairn_runner::rotating_plan(n_games, seed, bots.len()),
         bots,
         time_control: TimeControl::default(),
         limits: Default::default(),
