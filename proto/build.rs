@@ -24,5 +24,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         // A bot may add fields of its own (e.g. for debugging); they are ignored.
         .ignore_unknown_fields()
         .build(&[".cairn.game.v1"])?;
+    use_fast_number_reader(&out_dir.join("cairn.game.v1.serde.rs"))?;
     Ok(())
+}
+
+/// Points the generated number fields at `crate::json_number` (same results,
+/// no buffering and no error formatting per number: see that module). If a
+/// pbjson release names its reader differently, nothing is replaced and the
+/// code still builds with pbjson's own reader.
+fn use_fast_number_reader(path: &std::path::Path) -> std::io::Result<()> {
+    let generated = std::fs::read_to_string(path)?;
+    let faster = generated.replace("::pbjson::private::NumberDeserialize", "crate::json_number::NumberDeserialize");
+    std::fs::write(path, faster)
 }

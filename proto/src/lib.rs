@@ -8,8 +8,9 @@
 //! - [`game::v1`]: the generated prost messages, with serde impls for the
 //!   proto3 JSON mapping generated from the same descriptors (pbjson).
 //! - [`wire`]: one message per line of JSON, as bots read and write them.
-//! - [`convert`]: engine to wire: observations (one module per game,
-//!   dispatched by game id), outcomes and forfeit reasons.
+//! - [`convert`]: engine to wire: observations, one module per game,
+//!   dispatched by game id.
+//! - [`json_number`]: the number reader the generated JSON code uses.
 //!
 //! # Example
 //! ```
@@ -23,6 +24,7 @@
 //! ```
 
 pub mod convert;
+pub mod json_number;
 pub mod wire;
 
 /// Generated code for the `cairn.game.v1` protobuf package.
