@@ -287,9 +287,9 @@ impl Table<'_> {
             }
             let legal = self.state.legal_actions();
             let action = if self.out[seat] {
-                legal[0].clone()
+                legal.into_iter().next().ok_or_else(|| MatchError::Engine("no legal action in a live game".into()))?
             } else {
-                match self.ask(slots, seat, &legal)? {
+                match self.ask(slots, seat, legal)? {
                     Ok(action) => action,
                     Err(failure) => {
                         self.forfeit(slots, seat, failure);
@@ -317,18 +317,25 @@ impl Table<'_> {
 
     /// The seat's decision: Ok(Ok(action)), Ok(Err(forfeit)), or our own
     /// error when the state cannot be put on the wire.
-    fn ask(&mut self, slots: &mut [BotSlot], seat: Seat, legal: &[String]) -> Result<Result<String, Failure>, MatchError> {
+    fn ask(&mut self, slots: &mut [BotSlot], seat: Seat, legal: Vec<String>) -> Result<Result<String, Failure>, MatchError> {
         let decision_id = self.next_decision_id;
         self.next_decision_id += 1;
         let request = wire::Request {
             decision_id,
             events: std::mem::take(&mut self.pending[seat]),
             observation: Some(convert::observation(self.state.as_ref(), seat)?),
-            legal_actions: legal.to_vec(),
+            legal_actions: legal,
             bank_left_ms: self.clocks[seat].bank_left().as_millis() as u32,
         };
         let message = wire::ArenaMessage { message: Some(arena_message::Message::Request(request)) };
-        Ok(self.exchange(slots, seat, &message).and_then(|answer| self.check_answer(seat, decision_id, answer, legal)))
+        let answer = self.exchange(slots, seat, &message);
+        // The legal actions travel inside the request; take them back out
+        // rather than keeping a second copy.
+        let legal = match message.message {
+            Some(arena_message::Message::Request(request)) => request.legal_actions,
+            _ => Vec::new(),
+        };
+        Ok(answer.and_then(|answer| self.check_answer(seat, decision_id, answer, &legal)))
     }
 
     fn exchange(&mut self, slots: &mut [BotSlot], seat: Seat, message: &wire::ArenaMessage) -> Result<Answer, Failure> {
