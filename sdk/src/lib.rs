@@ -37,6 +37,8 @@
 use std::io::{BufRead, Write};
 
 pub use cairn_engine::Rng;
+/// Every protocol message, for bots that need more than the re-exports below.
+pub use cairn_proto::game::v1 as messages;
 pub use cairn_proto::game::v1::{
     observation::Game as GameObservation, GameOver, Hello, Observation, Request, SchottenTottenObservation,
 };

@@ -72,3 +72,41 @@ impl Bot for GreedyBot {
 fn main() -> Result<(), cairn_sdk::SdkError> {
     run(GreedyBot)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cairn_sdk::messages::{SchottenTottenSide, SchottenTottenStone};
+    use cairn_sdk::{GameObservation, Observation};
+
+    fn request(our_cards_on_stone_0: &[&str], legal: &[&str]) -> Request {
+        let side = |cards: &[&str]| SchottenTottenSide { cards: cards.iter().map(|c| c.to_string()).collect() };
+        let mut stones = vec![SchottenTottenStone { sides: vec![side(&[]), side(&[])], ..Default::default() }; 9];
+        stones[0].sides[0] = side(our_cards_on_stone_0);
+        let seen = SchottenTottenObservation { seat: 0, stones, ..Default::default() };
+        Request {
+            decision_id: 1,
+            observation: Some(Observation { game: Some(GameObservation::SchottenTotten(seen)) }),
+            legal_actions: legal.iter().map(|a| a.to_string()).collect(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn it_claims_whenever_a_claim_is_legal() {
+        assert_eq!(GreedyBot.decide(&request(&[], &["play r9 1", "claim 4", "done"])), "claim 4");
+    }
+
+    #[test]
+    fn it_extends_a_run_of_its_own_color_over_a_stronger_loose_card() {
+        let legal = ["play p9 1", "play r5 0"];
+        assert_eq!(GreedyBot.decide(&request(&["r4", "r6"], &legal)), "play r5 0");
+    }
+
+    #[test]
+    fn it_keeps_tactic_cards_back_and_falls_back_to_the_first_action_without_a_view() {
+        assert_eq!(GreedyBot.decide(&request(&[], &["play joker 1", "play b1 2"])), "play b1 2");
+        let blind = Request { legal_actions: vec!["a".into(), "b".into()], ..Default::default() };
+        assert_eq!(GreedyBot.decide(&blind), "a");
+    }
+}
