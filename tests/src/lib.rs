@@ -8,7 +8,8 @@
 //! - `tests/languages.rs`: Rust, Python and JS bots play every variant;
 //!   first-action bots in all three write byte-identical replays.
 //! - `tests/hostile.rs`: misbehaving bots forfeit with the right reason.
-//! - `bots/`: the hostile bots (small Python scripts).
+//! - `tests/events.rs`: every seat sees every action once, in order.
+//! - `bots/`: the hostile bots and a recording bot (small Python scripts).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
