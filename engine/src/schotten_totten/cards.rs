@@ -105,10 +105,11 @@ pub fn is_elite_troop(card: u8) -> bool {
 
 /// The card's text form: `r7`, `joker`, `mud`, ...
 pub fn card_name(card: u8) -> String {
-    if is_clan(card) {
-        format!("{}{}", COLOR_LETTERS[color(card) as usize], strength(card))
-    } else {
-        tactic(card).name.to_string()
+    match TACTICS.get(card.wrapping_sub(N_CLAN) as usize) {
+        _ if is_clan(card) => format!("{}{}", COLOR_LETTERS[color(card) as usize], strength(card)),
+        Some(tactic) => tactic.name.to_string(),
+        // Only a hand-built action can carry a card id past the table.
+        None => format!("card#{card}"),
     }
 }
 

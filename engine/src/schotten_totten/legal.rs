@@ -155,7 +155,7 @@ impl SchottenTotten {
             (Action::Strategist { card, from, to }, Phase::Play) => {
                 self.can_play_tactic(seat, STRATEGIST)
                     && self.unclaimed_side_has(seat, from as usize, card)
-                    && to.is_none_or(|to| to != from && self.stones[to as usize].has_room(seat))
+                    && to.is_none_or(|to| to != from && self.stones.get(to as usize).is_some_and(|s| s.has_room(seat)))
             }
             (Action::Banshee { card, stone }, Phase::Play) => {
                 self.can_play_tactic(seat, BANSHEE) && self.unclaimed_side_has(1 - seat, stone as usize, card)
@@ -164,7 +164,7 @@ impl SchottenTotten {
                 self.can_play_tactic(seat, TRAITOR)
                     && is_clan(card)
                     && self.unclaimed_side_has(1 - seat, from as usize, card)
-                    && self.stones[to as usize].has_room(seat)
+                    && self.stones.get(to as usize).is_some_and(|s| s.has_room(seat))
             }
             (Action::Pass, Phase::Play) => self.options.tactics && !self.clan_card_playable(seat),
             (Action::Claim(stone), Phase::StartClaims | Phase::Claims) => stone < 9 && self.claimable >> stone & 1 == 1,
@@ -225,8 +225,9 @@ impl SchottenTotten {
                 self.after_play();
             }
             Action::Recruiter => {
+                // The turn's draw still follows, as after any card, and only
+                // while the hand holds fewer than 7 (normally it is full again).
                 self.start_ruse(RECRUITER);
-                self.skip_draw = true;
                 self.phase = Phase::RecruitDraw(3);
                 self.advance_recruiter();
             }
@@ -327,11 +328,14 @@ impl SchottenTotten {
         let seat = self.to_move as usize;
         let card = self.hand_card(seat, card_face).expect("checked");
         self.hands[seat] &= !(1 << card);
+        let deck_index = if is_clan(card) { 0 } else { 1 };
         if is_clan(card) {
             self.clan_deck.put_bottom(card);
         } else {
             self.tactic_deck.put_bottom(card);
         }
+        let known = self.known_bottom.get_or_insert((seat as u8, [0, 0]));
+        known.1[deck_index] += 1;
         if let Phase::RecruitReturn(left) = self.phase {
             self.phase = Phase::RecruitReturn(left - 1);
             if left == 1 {

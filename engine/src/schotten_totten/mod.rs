@@ -21,8 +21,6 @@
 //!   not start it starts the next;
 //! - after that double pass, if both players meet a win condition once the
 //!   claimable stones are awarded, the one with more stones wins (equal: draw);
-//! - the Recruiter replaces the turn's draw even when the decks were too
-//!   thin to refill the hand to 7;
 //! - the Traitor may put the card on your side of the stone it came from.
 
 mod action;
@@ -174,6 +172,9 @@ pub struct SchottenTotten {
     /// This turn ends without a draw (a pass, or the Recruiter).
     skip_draw: bool,
     consecutive_passes: u8,
+    /// The seat that put cards under the decks with the Recruiter, and how
+    /// many of each deck's bottom cards (clan, tactic) it still knows.
+    known_bottom: Option<(u8, [u8; 2])>,
     /// In a claim step: the stones the player to move may still claim.
     claimable: u16,
     clock: u16,
@@ -208,10 +209,11 @@ impl SchottenTotten {
     /// The card id in `seat`'s hand showing `card_face`.
     fn hand_card(&self, seat: usize, card_face: u8) -> Option<u8> {
         let hand = self.hands[seat];
-        if card_face == JOKER_A {
-            [JOKER_A, JOKER_B].into_iter().find(|&j| hand >> j & 1 == 1)
-        } else {
-            (card_face < N_CARDS && hand >> card_face & 1 == 1).then_some(card_face)
+        match card_face {
+            JOKER_A => [JOKER_A, JOKER_B].into_iter().find(|&j| hand >> j & 1 == 1),
+            // The second Joker has no face of its own: actions name `joker`.
+            JOKER_B => None,
+            _ => (card_face < N_CARDS && hand >> card_face & 1 == 1).then_some(card_face),
         }
     }
 
@@ -231,6 +233,7 @@ impl SchottenTotten {
         self.tactics_played = [0; 2];
         self.joker_played = [false; 2];
         self.consecutive_passes = 0;
+        self.known_bottom = None;
         self.round_starter = starter;
         self.to_move = starter;
         self.decisions_this_round = 0;
@@ -298,6 +301,12 @@ impl SchottenTotten {
         if let Some(card) = card {
             self.hands[self.to_move as usize] |= 1 << card;
         }
+        let left = [self.clan_deck.len() as u8, self.tactic_deck.len() as u8];
+        if let Some((_, known)) = &mut self.known_bottom {
+            for (count, left) in known.iter_mut().zip(left) {
+                *count = (*count).min(left);
+            }
+        }
     }
 
     fn tick(&mut self) -> u16 {
@@ -353,7 +362,9 @@ impl SchottenTotten {
     /// table or in the discard pile, could beat it. Unplayed tactic cards
     /// are ignored; elite troops on the table take any value they allow.
     pub fn can_claim(&self, seat: Seat, stone: usize) -> bool {
-        let st = &self.stones[stone];
+        let Some(st) = self.stones.get(stone) else {
+            return false;
+        };
         if seat > 1 || st.owner.is_some() || !st.is_complete(seat) {
             return false;
         }
@@ -493,6 +504,7 @@ impl Game for SchottenTotten {
             phase: Phase::Play,
             skip_draw: false,
             consecutive_passes: 0,
+            known_bottom: None,
             claimable: 0,
             clock: 0,
             round: 0,

@@ -3,7 +3,7 @@
 //! tactic counts, whose turn it is. Never the deck order or the other hand.
 
 use super::cards::{face, ALL_CLAN, ALL_TACTICS};
-use super::{bits, hand_faces, Phase, SchottenTotten};
+use super::{bits, Phase, SchottenTotten};
 use crate::game::Seat;
 use crate::rng::Rng;
 
@@ -29,7 +29,7 @@ pub struct Observation {
     /// Recruiter draws or returns still to make.
     pub pending: u8,
     pub stones: Vec<StoneView>,
-    /// Own hand, as faces in id order.
+    /// Own hand, every card as its face, in id order (both Jokers show as `joker`).
     pub hand: Vec<u8>,
     pub opponent_hand_clan: u8,
     pub opponent_hand_tactic: u8,
@@ -65,7 +65,7 @@ impl SchottenTotten {
             phase,
             pending,
             stones: self.stones.iter().map(stone_view).collect(),
-            hand: hand_faces(self.hands[seat]).collect(),
+            hand: bits(self.hands[seat]).map(face).collect(),
             opponent_hand_clan: (self.hands[other] & ALL_CLAN).count_ones() as u8,
             opponent_hand_tactic: (self.hands[other] & ALL_TACTICS).count_ones() as u8,
             clan_deck: self.clan_deck.len() as u8,
@@ -84,17 +84,23 @@ impl SchottenTotten {
 
     /// Redeals the cards `viewer` cannot see: the other hand and each deck
     /// are refilled from their pooled cards, kind by kind (the deck a card
-    /// was drawn from is public), and future shuffles are reseeded.
+    /// was drawn from is public), and future shuffles are reseeded. Cards
+    /// the viewer itself put under a deck with the Recruiter stay there.
     pub(super) fn resample(&self, viewer: Seat, rng: &mut Rng) -> SchottenTotten {
         let mut state = self.clone();
         let other = 1 - viewer;
-        for (kind_mask, deck) in [(ALL_CLAN, &mut state.clan_deck), (ALL_TACTICS, &mut state.tactic_deck)] {
+        let known = match self.known_bottom {
+            Some((seat, counts)) if seat as Seat == viewer => counts,
+            _ => [0, 0],
+        };
+        for ((kind_mask, deck), fixed) in [(ALL_CLAN, &mut state.clan_deck), (ALL_TACTICS, &mut state.tactic_deck)].into_iter().zip(known) {
             let held = state.hands[other] & kind_mask;
-            let mut pooled: Vec<u8> = bits(held).chain(deck.as_slice().iter().copied()).collect();
+            let unknown_part = &mut deck.as_mut_slice()[fixed as usize..];
+            let mut pooled: Vec<u8> = bits(held).chain(unknown_part.iter().copied()).collect();
             rng.shuffle(&mut pooled);
             let (to_hand, to_deck) = pooled.split_at(held.count_ones() as usize);
             state.hands[other] = state.hands[other] & !kind_mask | to_hand.iter().fold(0, |m, &c| m | 1 << c);
-            deck.as_mut_slice().copy_from_slice(to_deck);
+            unknown_part.copy_from_slice(to_deck);
         }
         state.rng = Rng::seeded(rng.next_u64());
         state

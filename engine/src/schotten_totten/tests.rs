@@ -652,9 +652,62 @@ fn the_recruiter_draws_what_there_is() {
     game.clan_deck = Deck::from_top_last(ids("g9"));
     game.tactic_deck = Deck::default();
     game.give(0, "recruiter r1");
+    game.give(1, "o1");
     act(&mut game, "play recruiter");
     assert_eq!(game.phase, Phase::RecruitReturn(2));
     assert_eq!(game.hands[0].count_ones(), 2);
+    act(&mut game, "return r1");
+    act(&mut game, "return g9");
+    // Fewer than 7 in hand: the turn's draw follows, from the only deck left.
+    assert_eq!(game.hands[0].count_ones(), 1);
+    assert_eq!(game.to_move, 1);
+}
+
+#[test]
+fn resampling_keeps_the_cards_you_put_under_the_deck() {
+    let mut game = empty_table(&["tactics=true"]);
+    game.give(0, "recruiter r1 r2 r3 r4 r5 r6");
+    game.give(1, "g1");
+    act(&mut game, "play recruiter");
+    for _ in 0..3 {
+        act(&mut game, "recruit clan");
+    }
+    act(&mut game, "return r1");
+    act(&mut game, "return r2");
+    let mut rng = Rng::seeded(5);
+    for _ in 0..20 {
+        let resampled = game.resample_hidden(0, &mut rng);
+        assert_eq!(&resampled.clan_deck.as_slice()[..2], &game.clan_deck.as_slice()[..2]);
+    }
+}
+
+#[test]
+fn your_observation_shows_both_your_jokers() {
+    let mut game = empty_table(&["tactics=true"]);
+    game.give(0, "joker joker r1");
+    assert_eq!(game.observation(0).hand, ids("r1 joker joker"));
+}
+
+#[test]
+fn hand_built_actions_out_of_range_are_refused_without_panic() {
+    let mut game = empty_table(&["tactics=true"]);
+    game.put(0, 0, "r5");
+    game.put(1, 1, "g5");
+    game.give(0, "strategist traitor joker joker");
+    let before = game.state_hash();
+    for action in [
+        Action::Strategist { card: ids("r5")[0], from: 0, to: Some(9) },
+        Action::Traitor { card: ids("g5")[0], from: 1, to: 200 },
+        Action::Play { card: 64, stone: 0 },
+        Action::Play { card: cards::JOKER_B, stone: 1 },
+        Action::Return(200),
+        Action::Claim(9),
+        Action::Banshee { card: 70, stone: 12 },
+    ] {
+        assert!(game.apply(&action).is_err(), "{action:?}");
+    }
+    assert!(!game.can_claim(0, 9));
+    assert_eq!(game.state_hash(), before);
 }
 
 // ---- multi-round matches ---------------------------------------------------
