@@ -18,6 +18,17 @@ pub fn encode_arena_message(message: &ArenaMessage) -> Vec<u8> {
     encode_line(message)
 }
 
+/// One arena message as a line into `line` (cleared first), so a caller
+/// sending many can reuse one buffer.
+pub fn encode_arena_message_into(message: &ArenaMessage, line: &mut Vec<u8>) {
+    line.clear();
+    // As in `encode_line`: generated messages always serialise.
+    if serde_json::to_writer(&mut *line, message).is_err() {
+        line.clear();
+    }
+    line.push(b'\n');
+}
+
 /// One bot message as a line, newline included.
 pub fn encode_bot_message(message: &BotMessage) -> Vec<u8> {
     encode_line(message)
@@ -79,6 +90,9 @@ mod tests {
         assert!(text.contains(r#""protocolVersion":"PROTOCOL_VERSION_1""#), "{text}");
         assert!(text.contains(r#""seat":0"#), "default values are written out: {text}");
         assert_eq!(decode_arena_message(&line).unwrap(), message);
+        let mut reused = b"old contents".to_vec();
+        encode_arena_message_into(&message, &mut reused);
+        assert_eq!(reused, line);
     }
 
     #[test]

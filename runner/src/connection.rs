@@ -72,6 +72,8 @@ pub struct BotConnection {
     stderr: StderrLog,
     cpu_mark: Duration,
     sent_at: Instant,
+    /// Reused for every line we send.
+    line: Vec<u8>,
 }
 
 impl BotConnection {
@@ -82,7 +84,8 @@ impl BotConnection {
         let writer = LineWriter::new(pipes.stdin).map_err(io)?;
         let reader = LineReader::new(pipes.stdout, limits.max_line).map_err(io)?;
         let stderr = StderrLog::drain(pipes.stderr, limits.stderr_cap);
-        Ok(BotConnection { process, writer, reader, stderr, cpu_mark: Duration::ZERO, sent_at: Instant::now() })
+        let line = Vec::with_capacity(4096);
+        Ok(BotConnection { process, writer, reader, stderr, cpu_mark: Duration::ZERO, sent_at: Instant::now(), line })
     }
 
     pub fn stderr(&self) -> &StderrLog {
@@ -91,11 +94,11 @@ impl BotConnection {
 
     /// Writes one message, giving up after `wait` if the bot does not read.
     pub fn send(&mut self, message: &ArenaMessage, wait: Duration) -> Result<(), Failure> {
-        let line = wire::encode_arena_message(message);
+        wire::encode_arena_message_into(message, &mut self.line);
         // Stamped before the write: once the bot is woken it may run (and
         // answer) before this thread is scheduled again.
         self.sent_at = Instant::now();
-        match self.writer.write_all(&line, wait) {
+        match self.writer.write_all(&self.line, wait) {
             Ok(()) => Ok(()),
             Err(PipeError::TimedOut) => Err(self.fail(ForfeitReason::Timeout, "it stopped reading its stdin")),
             Err(PipeError::Closed) => Err(self.exit_failure("closed its stdin")),
