@@ -96,12 +96,26 @@ pub fn tight_time_control() -> TimeControl {
     TimeControl { per_decision: Duration::from_millis(50), bank: Duration::from_millis(50), setup: Duration::from_secs(20) }
 }
 
-/// Whether any live process has `marker` in its command line.
+/// Whether any process that can still run has `marker` in its command
+/// line. Zombies and processes with a SIGKILL pending are dead already:
+/// the kernel finishes them the next time they are scheduled.
 pub fn process_with_marker_exists(marker: &str) -> bool {
     let Ok(entries) = std::fs::read_dir("/proc") else { return false };
     entries.flatten().any(|entry| {
-        std::fs::read(entry.path().join("cmdline")).is_ok_and(|cmdline| {
-            cmdline.windows(marker.len()).any(|window| window == marker.as_bytes())
-        })
+        let path = entry.path();
+        let has_marker = std::fs::read(path.join("cmdline"))
+            .is_ok_and(|cmdline| cmdline.windows(marker.len()).any(|window| window == marker.as_bytes()));
+        has_marker && std::fs::read_to_string(path.join("status")).is_ok_and(|status| can_still_run(&status))
     })
+}
+
+fn can_still_run(status: &str) -> bool {
+    const SIGKILL_BIT: u64 = 1 << (9 - 1);
+    let field = |name: &str| status.lines().find_map(|line| line.strip_prefix(name)).map(str::trim);
+    let zombie = field("State:").is_some_and(|state| state.starts_with('Z') || state.starts_with('X'));
+    let kill_pending = ["SigPnd:", "ShdPnd:"]
+        .iter()
+        .filter_map(|name| field(name))
+        .any(|mask| u64::from_str_radix(mask, 16).is_ok_and(|bits| bits & SIGKILL_BIT != 0));
+    !zombie && !kill_pending
 }
