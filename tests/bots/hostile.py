@@ -43,7 +43,8 @@ def misbehave(mode, request, marker):
         time.sleep(3600)
     elif mode == "daemon":
         # A child in our process group that outlives us, then we leave.
-        subprocess.Popen(["sleep", "3600." + marker], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+        daemon = [sys.executable, "-c", "import time; time.sleep(3600)", marker]
+        subprocess.Popen(daemon, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
         sys.exit(0)
     elif mode == "stderr-flood":
         sys.stderr.write("e" * (8 << 20))
