@@ -10,7 +10,7 @@ use anyhow::{bail, Context};
 use cairn_engine::game::parse_options;
 use cairn_runner::bot_folder::{load_bot, PreparedBot};
 use cairn_runner::{
-    mirrored_plan, play_match, rotating_plan, MatchResult, MatchSpec, PlainLauncher, ReplayFile, SeatResult, TimeControl,
+    mirrored_plan, BotLauncher, play_match, rotating_plan, MatchResult, MatchSpec, PlainLauncher, ReplayFile, SeatResult, TimeControl,
 };
 use serde_json::{json, Value};
 
@@ -75,7 +75,9 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         },
         limits: Default::default(),
     };
-    let result = play_match(&spec, &PlainLauncher).context("the match could not be played")?;
+    let launcher = PlainLauncher;
+    eprintln!("{}", launcher.describe());
+    let result = play_match(&spec, &launcher).context("the match could not be played")?;
     if let Some(path) = &args.replay {
         let replay = ReplayFile::new(result.games.iter().map(|g| g.record.clone()).collect());
         replay.write(path)?;

@@ -5,7 +5,9 @@
 //! sandbox replaces [`PlainLauncher`] without touching it.
 //!
 //! [`PlainLauncher`] is the unsandboxed implementation: a `std::process`
-//! child in its own process group, killed as a group.
+//! child in its own process group, killed as a group. The sandbox plugs in
+//! by implementing the same two traits (its limits live in its launcher),
+//! and reports what isolation it gives through [`BotLauncher::describe`].
 
 use std::os::fd::OwnedFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -77,6 +79,9 @@ pub trait BotProcess: Send + std::fmt::Debug {
 /// Starts bots.
 pub trait BotLauncher: Send + Sync + std::fmt::Debug {
     fn launch(&self, spec: &LaunchSpec) -> Result<Box<dyn BotProcess>, LaunchError>;
+
+    /// One line saying how bots are isolated, for the user to see.
+    fn describe(&self) -> String;
 }
 
 /// Starts bots as plain child processes, each in its own process group.
@@ -100,6 +105,10 @@ impl BotLauncher for PlainLauncher {
             .process_group(0);
         let child = command.spawn().map_err(|source| LaunchError::Spawn { program: program.clone(), source })?;
         Ok(Box::new(PlainProcess { child, exit: None }))
+    }
+
+    fn describe(&self) -> String {
+        "no sandbox: bots run as plain processes with this user's rights (trusted bots only)".to_string()
     }
 }
 
