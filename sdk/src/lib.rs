@@ -25,6 +25,7 @@
 //!
 //! let input = concat!(
 //!     r#"{"hello":{"game":"schotten-totten","seat":0,"nSeats":2}}"#, "\n",
+//!     r#"{"fromTheFuture":{}}"#, "\n",
 //!     r#"{"request":{"decisionId":1,"legalActions":["play r7 0","play b2 0"]}}"#, "\n",
 //!     r#"{"quit":{}}"#, "\n",
 //! );
@@ -98,7 +99,12 @@ pub fn run_with<B: Bot>(mut bot: B, input: impl BufRead, mut output: impl Write)
         if line.trim().is_empty() {
             continue;
         }
-        let message = wire::decode_arena_message(line.as_bytes()).map_err(|e| SdkError::Wire(e.to_string()))?;
+        let message = match wire::decode_arena_message(line.as_bytes()) {
+            Ok(message) => message,
+            // A message kind from a newer arena: not for us.
+            Err(wire::WireError::Empty) => continue,
+            Err(error) => return Err(SdkError::Wire(error.to_string())),
+        };
         let reply = match message.message {
             Some(Message::Hello(hello)) => {
                 bot.hello(&hello);
