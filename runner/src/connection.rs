@@ -46,8 +46,9 @@ pub struct Answer {
     pub message: BotMessage,
     /// Wall time from the start of our write to the end of its line.
     pub wall: Duration,
-    /// CPU the bot used since its previous answer (so thinking on the
-    /// opponent's time is charged too).
+    /// CPU the bot used since its previous answer. RULING (ours): thinking
+    /// on the opponent's time is charged too, since on a shared machine it
+    /// takes CPU from the opponent.
     pub cpu: Duration,
 }
 

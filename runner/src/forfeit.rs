@@ -93,6 +93,10 @@ pub struct FinalScore {
 /// by the engine's ranks (all first when it stopped early); forfeited seats
 /// rank after them, the earliest forfeit last. Scores are the engine's, or
 /// zero for everyone when the game stopped early.
+///
+/// RULING (ours): "ranked last" for several forfeits means the later a seat
+/// dropped out the better it ranks, and a game stopped by forfeits scores
+/// zero points for everyone (the ranks carry the result).
 pub fn final_score(engine: Option<&Outcome>, n_seats: usize, forfeits: &[Forfeit]) -> FinalScore {
     let out: Vec<bool> = (0..n_seats).map(|seat| forfeits.iter().any(|f| f.seat == seat)).collect();
     let engine_rank = |seat: Seat| engine.map_or(1, |o| o.ranks[seat]);

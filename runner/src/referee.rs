@@ -286,6 +286,8 @@ impl Table<'_> {
                 break;
             }
             let legal = self.state.legal_actions();
+            // RULING (ours): an out seat of a 3-5 seat game plays its first
+            // legal action: deterministic, so the replay stays a plain list.
             let action = if self.out[seat] {
                 legal.into_iter().next().ok_or_else(|| MatchError::Engine("no legal action in a live game".into()))?
             } else {
