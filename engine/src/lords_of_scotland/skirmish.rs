@@ -72,7 +72,7 @@ impl LordsOfScotland {
 
     /// Cochrane: "pegue dois em vez de um". RULING (ours): two such cards in
     /// one army still take two, as a copy "não sobrepuja" and powers do not stack.
-    fn picks_for(&self, seat: usize) -> u8 {
+    pub(super) fn picks_for(&self, seat: usize) -> u8 {
         if self.armies[seat].cards().0 & self.takes_two.0 != 0 {
             2
         } else {

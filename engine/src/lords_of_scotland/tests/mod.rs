@@ -1,0 +1,75 @@
+//! Rule tests. Each cites the rulebook sentence (Portuguese seed) or the
+//! rules-page line it checks. States are built by hand on an empty table
+//! with the helpers below.
+
+mod powers;
+mod setup_and_turns;
+mod skirmish;
+
+use super::cards::card_by_name;
+use super::*;
+
+pub(super) fn id(name: &str) -> CardId {
+    card_by_name(name).unwrap_or_else(|| panic!("no card {name}"))
+}
+
+pub(super) fn set(names: &[&str]) -> CardSet {
+    names.iter().map(|name| id(name)).collect()
+}
+
+/// An empty table: nothing dealt, seat 0 holds the initiative and is to move
+/// in the first turn of the first skirmish.
+pub(super) fn table(n_seats: usize) -> LordsOfScotland {
+    LordsOfScotland::empty_table(n_seats, true, 7)
+}
+
+pub(super) fn give(state: &mut LordsOfScotland, seat: usize, names: &[&str]) {
+    state.hands[seat] = state.hands[seat].union(set(names));
+}
+
+pub(super) fn field(state: &mut LordsOfScotland, seat: usize, names: &[&str]) {
+    state.armies[seat].face_up = state.armies[seat].face_up.union(set(names));
+}
+
+pub(super) fn field_down(state: &mut LordsOfScotland, seat: usize, names: &[&str]) {
+    for name in names {
+        state.armies[seat].face_down.push(id(name));
+        state.face_down_known_by[id(name) as usize] = 1 << seat;
+    }
+}
+
+/// Stacks the draw pile; the first name is drawn first.
+pub(super) fn stack(state: &mut LordsOfScotland, names: &[&str]) {
+    state.draw_pile = names.iter().rev().map(|name| id(name)).collect();
+}
+
+pub(super) fn play(state: &mut LordsOfScotland, text: &str) {
+    let action: Action = text.parse().unwrap();
+    state.apply(&action).unwrap_or_else(|e| panic!("{e} in phase {:?}", state.phase));
+}
+
+pub(super) fn legal(state: &LordsOfScotland) -> Vec<String> {
+    let mut out = Vec::new();
+    state.legal_actions(&mut out);
+    out.iter().map(ToString::to_string).collect()
+}
+
+pub(super) fn offers(state: &LordsOfScotland, text: &str) -> bool {
+    legal(state).iter().any(|action| action == text)
+}
+
+/// Plays out the five turns as passes and ends the skirmish.
+pub(super) fn end_skirmish_now(state: &mut LordsOfScotland) {
+    state.turn_round = TURNS_PER_SKIRMISH - 1;
+    state.turn_offset = 0;
+    state.phase = Phase::Turn;
+    state.end_skirmish();
+}
+
+pub(super) fn power_phase(state: &LordsOfScotland) -> Option<Clan> {
+    match state.phase {
+        Phase::Power { clan, .. } => Some(clan),
+        _ => None,
+    }
+}
+
