@@ -66,6 +66,15 @@ pub(super) fn end_skirmish_now(state: &mut LordsOfScotland) {
     state.end_skirmish();
 }
 
+/// Ends the skirmish and lets every seat take the first supporter offered.
+pub(super) fn end_skirmish_taking_first_supporters(state: &mut LordsOfScotland) {
+    end_skirmish_now(state);
+    while let Phase::Supporters { .. } = state.phase {
+        let first = legal(state)[0].clone();
+        play(state, &first);
+    }
+}
+
 pub(super) fn power_phase(state: &LordsOfScotland) -> Option<Clan> {
     match state.phase {
         Phase::Power { clan, .. } => Some(clan),

@@ -338,7 +338,7 @@ fn macdonnell_survives_one_skirmish_and_not_two() {
     give(&mut state, 0, &["forsyth2"]);
     play(&mut state, "muster forsyth2 up");
     assert_eq!(state.phase, Phase::Turn);
-    end_skirmish_now(&mut state);
+    end_skirmish_taking_first_supporters(&mut state);
     assert!(state.armies[0].is_empty(), "discarded after its second skirmish");
     assert!(state.discard.contains(id("macdonnell1")));
     assert!(state.kept.is_empty());
