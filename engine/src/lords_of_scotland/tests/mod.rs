@@ -2,6 +2,7 @@
 //! rules-page line it checks. States are built by hand on an empty table
 //! with the helpers below.
 
+mod observation;
 mod powers;
 mod setup_and_turns;
 mod skirmish;
@@ -82,3 +83,20 @@ pub(super) fn power_phase(state: &LordsOfScotland) -> Option<Clan> {
     }
 }
 
+/// Every card somewhere, each exactly once.
+pub(super) fn every_card_in_play(state: &LordsOfScotland) -> CardSet {
+    let mut all = CardSet::EMPTY;
+    let mut count = 0;
+    let mut add = |card: CardId| {
+        assert!(!all.contains(card), "{} is in two places", cards::card_name(card));
+        all.insert(card);
+        count += 1;
+    };
+    state.draw_pile.iter().for_each(|&card| add(card));
+    state.recruits.iter().filter_map(|slot| slot.card()).for_each(&mut add);
+    for seat in state.seats() {
+        state.hands[seat].union(state.won[seat]).union(state.armies[seat].cards()).iter().for_each(&mut add);
+    }
+    state.discard.union(state.supporters).iter().for_each(&mut add);
+    all
+}

@@ -39,24 +39,6 @@ fn setup_refuses_bad_seat_counts_and_options() {
     assert!(matches!(LordsOfScotland::new(&parse_options(["bruce=yes"]).unwrap(), 2, 1), Err(SetupError::BadOption { .. })));
 }
 
-/// Every card somewhere, each exactly once.
-fn every_card_in_play(state: &LordsOfScotland) -> CardSet {
-    let mut all = CardSet::EMPTY;
-    let mut count = 0;
-    let mut add = |card: CardId| {
-        assert!(!all.contains(card), "{} is in two places", cards::card_name(card));
-        all.insert(card);
-        count += 1;
-    };
-    state.draw_pile.iter().for_each(|&card| add(card));
-    state.recruits.iter().filter_map(|slot| slot.card()).for_each(&mut add);
-    for seat in state.seats() {
-        state.hands[seat].union(state.won[seat]).union(state.armies[seat].cards()).iter().for_each(&mut add);
-    }
-    state.discard.union(state.supporters).iter().for_each(&mut add);
-    all
-}
-
 #[test]
 fn random_games_never_lose_or_duplicate_a_card() {
     let mut rng = Rng::seeded(11);
