@@ -112,6 +112,9 @@ pub struct LordsOfScotland {
     rng: Rng,
     /// Top card last.
     draw_pile: Vec<CardId>,
+    /// The cards the draw pile may hold, as everyone knows: the whole deck
+    /// at first, the discard pile it was made from after a reshuffle.
+    draw_pile_made_from: CardSet,
     discard: CardSet,
     hands: [CardSet; MAX_SEATS],
     /// Cards everyone knows to be in that hand (taken from face-up recruits).
@@ -150,6 +153,7 @@ impl LordsOfScotland {
             bruce,
             rng: Rng::seeded(seed),
             draw_pile: Vec::with_capacity(cards::N_CARDS),
+            draw_pile_made_from: cards::deck(bruce),
             discard: CardSet::EMPTY,
             hands: [CardSet::EMPTY; MAX_SEATS],
             known_in_hand: [CardSet::EMPTY; MAX_SEATS],
@@ -195,6 +199,7 @@ impl LordsOfScotland {
     fn draw_card(&mut self) -> Option<CardId> {
         if self.draw_pile.is_empty() && !self.discard.is_empty() {
             self.draw_pile.extend(self.discard.iter());
+            self.draw_pile_made_from = self.discard;
             self.discard = CardSet::EMPTY;
             self.rng.shuffle(&mut self.draw_pile);
         }

@@ -45,6 +45,8 @@ pub struct Observation {
     pub known_in_pool: Vec<CardSet>,
     pub recruits: Vec<RecruitView>,
     pub draw_pile_len: usize,
+    /// The cards the draw pile was made from (the discard pile at the last reshuffle).
+    pub draw_pile_made_from: CardSet,
     pub discard: CardSet,
     pub supporters: CardSet,
     pub won: Vec<CardSet>,
@@ -92,6 +94,7 @@ impl Observation {
             known_in_pool: state.known_in_pool[seats.clone()].to_vec(),
             recruits: state.recruits.iter().map(|&slot| recruit_view(slot)).collect(),
             draw_pile_len: state.draw_pile.len(),
+            draw_pile_made_from: state.draw_pile_made_from,
             discard: state.discard,
             supporters: state.supporters,
             won: state.won[seats.clone()].to_vec(),
@@ -150,8 +153,14 @@ fn hidden_places(state: &LordsOfScotland, viewer: Seat) -> (Vec<Place>, CardSet)
 
 /// Deals the cards hidden from `viewer` again at random over the same places,
 /// keeping every card that everyone knows to be in a seat's hand-or-face-down
-/// pool inside that seat's hidden hand and face-down places. Future chance
-/// (the reshuffle generator) is redrawn too.
+/// pool inside that seat's hidden hand and face-down places, and the draw
+/// pile within the cards it was made from. Future chance (the reshuffle
+/// generator) is redrawn too.
+///
+/// Not tracked (the resampled state may contradict a perfect memory of the
+/// game, never the observation): which reshuffle generation each card in a
+/// hidden hand or face-down recruit came from, and the order in which known
+/// hand cards and face-down musters happened.
 pub(super) fn resample_hidden(state: &LordsOfScotland, viewer: Seat, rng: &mut Rng) -> LordsOfScotland {
     let (places, hidden) = hidden_places(state, viewer);
     let mut assigned = vec![NO_CARD; places.len()];
@@ -169,6 +178,15 @@ pub(super) fn resample_hidden(state: &LordsOfScotland, viewer: Seat, rng: &mut R
             assigned[place] = card;
         }
         free = free.minus(pool);
+    }
+    // After a reshuffle everyone knows the draw pile holds only cards of the
+    // discard pile it was made from.
+    let mut candidates: Vec<CardId> = CardSet(free.0 & state.draw_pile_made_from.0).iter().collect();
+    rng.shuffle(&mut candidates);
+    let draw_places = (0..places.len()).filter(|&i| matches!(places[i], Place::Draw(_)));
+    for (place, card) in draw_places.zip(candidates) {
+        assigned[place] = card;
+        free.remove(card);
     }
     let mut rest: Vec<CardId> = free.iter().collect();
     rng.shuffle(&mut rest);

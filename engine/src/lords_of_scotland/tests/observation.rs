@@ -106,3 +106,22 @@ fn a_face_down_follower_the_viewer_knows_is_never_resampled() {
     let moved = (0..20).any(|_| state.resample_hidden(2, &mut rng).armies[1].face_down != vec![id("cochrane12")]);
     assert!(moved);
 }
+
+#[test]
+fn after_a_reshuffle_resampling_keeps_the_draw_pile_within_the_old_discard_pile() {
+    let mut state = table(2);
+    give(&mut state, 1, &["scott1", "scott2"]);
+    state.discard = set(&["wemyss1", "wemyss2", "wemyss3", "wemyss4"]);
+    give(&mut state, 0, &["forsyth4"]);
+    play(&mut state, "muster forsyth4 up");
+    play(&mut state, "activate");
+    assert_eq!(state.observation(1).draw_pile_made_from, set(&["wemyss1", "wemyss2", "wemyss3", "wemyss4"]));
+    let mut rng = Rng::seeded(8);
+    for _ in 0..20 {
+        let resampled = state.resample_hidden(0, &mut rng);
+        assert_eq!(resampled.hands[1], set(&["scott1", "scott2"]));
+        assert_eq!(resampled.hands[0], state.hands[0]);
+    }
+    let moved = (0..20).any(|_| state.resample_hidden(1, &mut rng).hands[0] != state.hands[0]);
+    assert!(moved, "seat 1 cannot tell which reshuffled card seat 0 drew");
+}
