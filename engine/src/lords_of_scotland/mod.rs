@@ -20,6 +20,7 @@
 
 pub mod action;
 pub mod cards;
+mod hashing;
 pub mod observation;
 mod powers;
 mod skirmish;
@@ -103,8 +104,9 @@ pub enum Phase {
     Over(EndReason),
 }
 
-/// The whole state of a game of Lords of Scotland.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// The whole state of a game of Lords of Scotland. `Hash` is written by hand
+/// in `hashing` (word-sized writes keep the conformance test fast).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LordsOfScotland {
     n_seats: u8,
     bruce: bool,

@@ -163,37 +163,19 @@ fn hidden_places(state: &LordsOfScotland, viewer: Seat) -> (Vec<Place>, CardSet)
 /// hand cards and face-down musters happened.
 pub(super) fn resample_hidden(state: &LordsOfScotland, viewer: Seat, rng: &mut Rng) -> LordsOfScotland {
     let (places, hidden) = hidden_places(state, viewer);
-    let mut assigned = vec![NO_CARD; places.len()];
-    let mut free = hidden;
+    let mut deal = Redeal { assigned: vec![NO_CARD; places.len()], places, free: hidden };
     for seat in state.seats().filter(|&seat| seat != viewer) {
         let pool = CardSet(state.known_in_pool[seat].0 & hidden.0);
-        if pool.is_empty() {
-            continue;
-        }
-        let mut eligible: Vec<usize> = (0..places.len())
-            .filter(|&i| matches!(places[i], Place::Hand(s) | Place::FaceDown { seat: s, .. } if s == seat))
-            .collect();
-        rng.shuffle(&mut eligible);
-        for (card, &place) in pool.iter().zip(&eligible) {
-            assigned[place] = card;
-        }
-        free = free.minus(pool);
+        deal.assign_among(pool, |place| matches!(place, Place::Hand(s) | Place::FaceDown { seat: s, .. } if s == seat), rng);
     }
     // After a reshuffle everyone knows the draw pile holds only cards of the
     // discard pile it was made from.
-    let mut candidates: Vec<CardId> = CardSet(free.0 & state.draw_pile_made_from.0).iter().collect();
-    rng.shuffle(&mut candidates);
-    let draw_places = (0..places.len()).filter(|&i| matches!(places[i], Place::Draw(_)));
-    for (place, card) in draw_places.zip(candidates) {
-        assigned[place] = card;
-        free.remove(card);
-    }
-    let mut rest: Vec<CardId> = free.iter().collect();
-    rng.shuffle(&mut rest);
-    let mut rest = rest.into_iter();
-    for slot in assigned.iter_mut().filter(|card| **card == NO_CARD) {
-        *slot = rest.next().unwrap_or(NO_CARD);
-    }
+    let made_from = CardSet(deal.free.0 & state.draw_pile_made_from.0);
+    deal.assign_among(made_from, |place| matches!(place, Place::Draw(_)), rng);
+    let rest = deal.free;
+    deal.assign_among(rest, |_| true, rng);
+    debug_assert!(deal.free.is_empty() && !deal.assigned.contains(&NO_CARD));
+
     let mut next = state.clone();
     next.rng = Rng::seeded(rng.next_u64());
     for seat in state.seats().filter(|&seat| seat != viewer) {
@@ -202,7 +184,7 @@ pub(super) fn resample_hidden(state: &LordsOfScotland, viewer: Seat, rng: &mut R
     for card in hidden.iter() {
         next.face_down_known_by[card as usize] = 0;
     }
-    for (place, &card) in places.iter().zip(&assigned) {
+    for (place, &card) in deal.places.iter().zip(&deal.assigned) {
         match *place {
             Place::Hand(seat) => next.hands[seat].insert(card),
             Place::FaceDown { seat, index, known_by } => {
@@ -214,4 +196,29 @@ pub(super) fn resample_hidden(state: &LordsOfScotland, viewer: Seat, rng: &mut R
         }
     }
     next
+}
+
+/// Hidden cards being dealt again over the hidden places.
+struct Redeal {
+    places: Vec<Place>,
+    assigned: Vec<CardId>,
+    free: CardSet,
+}
+
+impl Redeal {
+    /// Puts `cards` (or as many as fit) at random into still empty places
+    /// that satisfy `fits`.
+    fn assign_among(&mut self, cards: CardSet, fits: impl Fn(Place) -> bool, rng: &mut Rng) {
+        if cards.is_empty() {
+            return;
+        }
+        let mut open: Vec<usize> = (0..self.places.len()).filter(|&i| self.assigned[i] == NO_CARD && fits(self.places[i])).collect();
+        rng.shuffle(&mut open);
+        let mut cards: Vec<CardId> = cards.iter().collect();
+        rng.shuffle(&mut cards);
+        for (&place, card) in open.iter().zip(cards) {
+            self.assigned[place] = card;
+            self.free.remove(card);
+        }
+    }
 }
