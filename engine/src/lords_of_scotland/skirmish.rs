@@ -31,17 +31,15 @@ impl LordsOfScotland {
     /// [...] o jogador que controlar a carta com maior rank [...] vence".
     /// "Um jogador sem nenhum Seguidor não pode pegar Sectário."
     pub(super) fn skirmish_order(&self) -> ([u8; MAX_SEATS], u8) {
-        let mut keyed: Vec<(u32, u8, u8)> = Vec::with_capacity(MAX_SEATS);
+        let mut keyed = [(0u32, 0u8, 0u8); MAX_SEATS];
+        let mut len = 0;
         for seat in self.seats().filter(|&seat| !self.armies[seat].is_empty()) {
             let best_rank = self.armies[seat].cards().iter().map(cards::rank).max().unwrap_or(0);
-            keyed.push((self.army_strength(seat), best_rank, seat as u8));
+            keyed[len] = (self.army_strength(seat), best_rank, seat as u8);
+            len += 1;
         }
-        keyed.sort_unstable_by(|a, b| (b.0, b.1).cmp(&(a.0, a.1)));
-        let mut order = [0u8; MAX_SEATS];
-        for (place, &(_, _, seat)) in keyed.iter().enumerate() {
-            order[place] = seat;
-        }
-        (order, keyed.len() as u8)
+        keyed[..len].sort_unstable_by_key(|&(strength, best_rank, _)| std::cmp::Reverse((strength, best_rank)));
+        (keyed.map(|(_, _, seat)| seat), len as u8)
     }
 
     /// After the fifth round of turns: reveal, rank the armies, and let them
@@ -56,8 +54,8 @@ impl LordsOfScotland {
         }
         let (order, len) = self.skirmish_order();
         self.last_places = [NO_PLACE; MAX_SEATS];
-        for place in 0..len as usize {
-            self.last_places[order[place] as usize] = place as u8;
+        for (place, &seat) in order[..len as usize].iter().enumerate() {
+            self.last_places[seat as usize] = place as u8;
         }
         if len > 0 {
             self.initiative = order[0];

@@ -148,3 +148,55 @@ fn others_see_a_face_down_muster_without_the_card() {
     assert_eq!(state.observation(1).armies[0].face_down, vec![None]);
     assert_eq!(state.observation(0).armies[0].face_down, vec![Some(id("forsyth1"))]);
 }
+
+#[test]
+fn the_game_is_registered_under_its_id() {
+    let mut game = crate::registry::new_game("lords-of-scotland", &parse_options(["bruce=true"]).unwrap(), 4, 2).unwrap();
+    assert!(crate::registry::GAME_IDS.contains(&"lords-of-scotland"));
+    while game.current_seat().is_some() {
+        let first = game.legal_actions()[0].clone();
+        game.apply_text(&first).unwrap();
+    }
+    assert_eq!(game.outcome().unwrap().scores.len(), 4);
+}
+
+#[test]
+fn illegal_actions_are_refused_and_change_nothing() {
+    let mut state = table(3);
+    give(&mut state, 0, &["wemyss1", "fergusson1"]);
+    field(&mut state, 0, &["scott9"]);
+    state.supporters = set(&["cochrane5"]);
+    for text in ["support cochrane5", "recruit 9", "recruit 0", "muster scott3 up", "pass", "skip", "activate", "exchange cochrane5"] {
+        let before = state.clone();
+        assert!(state.apply(&text.parse().unwrap()).is_err(), "{text}");
+        assert_eq!(state, before, "{text}");
+    }
+    play(&mut state, "muster wemyss1 up");
+    for text in ["discard wemyss1", "discard seat1/down0", "swap scott9", "copy wemyss", "also fergusson1 up", "muster fergusson1 up"] {
+        let before = state.clone();
+        assert!(state.apply(&text.parse().unwrap()).is_err(), "{text}");
+        assert_eq!(state, before, "{text}");
+    }
+    play(&mut state, "discard scott9");
+    assert!(state.discard.contains(id("scott9")));
+}
+
+#[test]
+fn fergusson_cannot_swap_within_its_own_army() {
+    let mut state = table(2);
+    field(&mut state, 0, &["scott9"]);
+    give(&mut state, 0, &["fergusson1"]);
+    play(&mut state, "muster fergusson1 up");
+    assert_eq!(legal(&state), vec!["skip"]);
+    assert!(!state.is_legal(&"swap scott9".parse().unwrap()));
+}
+
+#[test]
+fn others_do_not_learn_which_card_makgill_adds_face_down() {
+    let mut state = table(2);
+    give(&mut state, 0, &["makgill1", "scott7"]);
+    play(&mut state, "muster makgill1 up");
+    let action: Action = "also scott7 down".parse().unwrap();
+    assert_eq!(state.action_seen_by(&action, 1), "also ? down");
+    assert_eq!(state.action_seen_by(&"also scott7 up".parse().unwrap(), 1), "also scott7 up");
+}
