@@ -393,3 +393,31 @@ fn an_inactive_bruce_is_its_own_clan() {
     field(&mut two_bruces, 0, &["bruce12a", "bruce12b"]);
     assert_eq!(two_bruces.army_strength(0), 48);
 }
+
+#[test]
+fn scott_copying_cockburn_becomes_the_supporter_itself() {
+    let mut state = table(2);
+    field(&mut state, 1, &["cockburn8"]);
+    state.supporters = set(&["wemyss11"]);
+    give(&mut state, 0, &["scott2"]);
+    play(&mut state, "muster scott2 up");
+    play(&mut state, "copy cockburn");
+    assert_eq!(legal(&state), vec!["skip", "exchange wemyss11"]);
+    play(&mut state, "exchange wemyss11");
+    assert_eq!(state.supporters, set(&["scott2"]));
+    assert_eq!(state.armies[0].face_up, set(&["wemyss11"]));
+}
+
+#[test]
+fn a_macdonnell_taken_by_fergusson_stays_in_its_new_army() {
+    // "[...] o poder ativado no final da rodada continua ativado na troca."
+    let mut state = table(2);
+    field(&mut state, 1, &["macdonnell3"]);
+    state.stays.insert(id("macdonnell3"));
+    give(&mut state, 0, &["fergusson2"]);
+    play(&mut state, "muster fergusson2 up");
+    play(&mut state, "swap macdonnell3");
+    end_skirmish_now(&mut state);
+    assert_eq!(state.armies[0].face_up, set(&["macdonnell3"]));
+    assert!(state.armies[1].is_empty());
+}
