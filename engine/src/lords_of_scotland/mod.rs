@@ -37,9 +37,9 @@ pub use action::{Action, Target};
 pub use cards::{CardId, Clan};
 pub use observation::Observation;
 
-/// RULING (ours, from the English rulebook): recruiting needs fewer than this
-/// many cards in hand. The Portuguese text says "more than ten" forbids it;
-/// the rules page settles on a cap of ten, kept here as a named constant.
+/// RULING (rules page): recruiting needs fewer than this many cards in hand.
+/// The Portuguese text says "more than ten" forbids it, English sources "less
+/// than ten" is required; the rules page settles on ten, kept as a constant.
 pub const HAND_LIMIT: u32 = 10;
 pub const TURNS_PER_SKIRMISH: u8 = 5;
 pub const RECRUIT_SLOTS: usize = 5;

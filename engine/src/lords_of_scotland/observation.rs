@@ -159,8 +159,9 @@ fn hidden_places(state: &LordsOfScotland, viewer: Seat) -> (Vec<Place>, CardSet)
 ///
 /// Not tracked (the resampled state may contradict a perfect memory of the
 /// game, never the observation): which reshuffle generation each card in a
-/// hidden hand or face-down recruit came from, and the order in which known
-/// hand cards and face-down musters happened.
+/// hidden hand or face-down recruit came from, the order in which known
+/// hand cards and face-down musters happened, and which face-down followers
+/// of a seat it mustered itself rather than took with Fergusson.
 pub(super) fn resample_hidden(state: &LordsOfScotland, viewer: Seat, rng: &mut Rng) -> LordsOfScotland {
     let (places, hidden) = hidden_places(state, viewer);
     let mut deal = Redeal { assigned: vec![NO_CARD; places.len()], places, free: hidden };

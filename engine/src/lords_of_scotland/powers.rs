@@ -99,6 +99,7 @@ impl LordsOfScotland {
             Action::Also { card: other, .. } => clan == Clan::Makgill && self.hands[seat].contains(other),
             Action::Exchange { supporter } => clan == Clan::Cockburn && self.supporters.contains(supporter),
             Action::Swap(target) => clan == Clan::Fergusson && self.locate(target).is_some_and(|(owner, _)| owner != seat),
+            // "DESCARTE OUTRO SEGUIDOR": never the Wemyss (or Scott) itself.
             Action::Discard(target) => clan == Clan::Wemyss && target != Target::FaceUp(card) && self.locate(target).is_some(),
             _ => false,
         }
@@ -140,6 +141,8 @@ impl LordsOfScotland {
             }
             Clan::Cochrane => self.takes_two.insert(card),
             Clan::MacDonnell => self.stays.insert(card),
+            // RULING (ours): a Scott copying Bruce counts as any clan itself,
+            // as the Bruce card would.
             Clan::Bruce => self.any_clan.insert(card),
             _ => debug_assert!(false, "{clan:?} needs a target"),
         }

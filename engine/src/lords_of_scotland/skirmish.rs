@@ -57,6 +57,8 @@ impl LordsOfScotland {
         for (place, &seat) in order[..len as usize].iter().enumerate() {
             self.last_places[seat as usize] = place as u8;
         }
+        // RULING (ours): with no follower anywhere there is no winner, and
+        // the initiative stays where it is.
         if len > 0 {
             self.initiative = order[0];
         }
@@ -171,7 +173,9 @@ impl LordsOfScotland {
 
     /// Scores are supporter points. "Se dois ou mais jogadores empatarem,
     /// então vence o jogador que colocou o maior na última rodada": ranks
-    /// follow (points, place in the last skirmish).
+    /// follow (points, place in the last skirmish). RULING (ours): seats
+    /// without a follower in the last skirmish place below all others; the
+    /// skirmish cap ranks everyone first, scores still being the points.
     pub(super) fn final_outcome(&self, reason: EndReason) -> Outcome {
         let scores: Vec<i32> = self.scores().iter().map(|&score| score as i32).collect();
         if reason == EndReason::MoveLimit {
