@@ -44,6 +44,13 @@ pub(super) fn stack(state: &mut LordsOfScotland, names: &[&str]) {
     state.draw_pile = names.iter().rev().map(|name| id(name)).collect();
 }
 
+/// Stacks the draw pile with `clans` in turn, each from strength 1 to
+/// `up_to`: no two cards in a row share a strength, so no supporter redraw.
+pub(super) fn stack_clans(state: &mut LordsOfScotland, clans: &[&str], up_to: u8) {
+    let names: Vec<String> = clans.iter().flat_map(|clan| (1..=up_to).map(move |s| format!("{clan}{s}"))).collect();
+    stack(state, &names.iter().map(String::as_str).collect::<Vec<_>>());
+}
+
 pub(super) fn play(state: &mut LordsOfScotland, text: &str) {
     let action: Action = text.parse().unwrap();
     state.apply(&action).unwrap_or_else(|e| panic!("{e} in phase {:?}", state.phase));

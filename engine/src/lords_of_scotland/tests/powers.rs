@@ -322,8 +322,7 @@ fn macdonnell_survives_one_skirmish_and_not_two() {
     // ativado novamente."
     let mut state = table(2);
     // Enough cards to deal two skirmishes without reshuffling the discard pile.
-    let filler: Vec<String> = ["cochrane", "cockburn"].iter().flat_map(|clan| (1..=11).map(move |s| format!("{clan}{s}"))).collect();
-    stack(&mut state, &filler.iter().map(String::as_str).collect::<Vec<_>>());
+    stack_clans(&mut state, &["cochrane", "cockburn"], 11);
     give(&mut state, 0, &["macdonnell1", "scott5"]);
     play(&mut state, "muster macdonnell1 up");
     play(&mut state, "activate");

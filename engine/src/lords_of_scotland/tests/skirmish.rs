@@ -85,8 +85,7 @@ fn a_player_without_followers_takes_no_supporter() {
     field(&mut state, 0, &["scott1"]);
     field(&mut state, 1, &["scott2"]);
     state.supporters = set(&["wemyss2", "wemyss7", "wemyss9"]);
-    let filler: Vec<String> = (1..=8).map(|s| format!("forsyth{s}")).collect();
-    stack(&mut state, &filler.iter().map(String::as_str).collect::<Vec<_>>());
+    stack_clans(&mut state, &["forsyth"], 8);
     end_skirmish_now(&mut state);
     play(&mut state, "support wemyss9");
     play(&mut state, "support wemyss7");
@@ -118,8 +117,7 @@ fn the_table_is_cleared_but_hands_are_kept_between_skirmishes() {
     field(&mut state, 0, &["scott1"]);
     field_down(&mut state, 0, &["scott2"]);
     state.recruits[0] = RecruitSlot { card: id("wemyss1"), face_up: true };
-    let filler: Vec<String> = (1..=8).map(|s| format!("forsyth{s}")).collect();
-    stack(&mut state, &filler.iter().map(String::as_str).collect::<Vec<_>>());
+    stack_clans(&mut state, &["forsyth"], 8);
     end_skirmish_now(&mut state);
     assert_eq!(state.hands[1], set(&["cochrane5"]));
     assert!(state.armies[0].is_empty());
