@@ -1,0 +1,507 @@
+//! What runs inside the sandbox before the bot's `execve`: the supervisor
+//! (PID 1 of the bot's pid namespace) and the bot's last setup steps.
+//!
+//! Both are forked from the runner, a multi-threaded process, with the raw
+//! `clone` syscall (glibc's `fork` would run atfork handlers that take
+//! malloc's locks; its `clone` wrapper wants a separate stack). Another
+//! thread may have held any lock at that instant, so this code only makes
+//! syscalls on data the parent prepared: no allocation, no locks, no glibc
+//! wrapper that talks to other threads (`setuid` and `setgroups` are raw
+//! syscalls for that reason), and it always leaves through `_exit`.
+//!
+//! The supervisor exists because PID 1 of a namespace ignores the signals it
+//! has no handler for, SIGXCPU and SIGXFSZ included: as the bot's parent it
+//! keeps the bot an ordinary process, reaps orphans, reports how the bot
+//! ended and then exits, which makes the kernel kill every process left in
+//! the namespace. It also exits when the runner disappears (its report pipe
+//! loses its reader), so a crashed runner leaves no bot behind.
+
+use std::ffi::CString;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+
+use nix::errno::Errno;
+use nix::sys::resource::{setrlimit, Resource};
+use seccompiler::BpfProgram;
+
+use super::rootfs::MountPlan;
+
+/// A setup step that can fail inside the sandbox, sent to the parent by number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u32)]
+pub enum SetupStep {
+    CloseFds = 1,
+    PrivateMounts,
+    BindRoot,
+    MakeDir,
+    Proc,
+    Bind,
+    RemountReadOnly,
+    PivotRoot,
+    DetachOldRoot,
+    Hostname,
+    WaitForCgroups,
+    SignalFd,
+    Fork,
+    Stdio,
+    Rlimits,
+    Credentials,
+    WorkingDirectory,
+    Landlock,
+    Seccomp,
+    Exec,
+}
+
+impl SetupStep {
+    const ALL: [SetupStep; 20] = [
+        SetupStep::CloseFds,
+        SetupStep::PrivateMounts,
+        SetupStep::BindRoot,
+        SetupStep::MakeDir,
+        SetupStep::Proc,
+        SetupStep::Bind,
+        SetupStep::RemountReadOnly,
+        SetupStep::PivotRoot,
+        SetupStep::DetachOldRoot,
+        SetupStep::Hostname,
+        SetupStep::WaitForCgroups,
+        SetupStep::SignalFd,
+        SetupStep::Fork,
+        SetupStep::Stdio,
+        SetupStep::Rlimits,
+        SetupStep::Credentials,
+        SetupStep::WorkingDirectory,
+        SetupStep::Landlock,
+        SetupStep::Seccomp,
+        SetupStep::Exec,
+    ];
+
+    pub fn from_code(code: u32) -> Option<SetupStep> {
+        SetupStep::ALL.into_iter().find(|step| *step as u32 == code)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SetupStep::CloseFds => "closing inherited descriptors",
+            SetupStep::PrivateMounts => "making mounts private",
+            SetupStep::BindRoot => "binding the new root",
+            SetupStep::MakeDir => "creating a mount point",
+            SetupStep::Proc => "mounting /proc",
+            SetupStep::Bind => "bind-mounting a directory",
+            SetupStep::RemountReadOnly => "remounting read-only",
+            SetupStep::PivotRoot => "pivoting into the new root",
+            SetupStep::DetachOldRoot => "detaching the old root",
+            SetupStep::Hostname => "setting the hostname",
+            SetupStep::WaitForCgroups => "waiting for the cgroups",
+            SetupStep::SignalFd => "creating the signal descriptor",
+            SetupStep::Fork => "forking the bot",
+            SetupStep::Stdio => "connecting stdin, stdout and stderr",
+            SetupStep::Rlimits => "setting rlimits",
+            SetupStep::Credentials => "dropping to the bot uid",
+            SetupStep::WorkingDirectory => "entering the bot folder",
+            SetupStep::Landlock => "applying landlock",
+            SetupStep::Seccomp => "applying seccomp",
+            SetupStep::Exec => "executing the bot",
+        }
+    }
+}
+
+/// Messages from the supervisor to the runner, fixed-size records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Report {
+    /// The bot's `execve` succeeded.
+    Started,
+    /// A setup step failed with an errno.
+    SetupFailed { step: SetupStep, errno: i32 },
+    /// The bot ended: raw wait status and the CPU time of it and the
+    /// children it reaped.
+    Exited { wait_status: i32, cpu_micros: u64 },
+}
+
+pub const REPORT_SIZE: usize = 16;
+
+impl Report {
+    pub fn encode(self) -> [u8; REPORT_SIZE] {
+        let (tag, first, second): (u32, u32, u64) = match self {
+            Report::Started => (1, 0, 0),
+            Report::SetupFailed { step, errno } => (2, step as u32, errno as u64),
+            Report::Exited { wait_status, cpu_micros } => (3, wait_status as u32, cpu_micros),
+        };
+        let mut bytes = [0u8; REPORT_SIZE];
+        bytes[0..4].copy_from_slice(&tag.to_ne_bytes());
+        bytes[4..8].copy_from_slice(&first.to_ne_bytes());
+        bytes[8..16].copy_from_slice(&second.to_ne_bytes());
+        bytes
+    }
+
+    pub fn decode(bytes: [u8; REPORT_SIZE]) -> Option<Report> {
+        let tag = u32::from_ne_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+        let first = u32::from_ne_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]);
+        let mut second_bytes = [0u8; 8];
+        second_bytes.copy_from_slice(&bytes[8..16]);
+        let second = u64::from_ne_bytes(second_bytes);
+        match tag {
+            1 => Some(Report::Started),
+            2 => Some(Report::SetupFailed { step: SetupStep::from_code(first)?, errno: second as i32 }),
+            3 => Some(Report::Exited { wait_status: first as i32, cpu_micros: second }),
+            _ => None,
+        }
+    }
+}
+
+/// Everything the sandbox needs after `clone`, prepared by the parent.
+#[derive(Debug)]
+pub struct ChildPlan {
+    pub mounts: Option<MountPlan>,
+    pub set_hostname: bool,
+    pub program: CString,
+    pub argv: Vec<CString>,
+    pub envp: Vec<CString>,
+    pub workdir: CString,
+    /// Uid and gid to drop to.
+    pub bot_uid: Option<u32>,
+    pub rlimits: Vec<(Resource, u64, u64)>,
+    /// A Landlock ruleset built by the landlock crate, applied with one syscall.
+    pub landlock: Option<OwnedFd>,
+    pub seccomp: Vec<BpfProgram>,
+    pub stdin: OwnedFd,
+    pub stdout: OwnedFd,
+    pub stderr: OwnedFd,
+    pub report: OwnedFd,
+    /// Readable once the parent has put the supervisor into its cgroups.
+    pub go: OwnedFd,
+}
+
+/// Pointers for `execve`, built in the parent from the plan's strings.
+#[derive(Debug)]
+pub struct ExecPointers {
+    argv: Vec<*const libc::c_char>,
+    envp: Vec<*const libc::c_char>,
+}
+
+impl ExecPointers {
+    pub fn new(plan: &ChildPlan) -> ExecPointers {
+        let pointers = |strings: &[CString]| {
+            strings.iter().map(|string| string.as_ptr()).chain(std::iter::once(std::ptr::null())).collect()
+        };
+        ExecPointers { argv: pointers(&plan.argv), envp: pointers(&plan.envp) }
+    }
+}
+
+/// `fork` as the raw syscall, with extra `clone` flags (namespaces).
+///
+/// # Safety
+/// The child must follow this module's rules (syscalls only, `_exit`).
+pub unsafe fn raw_fork(namespace_flags: libc::c_int) -> Result<libc::pid_t, Errno> {
+    let flags = (namespace_flags | libc::SIGCHLD) as libc::c_ulong;
+    // SAFETY: a null stack pointer makes clone behave as fork (the child runs
+    // on a copy of the caller's stack); the caller accepts the child's rules.
+    let pid = unsafe { libc::syscall(libc::SYS_clone, flags, 0usize, 0usize, 0usize, 0usize) };
+    Errno::result(pid).map(|pid| pid as libc::pid_t)
+}
+
+fn write_report(fd: RawFd, report: Report) {
+    let bytes = report.encode();
+    // SAFETY: writes a stack buffer; a record is far below PIPE_BUF, so atomic.
+    unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
+}
+
+fn fail(fd: RawFd, step: SetupStep, errno: Errno) -> ! {
+    write_report(fd, Report::SetupFailed { step, errno: errno as i32 });
+    // SAFETY: _exit is async-signal-safe and skips every destructor.
+    unsafe { libc::_exit(1) }
+}
+
+/// Closes every descriptor except those in `keep` (unsorted, any length).
+fn close_all_except(keep: &mut [RawFd]) -> Result<(), Errno> {
+    keep.sort_unstable();
+    let mut next_to_close: libc::c_uint = 0;
+    for fd in keep.iter().copied().filter(|fd| *fd >= 0) {
+        let fd = fd as libc::c_uint;
+        if fd > next_to_close {
+            // SAFETY: close_range only closes descriptors.
+            let result = unsafe { libc::syscall(libc::SYS_close_range, next_to_close, fd - 1, 0) };
+            Errno::result(result)?;
+        }
+        next_to_close = fd.saturating_add(1);
+    }
+    // SAFETY: as above.
+    let result = unsafe { libc::syscall(libc::SYS_close_range, next_to_close, libc::c_uint::MAX, 0) };
+    Errno::result(result).map(drop)
+}
+
+/// The sandbox's first process. Never returns.
+///
+/// # Safety
+/// Call only in the child of [`raw_fork`].
+pub unsafe fn run_supervisor(plan: &mut ChildPlan, pointers: &ExecPointers) -> ! {
+    let report = plan.report.as_raw_fd();
+    let landlock_fd = plan.landlock.as_ref().map_or(-1, |ruleset| ruleset.as_raw_fd());
+    let mut keep = [
+        plan.stdin.as_raw_fd(),
+        plan.stdout.as_raw_fd(),
+        plan.stderr.as_raw_fd(),
+        report,
+        plan.go.as_raw_fd(),
+        landlock_fd,
+    ];
+    if let Err(errno) = close_all_except(&mut keep) {
+        fail(report, SetupStep::CloseFds, errno);
+    }
+    if let Some(mounts) = &plan.mounts {
+        if let Err((step, errno)) = mounts.apply_in_child() {
+            fail(report, step, errno);
+        }
+    }
+    if plan.set_hostname {
+        if let Err(errno) = nix::unistd::sethostname("cairn-bot") {
+            fail(report, SetupStep::Hostname, errno);
+        }
+    }
+    wait_for_parent(plan.go.as_raw_fd(), report);
+    let signal_fd = child_signal_fd().unwrap_or_else(|errno| fail(report, SetupStep::SignalFd, errno));
+    // SAFETY: we are the single thread of a forked child, as raw_fork requires.
+    let bot = unsafe { start_bot(plan, pointers) };
+    supervise(bot, signal_fd, report)
+}
+
+fn wait_for_parent(go: RawFd, report: RawFd) {
+    let mut byte = 0u8;
+    loop {
+        // SAFETY: reads one byte into a stack variable.
+        let count = unsafe { libc::read(go, (&mut byte as *mut u8).cast(), 1) };
+        match Errno::result(count) {
+            Ok(1) => return,
+            Err(Errno::EINTR) => continue,
+            Ok(_) => fail(report, SetupStep::WaitForCgroups, Errno::EPIPE),
+            Err(errno) => fail(report, SetupStep::WaitForCgroups, errno),
+        }
+    }
+}
+
+/// Blocks SIGCHLD and returns a descriptor that becomes readable on it.
+fn child_signal_fd() -> Result<RawFd, Errno> {
+    // SAFETY: sigset operations on a stack value, then two syscalls.
+    unsafe {
+        let mut mask: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut mask);
+        libc::sigaddset(&mut mask, libc::SIGCHLD);
+        Errno::result(libc::sigprocmask(libc::SIG_BLOCK, &mask, std::ptr::null_mut()))?;
+        Errno::result(libc::signalfd(-1, &mask, libc::SFD_CLOEXEC | libc::SFD_NONBLOCK))
+    }
+}
+
+/// Forks the bot, reports whether its `execve` worked, returns its pid.
+///
+/// # Safety
+/// Single-threaded forked child only.
+unsafe fn start_bot(plan: &mut ChildPlan, pointers: &ExecPointers) -> libc::pid_t {
+    let report = plan.report.as_raw_fd();
+    let mut exec_check = [0; 2];
+    // SAFETY: pipe2 fills the two-element array.
+    if let Err(errno) = Errno::result(unsafe { libc::pipe2(exec_check.as_mut_ptr(), libc::O_CLOEXEC) }) {
+        fail(report, SetupStep::Fork, errno);
+    }
+    // SAFETY: the child only runs exec_bot, which follows the module's rules.
+    let bot = unsafe { raw_fork(0) }.unwrap_or_else(|errno| fail(report, SetupStep::Fork, errno));
+    if bot == 0 {
+        // SAFETY: single-threaded child of raw_fork.
+        unsafe { libc::close(exec_check[0]) };
+        exec_bot(plan, pointers, exec_check[1]);
+    }
+    // SAFETY: closing our copies: the bot's pipes must reach EOF when the bot
+    // closes them, not when the supervisor exits.
+    unsafe {
+        libc::close(exec_check[1]);
+        libc::close(plan.stdin.as_raw_fd());
+        libc::close(plan.stdout.as_raw_fd());
+        libc::close(plan.stderr.as_raw_fd());
+    }
+    let mut failure = [0u8; 8];
+    // SAFETY: reads at most 8 bytes into a stack buffer; EOF means execve closed it.
+    let count = unsafe { libc::read(exec_check[0], failure.as_mut_ptr().cast(), failure.len()) };
+    if count == 8 {
+        let step = u32::from_ne_bytes([failure[0], failure[1], failure[2], failure[3]]);
+        let errno = i32::from_ne_bytes([failure[4], failure[5], failure[6], failure[7]]);
+        let step = SetupStep::from_code(step).unwrap_or(SetupStep::Exec);
+        write_report(report, Report::SetupFailed { step, errno });
+    } else {
+        write_report(report, Report::Started);
+    }
+    bot
+}
+
+/// Waits for the bot, reaping orphans on the way; exits when the bot ended
+/// or the runner went away.
+fn supervise(bot: libc::pid_t, signal_fd: RawFd, report: RawFd) -> ! {
+    loop {
+        let mut fds = [
+            libc::pollfd { fd: signal_fd, events: libc::POLLIN, revents: 0 },
+            libc::pollfd { fd: report, events: 0, revents: 0 },
+        ];
+        // SAFETY: polls two stack-held descriptors.
+        let ready = unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) };
+        if ready < 0 {
+            continue;
+        }
+        if fds[1].revents & (libc::POLLERR | libc::POLLHUP) != 0 {
+            // SAFETY: leaving; the kernel kills the rest of the namespace.
+            unsafe { libc::_exit(0) }
+        }
+        let mut siginfo = [0u8; 128];
+        // SAFETY: drains pending SIGCHLD records into a stack buffer.
+        while unsafe { libc::read(signal_fd, siginfo.as_mut_ptr().cast(), siginfo.len()) } > 0 {}
+        reap_children(bot, report);
+    }
+}
+
+fn reap_children(bot: libc::pid_t, report: RawFd) {
+    loop {
+        let mut status = 0;
+        // SAFETY: zeroed rusage is a valid value to be overwritten.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: wait4 writes into the two stack values.
+        let pid = unsafe { libc::wait4(-1, &mut status, libc::WNOHANG, &mut usage) };
+        if pid == bot {
+            let micros = |time: libc::timeval| time.tv_sec as u64 * 1_000_000 + time.tv_usec as u64;
+            let cpu_micros = micros(usage.ru_utime) + micros(usage.ru_stime);
+            write_report(report, Report::Exited { wait_status: status, cpu_micros });
+            // SAFETY: leaving; the kernel kills the rest of the namespace.
+            unsafe { libc::_exit(0) }
+        }
+        if pid == 0 {
+            return;
+        }
+        if pid < 0 && Errno::last() != Errno::EINTR {
+            // SAFETY: no child left at all: nothing more to supervise.
+            unsafe { libc::_exit(0) }
+        }
+    }
+}
+
+/// Last steps in the bot's own process, then `execve`. Never returns.
+fn exec_bot(plan: &mut ChildPlan, pointers: &ExecPointers, exec_check: RawFd) -> ! {
+    let failed = |step: SetupStep, errno: Errno| -> ! {
+        let mut bytes = [0u8; 8];
+        bytes[0..4].copy_from_slice(&(step as u32).to_ne_bytes());
+        bytes[4..8].copy_from_slice(&(errno as i32).to_ne_bytes());
+        // SAFETY: writes a stack buffer, then leaves without destructors.
+        unsafe {
+            libc::write(exec_check, bytes.as_ptr().cast(), bytes.len());
+            libc::_exit(127)
+        }
+    };
+    reset_signals();
+    if let Err(errno) = connect_stdio(plan, exec_check) {
+        failed(SetupStep::Stdio, errno);
+    }
+    // SAFETY: plain prctl; if the supervisor dies, so does the bot.
+    unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) };
+    for (resource, soft, hard) in plan.rlimits.iter().copied() {
+        if let Err(errno) = setrlimit(resource, soft, hard) {
+            failed(SetupStep::Rlimits, errno);
+        }
+    }
+    if let Some(uid) = plan.bot_uid {
+        if let Err(errno) = drop_credentials(uid) {
+            failed(SetupStep::Credentials, errno);
+        }
+    }
+    if let Err(errno) = nix::unistd::chdir(plan.workdir.as_c_str()) {
+        failed(SetupStep::WorkingDirectory, errno);
+    }
+    if let Some(ruleset) = &plan.landlock {
+        if let Err(errno) = restrict_with_landlock(ruleset.as_raw_fd()) {
+            failed(SetupStep::Landlock, errno);
+        }
+    }
+    for program in &plan.seccomp {
+        if seccompiler::apply_filter(program).is_err() {
+            failed(SetupStep::Seccomp, Errno::last());
+        }
+    }
+    // SAFETY: null-terminated arrays of pointers into the plan's C strings.
+    unsafe { libc::execve(plan.program.as_ptr(), pointers.argv.as_ptr(), pointers.envp.as_ptr()) };
+    failed(SetupStep::Exec, Errno::last())
+}
+
+/// Unblocks every signal and restores default dispositions: the runner may
+/// ignore SIGPIPE (Rust does) and ignored signals survive `execve`.
+fn reset_signals() {
+    // SAFETY: sigset and sigaction calls on stack values.
+    unsafe {
+        let mut empty: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut empty);
+        libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
+        for signal in 1..65 {
+            if signal != libc::SIGKILL && signal != libc::SIGSTOP {
+                libc::signal(signal, libc::SIG_DFL);
+            }
+        }
+    }
+}
+
+/// Puts the bot's pipe ends on 0, 1 and 2 and closes everything else.
+fn connect_stdio(plan: &ChildPlan, exec_check: RawFd) -> Result<(), Errno> {
+    let ends = [plan.stdin.as_raw_fd(), plan.stdout.as_raw_fd(), plan.stderr.as_raw_fd()];
+    let mut high = [0; 3];
+    for (slot, fd) in high.iter_mut().zip(ends) {
+        // SAFETY: duplicates above 2 first, so no dup2 below clobbers another end.
+        *slot = Errno::result(unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 10) })?;
+    }
+    for (target, fd) in high.into_iter().enumerate() {
+        // SAFETY: dup2 onto 0, 1, 2; the duplicate is inheritable.
+        Errno::result(unsafe { libc::dup2(fd, target as RawFd) })?;
+    }
+    let landlock_fd = plan.landlock.as_ref().map_or(-1, |ruleset| ruleset.as_raw_fd());
+    close_all_except(&mut [0, 1, 2, exec_check, landlock_fd])
+}
+
+/// Enforces the ruleset on this process and its future children.
+fn restrict_with_landlock(ruleset: RawFd) -> Result<(), Errno> {
+    // SAFETY: prctl and landlock_restrict_self take integers only.
+    unsafe {
+        Errno::result(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))?;
+        Errno::result(libc::syscall(libc::SYS_landlock_restrict_self, ruleset, 0u32))?;
+        libc::close(ruleset);
+    }
+    Ok(())
+}
+
+/// Drops to `uid` (and the same gid) with no supplementary groups, as raw
+/// syscalls: glibc's wrappers would try to reach the runner's other threads.
+fn drop_credentials(uid: u32) -> Result<(), Errno> {
+    // SAFETY: credential syscalls on integers (setgroups with an empty list).
+    unsafe {
+        Errno::result(libc::syscall(libc::SYS_setgroups, 0usize, std::ptr::null::<libc::gid_t>()))?;
+        Errno::result(libc::syscall(libc::SYS_setresgid, uid, uid, uid))?;
+        Errno::result(libc::syscall(libc::SYS_setresuid, uid, uid, uid))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reports_survive_the_pipe_encoding() {
+        let reports = [
+            Report::Started,
+            Report::SetupFailed { step: SetupStep::PivotRoot, errno: libc::EINVAL },
+            Report::Exited { wait_status: 9, cpu_micros: 1_234_567 },
+        ];
+        for report in reports {
+            assert_eq!(Report::decode(report.encode()), Some(report));
+        }
+    }
+
+    #[test]
+    fn every_setup_step_has_a_distinct_code_and_a_name() {
+        for (index, step) in SetupStep::ALL.into_iter().enumerate() {
+            assert_eq!(step as u32, index as u32 + 1);
+            assert_eq!(SetupStep::from_code(step as u32), Some(step));
+            assert!(!step.name().is_empty());
+        }
+        assert_eq!(SetupStep::from_code(0), None);
+    }
+}

@@ -1,0 +1,134 @@
+//! Starts one untrusted bot process in a layered sandbox and tells what
+//! happened to it.
+//!
+//! # Layers
+//! Each is probed once by [`Sandbox::detect`] and listed by
+//! [`Sandbox::layers`] (and [`doctor`]) as active or unavailable; a missing
+//! layer is never skipped silently.
+//! - own network, pid, mount, ipc, uts and cgroup namespaces;
+//! - a supervisor as PID 1 of the pid namespace ([`child`]), the bot its child;
+//! - a distinct unprivileged uid per live bot ([`uid_pool`]);
+//! - a private read-only root with a capped tmpfs `/tmp` ([`rootfs`]);
+//! - rlimits, cgroup memory and process caps, cgroup CPU accounting ([`cgroup`]);
+//! - Landlock and seccomp ([`filters`]).
+//!
+//! # Example
+//! ```no_run
+//! use cairn_runner::sandbox::{Sandbox, SandboxSpec};
+//! let sandbox = Sandbox::detect();
+//! let spec = SandboxSpec::new(vec!["python3".into(), "bot.py".into()], "/srv/bots/alpha".into());
+//! let mut bot = sandbox.spawn(&spec).expect("bot starts");
+//! let _stdin = bot.take_stdin();
+//! let outcome = bot.wait();
+//! println!("{:?} after {:?} of CPU", outcome.ending, outcome.cpu_time);
+//! ```
+
+mod cgroup;
+mod child;
+mod detect;
+mod filters;
+mod limits;
+mod process;
+mod resolve;
+mod rootfs;
+mod spawn;
+mod uid_pool;
+
+use std::io;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+pub use detect::LayerStatus;
+pub use limits::{LimitBroken, Limits};
+pub use process::{Ending, ProcessOutcome, SandboxedProcess};
+pub use resolve::{resolve_command, ResolvedCommand};
+
+/// What to run and under which limits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SandboxSpec {
+    /// The program and its arguments; the program is looked up on `PATH`, or
+    /// in `bot_dir` when it contains a `/`.
+    pub command: Vec<String>,
+    /// The bot's folder: shown read-only at its own path, and the working
+    /// directory.
+    pub bot_dir: PathBuf,
+    pub limits: Limits,
+    /// Extra environment variables (the bot gets no other of the runner's).
+    pub env: Vec<(String, String)>,
+}
+
+impl SandboxSpec {
+    /// A spec with default limits and no extra environment.
+    pub fn new(command: Vec<String>, bot_dir: PathBuf) -> SandboxSpec {
+        SandboxSpec { command, bot_dir, limits: Limits::default(), env: Vec::new() }
+    }
+}
+
+/// Why a bot could not be started.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    #[error("empty command")]
+    EmptyCommand,
+    #[error("command {0:?} not found")]
+    CommandNotFound(String),
+    #[error("a command argument or variable holds a nul byte")]
+    NulByte,
+    #[error("bot folder {path}: {source}")]
+    BotDir { path: PathBuf, source: io::Error },
+    #[error("{context}: {source}")]
+    Io { context: &'static str, source: io::Error },
+    #[error("landlock ruleset: {0}")]
+    Landlock(#[from] landlock::RulesetError),
+    #[error("sandbox setup failed while {step}: {errno}")]
+    Setup { step: &'static str, errno: nix::errno::Errno },
+    #[error("the sandbox ended before the bot started")]
+    SupervisorVanished,
+}
+
+impl SandboxError {
+    fn io(context: &'static str) -> impl FnOnce(io::Error) -> SandboxError {
+        move |source| SandboxError::Io { context, source }
+    }
+}
+
+/// The sandbox layers this host supports; create once, spawn many bots.
+#[derive(Debug, Clone)]
+pub struct Sandbox {
+    host: detect::HostSupport,
+}
+
+impl Sandbox {
+    /// Probes the host (namespaces, cgroups, Landlock, seccomp): a few
+    /// milliseconds, so do it once.
+    pub fn detect() -> Sandbox {
+        Sandbox { host: detect::HostSupport::probe() }
+    }
+
+    /// A process-wide sandbox, probed on first use.
+    pub fn shared() -> &'static Sandbox {
+        static SHARED: OnceLock<Sandbox> = OnceLock::new();
+        SHARED.get_or_init(Sandbox::detect)
+    }
+
+    /// Every layer with whether it is active here.
+    pub fn layers(&self) -> Vec<LayerStatus> {
+        self.host.layers()
+    }
+
+    /// Whether every layer is active.
+    pub fn is_complete(&self) -> bool {
+        self.layers().iter().all(|layer| layer.active)
+    }
+
+    /// Starts the bot; returns once its `execve` succeeded or failed.
+    pub fn spawn(&self, spec: &SandboxSpec) -> Result<SandboxedProcess, SandboxError> {
+        spawn::spawn(&self.host, spec)
+    }
+}
+
+/// The layer report of `cairn doctor`: the layers, and whether all are active.
+pub fn doctor() -> (Vec<LayerStatus>, bool) {
+    let sandbox = Sandbox::detect();
+    let complete = sandbox.is_complete();
+    (sandbox.layers(), complete)
+}

@@ -1,0 +1,204 @@
+//! Hostile bots against the real sandbox on this machine: every limit of
+//! issue 5 is proven with a real process. These tests need root (as CI
+//! runs them) and every layer: `every_sandbox_layer_is_active_here` says
+//! which one is missing when they fail.
+
+mod support;
+
+use std::io::{BufReader, Write};
+use std::path::Path;
+
+use cairn_runner::sandbox::{Ending, LimitBroken, Limits, Sandbox};
+use support::{finish, python, read_line, run, spec};
+
+#[test]
+fn every_sandbox_layer_is_active_here() {
+    let missing: Vec<String> =
+        Sandbox::shared().layers().into_iter().filter(|layer| !layer.active).map(|layer| layer.to_string()).collect();
+    assert!(missing.is_empty(), "unavailable layers:\n{}", missing.join("\n"));
+    assert!(cairn_runner::sandbox::doctor().1);
+}
+
+#[test]
+fn a_bot_talks_through_its_pipes_and_its_exit_code_is_reported() {
+    let mut process = Sandbox::shared().spawn(&spec("echo", &["sh", "-c", "read line; echo \"got $line\"; exit 3"], Limits::default())).expect("starts");
+    process.take_stdin().expect("stdin").write_all(b"hello\n").expect("write");
+    let finished = finish(&mut process);
+    assert_eq!(finished.stdout, "got hello\n");
+    assert_eq!(finished.outcome.ending, Ending::Exited(3));
+    assert_eq!(finished.outcome.limit_broken, None);
+}
+
+#[test]
+fn a_missing_program_is_an_error_not_a_bot() {
+    let error = Sandbox::shared().spawn(&spec("missing", &["./no-such-bot"], Limits::default())).unwrap_err();
+    assert!(error.to_string().contains("not found"), "{error}");
+}
+
+#[test]
+fn tcp_and_udp_to_loopback_fail() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("host listener");
+    let udp = std::net::UdpSocket::bind("127.0.0.1:0").expect("host udp socket");
+    let script = format!(
+        "import socket\n\
+         for kind, address in ((socket.SOCK_STREAM, {tcp}), (socket.SOCK_DGRAM, {udp})):\n\
+         \x20   s = socket.socket(socket.AF_INET, kind)\n\
+         \x20   try:\n\
+         \x20       s.connect(('127.0.0.1', address)); s.send(b'x'); print('reached')\n\
+         \x20   except OSError as error: print('refused', error.errno)\n",
+        tcp = listener.local_addr().expect("addr").port(),
+        udp = udp.local_addr().expect("addr").port(),
+    );
+    let finished = run(&python("network", &script, Limits::default()));
+    assert_eq!(finished.stdout.lines().count(), 2, "{finished:?}");
+    assert!(finished.stdout.lines().all(|line| line.starts_with("refused")), "{finished:?}");
+}
+
+#[test]
+fn a_fork_bomb_is_contained() {
+    let script = "import os, signal\n\
+                  count = 0\n\
+                  while True:\n\
+                  \x20   try: pid = os.fork()\n\
+                  \x20   except OSError: break\n\
+                  \x20   if pid == 0: signal.pause()\n\
+                  \x20   count += 1\n\
+                  print(count)\n";
+    let limits = Limits { max_processes: 16, ..Limits::default() };
+    let finished = run(&python("fork-bomb", script, limits));
+    let forks: u64 = finished.stdout.trim().parse().expect("fork count printed");
+    assert!(forks < 16, "{forks} forks under a cap of 16");
+    assert_eq!(finished.outcome.ending, Ending::Exited(0));
+    assert_eq!(finished.outcome.limit_broken, Some(LimitBroken::Processes));
+}
+
+#[test]
+fn allocating_four_gib_is_stopped_by_the_memory_cap() {
+    let limits = Limits { memory_bytes: 256 << 20, ..Limits::default() };
+    let finished = run(&python("memory", "data = b'x' * (4 << 30)\nprint('allocated')", limits));
+    assert_eq!(finished.stdout, "");
+    assert_eq!(finished.outcome.ending, Ending::Signaled(libc::SIGKILL), "{finished:?}");
+    assert_eq!(finished.outcome.limit_broken, Some(LimitBroken::Memory));
+}
+
+#[test]
+fn writing_to_etc_or_to_its_own_folder_fails_but_tmp_works() {
+    let script = "for path in /etc/cairn-test secret.txt new.txt /tmp/scratch.txt; do \
+                  if echo x > $path 2>/dev/null; then echo \"wrote $path\"; else echo \"denied $path\"; fi; done";
+    let finished = run(&spec("writes", &["sh", "-c", script], Limits::default()));
+    assert_eq!(
+        finished.stdout,
+        "denied /etc/cairn-test\ndenied secret.txt\ndenied new.txt\nwrote /tmp/scratch.txt\n"
+    );
+    assert!(!Path::new("/etc/cairn-test").exists());
+}
+
+#[test]
+fn a_bot_cannot_read_another_bots_folder() {
+    let first = spec("first", &["cat"], Limits::default());
+    let mut first_process = Sandbox::shared().spawn(&first).expect("first starts");
+    let secret = first.bot_dir.join("secret.txt");
+    let script = format!("cat secret.txt; cat {} || echo blocked", secret.display());
+    let finished = run(&spec("second", &["sh", "-c", &script], Limits::default()));
+    assert_eq!(finished.stdout, "secret of second\nblocked\n");
+    drop(first_process.take_stdin());
+    assert_eq!(finish(&mut first_process).outcome.ending, Ending::Exited(0));
+}
+
+#[test]
+fn a_200_mib_file_write_is_stopped_by_the_file_size_limit() {
+    let command = ["dd", "if=/dev/zero", "of=/tmp/big", "bs=1M", "count=200"];
+    let finished = run(&spec("big-file", &command, Limits::default()));
+    assert_eq!(finished.outcome.ending, Ending::Signaled(libc::SIGXFSZ), "{finished:?}");
+    assert_eq!(finished.outcome.limit_broken, Some(LimitBroken::FileSize));
+}
+
+#[test]
+fn opening_5000_files_fails() {
+    let script = "files = []\n\
+                  try:\n\
+                  \x20   for _ in range(5000): files.append(open('/dev/null'))\n\
+                  except OSError as error: print('stopped', len(files), error.errno)\n";
+    let finished = run(&python("files", script, Limits::default()));
+    let words: Vec<&str> = finished.stdout.split_whitespace().collect();
+    assert_eq!(words.first(), Some(&"stopped"), "{finished:?}");
+    let opened: usize = words[1].parse().expect("count");
+    assert!(opened < 256, "{opened} files opened under a limit of 256");
+    assert_eq!(words[2], libc::EMFILE.to_string());
+}
+
+#[test]
+fn a_cpu_spinner_is_stopped_at_its_cpu_limit() {
+    let limits = Limits { cpu_seconds: 1, ..Limits::default() };
+    let finished = run(&python("spinner", "while True: pass", limits));
+    assert_eq!(finished.outcome.ending, Ending::Signaled(libc::SIGXCPU), "{finished:?}");
+    assert_eq!(finished.outcome.limit_broken, Some(LimitBroken::CpuTime));
+    assert!(finished.outcome.cpu_time >= std::time::Duration::from_millis(900), "{:?}", finished.outcome);
+}
+
+#[test]
+fn a_daemon_left_behind_is_gone_after_kill_all() {
+    let script = "import os, sys\n\
+                  if os.fork() == 0:\n\
+                  \x20   os.setsid()\n\
+                  \x20   if os.fork() == 0:\n\
+                  \x20       print('daemon', flush=True); os.close(1); os.close(2); os.close(0)\n\
+                  \x20       while True: os.pause()\n\
+                  \x20   os._exit(0)\n\
+                  os.wait()\n\
+                  print('bot', flush=True)\n\
+                  sys.stdin.read()\n";
+    let mut process = Sandbox::shared().spawn(&python("daemon", script, Limits::default())).expect("starts");
+    let mut stdout = BufReader::new(process.take_stdout().expect("stdout"));
+    let mut lines = [read_line(&mut stdout), read_line(&mut stdout)];
+    lines.sort();
+    assert_eq!(lines, ["bot", "daemon"]);
+    let tree = process.process_ids();
+    assert!(tree.len() >= 3, "supervisor, bot and daemon: {tree:?}");
+    let outcome = process.kill_all();
+    assert_eq!(outcome.ending, Ending::Killed);
+    let survivors: Vec<u32> = tree.into_iter().filter(|pid| Path::new(&format!("/proc/{pid}")).exists()).collect();
+    assert!(survivors.is_empty(), "still alive: {survivors:?}");
+}
+
+#[test]
+fn signalling_or_ptracing_the_parent_or_the_runner_fails() {
+    let script = format!(
+        "import ctypes, os, signal\n\
+         libc = ctypes.CDLL(None, use_errno=True)\n\
+         for target in (os.getppid(), {runner}):\n\
+         \x20   try: os.kill(target, signal.SIGKILL); print('signalled', target)\n\
+         \x20   except OSError as error: print('kill refused', error.errno)\n\
+         \x20   print('ptrace', libc.ptrace(16, target, 0, 0), ctypes.get_errno())\n",
+        runner = std::process::id()
+    );
+    let finished = run(&python("signals", &script, Limits::default()));
+    let lines: Vec<&str> = finished.stdout.lines().collect();
+    assert_eq!(lines.len(), 4, "{finished:?}");
+    assert!(lines.iter().all(|line| !line.starts_with("signalled")), "{finished:?}");
+    assert!(lines.iter().filter(|line| line.starts_with("ptrace")).all(|line| line.starts_with("ptrace -1")), "{finished:?}");
+}
+
+#[test]
+fn a_bot_sees_its_own_world_only() {
+    let script = "id -u; hostname; ls /proc | grep -c '^[0-9]'; ls /; cat /proc/1/comm 2>/dev/null || echo hidden";
+    let finished = run(&spec("world", &["sh", "-c", script], Limits::default()));
+    let lines: Vec<&str> = finished.stdout.lines().collect();
+    let uid: u32 = lines[0].parse().expect("uid");
+    assert!(uid >= 1_200_000, "runs as {uid}");
+    assert_eq!(lines[1], "cairn-bot");
+    let visible: u32 = lines[2].parse().expect("process count");
+    assert!(visible <= 4, "sees {visible} processes");
+    assert!(!finished.stdout.contains("\nroot\n") && !finished.stdout.contains("\nhome\n"), "{}", finished.stdout);
+}
+
+#[test]
+fn two_bots_at_once_get_distinct_uids() {
+    let first = spec("uid-first", &["sh", "-c", "id -u; cat"], Limits::default());
+    let mut first_process = Sandbox::shared().spawn(&first).expect("first starts");
+    let mut first_stdout = BufReader::new(first_process.take_stdout().expect("stdout"));
+    let first_uid = read_line(&mut first_stdout);
+    let second = run(&spec("uid-second", &["id", "-u"], Limits::default()));
+    assert_ne!(first_uid, second.stdout.trim());
+    first_process.kill_all();
+}
