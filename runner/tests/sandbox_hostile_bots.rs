@@ -13,16 +13,34 @@ use support::{finish, python, read_line, run, spec};
 
 #[test]
 fn every_sandbox_layer_is_active_here() {
-    let missing: Vec<String> =
-        Sandbox::shared().layers().into_iter().filter(|layer| !layer.active).map(|layer| layer.to_string()).collect();
-    assert!(missing.is_empty(), "unavailable layers:\n{}", missing.join("\n"));
+    let missing: Vec<String> = Sandbox::shared()
+        .layers()
+        .into_iter()
+        .filter(|layer| !layer.active)
+        .map(|layer| layer.to_string())
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "unavailable layers:\n{}",
+        missing.join("\n")
+    );
     assert!(cairn_runner::sandbox::doctor().1);
 }
 
 #[test]
 fn a_bot_talks_through_its_pipes_and_its_exit_code_is_reported() {
-    let mut process = Sandbox::shared().spawn(&spec("echo", &["sh", "-c", "read line; echo \"got $line\"; exit 3"], Limits::default())).expect("starts");
-    process.take_stdin().expect("stdin").write_all(b"hello\n").expect("write");
+    let mut process = Sandbox::shared()
+        .spawn(&spec(
+            "echo",
+            &["sh", "-c", "read line; echo \"got $line\"; exit 3"],
+            Limits::default(),
+        ))
+        .expect("starts");
+    process
+        .take_stdin()
+        .expect("stdin")
+        .write_all(b"hello\n")
+        .expect("write");
     let finished = finish(&mut process);
     assert_eq!(finished.stdout, "got hello\n");
     assert_eq!(finished.outcome.ending, Ending::Exited(3));
@@ -30,8 +48,44 @@ fn a_bot_talks_through_its_pipes_and_its_exit_code_is_reported() {
 }
 
 #[test]
+fn stdout_and_stderr_are_separate_pipes() {
+    let finished = run(&spec(
+        "stderr",
+        &["sh", "-c", "echo out; echo err >&2"],
+        Limits::default(),
+    ));
+    assert_eq!(
+        (finished.stdout.as_str(), finished.stderr.as_str()),
+        ("out\n", "err\n")
+    );
+}
+
+#[test]
+fn a_bot_that_closes_stdout_is_seen_at_end_of_file_while_it_runs() {
+    let mut process = Sandbox::shared()
+        .spawn(&spec(
+            "closer",
+            &["sh", "-c", "exec >&-; read line; exit 4"],
+            Limits::default(),
+        ))
+        .expect("starts");
+    let mut stdout = String::new();
+    std::io::Read::read_to_string(&mut process.take_stdout().expect("stdout"), &mut stdout)
+        .expect("end of file");
+    assert_eq!(process.try_status(), None, "still waiting for its line");
+    process
+        .take_stdin()
+        .expect("stdin")
+        .write_all(b"bye\n")
+        .expect("write");
+    assert_eq!(process.wait().ending, Ending::Exited(4));
+}
+
+#[test]
 fn a_missing_program_is_an_error_not_a_bot() {
-    let error = Sandbox::shared().spawn(&spec("missing", &["./no-such-bot"], Limits::default())).unwrap_err();
+    let error = Sandbox::shared()
+        .spawn(&spec("missing", &["./no-such-bot"], Limits::default()))
+        .unwrap_err();
     assert!(error.to_string().contains("not found"), "{error}");
 }
 
@@ -51,7 +105,13 @@ fn tcp_and_udp_to_loopback_fail() {
     );
     let finished = run(&python("network", &script, Limits::default()));
     assert_eq!(finished.stdout.lines().count(), 2, "{finished:?}");
-    assert!(finished.stdout.lines().all(|line| line.starts_with("refused")), "{finished:?}");
+    assert!(
+        finished
+            .stdout
+            .lines()
+            .all(|line| line.starts_with("refused")),
+        "{finished:?}"
+    );
 }
 
 #[test]
@@ -64,7 +124,10 @@ fn a_fork_bomb_is_contained() {
                   \x20   if pid == 0: signal.pause()\n\
                   \x20   count += 1\n\
                   print(count)\n";
-    let limits = Limits { max_processes: 16, ..Limits::default() };
+    let limits = Limits {
+        max_processes: 16,
+        ..Limits::default()
+    };
     let finished = run(&python("fork-bomb", script, limits));
     let forks: u64 = finished.stdout.trim().parse().expect("fork count printed");
     assert!(forks < 16, "{forks} forks under a cap of 16");
@@ -74,10 +137,21 @@ fn a_fork_bomb_is_contained() {
 
 #[test]
 fn allocating_four_gib_is_stopped_by_the_memory_cap() {
-    let limits = Limits { memory_bytes: 256 << 20, ..Limits::default() };
-    let finished = run(&python("memory", "data = b'x' * (4 << 30)\nprint('allocated')", limits));
+    let limits = Limits {
+        memory_bytes: 256 << 20,
+        ..Limits::default()
+    };
+    let finished = run(&python(
+        "memory",
+        "data = b'x' * (4 << 30)\nprint('allocated')",
+        limits,
+    ));
     assert_eq!(finished.stdout, "");
-    assert_eq!(finished.outcome.ending, Ending::Signaled(libc::SIGKILL), "{finished:?}");
+    assert_eq!(
+        finished.outcome.ending,
+        Ending::Signaled(libc::SIGKILL),
+        "{finished:?}"
+    );
     assert_eq!(finished.outcome.limit_broken, Some(LimitBroken::Memory));
 }
 
@@ -109,7 +183,11 @@ fn a_bot_cannot_read_another_bots_folder() {
 fn a_200_mib_file_write_is_stopped_by_the_file_size_limit() {
     let command = ["dd", "if=/dev/zero", "of=/tmp/big", "bs=1M", "count=200"];
     let finished = run(&spec("big-file", &command, Limits::default()));
-    assert_eq!(finished.outcome.ending, Ending::Signaled(libc::SIGXFSZ), "{finished:?}");
+    assert_eq!(
+        finished.outcome.ending,
+        Ending::Signaled(libc::SIGXFSZ),
+        "{finished:?}"
+    );
     assert_eq!(finished.outcome.limit_broken, Some(LimitBroken::FileSize));
 }
 
@@ -129,11 +207,21 @@ fn opening_5000_files_fails() {
 
 #[test]
 fn a_cpu_spinner_is_stopped_at_its_cpu_limit() {
-    let limits = Limits { cpu_seconds: 1, ..Limits::default() };
+    let limits = Limits {
+        cpu_seconds: 1,
+        ..Limits::default()
+    };
     let finished = run(&python("spinner", "while True: pass", limits));
-    assert_eq!(finished.outcome.ending, Ending::Signaled(libc::SIGXCPU), "{finished:?}");
+    assert_eq!(
+        finished.outcome.ending,
+        Ending::Signaled(libc::SIGXCPU),
+        "{finished:?}"
+    );
     assert_eq!(finished.outcome.limit_broken, Some(LimitBroken::CpuTime));
-    assert!(finished.outcome.cpu_time >= std::time::Duration::from_millis(900), "{:?}", finished.outcome);
+    assert!(
+        finished.outcome.cpu_time >= std::time::Duration::from_millis(900),
+        "{finished:?}"
+    );
 }
 
 #[test]
@@ -148,7 +236,9 @@ fn a_daemon_left_behind_is_gone_after_kill_all() {
                   os.wait()\n\
                   print('bot', flush=True)\n\
                   sys.stdin.read()\n";
-    let mut process = Sandbox::shared().spawn(&python("daemon", script, Limits::default())).expect("starts");
+    let mut process = Sandbox::shared()
+        .spawn(&python("daemon", script, Limits::default()))
+        .expect("starts");
     let mut stdout = BufReader::new(process.take_stdout().expect("stdout"));
     let mut lines = [read_line(&mut stdout), read_line(&mut stdout)];
     lines.sort();
@@ -157,7 +247,10 @@ fn a_daemon_left_behind_is_gone_after_kill_all() {
     assert!(tree.len() >= 3, "supervisor, bot and daemon: {tree:?}");
     let outcome = process.kill_all();
     assert_eq!(outcome.ending, Ending::Killed);
-    let survivors: Vec<u32> = tree.into_iter().filter(|pid| Path::new(&format!("/proc/{pid}")).exists()).collect();
+    let survivors: Vec<u32> = tree
+        .into_iter()
+        .filter(|pid| Path::new(&format!("/proc/{pid}")).exists())
+        .collect();
     assert!(survivors.is_empty(), "still alive: {survivors:?}");
 }
 
@@ -175,8 +268,17 @@ fn signalling_or_ptracing_the_parent_or_the_runner_fails() {
     let finished = run(&python("signals", &script, Limits::default()));
     let lines: Vec<&str> = finished.stdout.lines().collect();
     assert_eq!(lines.len(), 4, "{finished:?}");
-    assert!(lines.iter().all(|line| !line.starts_with("signalled")), "{finished:?}");
-    assert!(lines.iter().filter(|line| line.starts_with("ptrace")).all(|line| line.starts_with("ptrace -1")), "{finished:?}");
+    assert!(
+        lines.iter().all(|line| !line.starts_with("signalled")),
+        "{finished:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .filter(|line| line.starts_with("ptrace"))
+            .all(|line| line.starts_with("ptrace -1")),
+        "{finished:?}"
+    );
 }
 
 #[test]
@@ -189,7 +291,11 @@ fn a_bot_sees_its_own_world_only() {
     assert_eq!(lines[1], "cairn-bot");
     let visible: u32 = lines[2].parse().expect("process count");
     assert!(visible <= 4, "sees {visible} processes");
-    assert!(!finished.stdout.contains("\nroot\n") && !finished.stdout.contains("\nhome\n"), "{}", finished.stdout);
+    assert!(
+        !finished.stdout.contains("\nroot\n") && !finished.stdout.contains("\nhome\n"),
+        "{}",
+        finished.stdout
+    );
 }
 
 #[test]

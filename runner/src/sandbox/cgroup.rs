@@ -20,7 +20,11 @@ pub enum CgroupHost {
     /// A delegated v2 directory whose children get `memory` and `pids`.
     Unified { parent: PathBuf },
     /// v1 parent directories, one per controller that is mounted and writable.
-    Legacy { memory: Option<PathBuf>, pids: Option<PathBuf>, cpuacct: Option<PathBuf> },
+    Legacy {
+        memory: Option<PathBuf>,
+        pids: Option<PathBuf>,
+        cpuacct: Option<PathBuf>,
+    },
 }
 
 impl CgroupHost {
@@ -37,7 +41,11 @@ impl CgroupHost {
             cpuacct: legacy_parent(&mountinfo, &own, "cpuacct"),
         };
         match &legacy {
-            CgroupHost::Legacy { memory: None, pids: None, cpuacct: None } => None,
+            CgroupHost::Legacy {
+                memory: None,
+                pids: None,
+                cpuacct: None,
+            } => None,
             _ => Some(legacy),
         }
     }
@@ -67,9 +75,14 @@ impl CgroupHost {
     pub fn describe(&self) -> String {
         match self {
             CgroupHost::Unified { parent } => format!("cgroup v2 under {}", parent.display()),
-            CgroupHost::Legacy { memory, pids, cpuacct } => {
+            CgroupHost::Legacy {
+                memory,
+                pids,
+                cpuacct,
+            } => {
                 let shown = |dir: &Option<PathBuf>| {
-                    dir.as_ref().map_or("missing".to_string(), |dir| dir.display().to_string())
+                    dir.as_ref()
+                        .map_or("missing".to_string(), |dir| dir.display().to_string())
                 };
                 format!(
                     "cgroup v1 memory {}, pids {}, cpuacct {}",
@@ -104,7 +117,10 @@ fn legacy_parent_path(mountinfo: &str, own: &str, controller: &str) -> Option<Pa
         let _id = fields.next()?;
         let controllers = fields.next()?;
         let path = fields.next()?;
-        controllers.split(',').any(|name| name == controller).then_some(path)
+        controllers
+            .split(',')
+            .any(|name| name == controller)
+            .then_some(path)
     })?;
     Some(Path::new(mount_point).join(own_path.trim_start_matches('/')))
 }
@@ -149,12 +165,33 @@ pub struct BotCgroups {
 impl BotCgroups {
     /// Creates the bot's cgroups (clearing a stale one of the same name) and
     /// writes the limits.
-    pub fn create(host: &CgroupHost, name: &str, memory_bytes: u64, max_tasks: u64) -> io::Result<BotCgroups> {
-        let mut cgroups = BotCgroups { unified: None, memory: None, pids: None, cpuacct: None };
+    pub fn create(
+        host: &CgroupHost,
+        name: &str,
+        memory_bytes: u64,
+        max_tasks: u64,
+    ) -> io::Result<BotCgroups> {
+        let mut cgroups = BotCgroups {
+            unified: None,
+            memory: None,
+            pids: None,
+            cpuacct: None,
+        };
         match host {
-            CgroupHost::Unified { parent } => cgroups.unified = Some(fresh_dir(&parent.join(name))?),
-            CgroupHost::Legacy { memory, pids, cpuacct } => {
-                let make = |parent: &Option<PathBuf>| parent.as_ref().map(|parent| fresh_dir(&parent.join(name))).transpose();
+            CgroupHost::Unified { parent } => {
+                cgroups.unified = Some(fresh_dir(&parent.join(name))?)
+            }
+            CgroupHost::Legacy {
+                memory,
+                pids,
+                cpuacct,
+            } => {
+                let make = |parent: &Option<PathBuf>| {
+                    parent
+                        .as_ref()
+                        .map(|parent| fresh_dir(&parent.join(name)))
+                        .transpose()
+                };
                 cgroups.memory = make(memory)?;
                 cgroups.pids = make(pids)?;
                 cgroups.cpuacct = make(cpuacct)?;
@@ -175,7 +212,10 @@ impl BotCgroups {
             fs::write(dir.join("memory.limit_in_bytes"), memory_bytes.to_string())?;
             // memsw exists only with swap accounting; swappiness 0 keeps the bot
             // from swapping its way past the cap where it does not.
-            let _ = fs::write(dir.join("memory.memsw.limit_in_bytes"), memory_bytes.to_string());
+            let _ = fs::write(
+                dir.join("memory.memsw.limit_in_bytes"),
+                memory_bytes.to_string(),
+            );
             let _ = fs::write(dir.join("memory.swappiness"), "0");
         }
         if let Some(dir) = &self.pids {
@@ -185,7 +225,9 @@ impl BotCgroups {
     }
 
     fn dirs(&self) -> impl Iterator<Item = &PathBuf> {
-        [&self.unified, &self.memory, &self.pids, &self.cpuacct].into_iter().flatten()
+        [&self.unified, &self.memory, &self.pids, &self.cpuacct]
+            .into_iter()
+            .flatten()
     }
 
     /// Moves `pid` (and so all its future children) into every cgroup.
@@ -220,18 +262,28 @@ impl BotCgroups {
 
     /// How many forks the process cap refused.
     pub fn refused_forks(&self) -> u64 {
-        let Some(dir) = self.unified.as_ref().or(self.pids.as_ref()) else { return 0 };
+        let Some(dir) = self.unified.as_ref().or(self.pids.as_ref()) else {
+            return 0;
+        };
         let text = fs::read_to_string(dir.join("pids.events")).unwrap_or_default();
         keyed_value(&text, "max").unwrap_or(0)
     }
 
     /// Pids (host namespace) of the processes still in the cgroup.
     pub fn members(&self) -> Vec<Pid> {
-        let Some(dir) = self.unified.as_ref().or(self.pids.as_ref()).or(self.memory.as_ref()) else {
+        let Some(dir) = self
+            .unified
+            .as_ref()
+            .or(self.pids.as_ref())
+            .or(self.memory.as_ref())
+        else {
             return Vec::new();
         };
         let text = fs::read_to_string(dir.join("cgroup.procs")).unwrap_or_default();
-        text.lines().filter_map(|line| line.trim().parse().ok()).map(Pid::from_raw).collect()
+        text.lines()
+            .filter_map(|line| line.trim().parse().ok())
+            .map(Pid::from_raw)
+            .collect()
     }
 
     /// Kills every member until none is left (a fork racing the sweep is
@@ -255,7 +307,9 @@ impl BotCgroups {
             // A killed task leaves the cgroup a moment after it is reaped.
             for _attempt in 0..1000 {
                 match fs::remove_dir(dir) {
-                    Err(error) if error.raw_os_error() == Some(libc::EBUSY) => std::thread::yield_now(),
+                    Err(error) if error.raw_os_error() == Some(libc::EBUSY) => {
+                        std::thread::yield_now()
+                    }
                     _ => break,
                 }
             }
@@ -266,7 +320,12 @@ impl BotCgroups {
 /// Creates `dir`, first clearing a leftover of a crashed runner.
 fn fresh_dir(dir: &Path) -> io::Result<PathBuf> {
     if dir.exists() {
-        let stale = BotCgroups { unified: None, memory: None, pids: Some(dir.to_path_buf()), cpuacct: None };
+        let stale = BotCgroups {
+            unified: None,
+            memory: None,
+            pids: Some(dir.to_path_buf()),
+            cpuacct: None,
+        };
         stale.kill_members();
         stale.remove();
     }
@@ -302,7 +361,10 @@ mod tests {
             legacy_parent_path(mountinfo, own, "memory"),
             Some(PathBuf::from("/sys/fs/cgroup/memory/process_api/abc"))
         );
-        assert_eq!(legacy_parent_path(mountinfo, own, "cpuacct"), Some(PathBuf::from("/sys/fs/cgroup/cpuacct")));
+        assert_eq!(
+            legacy_parent_path(mountinfo, own, "cpuacct"),
+            Some(PathBuf::from("/sys/fs/cgroup/cpuacct"))
+        );
         assert_eq!(legacy_parent_path(mountinfo, own, "pids"), None);
     }
 }

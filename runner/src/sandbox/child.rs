@@ -124,7 +124,10 @@ impl Report {
         let (tag, first, second): (u32, u32, u64) = match self {
             Report::Started => (1, 0, 0),
             Report::SetupFailed { step, errno } => (2, step as u32, errno as u64),
-            Report::Exited { wait_status, cpu_micros } => (3, wait_status as u32, cpu_micros),
+            Report::Exited {
+                wait_status,
+                cpu_micros,
+            } => (3, wait_status as u32, cpu_micros),
         };
         let mut bytes = [0u8; REPORT_SIZE];
         bytes[0..4].copy_from_slice(&tag.to_ne_bytes());
@@ -141,8 +144,14 @@ impl Report {
         let second = u64::from_ne_bytes(second_bytes);
         match tag {
             1 => Some(Report::Started),
-            2 => Some(Report::SetupFailed { step: SetupStep::from_code(first)?, errno: second as i32 }),
-            3 => Some(Report::Exited { wait_status: first as i32, cpu_micros: second }),
+            2 => Some(Report::SetupFailed {
+                step: SetupStep::from_code(first)?,
+                errno: second as i32,
+            }),
+            3 => Some(Report::Exited {
+                wait_status: first as i32,
+                cpu_micros: second,
+            }),
             _ => None,
         }
     }
@@ -181,9 +190,16 @@ pub struct ExecPointers {
 impl ExecPointers {
     pub fn new(plan: &ChildPlan) -> ExecPointers {
         let pointers = |strings: &[CString]| {
-            strings.iter().map(|string| string.as_ptr()).chain(std::iter::once(std::ptr::null())).collect()
+            strings
+                .iter()
+                .map(|string| string.as_ptr())
+                .chain(std::iter::once(std::ptr::null()))
+                .collect()
         };
-        ExecPointers { argv: pointers(&plan.argv), envp: pointers(&plan.envp) }
+        ExecPointers {
+            argv: pointers(&plan.argv),
+            envp: pointers(&plan.envp),
+        }
     }
 }
 
@@ -206,7 +222,13 @@ fn write_report(fd: RawFd, report: Report) {
 }
 
 fn fail(fd: RawFd, step: SetupStep, errno: Errno) -> ! {
-    write_report(fd, Report::SetupFailed { step, errno: errno as i32 });
+    write_report(
+        fd,
+        Report::SetupFailed {
+            step,
+            errno: errno as i32,
+        },
+    );
     // SAFETY: _exit is async-signal-safe and skips every destructor.
     unsafe { libc::_exit(1) }
 }
@@ -225,7 +247,8 @@ fn close_all_except(keep: &mut [RawFd]) -> Result<(), Errno> {
         next_to_close = fd.saturating_add(1);
     }
     // SAFETY: as above.
-    let result = unsafe { libc::syscall(libc::SYS_close_range, next_to_close, libc::c_uint::MAX, 0) };
+    let result =
+        unsafe { libc::syscall(libc::SYS_close_range, next_to_close, libc::c_uint::MAX, 0) };
     Errno::result(result).map(drop)
 }
 
@@ -235,7 +258,10 @@ fn close_all_except(keep: &mut [RawFd]) -> Result<(), Errno> {
 /// Call only in the child of [`raw_fork`].
 pub unsafe fn run_supervisor(plan: &mut ChildPlan, pointers: &ExecPointers) -> ! {
     let report = plan.report.as_raw_fd();
-    let landlock_fd = plan.landlock.as_ref().map_or(-1, |ruleset| ruleset.as_raw_fd());
+    let landlock_fd = plan
+        .landlock
+        .as_ref()
+        .map_or(-1, |ruleset| ruleset.as_raw_fd());
     let mut keep = [
         plan.stdin.as_raw_fd(),
         plan.stdout.as_raw_fd(),
@@ -258,7 +284,8 @@ pub unsafe fn run_supervisor(plan: &mut ChildPlan, pointers: &ExecPointers) -> !
         }
     }
     wait_for_parent(plan.go.as_raw_fd(), report);
-    let signal_fd = child_signal_fd().unwrap_or_else(|errno| fail(report, SetupStep::SignalFd, errno));
+    let signal_fd =
+        child_signal_fd().unwrap_or_else(|errno| fail(report, SetupStep::SignalFd, errno));
     // SAFETY: we are the single thread of a forked child, as raw_fork requires.
     let bot = unsafe { start_bot(plan, pointers) };
     supervise(bot, signal_fd, report)
@@ -285,8 +312,16 @@ fn child_signal_fd() -> Result<RawFd, Errno> {
         let mut mask: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut mask);
         libc::sigaddset(&mut mask, libc::SIGCHLD);
-        Errno::result(libc::sigprocmask(libc::SIG_BLOCK, &mask, std::ptr::null_mut()))?;
-        Errno::result(libc::signalfd(-1, &mask, libc::SFD_CLOEXEC | libc::SFD_NONBLOCK))
+        Errno::result(libc::sigprocmask(
+            libc::SIG_BLOCK,
+            &mask,
+            std::ptr::null_mut(),
+        ))?;
+        Errno::result(libc::signalfd(
+            -1,
+            &mask,
+            libc::SFD_CLOEXEC | libc::SFD_NONBLOCK,
+        ))
     }
 }
 
@@ -298,7 +333,9 @@ unsafe fn start_bot(plan: &mut ChildPlan, pointers: &ExecPointers) -> libc::pid_
     let report = plan.report.as_raw_fd();
     let mut exec_check = [0; 2];
     // SAFETY: pipe2 fills the two-element array.
-    if let Err(errno) = Errno::result(unsafe { libc::pipe2(exec_check.as_mut_ptr(), libc::O_CLOEXEC) }) {
+    if let Err(errno) =
+        Errno::result(unsafe { libc::pipe2(exec_check.as_mut_ptr(), libc::O_CLOEXEC) })
+    {
         fail(report, SetupStep::Fork, errno);
     }
     // SAFETY: the child only runs exec_bot, which follows the module's rules.
@@ -335,8 +372,16 @@ unsafe fn start_bot(plan: &mut ChildPlan, pointers: &ExecPointers) -> libc::pid_
 fn supervise(bot: libc::pid_t, signal_fd: RawFd, report: RawFd) -> ! {
     loop {
         let mut fds = [
-            libc::pollfd { fd: signal_fd, events: libc::POLLIN, revents: 0 },
-            libc::pollfd { fd: report, events: 0, revents: 0 },
+            libc::pollfd {
+                fd: signal_fd,
+                events: libc::POLLIN,
+                revents: 0,
+            },
+            libc::pollfd {
+                fd: report,
+                events: 0,
+                revents: 0,
+            },
         ];
         // SAFETY: polls two stack-held descriptors.
         let ready = unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) };
@@ -364,7 +409,13 @@ fn reap_children(bot: libc::pid_t, report: RawFd) {
         if pid == bot {
             let micros = |time: libc::timeval| time.tv_sec as u64 * 1_000_000 + time.tv_usec as u64;
             let cpu_micros = micros(usage.ru_utime) + micros(usage.ru_stime);
-            write_report(report, Report::Exited { wait_status: status, cpu_micros });
+            write_report(
+                report,
+                Report::Exited {
+                    wait_status: status,
+                    cpu_micros,
+                },
+            );
             // SAFETY: leaving; the kernel kills the rest of the namespace.
             unsafe { libc::_exit(0) }
         }
@@ -420,7 +471,13 @@ fn exec_bot(plan: &mut ChildPlan, pointers: &ExecPointers, exec_check: RawFd) ->
         }
     }
     // SAFETY: null-terminated arrays of pointers into the plan's C strings.
-    unsafe { libc::execve(plan.program.as_ptr(), pointers.argv.as_ptr(), pointers.envp.as_ptr()) };
+    unsafe {
+        libc::execve(
+            plan.program.as_ptr(),
+            pointers.argv.as_ptr(),
+            pointers.envp.as_ptr(),
+        )
+    };
     failed(SetupStep::Exec, Errno::last())
 }
 
@@ -442,7 +499,11 @@ fn reset_signals() {
 
 /// Puts the bot's pipe ends on 0, 1 and 2 and closes everything else.
 fn connect_stdio(plan: &ChildPlan, exec_check: RawFd) -> Result<(), Errno> {
-    let ends = [plan.stdin.as_raw_fd(), plan.stdout.as_raw_fd(), plan.stderr.as_raw_fd()];
+    let ends = [
+        plan.stdin.as_raw_fd(),
+        plan.stdout.as_raw_fd(),
+        plan.stderr.as_raw_fd(),
+    ];
     let mut high = [0; 3];
     for (slot, fd) in high.iter_mut().zip(ends) {
         // SAFETY: duplicates above 2 first, so no dup2 below clobbers another end.
@@ -452,7 +513,10 @@ fn connect_stdio(plan: &ChildPlan, exec_check: RawFd) -> Result<(), Errno> {
         // SAFETY: dup2 onto 0, 1, 2; the duplicate is inheritable.
         Errno::result(unsafe { libc::dup2(fd, target as RawFd) })?;
     }
-    let landlock_fd = plan.landlock.as_ref().map_or(-1, |ruleset| ruleset.as_raw_fd());
+    let landlock_fd = plan
+        .landlock
+        .as_ref()
+        .map_or(-1, |ruleset| ruleset.as_raw_fd());
     close_all_except(&mut [0, 1, 2, exec_check, landlock_fd])
 }
 
@@ -461,7 +525,11 @@ fn restrict_with_landlock(ruleset: RawFd) -> Result<(), Errno> {
     // SAFETY: prctl and landlock_restrict_self take integers only.
     unsafe {
         Errno::result(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))?;
-        Errno::result(libc::syscall(libc::SYS_landlock_restrict_self, ruleset, 0u32))?;
+        Errno::result(libc::syscall(
+            libc::SYS_landlock_restrict_self,
+            ruleset,
+            0u32,
+        ))?;
         libc::close(ruleset);
     }
     Ok(())
@@ -472,7 +540,11 @@ fn restrict_with_landlock(ruleset: RawFd) -> Result<(), Errno> {
 fn drop_credentials(uid: u32) -> Result<(), Errno> {
     // SAFETY: credential syscalls on integers (setgroups with an empty list).
     unsafe {
-        Errno::result(libc::syscall(libc::SYS_setgroups, 0usize, std::ptr::null::<libc::gid_t>()))?;
+        Errno::result(libc::syscall(
+            libc::SYS_setgroups,
+            0usize,
+            std::ptr::null::<libc::gid_t>(),
+        ))?;
         Errno::result(libc::syscall(libc::SYS_setresgid, uid, uid, uid))?;
         Errno::result(libc::syscall(libc::SYS_setresuid, uid, uid, uid))?;
     }
@@ -487,8 +559,14 @@ mod tests {
     fn reports_survive_the_pipe_encoding() {
         let reports = [
             Report::Started,
-            Report::SetupFailed { step: SetupStep::PivotRoot, errno: libc::EINVAL },
-            Report::Exited { wait_status: 9, cpu_micros: 1_234_567 },
+            Report::SetupFailed {
+                step: SetupStep::PivotRoot,
+                errno: libc::EINVAL,
+            },
+            Report::Exited {
+                wait_status: 9,
+                cpu_micros: 1_234_567,
+            },
         ];
         for report in reports {
             assert_eq!(Report::decode(report.encode()), Some(report));

@@ -47,7 +47,9 @@ impl HostSupport {
             network_namespace: works(libc::CLONE_NEWNET),
             pid_namespace: works(libc::CLONE_NEWPID),
             mount_namespace: works(libc::CLONE_NEWNS),
-            other_namespaces: works(libc::CLONE_NEWIPC | libc::CLONE_NEWUTS | libc::CLONE_NEWCGROUP),
+            other_namespaces: works(
+                libc::CLONE_NEWIPC | libc::CLONE_NEWUTS | libc::CLONE_NEWCGROUP,
+            ),
             cgroups: CgroupHost::detect(),
             landlock_abi: landlock_abi_version(),
             seccomp: seccomp_programs().map_err(|error| error.to_string()),
@@ -102,7 +104,12 @@ impl HostSupport {
         layers.extend(self.cgroup_layers());
         layers.push(self.landlock_layer());
         layers.push(match &self.seccomp {
-            Ok(_) => layer("seccomp", true, "deny-list: ptrace, mount, modules, bpf, keyrings, namespaces, io_uring, ...", ""),
+            Ok(_) => layer(
+                "seccomp",
+                true,
+                "deny-list: ptrace, mount, modules, bpf, keyrings, namespaces, io_uring, ...",
+                "",
+            ),
             Err(error) => layer("seccomp", false, "", error),
         });
         layers
@@ -122,7 +129,12 @@ impl HostSupport {
         vec![
             layer("memory cap", host.has_memory(), &description, &missing),
             layer("process cap", host.has_pids(), &description, &missing),
-            layer("cpu accounting", host.has_cpu_accounting(), &description, &missing),
+            layer(
+                "cpu accounting",
+                host.has_cpu_accounting(),
+                &description,
+                &missing,
+            ),
         ]
     }
 
@@ -130,15 +142,28 @@ impl HostSupport {
         let detail = format!(
             "ABI {}: read-only root, writes only in /tmp and /dev, no TCP bind or connect{}",
             self.landlock_abi,
-            if self.landlock_abi >= 6 { ", signals and abstract sockets scoped to the bot" } else { "" }
+            if self.landlock_abi >= 6 {
+                ", signals and abstract sockets scoped to the bot"
+            } else {
+                ""
+            }
         );
-        layer("landlock", self.landlock_abi >= 1, &detail, "not enabled in this kernel")
+        layer(
+            "landlock",
+            self.landlock_abi >= 1,
+            &detail,
+            "not enabled in this kernel",
+        )
     }
 }
 
 fn layer(name: &'static str, active: bool, when_active: &str, when_missing: &str) -> LayerStatus {
     let detail = if active { when_active } else { when_missing };
-    LayerStatus { name, active, detail: detail.to_string() }
+    LayerStatus {
+        name,
+        active,
+        detail: detail.to_string(),
+    }
 }
 
 /// Starts a child in new namespaces of the given kinds and reaps it.

@@ -19,8 +19,8 @@ use landlock::{
     RulesetCreated, RulesetCreatedAttr, Scope, ABI,
 };
 use seccompiler::{
-    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule,
-    TargetArch,
+    BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
+    SeccompRule, TargetArch,
 };
 
 /// Syscalls refused with `EPERM`.
@@ -96,20 +96,37 @@ const NAMESPACE_CLONE_FLAGS: &[libc::c_int] = &[
 /// with `ENOSYS` and libc falls back to `clone`, whose flags are checked.
 pub fn seccomp_programs() -> Result<Vec<BpfProgram>, seccompiler::Error> {
     let arch = TargetArch::try_from(std::env::consts::ARCH)?;
-    let mut denied: BTreeMap<i64, Vec<SeccompRule>> =
-        DENIED_SYSCALLS.iter().map(|number| (*number as i64, Vec::new())).collect();
+    let mut denied: BTreeMap<i64, Vec<SeccompRule>> = DENIED_SYSCALLS
+        .iter()
+        .map(|number| (*number, Vec::new()))
+        .collect();
     let namespace_rules = NAMESPACE_CLONE_FLAGS
         .iter()
         .map(|flag| {
             let flag = *flag as u64;
-            let condition = SeccompCondition::new(0, SeccompCmpArgLen::Qword, SeccompCmpOp::MaskedEq(flag), flag)?;
+            let condition = SeccompCondition::new(
+                0,
+                SeccompCmpArgLen::Qword,
+                SeccompCmpOp::MaskedEq(flag),
+                flag,
+            )?;
             SeccompRule::new(vec![condition])
         })
         .collect::<Result<Vec<_>, _>>()?;
-    denied.insert(libc::SYS_clone as i64, namespace_rules);
-    let deny_list = SeccompFilter::new(denied, SeccompAction::Allow, SeccompAction::Errno(libc::EPERM as u32), arch)?;
-    let no_clone3: BTreeMap<i64, Vec<SeccompRule>> = [(libc::SYS_clone3 as i64, Vec::new())].into();
-    let clone3_filter = SeccompFilter::new(no_clone3, SeccompAction::Allow, SeccompAction::Errno(libc::ENOSYS as u32), arch)?;
+    denied.insert(libc::SYS_clone, namespace_rules);
+    let deny_list = SeccompFilter::new(
+        denied,
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::EPERM as u32),
+        arch,
+    )?;
+    let no_clone3: BTreeMap<i64, Vec<SeccompRule>> = [(libc::SYS_clone3, Vec::new())].into();
+    let clone3_filter = SeccompFilter::new(
+        no_clone3,
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::ENOSYS as u32),
+        arch,
+    )?;
     Ok(vec![deny_list.try_into()?, clone3_filter.try_into()?])
 }
 
@@ -118,7 +135,12 @@ pub fn landlock_abi_version() -> i64 {
     const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
     // SAFETY: the version query reads no memory (null attributes, size 0).
     let version = unsafe {
-        libc::syscall(libc::SYS_landlock_create_ruleset, std::ptr::null::<u8>(), 0usize, LANDLOCK_CREATE_RULESET_VERSION)
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<u8>(),
+            0usize,
+            LANDLOCK_CREATE_RULESET_VERSION,
+        )
     };
     version.max(0)
 }
@@ -135,7 +157,10 @@ pub fn landlock_ruleset(root: &Path) -> Result<RulesetCreated, landlock::Ruleset
         .scope(Scope::Signal | Scope::AbstractUnixSocket)?
         .create()?
         .add_rules(path_beneath_rules([root], AccessFs::from_read(abi)))?
-        .add_rules(path_beneath_rules([root.join("tmp")], AccessFs::from_all(abi)))?
+        .add_rules(path_beneath_rules(
+            [root.join("tmp")],
+            AccessFs::from_all(abi),
+        ))?
         .add_rules(path_beneath_rules([root.join("dev")], device_access))
 }
 
@@ -147,6 +172,9 @@ mod tests {
     fn the_seccomp_programs_compile_for_this_architecture() {
         let programs = seccomp_programs().expect("filters compile");
         assert_eq!(programs.len(), 2);
-        assert!(programs[0].len() > DENIED_SYSCALLS.len(), "one jump per denied syscall at least");
+        assert!(
+            programs[0].len() > DENIED_SYSCALLS.len(),
+            "one jump per denied syscall at least"
+        );
     }
 }

@@ -60,7 +60,12 @@ pub struct SandboxSpec {
 impl SandboxSpec {
     /// A spec with default limits and no extra environment.
     pub fn new(command: Vec<String>, bot_dir: PathBuf) -> SandboxSpec {
-        SandboxSpec { command, bot_dir, limits: Limits::default(), env: Vec::new() }
+        SandboxSpec {
+            command,
+            bot_dir,
+            limits: Limits::default(),
+            env: Vec::new(),
+        }
     }
 }
 
@@ -76,11 +81,17 @@ pub enum SandboxError {
     #[error("bot folder {path}: {source}")]
     BotDir { path: PathBuf, source: io::Error },
     #[error("{context}: {source}")]
-    Io { context: &'static str, source: io::Error },
+    Io {
+        context: &'static str,
+        source: io::Error,
+    },
     #[error("landlock ruleset: {0}")]
     Landlock(#[from] landlock::RulesetError),
     #[error("sandbox setup failed while {step}: {errno}")]
-    Setup { step: &'static str, errno: nix::errno::Errno },
+    Setup {
+        step: &'static str,
+        errno: nix::errno::Errno,
+    },
     #[error("the sandbox ended before the bot started")]
     SupervisorVanished,
 }
@@ -101,7 +112,9 @@ impl Sandbox {
     /// Probes the host (namespaces, cgroups, Landlock, seccomp): a few
     /// milliseconds, so do it once.
     pub fn detect() -> Sandbox {
-        Sandbox { host: detect::HostSupport::probe() }
+        Sandbox {
+            host: detect::HostSupport::probe(),
+        }
     }
 
     /// A process-wide sandbox, probed on first use.

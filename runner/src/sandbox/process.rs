@@ -95,9 +95,10 @@ impl SandboxedProcess {
     pub(super) fn await_start(&mut self) -> Result<(), SandboxError> {
         match self.read_report() {
             Some(Report::Started) => Ok(()),
-            Some(Report::SetupFailed { step, errno }) => {
-                Err(SandboxError::Setup { step: step.name(), errno: nix::errno::Errno::from_raw(errno) })
-            }
+            Some(Report::SetupFailed { step, errno }) => Err(SandboxError::Setup {
+                step: step.name(),
+                errno: nix::errno::Errno::from_raw(errno),
+            }),
             Some(Report::Exited { .. }) | None => Err(SandboxError::SupervisorVanished),
         }
     }
@@ -138,8 +139,14 @@ impl SandboxedProcess {
         if let Some(outcome) = &self.outcome {
             return outcome.cpu_time;
         }
-        let from_cgroup = self.leftovers.cgroups.as_ref().and_then(BotCgroups::cpu_usage);
-        from_cgroup.unwrap_or_else(|| tree_cpu_time(self.supervisor)).max(self.reported_cpu)
+        let from_cgroup = self
+            .leftovers
+            .cgroups
+            .as_ref()
+            .and_then(BotCgroups::cpu_usage);
+        from_cgroup
+            .unwrap_or_else(|| tree_cpu_time(self.supervisor))
+            .max(self.reported_cpu)
     }
 
     /// How the bot ended, or `None` while it runs. A bot over its CPU budget
@@ -198,7 +205,11 @@ impl SandboxedProcess {
         }
         let cpu_time = self.cpu_time();
         let limit_broken = self.broken_limit(ending, cpu_time);
-        let outcome = ProcessOutcome { ending, limit_broken, cpu_time };
+        let outcome = ProcessOutcome {
+            ending,
+            limit_broken,
+            cpu_time,
+        };
         self.outcome = Some(outcome);
         self.clean_up();
         outcome
@@ -206,7 +217,11 @@ impl SandboxedProcess {
 
     fn read_exit_report(&mut self) -> Option<(Ending, Duration)> {
         while let Some(report) = self.read_report() {
-            if let Report::Exited { wait_status, cpu_micros } = report {
+            if let Report::Exited {
+                wait_status,
+                cpu_micros,
+            } = report
+            {
                 let ending = if libc::WIFSIGNALED(wait_status) {
                     Ending::Signaled(libc::WTERMSIG(wait_status))
                 } else {
@@ -227,7 +242,9 @@ impl SandboxedProcess {
         match ending {
             Ending::Signaled(libc::SIGXCPU) => return Some(LimitBroken::CpuTime),
             Ending::Signaled(libc::SIGXFSZ) => return Some(LimitBroken::FileSize),
-            Ending::Signaled(libc::SIGKILL) | Ending::Killed if over_cpu => return Some(LimitBroken::CpuTime),
+            Ending::Signaled(libc::SIGKILL) | Ending::Killed if over_cpu => {
+                return Some(LimitBroken::CpuTime)
+            }
             _ => {}
         }
         if cgroups.is_some_and(|cgroups| cgroups.refused_forks() > 0) {
@@ -250,9 +267,16 @@ impl SandboxedProcess {
     /// Host pids of every live process of the bot, the supervisor included.
     pub fn process_ids(&self) -> Vec<u32> {
         if let Some(cgroups) = &self.leftovers.cgroups {
-            return cgroups.members().into_iter().map(|pid| pid.as_raw() as u32).collect();
+            return cgroups
+                .members()
+                .into_iter()
+                .map(|pid| pid.as_raw() as u32)
+                .collect();
         }
-        tree_pids(self.supervisor).into_iter().map(|pid| pid as u32).collect()
+        tree_pids(self.supervisor)
+            .into_iter()
+            .map(|pid| pid as u32)
+            .collect()
     }
 
     /// Whether the sandbox can guarantee that `kill_all` leaves nothing.
@@ -273,8 +297,13 @@ fn tree_pids(root: Pid) -> Vec<i32> {
     let mut pending = vec![root.as_raw()];
     while let Some(pid) = pending.pop() {
         found.push(pid);
-        let children = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
-        pending.extend(children.split_whitespace().filter_map(|child| child.parse::<i32>().ok()));
+        let children =
+            std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children")).unwrap_or_default();
+        pending.extend(
+            children
+                .split_whitespace()
+                .filter_map(|child| child.parse::<i32>().ok()),
+        );
     }
     found
 }
@@ -282,7 +311,10 @@ fn tree_pids(root: Pid) -> Vec<i32> {
 /// CPU time of `root` and its descendants from `/proc`, for hosts without
 /// cgroup CPU accounting.
 fn tree_cpu_time(root: Pid) -> Duration {
-    let ticks_per_second = nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK).ok().flatten().unwrap_or(100) as u64;
+    let ticks_per_second = nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK)
+        .ok()
+        .flatten()
+        .unwrap_or(100) as u64;
     let total_ticks: u64 = tree_pids(root)
         .into_iter()
         .map(|pid| {
@@ -290,7 +322,12 @@ fn tree_cpu_time(root: Pid) -> Duration {
             // utime, stime, cutime, cstime: the 12th to 15th fields after the
             // command's closing parenthesis.
             let after_command = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-            after_command.split_whitespace().skip(11).take(4).filter_map(|field| field.parse::<u64>().ok()).sum::<u64>()
+            after_command
+                .split_whitespace()
+                .skip(11)
+                .take(4)
+                .filter_map(|field| field.parse::<u64>().ok())
+                .sum::<u64>()
         })
         .sum();
     Duration::from_millis(total_ticks * 1000 / ticks_per_second.max(1))

@@ -42,8 +42,12 @@ const ETC_ENTRIES: &[&str] = &[
 ];
 /// Device nodes that give nothing away.
 const DEVICES: &[&str] = &["null", "zero", "full", "random", "urandom"];
-const DEVICE_LINKS: &[(&str, &str)] =
-    &[("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")];
+const DEVICE_LINKS: &[(&str, &str)] = &[
+    ("fd", "/proc/self/fd"),
+    ("stdin", "/proc/self/fd/0"),
+    ("stdout", "/proc/self/fd/1"),
+    ("stderr", "/proc/self/fd/2"),
+];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum MountKind {
@@ -97,11 +101,15 @@ fn remove_skeleton(dir: &Path) {
 }
 
 fn c_path(path: &Path) -> io::Result<CString> {
-    CString::new(path.as_os_str().as_bytes()).map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "path holds a nul byte"))
+    CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "path holds a nul byte"))
 }
 
 fn make_dir(path: &Path) -> io::Result<()> {
-    fs::DirBuilder::new().recursive(true).mode(0o755).create(path)
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o755)
+        .create(path)
 }
 
 /// Where `host_path` appears inside the skeleton.
@@ -113,12 +121,18 @@ fn inside(skeleton: &Path, host_path: &Path) -> PathBuf {
 ///
 /// `shown_read_only` are host directories (the bot folder, an interpreter's
 /// prefix) shown at their own paths.
-pub fn prepare(dir: &Path, shown_read_only: &[PathBuf], scratch_bytes: u64) -> io::Result<(RootSkeleton, MountPlan)> {
+pub fn prepare(
+    dir: &Path,
+    shown_read_only: &[PathBuf],
+    scratch_bytes: u64,
+) -> io::Result<(RootSkeleton, MountPlan)> {
     if dir.exists() {
         remove_skeleton(dir);
     }
     make_dir(dir)?;
-    let skeleton = RootSkeleton { dir: dir.to_path_buf() };
+    let skeleton = RootSkeleton {
+        dir: dir.to_path_buf(),
+    };
     let mut steps = Vec::new();
     make_dir(&dir.join("tmp"))?;
     mount_scratch(&dir.join("tmp"), scratch_bytes)?;
@@ -130,7 +144,11 @@ pub fn prepare(dir: &Path, shown_read_only: &[PathBuf], scratch_bytes: u64) -> i
     }
     make_dir(&dir.join("etc"))?;
     for name in ETC_ENTRIES {
-        mirror_entry(&Path::new("/etc").join(name), &dir.join("etc").join(name), &mut steps)?;
+        mirror_entry(
+            &Path::new("/etc").join(name),
+            &dir.join("etc").join(name),
+            &mut steps,
+        )?;
     }
     let mut shown: Vec<&PathBuf> = shown_read_only.iter().collect();
     // Outer directories first, so that a nested one is mounted on top.
@@ -138,11 +156,25 @@ pub fn prepare(dir: &Path, shown_read_only: &[PathBuf], scratch_bytes: u64) -> i
     for host_path in shown {
         let target = inside(dir, host_path);
         let mut bind = step(MountKind::ReadOnlyBind, host_path, &target)?;
-        bind.create_dirs = target.ancestors().skip(1).take_while(|ancestor| *ancestor != dir).collect::<Vec<_>>()
-            .into_iter().rev().chain(std::iter::once(target.as_path())).map(c_path).collect::<io::Result<_>>()?;
+        bind.create_dirs = target
+            .ancestors()
+            .skip(1)
+            .take_while(|ancestor| *ancestor != dir)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .chain(std::iter::once(target.as_path()))
+            .map(c_path)
+            .collect::<io::Result<_>>()?;
         steps.push(bind);
     }
-    Ok((skeleton, MountPlan { root: c_path(dir)?, steps }))
+    Ok((
+        skeleton,
+        MountPlan {
+            root: c_path(dir)?,
+            steps,
+        },
+    ))
 }
 
 /// Mounts the scratch tmpfs on the host side: Landlock ignores rules on
@@ -152,12 +184,23 @@ fn mount_scratch(target: &Path, scratch_bytes: u64) -> io::Result<()> {
     let options = CString::new(format!("size={scratch_bytes},mode=1777,nr_inodes=16384"))
         .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
     let flags = MsFlags::MS_NOSUID | MsFlags::MS_NODEV;
-    mount(Some(c"tmpfs"), c_path(target)?.as_c_str(), Some(c"tmpfs"), flags, Some(options.as_c_str()))?;
+    mount(
+        Some(c"tmpfs"),
+        c_path(target)?.as_c_str(),
+        Some(c"tmpfs"),
+        flags,
+        Some(options.as_c_str()),
+    )?;
     Ok(())
 }
 
 fn step(kind: MountKind, source: &Path, target: &Path) -> io::Result<MountStep> {
-    Ok(MountStep { kind, source: c_path(source)?, target: c_path(target)?, create_dirs: Vec::new() })
+    Ok(MountStep {
+        kind,
+        source: c_path(source)?,
+        target: c_path(target)?,
+        create_dirs: Vec::new(),
+    })
 }
 
 fn prepare_devices(dir: &Path, steps: &mut Vec<MountStep>) -> io::Result<()> {
@@ -179,7 +222,9 @@ fn prepare_devices(dir: &Path, steps: &mut Vec<MountStep>) -> io::Result<()> {
 /// Shows the host entry `host` at `target`: a symlink is copied, a directory
 /// or file gets a read-only bind mount, a missing entry is skipped.
 fn mirror_entry(host: &Path, target: &Path, steps: &mut Vec<MountStep>) -> io::Result<()> {
-    let Ok(meta) = host.symlink_metadata() else { return Ok(()) };
+    let Ok(meta) = host.symlink_metadata() else {
+        return Ok(());
+    };
     if meta.file_type().is_symlink() {
         symlink(fs::read_link(host)?, target)
     } else if meta.is_dir() {
@@ -202,15 +247,18 @@ impl MountPlan {
     /// syscalls on prepared data, no allocation.
     pub fn apply_in_child(&self) -> Result<(), (SetupStep, Errno)> {
         let private = MsFlags::MS_REC | MsFlags::MS_PRIVATE;
-        mount(NO_PATH, c"/", NO_PATH, private, NO_PATH).map_err(|errno| (SetupStep::PrivateMounts, errno))?;
+        mount(NO_PATH, c"/", NO_PATH, private, NO_PATH)
+            .map_err(|errno| (SetupStep::PrivateMounts, errno))?;
         let root = self.root.as_c_str();
         // Recursive: the scratch tmpfs is already mounted inside.
         let bind = MsFlags::MS_BIND | MsFlags::MS_REC;
-        mount(Some(root), root, NO_PATH, bind, NO_PATH).map_err(|errno| (SetupStep::BindRoot, errno))?;
+        mount(Some(root), root, NO_PATH, bind, NO_PATH)
+            .map_err(|errno| (SetupStep::BindRoot, errno))?;
         for step in &self.steps {
             step.apply()?;
         }
-        remount_read_only(root, MsFlags::empty()).map_err(|errno| (SetupStep::RemountReadOnly, errno))?;
+        remount_read_only(root, MsFlags::empty())
+            .map_err(|errno| (SetupStep::RemountReadOnly, errno))?;
         chdir(root).map_err(|errno| (SetupStep::PivotRoot, errno))?;
         pivot_root(c".", c".").map_err(|errno| (SetupStep::PivotRoot, errno))?;
         umount2(c".", MntFlags::MNT_DETACH).map_err(|errno| (SetupStep::DetachOldRoot, errno))?;
@@ -230,24 +278,38 @@ impl MountStep {
         let target = self.target.as_c_str();
         let hardened = MsFlags::MS_NOSUID | MsFlags::MS_NODEV;
         match self.kind {
-            MountKind::Proc => mount(Some(source), target, Some(c"proc"), hardened | MsFlags::MS_NOEXEC, NO_PATH)
-                .map_err(|errno| (SetupStep::Proc, errno)),
+            MountKind::Proc => mount(
+                Some(source),
+                target,
+                Some(c"proc"),
+                hardened | MsFlags::MS_NOEXEC,
+                NO_PATH,
+            )
+            .map_err(|errno| (SetupStep::Proc, errno)),
             MountKind::DeviceBind => {
-                mount(Some(source), target, NO_PATH, MsFlags::MS_BIND, NO_PATH).map_err(|errno| (SetupStep::Bind, errno))?;
-                let flags = MsFlags::MS_BIND | MsFlags::MS_REMOUNT | MsFlags::MS_NOSUID | MsFlags::MS_NOEXEC;
-                mount(NO_PATH, target, NO_PATH, flags, NO_PATH).map_err(|errno| (SetupStep::RemountReadOnly, errno))
+                mount(Some(source), target, NO_PATH, MsFlags::MS_BIND, NO_PATH)
+                    .map_err(|errno| (SetupStep::Bind, errno))?;
+                let flags = MsFlags::MS_BIND
+                    | MsFlags::MS_REMOUNT
+                    | MsFlags::MS_NOSUID
+                    | MsFlags::MS_NOEXEC;
+                mount(NO_PATH, target, NO_PATH, flags, NO_PATH)
+                    .map_err(|errno| (SetupStep::RemountReadOnly, errno))
             }
             MountKind::ReadOnlyBind => {
                 let bind = MsFlags::MS_BIND | MsFlags::MS_REC;
-                mount(Some(source), target, NO_PATH, bind, NO_PATH).map_err(|errno| (SetupStep::Bind, errno))?;
-                remount_read_only(target, MsFlags::MS_NODEV).map_err(|errno| (SetupStep::RemountReadOnly, errno))
+                mount(Some(source), target, NO_PATH, bind, NO_PATH)
+                    .map_err(|errno| (SetupStep::Bind, errno))?;
+                remount_read_only(target, MsFlags::MS_NODEV)
+                    .map_err(|errno| (SetupStep::RemountReadOnly, errno))
             }
         }
     }
 }
 
 fn remount_read_only(target: &CStr, extra: MsFlags) -> nix::Result<()> {
-    let flags = MsFlags::MS_BIND | MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY | MsFlags::MS_NOSUID | extra;
+    let flags =
+        MsFlags::MS_BIND | MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY | MsFlags::MS_NOSUID | extra;
     mount(NO_PATH, target, NO_PATH, flags, NO_PATH)
 }
 
@@ -260,17 +322,31 @@ mod tests {
         let base = std::env::temp_dir().join(format!("cairn-rootfs-{}", std::process::id()));
         let skeleton_dir = base.join("root");
         let bot = PathBuf::from("/srv/bots/alpha");
-        let (skeleton, plan) = prepare(&skeleton_dir, std::slice::from_ref(&bot), 1 << 20).expect("prepare");
+        let (skeleton, plan) =
+            prepare(&skeleton_dir, std::slice::from_ref(&bot), 1 << 20).expect("prepare");
         for name in ["bin", "lib"] {
             let host = Path::new("/").join(name);
-            if host.symlink_metadata().is_ok_and(|meta| meta.file_type().is_symlink()) {
-                assert_eq!(fs::read_link(skeleton_dir.join(name)).ok(), fs::read_link(&host).ok());
+            if host
+                .symlink_metadata()
+                .is_ok_and(|meta| meta.file_type().is_symlink())
+            {
+                assert_eq!(
+                    fs::read_link(skeleton_dir.join(name)).ok(),
+                    fs::read_link(&host).ok()
+                );
             }
         }
         let bot_step = plan.steps.last().expect("a step for the bot");
         assert_eq!(bot_step.kind, MountKind::ReadOnlyBind);
-        assert_eq!(bot_step.target.to_bytes(), skeleton_dir.join("srv/bots/alpha").as_os_str().as_bytes());
-        assert_eq!(bot_step.create_dirs.len(), 3, "srv, srv/bots, srv/bots/alpha");
+        assert_eq!(
+            bot_step.target.to_bytes(),
+            skeleton_dir.join("srv/bots/alpha").as_os_str().as_bytes()
+        );
+        assert_eq!(
+            bot_step.create_dirs.len(),
+            3,
+            "srv, srv/bots, srv/bots/alpha"
+        );
         assert!(plan.steps.iter().any(|step| step.kind == MountKind::Proc));
         skeleton.remove();
         assert!(!skeleton_dir.exists());

@@ -21,17 +21,38 @@ pub const FIRST_BOT_UID: u32 = 1_200_000;
 pub const BOT_UID_COUNT: u32 = 10_000;
 
 /// Where the sandbox keeps per-bot state (uid locks, root skeletons).
+///
+/// A tmpfs when possible: every spawn creates and removes a few dozen
+/// entries, which costs tens of milliseconds on a journaling disk.
 pub fn state_dir() -> PathBuf {
-    if nix::unistd::geteuid().is_root() {
+    let euid = nix::unistd::geteuid();
+    let on_tmpfs = Path::new("/dev/shm").join(format!("cairn-sandbox-{euid}"));
+    if is_private_dir_of(&on_tmpfs, euid.as_raw()) {
+        return on_tmpfs;
+    }
+    if euid.is_root() {
         PathBuf::from("/run/cairn-sandbox")
     } else {
-        std::env::temp_dir().join(format!("cairn-sandbox-{}", nix::unistd::geteuid()))
+        std::env::temp_dir().join(format!("cairn-sandbox-{euid}"))
     }
+}
+
+/// Creates `dir` if needed and checks that it is a real directory owned by
+/// `owner` and closed to others (`/dev/shm` is world-writable: someone else
+/// could have planted it).
+fn is_private_dir_of(dir: &Path, owner: u32) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let _ = fs::DirBuilder::new().mode(0o700).create(dir);
+    dir.symlink_metadata()
+        .is_ok_and(|meta| meta.is_dir() && meta.uid() == owner && meta.mode() & 0o077 == 0)
 }
 
 /// Creates `dir` (and parents) readable only by its owner.
 pub fn private_dir(dir: &Path) -> io::Result<()> {
-    fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
 }
 
 /// An exclusively held uid; released on drop.
@@ -49,7 +70,9 @@ impl UidLease {
         private_dir(&lock_dir)?;
         // Start where the last lease of this process stopped, shifted by the
         // pid so that concurrent runners rarely probe the same files.
-        let start = NEXT_OFFSET.fetch_add(1, Ordering::Relaxed).wrapping_add(std::process::id() * 97);
+        let start = NEXT_OFFSET
+            .fetch_add(1, Ordering::Relaxed)
+            .wrapping_add(std::process::id() * 97);
         for step in 0..BOT_UID_COUNT {
             let uid = FIRST_BOT_UID + start.wrapping_add(step) % BOT_UID_COUNT;
             let file = OpenOptions::new()
@@ -62,7 +85,10 @@ impl UidLease {
                 return Ok(UidLease { uid, _lock: lock });
             }
         }
-        Err(io::Error::new(io::ErrorKind::WouldBlock, "every sandbox uid is in use"))
+        Err(io::Error::new(
+            io::ErrorKind::WouldBlock,
+            "every sandbox uid is in use",
+        ))
     }
 
     pub fn uid(&self) -> u32 {

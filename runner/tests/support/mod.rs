@@ -7,7 +7,9 @@ use cairn_runner::sandbox::{Limits, ProcessOutcome, Sandbox, SandboxSpec, Sandbo
 
 /// A fresh bot folder (with a `secret.txt`) unique to this test process.
 pub fn bot_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("cairn-sandbox-tests-{}", std::process::id())).join(name);
+    let dir = std::env::temp_dir()
+        .join(format!("cairn-sandbox-tests-{}", std::process::id()))
+        .join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create bot folder");
     std::fs::write(dir.join("secret.txt"), format!("secret of {name}\n")).expect("write secret");
@@ -15,7 +17,10 @@ pub fn bot_dir(name: &str) -> PathBuf {
 }
 
 pub fn spec(name: &str, command: &[&str], limits: Limits) -> SandboxSpec {
-    let mut spec = SandboxSpec::new(command.iter().map(|word| word.to_string()).collect(), bot_dir(name));
+    let mut spec = SandboxSpec::new(
+        command.iter().map(|word| word.to_string()).collect(),
+        bot_dir(name),
+    );
     spec.limits = limits;
     spec
 }
@@ -51,7 +56,11 @@ pub fn finish(process: &mut SandboxedProcess) -> Finished {
         let _ = pipe.read_to_string(&mut stdout);
     }
     let outcome = process.wait();
-    Finished { stdout, stderr: stderr_reader.join().unwrap_or_default(), outcome }
+    Finished {
+        stdout,
+        stderr: stderr_reader.join().unwrap_or_default(),
+        outcome,
+    }
 }
 
 /// Reads one line of the bot's stdout.
