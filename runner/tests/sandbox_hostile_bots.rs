@@ -82,6 +82,14 @@ fn a_bot_that_closes_stdout_is_seen_at_end_of_file_while_it_runs() {
 }
 
 #[test]
+fn the_host_root_cannot_be_a_bot_folder() {
+    let mut root_spec = spec("root", &["true"], Limits::default());
+    root_spec.bot_dir = "/".into();
+    let error = Sandbox::shared().spawn(&root_spec).unwrap_err();
+    assert!(error.to_string().contains("bot folder"), "{error}");
+}
+
+#[test]
 fn a_missing_program_is_an_error_not_a_bot() {
     let error = Sandbox::shared()
         .spawn(&spec("missing", &["./no-such-bot"], Limits::default()))
@@ -218,10 +226,57 @@ fn a_cpu_spinner_is_stopped_at_its_cpu_limit() {
         "{finished:?}"
     );
     assert_eq!(finished.outcome.limit_broken, Some(LimitBroken::CpuTime));
+    // The kernel samples CPU time for RLIMIT_CPU differently from cgroup
+    // accounting (ticks, steal time under virtualisation): only roughly equal.
     assert!(
-        finished.outcome.cpu_time >= std::time::Duration::from_millis(900),
+        finished.outcome.cpu_time >= std::time::Duration::from_millis(500),
         "{finished:?}"
     );
+}
+
+#[test]
+fn cpu_spent_across_many_processes_is_stopped_by_the_cgroup_total() {
+    // Each child stays under its own RLIMIT_CPU of one second until it is
+    // killed by it; together they spend about three.
+    let script = "import os, sys\n\
+                  children = [pid for pid in (os.fork() for _ in range(3)) if pid != 0 or exec('while True: pass')]\n\
+                  for _ in children: os.wait()\n\
+                  print('children spent', flush=True)\n\
+                  sys.stdin.read()\n";
+    let limits = Limits {
+        cpu_seconds: 1,
+        ..Limits::default()
+    };
+    let mut process = Sandbox::shared()
+        .spawn(&python("many-spinners", script, limits))
+        .expect("starts");
+    let mut stdout = BufReader::new(process.take_stdout().expect("stdout"));
+    assert_eq!(read_line(&mut stdout), "children spent");
+    assert!(
+        process.cpu_time() > std::time::Duration::from_secs(2),
+        "{:?}",
+        process.cpu_time()
+    );
+    let outcome = process.try_status().expect("over budget: killed");
+    assert_eq!(outcome.ending, Ending::Killed);
+    assert_eq!(outcome.limit_broken, Some(LimitBroken::CpuTime));
+}
+
+#[test]
+fn seccomp_refuses_what_no_bot_needs() {
+    let script = "import ctypes\n\
+                  libc = ctypes.CDLL(None, use_errno=True)\n\
+                  def attempt(name, result): print(name, result, ctypes.get_errno())\n\
+                  attempt('traceme', libc.ptrace(0, 0, 0, 0))\n\
+                  attempt('user-namespace', libc.unshare(0x10000000))\n\
+                  attempt('clone3', libc.syscall(435, None, 0))\n";
+    let finished = run(&python("seccomp", script, Limits::default()));
+    let expected = format!(
+        "traceme -1 {eperm}\nuser-namespace -1 {eperm}\nclone3 -1 {enosys}\n",
+        eperm = libc::EPERM,
+        enosys = libc::ENOSYS
+    );
+    assert_eq!(finished.stdout, expected, "{finished:?}");
 }
 
 #[test]

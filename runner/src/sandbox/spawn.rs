@@ -40,6 +40,17 @@ pub fn spawn(host: &HostSupport, spec: &SandboxSpec) -> Result<SandboxedProcess,
             path: spec.bot_dir.clone(),
             source,
         })?;
+    if bot_dir.parent().is_none() {
+        // It would show the whole host, read-only but still.
+        let source = std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "the root is not a bot folder",
+        );
+        return Err(SandboxError::BotDir {
+            path: bot_dir,
+            source,
+        });
+    }
     let resolved = resolve_command(&spec.command, &bot_dir)?;
     let state = state_dir();
     private_dir(&state).map_err(SandboxError::io("creating the sandbox state folder"))?;
