@@ -332,3 +332,34 @@ fn tree_cpu_time(root: Pid) -> Duration {
         .sum();
     Duration::from_millis(total_ticks * 1000 / ticks_per_second.max(1))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::{Sandbox, SandboxSpec};
+
+    fn assert_send_and_sync<T: Send + Sync>() {}
+
+    #[test]
+    fn a_sandboxed_process_can_move_between_threads() {
+        assert_send_and_sync::<SandboxedProcess>();
+    }
+
+    #[test]
+    fn the_supervisor_ends_the_bot_when_the_runner_stops_listening() {
+        let dir = std::env::temp_dir().join(format!("cairn-orphan-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("bot folder");
+        let spec = SandboxSpec::new(vec!["cat".to_string()], dir.clone());
+        let mut process = Sandbox::shared().spawn(&spec).expect("cat starts");
+        let _stdin_kept_open = process.take_stdin();
+        let mut stdout = process.take_stdout().expect("stdout");
+        // What a crashed runner leaves: its end of the report pipe closed.
+        process.reports = File::open("/dev/null").expect("/dev/null");
+        let mut rest = Vec::new();
+        stdout
+            .read_to_end(&mut rest)
+            .expect("end of file once cat is killed");
+        assert_eq!(process.wait().ending, Ending::Signaled(libc::SIGKILL));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
