@@ -24,7 +24,7 @@ fn every_sandbox_layer_is_active_here() {
         "unavailable layers:\n{}",
         missing.join("\n")
     );
-    assert!(cairn_runner::sandbox::doctor().1);
+    assert!(cairn_runner::sandbox::doctor().is_complete());
 }
 
 #[test]

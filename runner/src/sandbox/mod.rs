@@ -139,9 +139,79 @@ impl Sandbox {
     }
 }
 
-/// The layer report of `cairn doctor`: the layers, and whether all are active.
-pub fn doctor() -> (Vec<LayerStatus>, bool) {
-    let sandbox = Sandbox::detect();
-    let complete = sandbox.is_complete();
-    (sandbox.layers(), complete)
+/// The layer report of `cairn doctor`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DoctorReport {
+    pub layers: Vec<LayerStatus>,
+}
+
+impl DoctorReport {
+    /// Whether every layer is active (`cairn doctor` exits 0 only then).
+    pub fn is_complete(&self) -> bool {
+        self.layers.iter().all(|layer| layer.active)
+    }
+}
+
+impl std::fmt::Display for DoctorReport {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for layer in &self.layers {
+            writeln!(formatter, "{layer}")?;
+        }
+        let missing = self.layers.iter().filter(|layer| !layer.active).count();
+        match missing {
+            0 => write!(
+                formatter,
+                "sandbox complete: all {} layers active",
+                self.layers.len()
+            ),
+            _ => write!(
+                formatter,
+                "sandbox INCOMPLETE: {missing} of {} layers unavailable",
+                self.layers.len()
+            ),
+        }
+    }
+}
+
+/// Probes the host and reports every sandbox layer.
+pub fn doctor() -> DoctorReport {
+    DoctorReport {
+        layers: Sandbox::detect().layers(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_doctor_report_ends_with_a_verdict() {
+        let active = LayerStatus {
+            name: "seccomp",
+            active: true,
+            detail: "deny-list".into(),
+        };
+        let missing = LayerStatus {
+            name: "landlock",
+            active: false,
+            detail: "off".into(),
+        };
+        let complete = DoctorReport {
+            layers: vec![active.clone()],
+        };
+        assert!(complete.is_complete());
+        assert!(complete
+            .to_string()
+            .ends_with("sandbox complete: all 1 layers active"));
+        let incomplete = DoctorReport {
+            layers: vec![active, missing],
+        };
+        assert!(!incomplete.is_complete());
+        let text = incomplete.to_string();
+        assert!(
+            text.contains("landlock") && text.contains("UNAVAILABLE"),
+            "{text}"
+        );
+        assert!(text.ends_with("1 of 2 layers unavailable"), "{text}");
+    }
 }

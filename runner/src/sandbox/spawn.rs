@@ -231,6 +231,10 @@ fn environment(
         ("HOME", "/tmp"),
         ("TMPDIR", "/tmp"),
         ("LANG", "C.UTF-8"),
+        // The bot's uid has no passwd entry; libraries asking for a user
+        // name (Python's getpass) read these first.
+        ("USER", "bot"),
+        ("LOGNAME", "bot"),
         ("PYTHONDONTWRITEBYTECODE", "1"),
     ];
     let extra = spec
