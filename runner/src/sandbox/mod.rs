@@ -29,6 +29,7 @@ mod detect;
 mod filters;
 mod limits;
 mod process;
+mod report;
 mod resolve;
 mod rootfs;
 mod spawn;

@@ -12,7 +12,7 @@ use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
 
 use super::cgroup::BotCgroups;
-use super::child::{Report, REPORT_SIZE};
+use super::report::{Report, REPORT_SIZE};
 use super::rootfs::RootSkeleton;
 use super::uid_pool::UidLease;
 use super::{LimitBroken, Limits, SandboxError};

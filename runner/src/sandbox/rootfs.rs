@@ -23,7 +23,7 @@ use nix::mount::{mount, umount2, MntFlags, MsFlags};
 use nix::sys::stat::Mode;
 use nix::unistd::{chdir, mkdir, pivot_root};
 
-use super::child::SetupStep;
+use super::report::SetupStep;
 
 /// Top-level entries the bot may see, shown as on the host.
 const ROOT_ENTRIES: &[&str] = &["usr", "bin", "sbin", "lib", "lib64", "lib32", "libx32"];
@@ -136,45 +136,54 @@ pub fn prepare(
     let mut steps = Vec::new();
     make_dir(&dir.join("tmp"))?;
     mount_scratch(&dir.join("tmp"), scratch_bytes)?;
+    plan_system_views(dir, &mut steps)?;
+    let mut shown: Vec<&PathBuf> = shown_read_only.iter().collect();
+    // Outer directories first, so that a nested one is mounted on top.
+    shown.sort_by_key(|path| path.components().count());
+    for host_path in shown {
+        steps.push(plan_shown_dir(dir, host_path)?);
+    }
+    let plan = MountPlan {
+        root: c_path(dir)?,
+        steps,
+    };
+    Ok((skeleton, plan))
+}
+
+/// `/proc`, `/dev`, the system runtimes and the few `/etc` entries.
+fn plan_system_views(dir: &Path, steps: &mut Vec<MountStep>) -> io::Result<()> {
     make_dir(&dir.join("proc"))?;
     steps.push(step(MountKind::Proc, Path::new("proc"), &dir.join("proc"))?);
-    prepare_devices(dir, &mut steps)?;
+    prepare_devices(dir, steps)?;
     for name in ROOT_ENTRIES {
-        mirror_entry(&Path::new("/").join(name), &dir.join(name), &mut steps)?;
+        mirror_entry(&Path::new("/").join(name), &dir.join(name), steps)?;
     }
     make_dir(&dir.join("etc"))?;
     for name in ETC_ENTRIES {
         mirror_entry(
             &Path::new("/etc").join(name),
             &dir.join("etc").join(name),
-            &mut steps,
+            steps,
         )?;
     }
-    let mut shown: Vec<&PathBuf> = shown_read_only.iter().collect();
-    // Outer directories first, so that a nested one is mounted on top.
-    shown.sort_by_key(|path| path.components().count());
-    for host_path in shown {
-        let target = inside(dir, host_path);
-        let mut bind = step(MountKind::ReadOnlyBind, host_path, &target)?;
-        bind.create_dirs = target
-            .ancestors()
-            .skip(1)
-            .take_while(|ancestor| *ancestor != dir)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .chain(std::iter::once(target.as_path()))
-            .map(c_path)
-            .collect::<io::Result<_>>()?;
-        steps.push(bind);
-    }
-    Ok((
-        skeleton,
-        MountPlan {
-            root: c_path(dir)?,
-            steps,
-        },
-    ))
+    Ok(())
+}
+
+/// A read-only bind of `host_path` at the same path, with every directory
+/// on the way created first (in the sandbox: some may lie in `/tmp`).
+fn plan_shown_dir(dir: &Path, host_path: &Path) -> io::Result<MountStep> {
+    let target = inside(dir, host_path);
+    let mut bind = step(MountKind::ReadOnlyBind, host_path, &target)?;
+    let mut ancestors: Vec<&Path> = target
+        .ancestors()
+        .take_while(|ancestor| *ancestor != dir)
+        .collect();
+    ancestors.reverse();
+    bind.create_dirs = ancestors
+        .into_iter()
+        .map(c_path)
+        .collect::<io::Result<_>>()?;
+    Ok(bind)
 }
 
 /// Mounts the scratch tmpfs on the host side: Landlock ignores rules on

@@ -5,9 +5,10 @@
 //! and every C string. The forked side ([`super::child`]) only consumes them.
 
 use std::ffi::CString;
-use std::io::Write;
+use std::fs::File;
+use std::io::{self, Write};
 use std::os::fd::OwnedFd;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use nix::fcntl::OFlag;
 use nix::sys::resource::Resource;
@@ -23,7 +24,7 @@ use super::rootfs::{self, MountPlan, RootSkeleton};
 use super::uid_pool::{private_dir, state_dir, UidLease};
 use super::{Limits, SandboxError, SandboxSpec};
 
-/// The parent's ends of the bot's pipes and the control pipes.
+/// The parent's ends of the bot's pipes and of the control pipes.
 struct ParentEnds {
     stdin: OwnedFd,
     stdout: OwnedFd,
@@ -32,69 +33,94 @@ struct ParentEnds {
     go: OwnedFd,
 }
 
+/// The sandbox's ends of the same pipes.
+struct ChildEnds {
+    stdin: OwnedFd,
+    stdout: OwnedFd,
+    stderr: OwnedFd,
+    report: OwnedFd,
+    go: OwnedFd,
+}
+
+/// Everything built on the host side before the fork.
+struct Prepared {
+    bot_dir: PathBuf,
+    resolved: ResolvedCommand,
+    mounts: Option<MountPlan>,
+    leftovers: Leftovers,
+}
+
 pub fn spawn(host: &HostSupport, spec: &SandboxSpec) -> Result<SandboxedProcess, SandboxError> {
-    let bot_dir = spec
-        .bot_dir
-        .canonicalize()
-        .map_err(|source| SandboxError::BotDir {
-            path: spec.bot_dir.clone(),
-            source,
-        })?;
-    if bot_dir.parent().is_none() {
-        // It would show the whole host, read-only but still.
-        let source = std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "the root is not a bot folder",
-        );
-        return Err(SandboxError::BotDir {
-            path: bot_dir,
-            source,
-        });
-    }
+    let bot_dir = canonical_bot_dir(&spec.bot_dir)?;
     let resolved = resolve_command(&spec.command, &bot_dir)?;
+    let prepared = prepare(host, spec, bot_dir, resolved)?;
+    start(host, spec, prepared)
+}
+
+fn canonical_bot_dir(bot_dir: &Path) -> Result<PathBuf, SandboxError> {
+    let error = |source| SandboxError::BotDir {
+        path: bot_dir.to_path_buf(),
+        source,
+    };
+    let canonical = bot_dir.canonicalize().map_err(error)?;
+    if canonical.parent().is_none() {
+        // It would show the whole host, read-only but still.
+        let message = "the root is not a bot folder";
+        return Err(error(io::Error::new(io::ErrorKind::InvalidInput, message)));
+    }
+    Ok(canonical)
+}
+
+/// Leases a uid, builds the root skeleton and the cgroups.
+fn prepare(
+    host: &HostSupport,
+    spec: &SandboxSpec,
+    bot_dir: PathBuf,
+    resolved: ResolvedCommand,
+) -> Result<Prepared, SandboxError> {
     let state = state_dir();
     private_dir(&state).map_err(SandboxError::io("creating the sandbox state folder"))?;
-    let lease = if host.bot_uids() {
-        Some(UidLease::acquire(&state).map_err(SandboxError::io("leasing a bot uid"))?)
-    } else {
-        None
+    let lease = match host.bot_uids() {
+        true => Some(UidLease::acquire(&state).map_err(SandboxError::io("leasing a bot uid"))?),
+        false => None,
     };
     let name = match &lease {
         Some(lease) => format!("cairn-bot-{}", lease.uid()),
         None => format!("cairn-bot-{}-{}", std::process::id(), unique_number()),
     };
-    let (skeleton, mounts) = if host.private_root() {
-        let mut shown = resolved.extra_read_only.clone();
-        shown.push(bot_dir.clone());
-        let (skeleton, plan) = rootfs::prepare(
-            &state.join("roots").join(&name),
-            &shown,
-            spec.limits.scratch_bytes,
-        )
-        .map_err(SandboxError::io("building the root skeleton"))?;
-        (Some(skeleton), Some(plan))
-    } else {
-        (None, None)
+    let (skeleton, mounts) = match host.private_root() {
+        true => {
+            let mut shown = resolved.extra_read_only.clone();
+            shown.push(bot_dir.clone());
+            let skeleton_dir = state.join("roots").join(&name);
+            let (skeleton, plan) =
+                rootfs::prepare(&skeleton_dir, &shown, spec.limits.scratch_bytes)
+                    .map_err(SandboxError::io("building the root skeleton"))?;
+            (Some(skeleton), Some(plan))
+        }
+        false => (None, None),
     };
-    let cgroups = match &host.cgroups {
-        Some(cgroup_host) => Some(
-            // One task more than the bot may have: the supervisor.
-            BotCgroups::create(
-                cgroup_host,
-                &name,
-                spec.limits.memory_bytes,
-                spec.limits.max_processes + 1,
-            )
-            .map_err(SandboxError::io("creating the bot cgroups"))?,
-        ),
-        None => None,
-    };
+    // One task more than the bot may have: the supervisor.
+    let max_tasks = spec.limits.max_processes + 1;
+    let cgroups = host
+        .cgroups
+        .as_ref()
+        .map(|cgroup_host| {
+            BotCgroups::create(cgroup_host, &name, spec.limits.memory_bytes, max_tasks)
+        })
+        .transpose()
+        .map_err(SandboxError::io("creating the bot cgroups"))?;
     let leftovers = Leftovers {
         cgroups,
         skeleton,
         lease,
     };
-    start(host, spec, &resolved, &bot_dir, mounts, leftovers)
+    Ok(Prepared {
+        bot_dir,
+        resolved,
+        mounts,
+        leftovers,
+    })
 }
 
 fn unique_number() -> u64 {
@@ -103,24 +129,15 @@ fn unique_number() -> u64 {
     NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
+/// Forks the supervisor, puts it into its cgroups, releases it and waits
+/// for the bot's `execve`.
 fn start(
     host: &HostSupport,
     spec: &SandboxSpec,
-    resolved: &ResolvedCommand,
-    bot_dir: &Path,
-    mounts: Option<MountPlan>,
-    leftovers: Leftovers,
+    mut prepared: Prepared,
 ) -> Result<SandboxedProcess, SandboxError> {
-    let bot_uid = leftovers.lease.as_ref().map(UidLease::uid);
-    let (mut plan, parent_ends) = child_plan(
-        host,
-        spec,
-        resolved,
-        bot_dir,
-        mounts,
-        leftovers.skeleton.as_ref(),
-        bot_uid,
-    )?;
+    let (child_ends, parent_ends) = pipes()?;
+    let mut plan = child_plan(host, spec, &mut prepared, child_ends)?;
     let pointers = ExecPointers::new(&plan);
     // SAFETY: the child runs run_supervisor, which keeps to raw syscalls on
     // the prepared plan and leaves through _exit.
@@ -131,10 +148,10 @@ fn start(
             return Err(SandboxError::Setup {
                 step: "cloning the supervisor",
                 errno,
-            })
+            });
         }
     };
-    // Closes the parent's copies of the child's ends (and the ruleset).
+    // Closes the parent's copies of the child's ends (and of the ruleset).
     drop(plan);
     let ParentEnds {
         stdin,
@@ -143,9 +160,11 @@ fn start(
         reports,
         go,
     } = parent_ends;
+    let stdio = [stdin, stdout, stderr];
+    let leftovers = prepared.leftovers;
     let mut process = SandboxedProcess::new(
         supervisor,
-        [stdin, stdout, stderr],
+        stdio,
         reports,
         leftovers,
         spec.limits,
@@ -154,22 +173,14 @@ fn start(
     process
         .attach_to_cgroups()
         .map_err(SandboxError::io("moving the supervisor into its cgroups"))?;
-    std::fs::File::from(go)
+    File::from(go)
         .write_all(b"g")
         .map_err(SandboxError::io("releasing the supervisor"))?;
     process.await_start()?;
     Ok(process)
 }
 
-fn child_plan(
-    host: &HostSupport,
-    spec: &SandboxSpec,
-    resolved: &ResolvedCommand,
-    bot_dir: &Path,
-    mounts: Option<MountPlan>,
-    skeleton: Option<&RootSkeleton>,
-    bot_uid: Option<u32>,
-) -> Result<(ChildPlan, ParentEnds), SandboxError> {
+fn pipes() -> Result<(ChildEnds, ParentEnds), SandboxError> {
     let pipe = || {
         pipe2(OFlag::O_CLOEXEC).map_err(|errno| SandboxError::Io {
             context: "creating a pipe",
@@ -181,14 +192,40 @@ fn child_plan(
     let (stderr_read, stderr_write) = pipe()?;
     let (reports_read, reports_write) = pipe()?;
     let (go_read, go_write) = pipe()?;
-    let landlock = if host.landlock_abi >= 1 {
-        let root = skeleton.map_or(Path::new("/"), RootSkeleton::dir);
-        Option::<OwnedFd>::from(landlock_ruleset(root)?)
-    } else {
-        None
+    let child = ChildEnds {
+        stdin: stdin_read,
+        stdout: stdout_write,
+        stderr: stderr_write,
+        report: reports_write,
+        go: go_read,
     };
-    let plan = ChildPlan {
-        mounts,
+    let parent = ParentEnds {
+        stdin: stdin_write,
+        stdout: stdout_read,
+        stderr: stderr_read,
+        reports: reports_read,
+        go: go_write,
+    };
+    Ok((child, parent))
+}
+
+fn child_plan(
+    host: &HostSupport,
+    spec: &SandboxSpec,
+    prepared: &mut Prepared,
+    ends: ChildEnds,
+) -> Result<ChildPlan, SandboxError> {
+    let landlock = match host.landlock_abi >= 1 {
+        true => {
+            let skeleton = prepared.leftovers.skeleton.as_ref();
+            let root = skeleton.map_or(Path::new("/"), RootSkeleton::dir);
+            Option::<OwnedFd>::from(landlock_ruleset(root)?)
+        }
+        false => None,
+    };
+    let resolved = &prepared.resolved;
+    Ok(ChildPlan {
+        mounts: prepared.mounts.take(),
         set_hostname: host.other_namespaces,
         program: c_string(resolved.program.to_string_lossy().as_ref())?,
         argv: resolved
@@ -197,25 +234,17 @@ fn child_plan(
             .map(|arg| c_string(arg))
             .collect::<Result<_, _>>()?,
         envp: environment(spec, resolved)?,
-        workdir: c_string(bot_dir.to_string_lossy().as_ref())?,
-        bot_uid,
+        workdir: c_string(prepared.bot_dir.to_string_lossy().as_ref())?,
+        bot_uid: prepared.leftovers.lease.as_ref().map(UidLease::uid),
         rlimits: rlimits(&spec.limits),
         landlock,
         seccomp: host.seccomp.clone().unwrap_or_default(),
-        stdin: stdin_read,
-        stdout: stdout_write,
-        stderr: stderr_write,
-        report: reports_write,
-        go: go_read,
-    };
-    let ends = ParentEnds {
-        stdin: stdin_write,
-        stdout: stdout_read,
-        stderr: stderr_read,
-        reports: reports_read,
-        go: go_write,
-    };
-    Ok((plan, ends))
+        stdin: ends.stdin,
+        stdout: ends.stdout,
+        stderr: ends.stderr,
+        report: ends.report,
+        go: ends.go,
+    })
 }
 
 fn c_string(text: &str) -> Result<CString, SandboxError> {
