@@ -8,7 +8,7 @@ mod support;
 use std::io::{BufReader, Write};
 use std::path::Path;
 
-use cairn_runner::sandbox::{Ending, LimitBroken, Limits, Sandbox};
+use cairn_runner::sandbox::{Ending, LimitBroken, Limits, Sandbox, SandboxSpec};
 use support::{finish, python, read_line, run, spec};
 
 #[test]
@@ -29,13 +29,12 @@ fn every_sandbox_layer_is_active_here() {
 
 #[test]
 fn a_bot_talks_through_its_pipes_and_its_exit_code_is_reported() {
-    let mut process = Sandbox::shared()
-        .spawn(&spec(
-            "echo",
-            &["sh", "-c", "read line; echo \"got $line\"; exit 3"],
-            Limits::default(),
-        ))
-        .expect("starts");
+    let echo = spec(
+        "echo",
+        &["sh", "-c", "read line; echo \"got $line\"; exit 3"],
+        Limits::default(),
+    );
+    let mut process = Sandbox::shared().spawn(&echo).expect("starts");
     process
         .take_stdin()
         .expect("stdin")
@@ -62,13 +61,12 @@ fn stdout_and_stderr_are_separate_pipes() {
 
 #[test]
 fn a_bot_that_closes_stdout_is_seen_at_end_of_file_while_it_runs() {
-    let mut process = Sandbox::shared()
-        .spawn(&spec(
-            "closer",
-            &["sh", "-c", "exec >&-; read line; exit 4"],
-            Limits::default(),
-        ))
-        .expect("starts");
+    let closer = spec(
+        "closer",
+        &["sh", "-c", "exec >&-; read line; exit 4"],
+        Limits::default(),
+    );
+    let mut process = Sandbox::shared().spawn(&closer).expect("starts");
     let mut stdout = String::new();
     std::io::Read::read_to_string(&mut process.take_stdout().expect("stdout"), &mut stdout)
         .expect("end of file");
@@ -83,8 +81,7 @@ fn a_bot_that_closes_stdout_is_seen_at_end_of_file_while_it_runs() {
 
 #[test]
 fn the_host_root_cannot_be_a_bot_folder() {
-    let mut root_spec = spec("root", &["true"], Limits::default());
-    root_spec.bot_dir = "/".into();
+    let root_spec = SandboxSpec::new(vec!["true".to_string()], "/".into());
     let error = Sandbox::shared().spawn(&root_spec).unwrap_err();
     assert!(error.to_string().contains("bot folder"), "{error}");
 }
@@ -247,9 +244,8 @@ fn cpu_spent_across_many_processes_is_stopped_by_the_cgroup_total() {
         cpu_seconds: 1,
         ..Limits::default()
     };
-    let mut process = Sandbox::shared()
-        .spawn(&python("many-spinners", script, limits))
-        .expect("starts");
+    let spinners = python("many-spinners", script, limits);
+    let mut process = Sandbox::shared().spawn(&spinners).expect("starts");
     let mut stdout = BufReader::new(process.take_stdout().expect("stdout"));
     assert_eq!(read_line(&mut stdout), "children spent");
     assert!(
@@ -291,9 +287,8 @@ fn a_daemon_left_behind_is_gone_after_kill_all() {
                   os.wait()\n\
                   print('bot', flush=True)\n\
                   sys.stdin.read()\n";
-    let mut process = Sandbox::shared()
-        .spawn(&python("daemon", script, Limits::default()))
-        .expect("starts");
+    let daemon = python("daemon", script, Limits::default());
+    let mut process = Sandbox::shared().spawn(&daemon).expect("starts");
     let mut stdout = BufReader::new(process.take_stdout().expect("stdout"));
     let mut lines = [read_line(&mut stdout), read_line(&mut stdout)];
     lines.sort();

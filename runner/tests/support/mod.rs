@@ -1,31 +1,46 @@
 //! Helpers shared by the sandbox tests: bot folders and a run-to-end helper.
 
 use std::io::{BufRead, BufReader, Read};
+use std::ops::Deref;
 use std::path::PathBuf;
 
 use cairn_runner::sandbox::{Limits, ProcessOutcome, Sandbox, SandboxSpec, SandboxedProcess};
 
 /// A fresh bot folder (with a `secret.txt`) unique to this test process.
 pub fn bot_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir()
-        .join(format!("cairn-sandbox-tests-{}", std::process::id()))
-        .join(name);
+    let dir =
+        std::env::temp_dir().join(format!("cairn-sandbox-test-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create bot folder");
     std::fs::write(dir.join("secret.txt"), format!("secret of {name}\n")).expect("write secret");
     dir
 }
 
-pub fn spec(name: &str, command: &[&str], limits: Limits) -> SandboxSpec {
-    let mut spec = SandboxSpec::new(
-        command.iter().map(|word| word.to_string()).collect(),
-        bot_dir(name),
-    );
-    spec.limits = limits;
-    spec
+/// A spec whose bot folder is removed when it is dropped.
+#[derive(Debug)]
+pub struct TestSpec(SandboxSpec);
+
+impl Deref for TestSpec {
+    type Target = SandboxSpec;
+    fn deref(&self) -> &SandboxSpec {
+        &self.0
+    }
 }
 
-pub fn python(name: &str, script: &str, limits: Limits) -> SandboxSpec {
+impl Drop for TestSpec {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0.bot_dir);
+    }
+}
+
+pub fn spec(name: &str, command: &[&str], limits: Limits) -> TestSpec {
+    let command = command.iter().map(|word| word.to_string()).collect();
+    let mut spec = SandboxSpec::new(command, bot_dir(name));
+    spec.limits = limits;
+    TestSpec(spec)
+}
+
+pub fn python(name: &str, script: &str, limits: Limits) -> TestSpec {
     spec(name, &["python3", "-c", script], limits)
 }
 
