@@ -333,18 +333,29 @@ fn signalling_or_ptracing_the_parent_or_the_runner_fails() {
 
 #[test]
 fn a_bot_sees_its_own_world_only() {
-    let script = "id -u; hostname; ls /proc | grep -c '^[0-9]'; ls /; cat /proc/1/comm 2>/dev/null || echo hidden";
+    let script = "id -u; hostname; cat /proc/1/comm 2>/dev/null || echo supervisor hidden; \
+                  ls /proc | grep -c '^[0-9]'; ls /";
     let finished = run(&spec("world", &["sh", "-c", script], Limits::default()));
     let lines: Vec<&str> = finished.stdout.lines().collect();
     let uid: u32 = lines[0].parse().expect("uid");
     assert!(uid >= 1_200_000, "runs as {uid}");
-    assert_eq!(lines[1], "cairn-bot");
-    let visible: u32 = lines[2].parse().expect("process count");
-    assert!(visible <= 4, "sees {visible} processes");
+    assert_eq!(lines[1..3], ["cairn-bot", "supervisor hidden"]);
+    let visible: u32 = lines[3].parse().expect("process count");
     assert!(
-        !finished.stdout.contains("\nroot\n") && !finished.stdout.contains("\nhome\n"),
-        "{}",
-        finished.stdout
+        visible <= 3,
+        "sees {visible} processes: sh, ls and grep at most"
+    );
+    let allowed = [
+        "bin", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc", "sbin", "tmp", "usr",
+    ];
+    let unexpected: Vec<&str> = lines[4..]
+        .iter()
+        .copied()
+        .filter(|entry| !allowed.contains(entry))
+        .collect();
+    assert!(
+        unexpected.is_empty(),
+        "unexpected top-level entries {unexpected:?}"
     );
 }
 

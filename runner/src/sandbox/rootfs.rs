@@ -292,7 +292,9 @@ impl MountStep {
                 target,
                 Some(c"proc"),
                 hardened | MsFlags::MS_NOEXEC,
-                NO_PATH,
+                // Only the bot's own processes: the supervisor is a copy of
+                // the runner, whose command line is nobody else's business.
+                Some(c"hidepid=2"),
             )
             .map_err(|errno| (SetupStep::Proc, errno)),
             MountKind::DeviceBind => {
