@@ -10,6 +10,27 @@ fn main() {
     println!("detect {:?}", t.elapsed());
     let dir = std::env::temp_dir().join("cairn-timing");
     std::fs::create_dir_all(&dir).unwrap();
+    {
+        let spec = SandboxSpec::new(vec!["cat".into()], dir.clone());
+        let mut p = sandbox.spawn(&spec).unwrap();
+        let t = Instant::now();
+        let mut total = std::time::Duration::ZERO;
+        for _ in 0..10000 {
+            total += p.cpu_time();
+        }
+        println!(
+            "cpu_time() {:.2} us per call ({total:?})",
+            t.elapsed().as_secs_f64() * 1e6 / 10000.0
+        );
+        let t = Instant::now();
+        for _ in 0..10000 {
+            let _ = p.try_status();
+        }
+        println!(
+            "try_status() {:.2} us per call",
+            t.elapsed().as_secs_f64() * 1e6 / 10000.0
+        );
+    }
     for cmd in [
         vec!["true"],
         vec!["python3", "-c", "pass"],

@@ -87,6 +87,18 @@ fn the_host_root_cannot_be_a_bot_folder() {
 }
 
 #[test]
+fn a_script_in_the_bot_folder_runs_by_relative_path_with_its_shebang() {
+    use std::os::unix::fs::PermissionsExt;
+    let bot = spec("script", &["./bot.py", "seat-1"], Limits::default());
+    let script = "#!/usr/bin/env python3\nimport os, sys\nprint(sys.argv[1], os.getcwd() == sys.argv[0].rsplit('/', 1)[0])\n";
+    let path = bot.bot_dir.join("bot.py");
+    std::fs::write(&path, script).expect("write script");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let finished = run(&bot);
+    assert_eq!(finished.stdout, "seat-1 True\n", "{finished:?}");
+}
+
+#[test]
 fn a_missing_program_is_an_error_not_a_bot() {
     let error = Sandbox::shared()
         .spawn(&spec("missing", &["./no-such-bot"], Limits::default()))

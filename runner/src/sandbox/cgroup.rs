@@ -6,8 +6,9 @@
 //! the runner's own cgroup (so the runner's limits still bound its bots) and
 //! named after the bot's uid, which is unique among live bots.
 
-use std::fs;
+use std::fs::{self, File};
 use std::io;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -160,6 +161,8 @@ pub struct BotCgroups {
     memory: Option<PathBuf>,
     pids: Option<PathBuf>,
     cpuacct: Option<PathBuf>,
+    /// The CPU usage file, kept open: the runner reads it at every decision.
+    cpu_usage_file: Option<File>,
 }
 
 impl BotCgroups {
@@ -176,7 +179,27 @@ impl BotCgroups {
             memory: None,
             pids: None,
             cpuacct: None,
+            cpu_usage_file: None,
         };
+        match cgroups.populate(host, name, memory_bytes, max_tasks) {
+            Ok(()) => Ok(cgroups),
+            Err(error) => {
+                cgroups.remove();
+                Err(error)
+            }
+        }
+    }
+
+    /// Creates the directories and writes the limits; on error the caller
+    /// removes whatever was created.
+    fn populate(
+        &mut self,
+        host: &CgroupHost,
+        name: &str,
+        memory_bytes: u64,
+        max_tasks: u64,
+    ) -> io::Result<()> {
+        let cgroups = self;
         match host {
             CgroupHost::Unified { parent } => {
                 cgroups.unified = Some(fresh_dir(&parent.join(name))?)
@@ -198,7 +221,8 @@ impl BotCgroups {
             }
         }
         cgroups.write_limits(memory_bytes, max_tasks)?;
-        Ok(cgroups)
+        cgroups.cpu_usage_file = cgroups.open_cpu_usage_file();
+        Ok(())
     }
 
     fn write_limits(&self, memory_bytes: u64, max_tasks: u64) -> io::Result<()> {
@@ -240,13 +264,22 @@ impl BotCgroups {
 
     /// The CPU time of every process that ever ran in the cgroup.
     pub fn cpu_usage(&self) -> Option<Duration> {
-        if let Some(dir) = &self.unified {
-            let stat = fs::read_to_string(dir.join("cpu.stat")).ok()?;
-            return keyed_value(&stat, "usage_usec").map(Duration::from_micros);
+        let file = self.cpu_usage_file.as_ref()?;
+        let mut buffer = [0u8; 512];
+        let length = file.read_at(&mut buffer, 0).ok()?;
+        let text = std::str::from_utf8(buffer.get(..length)?).ok()?;
+        if self.unified.is_some() {
+            return keyed_value(text, "usage_usec").map(Duration::from_micros);
         }
-        let dir = self.cpuacct.as_ref()?;
-        let nanos = fs::read_to_string(dir.join("cpuacct.usage")).ok()?;
-        nanos.trim().parse().ok().map(Duration::from_nanos)
+        text.trim().parse().ok().map(Duration::from_nanos)
+    }
+
+    fn open_cpu_usage_file(&self) -> Option<File> {
+        match (&self.unified, &self.cpuacct) {
+            (Some(dir), _) => File::open(dir.join("cpu.stat")).ok(),
+            (None, Some(dir)) => File::open(dir.join("cpuacct.usage")).ok(),
+            (None, None) => None,
+        }
     }
 
     /// How many processes the OOM killer ended because of the memory cap.
@@ -325,6 +358,7 @@ fn fresh_dir(dir: &Path) -> io::Result<PathBuf> {
             memory: None,
             pids: Some(dir.to_path_buf()),
             cpuacct: None,
+            cpu_usage_file: None,
         };
         stale.kill_members();
         stale.remove();
