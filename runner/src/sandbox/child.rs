@@ -126,6 +126,13 @@ fn close_all_except(keep: &mut [RawFd]) -> Result<(), Errno> {
 /// # Safety
 /// Call only in the child of [`raw_fork`].
 pub unsafe fn run_supervisor(plan: &mut ChildPlan, pointers: &ExecPointers) -> ! {
+    // The runner's signal handlers were copied too (and would act on stale
+    // descriptors); all signals stay blocked, as the parent forked us, until
+    // only SIGCHLD is. A session of our own keeps the terminal's Ctrl-C for
+    // the runner, which then ends us through the report pipe.
+    default_dispositions();
+    // SAFETY: setsid takes no arguments; we are not a group leader.
+    unsafe { libc::setsid() };
     let report = plan.report.as_raw_fd();
     let landlock_fd = plan
         .landlock
@@ -174,7 +181,8 @@ fn wait_for_parent(go: RawFd, report: RawFd) {
     }
 }
 
-/// Blocks SIGCHLD and returns a descriptor that becomes readable on it.
+/// Leaves only SIGCHLD blocked and returns a descriptor that becomes
+/// readable on it.
 fn child_signal_fd() -> Result<RawFd, Errno> {
     // SAFETY: sigset operations on a stack value, then two syscalls.
     unsafe {
@@ -182,7 +190,7 @@ fn child_signal_fd() -> Result<RawFd, Errno> {
         libc::sigemptyset(&mut mask);
         libc::sigaddset(&mut mask, libc::SIGCHLD);
         Errno::result(libc::sigprocmask(
-            libc::SIG_BLOCK,
+            libc::SIG_SETMASK,
             &mask,
             std::ptr::null_mut(),
         ))?;
@@ -350,18 +358,23 @@ fn confine_bot(plan: &ChildPlan, exec_check: RawFd) -> Result<(), (SetupStep, Er
     Ok(())
 }
 
-/// Unblocks every signal and restores default dispositions: the runner may
+/// Restores default dispositions and unblocks every signal: the runner may
 /// ignore SIGPIPE (Rust does) and ignored signals survive `execve`.
 fn reset_signals() {
-    // SAFETY: sigset and sigaction calls on stack values.
+    default_dispositions();
+    // SAFETY: sigset calls on a stack value.
     unsafe {
         let mut empty: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut empty);
         libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut());
-        for signal in 1..65 {
-            if signal != libc::SIGKILL && signal != libc::SIGSTOP {
-                libc::signal(signal, libc::SIG_DFL);
-            }
+    }
+}
+
+fn default_dispositions() {
+    for signal in 1..65 {
+        if signal != libc::SIGKILL && signal != libc::SIGSTOP {
+            // SAFETY: plain sigaction; glibc refuses its internal signals.
+            unsafe { libc::signal(signal, libc::SIG_DFL) };
         }
     }
 }

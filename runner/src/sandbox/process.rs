@@ -346,6 +346,29 @@ mod tests {
     }
 
     #[test]
+    fn the_supervisor_has_its_own_session_and_ignores_stray_signals() {
+        use std::io::{BufRead, BufReader, Write};
+        let dir = std::env::temp_dir().join(format!("cairn-session-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("bot folder");
+        let spec = SandboxSpec::new(vec!["cat".to_string()], dir.clone());
+        let mut process = Sandbox::shared().spawn(&spec).expect("cat starts");
+        let supervisor = Pid::from_raw(process.pid() as i32);
+        // Not in the runner's session: a terminal's Ctrl-C reaches the runner only.
+        assert_eq!(nix::unistd::getsid(Some(supervisor)), Ok(supervisor));
+        for signal in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP] {
+            kill(supervisor, signal).expect("signal delivered");
+        }
+        let mut stdin = process.take_stdin().expect("stdin");
+        stdin.write_all(b"still here\n").expect("write");
+        let mut stdout = BufReader::new(process.take_stdout().expect("stdout"));
+        let mut line = String::new();
+        stdout.read_line(&mut line).expect("read");
+        assert_eq!(line, "still here\n");
+        assert_eq!(process.kill_all().ending, Ending::Killed);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn the_supervisor_ends_the_bot_when_the_runner_stops_listening() {
         let dir = std::env::temp_dir().join(format!("cairn-orphan-test-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("bot folder");

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use nix::fcntl::OFlag;
 use nix::sys::resource::Resource;
+use nix::sys::signal::{pthread_sigmask, SigSet, SigmaskHow};
 use nix::unistd::{pipe2, Pid};
 
 use super::cgroup::BotCgroups;
@@ -141,7 +142,7 @@ fn start(
     let pointers = ExecPointers::new(&plan);
     // SAFETY: the child runs run_supervisor, which keeps to raw syscalls on
     // the prepared plan and leaves through _exit.
-    let supervisor = match unsafe { raw_fork(host.clone_flags()) } {
+    let supervisor = match unsafe { fork_with_signals_blocked(host.clone_flags()) } {
         Ok(0) => unsafe { run_supervisor(&mut plan, &pointers) },
         Ok(pid) => Pid::from_raw(pid),
         Err(errno) => {
@@ -178,6 +179,26 @@ fn start(
         .map_err(SandboxError::io("releasing the supervisor"))?;
     process.await_start()?;
     Ok(process)
+}
+
+/// Forks with every signal blocked, so that no handler of the runner runs
+/// in the child before the child resets them (as `posix_spawn` does).
+///
+/// # Safety
+/// As [`raw_fork`]: the child keeps to raw syscalls and leaves by `_exit`.
+unsafe fn fork_with_signals_blocked(flags: libc::c_int) -> nix::Result<libc::pid_t> {
+    let mut previous = SigSet::empty();
+    pthread_sigmask(
+        SigmaskHow::SIG_SETMASK,
+        Some(&SigSet::all()),
+        Some(&mut previous),
+    )?;
+    // SAFETY: passed on to our caller.
+    let result = unsafe { raw_fork(flags) };
+    if result != Ok(0) {
+        pthread_sigmask(SigmaskHow::SIG_SETMASK, Some(&previous), None)?;
+    }
+    result
 }
 
 fn pipes() -> Result<(ChildEnds, ParentEnds), SandboxError> {
