@@ -3,7 +3,7 @@
 
 use std::fs::File;
 use std::io::{self, Read};
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::process::{ChildStderr, ChildStdin, ChildStdout};
 use std::time::Duration;
 
@@ -127,9 +127,9 @@ impl SandboxedProcess {
         self.supervisor.as_raw() as u32
     }
 
-    /// Becomes readable (data or end of file) once the bot has ended; for
-    /// waiting without a thread (e.g. tokio's `AsyncFd`), then call
-    /// [`SandboxedProcess::try_status`].
+    /// Becomes readable (data or end of file) once the bot has ended, after
+    /// which [`SandboxedProcess::try_status`] returns the outcome: for waiting
+    /// without a thread (e.g. with tokio's `AsyncFd`).
     pub fn exit_fd(&self) -> BorrowedFd<'_> {
         self.reports.as_fd()
     }
@@ -159,10 +159,26 @@ impl SandboxedProcess {
             Ok(WaitStatus::StillAlive) | Err(nix::errno::Errno::EINTR) => {}
             _ => return Some(self.finish(false)),
         }
+        if self.has_ended() {
+            // The supervisor reports just before it exits: wait that moment.
+            return Some(self.wait());
+        }
         if self.cpu_time() > self.limits.cpu_time() {
             return Some(self.kill_all());
         }
         None
+    }
+
+    /// Whether the supervisor has reported the bot's end (or vanished).
+    fn has_ended(&self) -> bool {
+        let mut poll_fd = libc::pollfd {
+            fd: self.reports.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: polls one descriptor we own, without waiting.
+        let ready = unsafe { libc::poll(&mut poll_fd, 1, 0) };
+        ready > 0 && poll_fd.revents != 0
     }
 
     /// Blocks until the bot ends.
@@ -365,6 +381,26 @@ mod tests {
         stdout.read_line(&mut line).expect("read");
         assert_eq!(line, "still here\n");
         assert_eq!(process.kill_all().ending, Ending::Killed);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn once_the_exit_fd_is_readable_try_status_has_the_outcome() {
+        let dir = std::env::temp_dir().join(format!("cairn-exit-fd-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("bot folder");
+        let command = ["sh", "-c", "exit 5"].map(String::from).to_vec();
+        let mut process = Sandbox::shared()
+            .spawn(&SandboxSpec::new(command, dir.clone()))
+            .expect("starts");
+        let mut poll_fd = libc::pollfd {
+            fd: process.exit_fd().as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: polls one descriptor owned by `process`, until it is ready.
+        assert_eq!(unsafe { libc::poll(&mut poll_fd, 1, -1) }, 1);
+        let outcome = process.try_status().expect("ended");
+        assert_eq!(outcome.ending, Ending::Exited(5));
         let _ = std::fs::remove_dir_all(&dir);
     }
 
