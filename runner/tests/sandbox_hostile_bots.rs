@@ -99,6 +99,16 @@ fn a_script_in_the_bot_folder_runs_by_relative_path_with_its_shebang() {
 }
 
 #[test]
+fn a_program_that_cannot_be_executed_is_an_error_naming_the_step() {
+    let bot = spec("not-executable", &["./secret.txt"], Limits::default());
+    let error = Sandbox::shared().spawn(&bot).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "sandbox setup failed while executing the bot: EACCES: Permission denied"
+    );
+}
+
+#[test]
 fn a_missing_program_is_an_error_not_a_bot() {
     let error = Sandbox::shared()
         .spawn(&spec("missing", &["./no-such-bot"], Limits::default()))

@@ -121,6 +121,20 @@ fn close_all_except(keep: &mut [RawFd]) -> Result<(), Errno> {
     Errno::result(result).map(drop)
 }
 
+/// `fd` itself if it is above 2, else a close-on-exec duplicate above 2
+/// (and `fd` is closed).
+fn above_stdio(fd: RawFd) -> Result<RawFd, Errno> {
+    if fd > 2 {
+        return Ok(fd);
+    }
+    // SAFETY: fcntl and close on a descriptor we own.
+    unsafe {
+        let moved = Errno::result(libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 3))?;
+        libc::close(fd);
+        Ok(moved)
+    }
+}
+
 /// The sandbox's first process. Never returns.
 ///
 /// # Safety
@@ -214,6 +228,11 @@ unsafe fn start_bot(plan: &mut ChildPlan, pointers: &ExecPointers) -> libc::pid_
         Errno::result(unsafe { libc::pipe2(exec_check.as_mut_ptr(), libc::O_CLOEXEC) })
     {
         fail(report, SetupStep::Fork, errno);
+    }
+    // The runner's 0, 1 and 2 were closed: the pipe may have landed there,
+    // where the bot's stdio will be put.
+    for end in exec_check.iter_mut() {
+        *end = above_stdio(*end).unwrap_or_else(|errno| fail(report, SetupStep::Fork, errno));
     }
     // SAFETY: the child only runs exec_bot, which follows the module's rules.
     let bot = unsafe { raw_fork(0) }.unwrap_or_else(|errno| fail(report, SetupStep::Fork, errno));
