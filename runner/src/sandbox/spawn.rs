@@ -7,7 +7,7 @@
 use std::ffi::CString;
 use std::fs::File;
 use std::io::{self, Write};
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 
 use nix::fcntl::OFlag;
@@ -201,9 +201,24 @@ unsafe fn fork_with_signals_blocked(flags: libc::c_int) -> nix::Result<libc::pid
     result
 }
 
+/// `fd`, moved above 2 if it is 0, 1 or 2 (a runner without stdio): the
+/// sandbox puts the bot's pipes there and must not clobber its own.
+fn above_stdio(fd: OwnedFd) -> nix::Result<OwnedFd> {
+    if fd.as_raw_fd() > 2 {
+        return Ok(fd);
+    }
+    nix::fcntl::fcntl(&fd, nix::fcntl::FcntlArg::F_DUPFD_CLOEXEC(3))
+        // SAFETY: F_DUPFD_CLOEXEC returned a new descriptor that we now own.
+        .map(|moved| unsafe { OwnedFd::from_raw_fd(moved) })
+}
+
 fn pipes() -> Result<(ChildEnds, ParentEnds), SandboxError> {
     let pipe = || {
-        pipe2(OFlag::O_CLOEXEC).map_err(|errno| SandboxError::Io {
+        let (read, write) = pipe2(OFlag::O_CLOEXEC)?;
+        Ok::<_, nix::errno::Errno>((above_stdio(read)?, above_stdio(write)?))
+    };
+    let pipe = || {
+        pipe().map_err(|errno| SandboxError::Io {
             context: "creating a pipe",
             source: errno.into(),
         })
@@ -240,7 +255,14 @@ fn child_plan(
         true => {
             let skeleton = prepared.leftovers.skeleton.as_ref();
             let root = skeleton.map_or(Path::new("/"), RootSkeleton::dir);
-            Option::<OwnedFd>::from(landlock_ruleset(root)?)
+            let ruleset = Option::<OwnedFd>::from(landlock_ruleset(root)?);
+            ruleset
+                .map(above_stdio)
+                .transpose()
+                .map_err(|errno| SandboxError::Io {
+                    context: "placing the landlock ruleset",
+                    source: errno.into(),
+                })?
         }
         false => None,
     };
