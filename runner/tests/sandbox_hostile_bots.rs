@@ -355,14 +355,15 @@ fn signalling_or_ptracing_the_parent_or_the_runner_fails() {
 
 #[test]
 fn a_bot_sees_its_own_world_only() {
-    let script = "id -u; hostname; cat /proc/1/comm 2>/dev/null || echo supervisor hidden; \
+    let script =
+        "id -u; id -un; hostname; cat /proc/1/comm 2>/dev/null || echo supervisor hidden; \
                   ls /proc | grep -c '^[0-9]'; ls /";
     let finished = run(&spec("world", &["sh", "-c", script], Limits::default()));
     let lines: Vec<&str> = finished.stdout.lines().collect();
     let uid: u32 = lines[0].parse().expect("uid");
     assert!(uid >= 1_200_000, "runs as {uid}");
-    assert_eq!(lines[1..3], ["cairn-bot", "supervisor hidden"]);
-    let visible: u32 = lines[3].parse().expect("process count");
+    assert_eq!(lines[1..4], ["bot", "cairn-bot", "supervisor hidden"]);
+    let visible: u32 = lines[4].parse().expect("process count");
     assert!(
         visible <= 3,
         "sees {visible} processes: sh, ls and grep at most"
@@ -370,7 +371,7 @@ fn a_bot_sees_its_own_world_only() {
     let allowed = [
         "bin", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc", "sbin", "tmp", "usr",
     ];
-    let unexpected: Vec<&str> = lines[4..]
+    let unexpected: Vec<&str> = lines[5..]
         .iter()
         .copied()
         .filter(|entry| !allowed.contains(entry))

@@ -30,13 +30,11 @@ const ROOT_ENTRIES: &[&str] = &["usr", "bin", "sbin", "lib", "lib64", "lib32", "
 /// `/etc` entries the dynamic loader, libc and interpreters read.
 const ETC_ENTRIES: &[&str] = &[
     "alternatives",
-    "group",
     "ld.so.cache",
     "ld.so.conf",
     "ld.so.conf.d",
     "localtime",
     "nsswitch.conf",
-    "passwd",
     "python3",
     "ssl",
 ];
@@ -125,6 +123,7 @@ pub fn prepare(
     dir: &Path,
     shown_read_only: &[PathBuf],
     scratch_bytes: u64,
+    bot_uid: Option<u32>,
 ) -> io::Result<(RootSkeleton, MountPlan)> {
     if dir.exists() {
         remove_skeleton(dir);
@@ -137,6 +136,7 @@ pub fn prepare(
     make_dir(&dir.join("tmp"))?;
     mount_scratch(&dir.join("tmp"), scratch_bytes)?;
     plan_system_views(dir, &mut steps)?;
+    write_accounts(&dir.join("etc"), bot_uid)?;
     let mut shown: Vec<&PathBuf> = shown_read_only.iter().collect();
     // Outer directories first, so that a nested one is mounted on top.
     shown.sort_by_key(|path| path.components().count());
@@ -167,6 +167,20 @@ fn plan_system_views(dir: &Path, steps: &mut Vec<MountStep>) -> io::Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// A `passwd` and `group` naming only root and the bot: lookups of the
+/// bot's own user (Python's `getpass`, the JVM's `user.home`) work, and the
+/// host's accounts stay unknown.
+fn write_accounts(etc: &Path, bot_uid: Option<u32>) -> io::Result<()> {
+    let mut passwd = String::from("root:x:0:0:root:/:/bin/sh\n");
+    let mut group = String::from("root:x:0:\n");
+    if let Some(uid) = bot_uid {
+        passwd.push_str(&format!("bot:x:{uid}:{uid}:bot:/tmp:/bin/sh\n"));
+        group.push_str(&format!("bot:x:{uid}:\n"));
+    }
+    fs::write(etc.join("passwd"), passwd)?;
+    fs::write(etc.join("group"), group)
 }
 
 /// A read-only bind of `host_path` at the same path, with every directory
@@ -333,8 +347,13 @@ mod tests {
         let base = std::env::temp_dir().join(format!("cairn-rootfs-{}", std::process::id()));
         let skeleton_dir = base.join("root");
         let bot = PathBuf::from("/srv/bots/alpha");
-        let (skeleton, plan) =
-            prepare(&skeleton_dir, std::slice::from_ref(&bot), 1 << 20).expect("prepare");
+        let (skeleton, plan) = prepare(
+            &skeleton_dir,
+            std::slice::from_ref(&bot),
+            1 << 20,
+            Some(1_234_567),
+        )
+        .expect("prepare");
         for name in ["bin", "lib"] {
             let host = Path::new("/").join(name);
             if host
@@ -347,6 +366,11 @@ mod tests {
                 );
             }
         }
+        let passwd = fs::read_to_string(skeleton_dir.join("etc/passwd")).expect("passwd");
+        assert!(
+            passwd.ends_with("bot:x:1234567:1234567:bot:/tmp:/bin/sh\n"),
+            "{passwd}"
+        );
         let bot_step = plan.steps.last().expect("a step for the bot");
         assert_eq!(bot_step.kind, MountKind::ReadOnlyBind);
         assert_eq!(

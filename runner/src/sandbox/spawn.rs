@@ -89,13 +89,14 @@ fn prepare(
         Some(lease) => format!("cairn-bot-{}", lease.uid()),
         None => format!("cairn-bot-{}-{}", std::process::id(), unique_number()),
     };
+    let bot_uid = lease.as_ref().map(UidLease::uid);
     let (skeleton, mounts) = match host.private_root() {
         true => {
             let mut shown = resolved.extra_read_only.clone();
             shown.push(bot_dir.clone());
             let skeleton_dir = state.join("roots").join(&name);
             let (skeleton, plan) =
-                rootfs::prepare(&skeleton_dir, &shown, spec.limits.scratch_bytes)
+                rootfs::prepare(&skeleton_dir, &shown, spec.limits.scratch_bytes, bot_uid)
                     .map_err(SandboxError::io("building the root skeleton"))?;
             (Some(skeleton), Some(plan))
         }
