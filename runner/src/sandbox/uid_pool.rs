@@ -11,7 +11,6 @@ use std::fs::{self, File, OpenOptions};
 use std::io;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, Ordering};
 
 use nix::fcntl::{Flock, FlockArg};
 
@@ -65,16 +64,12 @@ pub struct UidLease {
 impl UidLease {
     /// Takes the next free uid of the pool.
     pub fn acquire(state_dir: &Path) -> io::Result<UidLease> {
-        static NEXT_OFFSET: AtomicU32 = AtomicU32::new(0);
         let lock_dir = state_dir.join("uids");
         private_dir(&lock_dir)?;
-        // Start where the last lease of this process stopped, shifted by the
-        // pid so that concurrent runners rarely probe the same files.
-        let start = NEXT_OFFSET
-            .fetch_add(1, Ordering::Relaxed)
-            .wrapping_add(std::process::id() * 97);
-        for step in 0..BOT_UID_COUNT {
-            let uid = FIRST_BOT_UID + start.wrapping_add(step) % BOT_UID_COUNT;
+        // The lowest free uid: the lock files stay few, and a released uid
+        // has no process left (its bot's namespace was reaped), so reusing
+        // it at once is safe.
+        for uid in FIRST_BOT_UID..FIRST_BOT_UID + BOT_UID_COUNT {
             let file = OpenOptions::new()
                 .create(true)
                 .truncate(false)
