@@ -6,11 +6,25 @@
 //! [`Sandbox::layers`] (and [`doctor`]) as active or unavailable; a missing
 //! layer is never skipped silently.
 //! - own network, pid, mount, ipc, uts and cgroup namespaces;
-//! - a supervisor as PID 1 of the pid namespace ([`child`]), the bot its child;
-//! - a distinct unprivileged uid per live bot ([`uid_pool`]);
-//! - a private read-only root with a capped tmpfs `/tmp` ([`rootfs`]);
-//! - rlimits, cgroup memory and process caps, cgroup CPU accounting ([`cgroup`]);
-//! - Landlock and seccomp ([`filters`]).
+//! - a supervisor as PID 1 of the pid namespace (`child`), the bot its child;
+//! - a distinct unprivileged uid per live bot (`uid_pool`);
+//! - a private read-only root with a capped tmpfs `/tmp` (`rootfs`);
+//! - rlimits, cgroup memory and process caps, cgroup CPU accounting (`cgroup`);
+//! - Landlock and seccomp (`filters`).
+//!
+//! # Using it
+//! [`Sandbox::spawn`] blocks until the bot's `execve` (about 5-15 ms here,
+//! mostly the cgroup v1 migration waiting for an RCU grace period): from
+//! async code call it in `spawn_blocking`. The pipes are std types, which
+//! tokio converts with `from_std`; [`SandboxedProcess::exit_fd`] turns
+//! readable when the bot ended; [`SandboxedProcess::cpu_time`] costs about a
+//! microsecond (one `pread`), so it can be read at every decision. Dropping a
+//! [`SandboxedProcess`] kills the whole tree.
+//!
+//! # What survives a crash of the runner
+//! Every supervisor notices (its report pipe loses its reader) and exits,
+//! which kills its bot's whole namespace. A bot's cgroups, root skeleton and
+//! scratch tmpfs stay until its uid is leased again, which clears them.
 //!
 //! # Example
 //! ```no_run
