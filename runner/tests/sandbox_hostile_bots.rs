@@ -163,6 +163,32 @@ fn a_fork_bomb_is_contained() {
 }
 
 #[test]
+fn the_host_and_later_bots_survive_a_fork_bomb_that_is_killed() {
+    let script = "import os, signal, sys\n\
+                  while True:\n\
+                  \x20   try: pid = os.fork()\n\
+                  \x20   except OSError: break\n\
+                  \x20   if pid == 0: signal.pause()\n\
+                  print('full', flush=True)\n\
+                  sys.stdin.read()\n";
+    let bomb = python("held-bomb", script, Limits::default());
+    let mut process = Sandbox::shared().spawn(&bomb).expect("starts");
+    let mut stdout = BufReader::new(process.take_stdout().expect("stdout"));
+    assert_eq!(read_line(&mut stdout), "full");
+    assert!(process.process_ids().len() > 60, "the bomb filled its cap");
+    assert_eq!(
+        process.kill_all().limit_broken,
+        Some(LimitBroken::Processes)
+    );
+    let status = std::process::Command::new("true")
+        .status()
+        .expect("the runner can still fork");
+    assert!(status.success());
+    let later = run(&spec("after-bomb", &["echo", "fine"], Limits::default()));
+    assert_eq!(later.stdout, "fine\n");
+}
+
+#[test]
 fn allocating_four_gib_is_stopped_by_the_memory_cap() {
     let limits = Limits {
         memory_bytes: 256 << 20,
