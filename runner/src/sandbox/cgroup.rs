@@ -379,6 +379,106 @@ fn keyed_value(text: &str, key: &str) -> Option<u64> {
 mod tests {
     use super::*;
 
+    /// A scratch directory standing in for a cgroup hierarchy: the control
+    /// files are plain files there, which is enough to check names and parsing.
+    fn fake_hierarchy(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("cairn-cgroup-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).expect("fake hierarchy");
+        dir
+    }
+
+    #[test]
+    fn a_delegated_unified_hierarchy_is_preferred() {
+        let root = fake_hierarchy("unified");
+        fs::create_dir_all(root.join("runner")).expect("own cgroup");
+        fs::write(
+            root.join("runner/cgroup.controllers"),
+            "cpuset cpu io memory pids\n",
+        )
+        .expect("write");
+        fs::write(root.join("runner/cgroup.subtree_control"), "memory pids\n").expect("write");
+        let mountinfo = format!(
+            "41 31 0:38 / {} rw,relatime - cgroup2 cgroup2 rw\n",
+            root.display()
+        );
+        let found = detect_unified(&mountinfo, "0::/runner\n");
+        assert_eq!(
+            found,
+            Some(CgroupHost::Unified {
+                parent: root.join("runner")
+            })
+        );
+        fs::write(root.join("runner/cgroup.controllers"), "cpu io\n").expect("write");
+        assert_eq!(
+            detect_unified(&mountinfo, "0::/runner\n"),
+            None,
+            "no memory controller"
+        );
+        let _ = fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn unified_cgroups_get_their_limits_and_report_usage() {
+        let parent = fake_hierarchy("unified-bot");
+        let host = CgroupHost::Unified {
+            parent: parent.clone(),
+        };
+        let mut cgroups = BotCgroups::create(&host, "bot", 256 << 20, 17).expect("create");
+        let dir = parent.join("bot");
+        assert_eq!(
+            fs::read_to_string(dir.join("memory.max")).ok(),
+            Some((256u64 << 20).to_string())
+        );
+        assert_eq!(
+            fs::read_to_string(dir.join("memory.swap.max")).ok(),
+            Some("0".to_string())
+        );
+        assert_eq!(
+            fs::read_to_string(dir.join("pids.max")).ok(),
+            Some("17".to_string())
+        );
+        fs::write(dir.join("cpu.stat"), "usage_usec 1500\nuser_usec 1000\n").expect("write");
+        cgroups.cpu_usage_file = cgroups.open_cpu_usage_file();
+        assert_eq!(cgroups.cpu_usage(), Some(Duration::from_micros(1500)));
+        fs::write(
+            dir.join("memory.events"),
+            "low 0\nhigh 0\nmax 4\noom 1\noom_kill 1\n",
+        )
+        .expect("write");
+        fs::write(dir.join("pids.events"), "max 2\n").expect("write");
+        assert_eq!((cgroups.oom_kills(), cgroups.refused_forks()), (1, 2));
+        let _ = fs::remove_dir_all(&parent);
+    }
+
+    #[test]
+    fn legacy_cgroups_get_their_limits_and_report_usage() {
+        let root = fake_hierarchy("legacy-bot");
+        let [memory, pids, cpuacct] = ["memory", "pids", "cpuacct"].map(|name| root.join(name));
+        for parent in [&memory, &pids, &cpuacct] {
+            fs::create_dir_all(parent).expect("fake controller hierarchy");
+        }
+        let host = CgroupHost::Legacy {
+            memory: Some(memory.clone()),
+            pids: Some(pids.clone()),
+            cpuacct: Some(cpuacct.clone()),
+        };
+        let mut cgroups = BotCgroups::create(&host, "bot", 64 << 20, 9).expect("create");
+        let limit = fs::read_to_string(memory.join("bot/memory.limit_in_bytes")).ok();
+        assert_eq!(limit, Some((64u64 << 20).to_string()));
+        assert_eq!(
+            fs::read_to_string(pids.join("bot/pids.max")).ok(),
+            Some("9".to_string())
+        );
+        fs::write(cpuacct.join("bot/cpuacct.usage"), "2500000000\n").expect("write");
+        cgroups.cpu_usage_file = cgroups.open_cpu_usage_file();
+        assert_eq!(cgroups.cpu_usage(), Some(Duration::from_millis(2500)));
+        let oom_control = "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n";
+        fs::write(memory.join("bot/memory.oom_control"), oom_control).expect("write");
+        assert_eq!(cgroups.oom_kills(), 2);
+        let _ = fs::remove_dir_all(&root);
+    }
+
     #[test]
     fn keyed_values_are_read_by_exact_key() {
         let text = "oom_kill_disable 0\nunder_oom 0\noom_kill 3\n";
