@@ -147,6 +147,10 @@ pub unsafe fn run_supervisor(plan: &mut ChildPlan, pointers: &ExecPointers) -> !
     default_dispositions();
     // SAFETY: setsid takes no arguments; we are not a group leader.
     unsafe { libc::setsid() };
+    // The OOM killer ranks by resident size, which for this copy of the
+    // runner counts pages shared with it: without this it could pick us
+    // instead of the bot that ran out of memory.
+    set_oom_score_adj(c"-1000");
     let report = plan.report.as_raw_fd();
     let landlock_fd = plan
         .landlock
@@ -362,6 +366,8 @@ fn confine_bot(plan: &ChildPlan, exec_check: RawFd) -> Result<(), (SetupStep, Er
     for (resource, soft, hard) in plan.rlimits.iter().copied() {
         setrlimit(resource, soft, hard).map_err(|errno| (SetupStep::Rlimits, errno))?;
     }
+    // Undo the supervisor's immunity while still allowed to lower the value.
+    set_oom_score_adj(c"0");
     if let Some(uid) = plan.bot_uid {
         drop_credentials(uid).map_err(|errno| (SetupStep::Credentials, errno))?;
     }
@@ -375,6 +381,22 @@ fn confine_bot(plan: &ChildPlan, exec_check: RawFd) -> Result<(), (SetupStep, Er
         seccompiler::apply_filter(program).map_err(|_| (SetupStep::Seccomp, Errno::last()))?;
     }
     Ok(())
+}
+
+/// Best effort: some kernels refuse the write (this project's machines
+/// answer EIO even to root), and the sandbox works without it.
+fn set_oom_score_adj(value: &std::ffi::CStr) {
+    // SAFETY: open, write and close on a static path and a C string.
+    unsafe {
+        let fd = libc::open(
+            c"/proc/self/oom_score_adj".as_ptr(),
+            libc::O_WRONLY | libc::O_CLOEXEC,
+        );
+        if fd >= 0 {
+            libc::write(fd, value.as_ptr().cast(), value.to_bytes().len());
+            libc::close(fd);
+        }
+    }
 }
 
 /// Restores default dispositions and unblocks every signal: the runner may
