@@ -109,6 +109,36 @@ fn a_program_that_cannot_be_executed_is_an_error_naming_the_step() {
 }
 
 #[test]
+fn python_and_node_bots_answer_json_lines() {
+    let python_bot = "import json, sys\nfor line in sys.stdin: print(json.dumps({'echo': json.loads(line)['n'] + 1}), flush=True)\n";
+    let node_bot =
+        "require('readline').createInterface({input: process.stdin}).on('line', line => \
+                    console.log(JSON.stringify({echo: JSON.parse(line).n + 1})));";
+    let bots = [
+        python("json-python", python_bot, Limits::default()),
+        spec("json-node", &["node", "-e", node_bot], Limits::default()),
+    ];
+    for bot in &bots {
+        let mut process = Sandbox::shared().spawn(bot).expect("runtime starts");
+        let mut stdin = process.take_stdin().expect("stdin");
+        let mut stdout = BufReader::new(process.take_stdout().expect("stdout"));
+        for n in [1, 41] {
+            writeln!(stdin, "{{\"n\": {n}}}").expect("write");
+            // Python's json puts a space after the colon, JavaScript's does not.
+            let answer = read_line(&mut stdout).replace(' ', "");
+            assert_eq!(answer, format!("{{\"echo\":{}}}", n + 1));
+        }
+        drop(stdin);
+        assert_eq!(
+            process.wait().ending,
+            Ending::Exited(0),
+            "{:?}",
+            bot.command[0]
+        );
+    }
+}
+
+#[test]
 fn a_missing_program_is_an_error_not_a_bot() {
     let error = Sandbox::shared()
         .spawn(&spec("missing", &["./no-such-bot"], Limits::default()))
