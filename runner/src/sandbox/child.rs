@@ -45,8 +45,8 @@ pub struct ChildPlan {
     pub stdout: OwnedFd,
     pub stderr: OwnedFd,
     pub report: OwnedFd,
-    /// Readable once the parent has put the supervisor into its cgroups.
-    pub go: OwnedFd,
+    /// Cgroup files the supervisor writes `0` to, joining them itself.
+    pub cgroup_join_files: Vec<CString>,
 }
 
 /// Pointers for `execve`, built in the parent from the plan's strings.
@@ -161,11 +161,14 @@ pub unsafe fn run_supervisor(plan: &mut ChildPlan, pointers: &ExecPointers) -> !
         plan.stdout.as_raw_fd(),
         plan.stderr.as_raw_fd(),
         report,
-        plan.go.as_raw_fd(),
         landlock_fd,
     ];
     if let Err(errno) = close_all_except(&mut keep) {
         fail(report, SetupStep::CloseFds, errno);
+    }
+    // Before the pivot: the cgroup files are host paths.
+    if let Err(errno) = join_cgroups(&plan.cgroup_join_files) {
+        fail(report, SetupStep::JoinCgroups, errno);
     }
     if let Some(mounts) = &plan.mounts {
         if let Err((step, errno)) = mounts.apply_in_child() {
@@ -177,7 +180,6 @@ pub unsafe fn run_supervisor(plan: &mut ChildPlan, pointers: &ExecPointers) -> !
             fail(report, SetupStep::Hostname, errno);
         }
     }
-    wait_for_parent(plan.go.as_raw_fd(), report);
     let signal_fd =
         child_signal_fd().unwrap_or_else(|errno| fail(report, SetupStep::SignalFd, errno));
     // SAFETY: we are the single thread of a forked child, as raw_fork requires.
@@ -185,18 +187,18 @@ pub unsafe fn run_supervisor(plan: &mut ChildPlan, pointers: &ExecPointers) -> !
     supervise(bot, signal_fd, report)
 }
 
-fn wait_for_parent(go: RawFd, report: RawFd) {
-    let mut byte = 0u8;
-    loop {
-        // SAFETY: reads one byte into a stack variable.
-        let count = unsafe { libc::read(go, (&mut byte as *mut u8).cast(), 1) };
-        match Errno::result(count) {
-            Ok(1) => return,
-            Err(Errno::EINTR) => continue,
-            Ok(_) => fail(report, SetupStep::WaitForCgroups, Errno::EPIPE),
-            Err(errno) => fail(report, SetupStep::WaitForCgroups, errno),
+/// Moves this (single-threaded) process into each cgroup of the bot.
+fn join_cgroups(files: &[CString]) -> Result<(), Errno> {
+    for file in files {
+        // SAFETY: open, write and close on a prepared path and a static byte.
+        unsafe {
+            let fd = Errno::result(libc::open(file.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC))?;
+            let written = libc::write(fd, c"0".as_ptr().cast(), 1);
+            libc::close(fd);
+            Errno::result(written)?;
         }
     }
+    Ok(())
 }
 
 /// Leaves only SIGCHLD blocked and returns a descriptor that becomes

@@ -2,7 +2,7 @@
 //! guarantee that nothing of it survives [`SandboxedProcess::kill_all`].
 
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::Read;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::process::{ChildStderr, ChildStdin, ChildStdout};
 use std::time::Duration;
@@ -81,13 +81,6 @@ impl SandboxedProcess {
             has_pid_namespace,
             outcome: None,
             reported_cpu: Duration::ZERO,
-        }
-    }
-
-    pub(super) fn attach_to_cgroups(&self) -> io::Result<()> {
-        match &self.leftovers.cgroups {
-            Some(cgroups) => cgroups.attach(self.supervisor),
-            None => Ok(()),
         }
     }
 

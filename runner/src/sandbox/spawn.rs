@@ -5,8 +5,7 @@
 //! and every C string. The forked side ([`super::child`]) only consumes them.
 
 use std::ffi::CString;
-use std::fs::File;
-use std::io::{self, Write};
+use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 
@@ -31,7 +30,6 @@ struct ParentEnds {
     stdout: OwnedFd,
     stderr: OwnedFd,
     reports: OwnedFd,
-    go: OwnedFd,
 }
 
 /// The sandbox's ends of the same pipes.
@@ -40,7 +38,6 @@ struct ChildEnds {
     stdout: OwnedFd,
     stderr: OwnedFd,
     report: OwnedFd,
-    go: OwnedFd,
 }
 
 /// Everything built on the host side before the fork.
@@ -131,8 +128,8 @@ fn unique_number() -> u64 {
     NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
-/// Forks the supervisor, puts it into its cgroups, releases it and waits
-/// for the bot's `execve`.
+/// Forks the supervisor (which joins its cgroups itself) and waits for the
+/// bot's `execve`.
 fn start(
     host: &HostSupport,
     spec: &SandboxSpec,
@@ -160,7 +157,6 @@ fn start(
         stdout,
         stderr,
         reports,
-        go,
     } = parent_ends;
     let stdio = [stdin, stdout, stderr];
     let leftovers = prepared.leftovers;
@@ -172,12 +168,6 @@ fn start(
         spec.limits,
         host.pid_namespace,
     );
-    process
-        .attach_to_cgroups()
-        .map_err(SandboxError::io("moving the supervisor into its cgroups"))?;
-    File::from(go)
-        .write_all(b"g")
-        .map_err(SandboxError::io("releasing the supervisor"))?;
     process.await_start()?;
     Ok(process)
 }
@@ -228,20 +218,17 @@ fn pipes() -> Result<(ChildEnds, ParentEnds), SandboxError> {
     let (stdout_read, stdout_write) = pipe()?;
     let (stderr_read, stderr_write) = pipe()?;
     let (reports_read, reports_write) = pipe()?;
-    let (go_read, go_write) = pipe()?;
     let child = ChildEnds {
         stdin: stdin_read,
         stdout: stdout_write,
         stderr: stderr_write,
         report: reports_write,
-        go: go_read,
     };
     let parent = ParentEnds {
         stdin: stdin_write,
         stdout: stdout_read,
         stderr: stderr_read,
         reports: reports_read,
-        go: go_write,
     };
     Ok((child, parent))
 }
@@ -267,6 +254,12 @@ fn child_plan(
         }
         false => None,
     };
+    let cgroups = prepared.leftovers.cgroups.as_ref();
+    let cgroup_join_files = cgroups.map(BotCgroups::join_files).unwrap_or_default();
+    let cgroup_join_files = cgroup_join_files
+        .iter()
+        .map(|file| c_string(&file.to_string_lossy()))
+        .collect::<Result<_, _>>()?;
     let resolved = &prepared.resolved;
     Ok(ChildPlan {
         mounts: prepared.mounts.take(),
@@ -287,7 +280,7 @@ fn child_plan(
         stdout: ends.stdout,
         stderr: ends.stderr,
         report: ends.report,
-        go: ends.go,
+        cgroup_join_files,
     })
 }
 
