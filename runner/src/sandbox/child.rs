@@ -152,6 +152,19 @@ pub unsafe fn run_supervisor(plan: &mut ChildPlan, pointers: &ExecPointers) -> !
     // instead of the bot that ran out of memory.
     set_oom_score_adj(c"-1000");
     let report = plan.report.as_raw_fd();
+    if let Err((step, errno)) = enter_sandbox(plan) {
+        fail(report, step, errno);
+    }
+    let signal_fd =
+        child_signal_fd().unwrap_or_else(|errno| fail(report, SetupStep::SignalFd, errno));
+    // SAFETY: we are the single thread of a forked child, as raw_fork requires.
+    let bot = unsafe { start_bot(plan, pointers) };
+    supervise(bot, signal_fd, report)
+}
+
+/// Keeps only the descriptors of the plan, joins the cgroups, builds the
+/// root and names the host.
+fn enter_sandbox(plan: &ChildPlan) -> Result<(), (SetupStep, Errno)> {
     let landlock_fd = plan
         .landlock
         .as_ref()
@@ -160,31 +173,19 @@ pub unsafe fn run_supervisor(plan: &mut ChildPlan, pointers: &ExecPointers) -> !
         plan.stdin.as_raw_fd(),
         plan.stdout.as_raw_fd(),
         plan.stderr.as_raw_fd(),
-        report,
+        plan.report.as_raw_fd(),
         landlock_fd,
     ];
-    if let Err(errno) = close_all_except(&mut keep) {
-        fail(report, SetupStep::CloseFds, errno);
-    }
+    close_all_except(&mut keep).map_err(|errno| (SetupStep::CloseFds, errno))?;
     // Before the pivot: the cgroup files are host paths.
-    if let Err(errno) = join_cgroups(&plan.cgroup_join_files) {
-        fail(report, SetupStep::JoinCgroups, errno);
-    }
+    join_cgroups(&plan.cgroup_join_files).map_err(|errno| (SetupStep::JoinCgroups, errno))?;
     if let Some(mounts) = &plan.mounts {
-        if let Err((step, errno)) = mounts.apply_in_child() {
-            fail(report, step, errno);
-        }
+        mounts.apply_in_child()?;
     }
     if plan.set_hostname {
-        if let Err(errno) = nix::unistd::sethostname("cairn-bot") {
-            fail(report, SetupStep::Hostname, errno);
-        }
+        nix::unistd::sethostname("cairn-bot").map_err(|errno| (SetupStep::Hostname, errno))?;
     }
-    let signal_fd =
-        child_signal_fd().unwrap_or_else(|errno| fail(report, SetupStep::SignalFd, errno));
-    // SAFETY: we are the single thread of a forked child, as raw_fork requires.
-    let bot = unsafe { start_bot(plan, pointers) };
-    supervise(bot, signal_fd, report)
+    Ok(())
 }
 
 /// Moves this (single-threaded) process into each cgroup of the bot.
