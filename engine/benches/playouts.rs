@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use cairn_engine::game::parse_options;
 use cairn_engine::schotten_totten::SchottenTotten;
+use cairn_engine::lords_of_scotland::LordsOfScotland;
 use cairn_engine::{Game, Rng};
 
 /// Plays seeded random games of `G` for about `budget` and prints the rate.
@@ -56,4 +57,7 @@ fn main() {
     bench_game::<SchottenTotten>("schotten_totten/expert/2p", &["expert=true"], 2, budget);
     bench_game::<SchottenTotten>("schotten_totten/tactics/2p", &["tactics=true"], 2, budget);
     bench_game::<SchottenTotten>("schotten_totten/tactics_expert/2p", &["tactics=true", "expert=true"], 2, budget);
+    bench_game::<LordsOfScotland>("lords_of_scotland/2p", &[], 2, budget);
+    bench_game::<LordsOfScotland>("lords_of_scotland/4p", &[], 4, budget);
+    bench_game::<LordsOfScotland>("lords_of_scotland/5p/bruce", &["bruce=true"], 5, budget);
 }

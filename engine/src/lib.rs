@@ -10,7 +10,7 @@
 //! - [`registry`]: games by id behind the object-safe [`AnyGame`].
 //! - [`replay`]: the replay record and re-simulation.
 //! - [`testing`]: the conformance test every game passes.
-//! - one module per game: [`schotten_totten`].
+//! - one module per game: [`schotten_totten`], [`lords_of_scotland`].
 //!
 //! # Example
 //! ```
@@ -27,6 +27,7 @@
 pub mod cards;
 pub mod game;
 pub mod hash;
+pub mod lords_of_scotland;
 pub mod registry;
 pub mod replay;
 pub mod rng;

@@ -5,9 +5,11 @@ use std::any::Any;
 use std::fmt::Debug;
 
 use crate::game::{Game, GameOptions, IllegalAction, Outcome, Seat, SetupError};
+use crate::lords_of_scotland::LordsOfScotland;
+use crate::schotten_totten::SchottenTotten;
 
 /// The ids of every game the engine referees.
-pub const GAME_IDS: &[&str] = &[crate::schotten_totten::SchottenTotten::ID];
+pub const GAME_IDS: &[&str] = &[SchottenTotten::ID, LordsOfScotland::ID];
 
 /// A game of any kind, with actions in their text form.
 pub trait AnyGame: Debug + Send + Sync {
@@ -84,7 +86,8 @@ pub fn new_game(game_id: &str, options: &GameOptions, n_seats: usize, seed: u64)
         Ok(Box::new(G::new(options, n_seats, seed)?))
     }
     match game_id {
-        crate::schotten_totten::SchottenTotten::ID => boxed::<crate::schotten_totten::SchottenTotten>(options, n_seats, seed),
+        SchottenTotten::ID => boxed::<SchottenTotten>(options, n_seats, seed),
+        LordsOfScotland::ID => boxed::<LordsOfScotland>(options, n_seats, seed),
         other => Err(SetupError::UnknownGame(other.to_string())),
     }
 }

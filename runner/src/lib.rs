@@ -17,6 +17,9 @@
 //! - [`referee`]: the match loop, [`play_match`].
 //! - [`record`]: the replay file and its verification by re-simulation.
 //! - [`bot_folder`]: `cairn-bot.toml` bot folders and bare commands.
+//! - [`sandbox`]: starts one untrusted bot process in a layered sandbox
+//!   (namespaces, private root, unprivileged uid, rlimits, cgroups, Landlock,
+//!   seccomp) and reports how it ended and which limit it broke.
 //!
 //! # Example
 //! ```no_run
@@ -47,6 +50,7 @@ pub mod plan;
 pub mod process;
 pub mod record;
 pub mod referee;
+pub mod sandbox;
 pub mod stderr;
 pub mod time_control;
 

@@ -1,0 +1,509 @@
+//! Memory and process caps and CPU accounting through cgroups.
+//!
+//! cgroup v2 is used when the runner's own cgroup delegates the `memory` and
+//! `pids` controllers; otherwise the v1 hierarchies (`memory`, `pids`,
+//! `cpuacct`) are used. Each bot gets one cgroup per hierarchy, created under
+//! the runner's own cgroup (so the runner's limits still bound its bots) and
+//! named after the bot's uid, which is unique among live bots.
+
+use std::fs::{self, File};
+use std::io;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::Pid;
+
+/// Where per-bot cgroups can be created on this host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CgroupHost {
+    /// A delegated v2 directory whose children get `memory` and `pids`.
+    Unified { parent: PathBuf },
+    /// v1 parent directories, one per controller that is mounted and writable.
+    Legacy {
+        memory: Option<PathBuf>,
+        pids: Option<PathBuf>,
+        cpuacct: Option<PathBuf>,
+    },
+}
+
+impl CgroupHost {
+    /// Finds the best cgroup setup this process may use, or `None`.
+    pub fn detect() -> Option<CgroupHost> {
+        let mountinfo = fs::read_to_string("/proc/self/mountinfo").ok()?;
+        let own = fs::read_to_string("/proc/self/cgroup").ok()?;
+        if let Some(unified) = detect_unified(&mountinfo, &own) {
+            return Some(unified);
+        }
+        let legacy = CgroupHost::Legacy {
+            memory: legacy_parent(&mountinfo, &own, "memory"),
+            pids: legacy_parent(&mountinfo, &own, "pids"),
+            cpuacct: legacy_parent(&mountinfo, &own, "cpuacct"),
+        };
+        match &legacy {
+            CgroupHost::Legacy {
+                memory: None,
+                pids: None,
+                cpuacct: None,
+            } => None,
+            _ => Some(legacy),
+        }
+    }
+
+    pub fn has_memory(&self) -> bool {
+        match self {
+            CgroupHost::Unified { .. } => true,
+            CgroupHost::Legacy { memory, .. } => memory.is_some(),
+        }
+    }
+
+    pub fn has_pids(&self) -> bool {
+        match self {
+            CgroupHost::Unified { .. } => true,
+            CgroupHost::Legacy { pids, .. } => pids.is_some(),
+        }
+    }
+
+    pub fn has_cpu_accounting(&self) -> bool {
+        match self {
+            CgroupHost::Unified { .. } => true,
+            CgroupHost::Legacy { cpuacct, .. } => cpuacct.is_some(),
+        }
+    }
+
+    /// One line describing the setup, for the layer report.
+    pub fn describe(&self) -> String {
+        match self {
+            CgroupHost::Unified { parent } => format!("cgroup v2 under {}", parent.display()),
+            CgroupHost::Legacy {
+                memory,
+                pids,
+                cpuacct,
+            } => {
+                let shown = |dir: &Option<PathBuf>| {
+                    dir.as_ref()
+                        .map_or("missing".to_string(), |dir| dir.display().to_string())
+                };
+                format!(
+                    "cgroup v1 memory {}, pids {}, cpuacct {}",
+                    shown(memory),
+                    shown(pids),
+                    shown(cpuacct)
+                )
+            }
+        }
+    }
+}
+
+/// The v1 parent for `controller`, kept only if a child cgroup can really be
+/// created there.
+fn legacy_parent(mountinfo: &str, own: &str, controller: &str) -> Option<PathBuf> {
+    let parent = legacy_parent_path(mountinfo, own, controller)?;
+    can_create_child(&parent).then_some(parent)
+}
+
+/// The `mount point + own path` of the v1 hierarchy carrying `controller`.
+fn legacy_parent_path(mountinfo: &str, own: &str, controller: &str) -> Option<PathBuf> {
+    let mount_point = mountinfo.lines().find_map(|line| {
+        let (before, after) = line.split_once(" - ")?;
+        let mut after_fields = after.split_whitespace();
+        let fs_type = after_fields.next()?;
+        let super_options = after_fields.nth(1)?;
+        let has_controller = super_options.split(',').any(|option| option == controller);
+        (fs_type == "cgroup" && has_controller).then(|| before.split_whitespace().nth(4))?
+    })?;
+    let own_path = own.lines().find_map(|line| {
+        let mut fields = line.splitn(3, ':');
+        let _id = fields.next()?;
+        let controllers = fields.next()?;
+        let path = fields.next()?;
+        controllers
+            .split(',')
+            .any(|name| name == controller)
+            .then_some(path)
+    })?;
+    Some(Path::new(mount_point).join(own_path.trim_start_matches('/')))
+}
+
+fn detect_unified(mountinfo: &str, own: &str) -> Option<CgroupHost> {
+    let mount_point = mountinfo.lines().find_map(|line| {
+        let (before, after) = line.split_once(" - ")?;
+        (after.split_whitespace().next()? == "cgroup2").then(|| before.split_whitespace().nth(4))?
+    })?;
+    let own_path = own.lines().find_map(|line| line.strip_prefix("0::"))?;
+    let parent = Path::new(mount_point).join(own_path.trim_start_matches('/'));
+    let available = fs::read_to_string(parent.join("cgroup.controllers")).ok()?;
+    let has = |name: &str| available.split_whitespace().any(|word| word == name);
+    if !(has("memory") && has("pids")) {
+        return None;
+    }
+    let enabled = fs::read_to_string(parent.join("cgroup.subtree_control")).unwrap_or_default();
+    let is_enabled = |name: &str| enabled.split_whitespace().any(|word| word == name);
+    if !(is_enabled("memory") && is_enabled("pids")) {
+        // Fails (EBUSY) when the runner's own cgroup holds processes and is not
+        // the root: then v2 is not delegated to us and v1 is tried instead.
+        fs::write(parent.join("cgroup.subtree_control"), "+memory +pids").ok()?;
+    }
+    can_create_child(&parent).then_some(CgroupHost::Unified { parent })
+}
+
+fn can_create_child(parent: &Path) -> bool {
+    let probe = parent.join(format!("cairn-probe-{}", std::process::id()));
+    let created = fs::create_dir(&probe).is_ok();
+    created && fs::remove_dir(&probe).is_ok()
+}
+
+/// The cgroups of one bot; removed by [`BotCgroups::remove`].
+#[derive(Debug)]
+pub struct BotCgroups {
+    unified: Option<PathBuf>,
+    memory: Option<PathBuf>,
+    pids: Option<PathBuf>,
+    cpuacct: Option<PathBuf>,
+    /// The CPU usage file, kept open: the runner reads it at every decision.
+    cpu_usage_file: Option<File>,
+}
+
+impl BotCgroups {
+    /// Creates the bot's cgroups (clearing a stale one of the same name) and
+    /// writes the limits.
+    pub fn create(
+        host: &CgroupHost,
+        name: &str,
+        memory_bytes: u64,
+        max_tasks: u64,
+    ) -> io::Result<BotCgroups> {
+        let mut cgroups = BotCgroups {
+            unified: None,
+            memory: None,
+            pids: None,
+            cpuacct: None,
+            cpu_usage_file: None,
+        };
+        match cgroups.populate(host, name, memory_bytes, max_tasks) {
+            Ok(()) => Ok(cgroups),
+            Err(error) => {
+                cgroups.remove();
+                Err(error)
+            }
+        }
+    }
+
+    /// Creates the directories and writes the limits; on error the caller
+    /// removes whatever was created.
+    fn populate(
+        &mut self,
+        host: &CgroupHost,
+        name: &str,
+        memory_bytes: u64,
+        max_tasks: u64,
+    ) -> io::Result<()> {
+        let cgroups = self;
+        match host {
+            CgroupHost::Unified { parent } => {
+                cgroups.unified = Some(fresh_dir(&parent.join(name))?)
+            }
+            CgroupHost::Legacy {
+                memory,
+                pids,
+                cpuacct,
+            } => {
+                let make = |parent: &Option<PathBuf>| {
+                    parent
+                        .as_ref()
+                        .map(|parent| fresh_dir(&parent.join(name)))
+                        .transpose()
+                };
+                cgroups.memory = make(memory)?;
+                cgroups.pids = make(pids)?;
+                cgroups.cpuacct = make(cpuacct)?;
+            }
+        }
+        cgroups.write_limits(memory_bytes, max_tasks)?;
+        cgroups.cpu_usage_file = cgroups.open_cpu_usage_file();
+        Ok(())
+    }
+
+    fn write_limits(&self, memory_bytes: u64, max_tasks: u64) -> io::Result<()> {
+        if let Some(dir) = &self.unified {
+            fs::write(dir.join("memory.max"), memory_bytes.to_string())?;
+            // Without swap the cap is a real cap; absent when swap is off.
+            let _ = fs::write(dir.join("memory.swap.max"), "0");
+            fs::write(dir.join("pids.max"), max_tasks.to_string())?;
+        }
+        if let Some(dir) = &self.memory {
+            fs::write(dir.join("memory.limit_in_bytes"), memory_bytes.to_string())?;
+            // memsw exists only with swap accounting; swappiness 0 keeps the bot
+            // from swapping its way past the cap where it does not.
+            let _ = fs::write(
+                dir.join("memory.memsw.limit_in_bytes"),
+                memory_bytes.to_string(),
+            );
+            let _ = fs::write(dir.join("memory.swappiness"), "0");
+        }
+        if let Some(dir) = &self.pids {
+            fs::write(dir.join("pids.max"), max_tasks.to_string())?;
+        }
+        Ok(())
+    }
+
+    fn dirs(&self) -> impl Iterator<Item = &PathBuf> {
+        [&self.unified, &self.memory, &self.pids, &self.cpuacct]
+            .into_iter()
+            .flatten()
+    }
+
+    /// The files the supervisor writes `0` to, to join the cgroups itself.
+    ///
+    /// In v1 a single thread writing `0` to `tasks` for itself skips the
+    /// global lock that moving a whole process takes, whose RCU grace period
+    /// cost about 10 ms per spawn here. v2 has no `tasks`: `cgroup.procs`.
+    pub fn join_files(&self) -> Vec<PathBuf> {
+        let v2 = self.unified.iter().map(|dir| dir.join("cgroup.procs"));
+        let v1 = [&self.memory, &self.pids, &self.cpuacct]
+            .into_iter()
+            .flatten();
+        v2.chain(v1.map(|dir| dir.join("tasks"))).collect()
+    }
+
+    /// The CPU time of every process that ever ran in the cgroup.
+    pub fn cpu_usage(&self) -> Option<Duration> {
+        let file = self.cpu_usage_file.as_ref()?;
+        let mut buffer = [0u8; 512];
+        let length = file.read_at(&mut buffer, 0).ok()?;
+        let text = std::str::from_utf8(buffer.get(..length)?).ok()?;
+        if self.unified.is_some() {
+            return keyed_value(text, "usage_usec").map(Duration::from_micros);
+        }
+        text.trim().parse().ok().map(Duration::from_nanos)
+    }
+
+    fn open_cpu_usage_file(&self) -> Option<File> {
+        match (&self.unified, &self.cpuacct) {
+            (Some(dir), _) => File::open(dir.join("cpu.stat")).ok(),
+            (None, Some(dir)) => File::open(dir.join("cpuacct.usage")).ok(),
+            (None, None) => None,
+        }
+    }
+
+    /// How many processes the OOM killer ended because of the memory cap.
+    pub fn oom_kills(&self) -> u64 {
+        let (dir, file) = match (&self.unified, &self.memory) {
+            (Some(dir), _) => (dir, "memory.events"),
+            (None, Some(dir)) => (dir, "memory.oom_control"),
+            (None, None) => return 0,
+        };
+        let text = fs::read_to_string(dir.join(file)).unwrap_or_default();
+        keyed_value(&text, "oom_kill").unwrap_or(0)
+    }
+
+    /// How many forks the process cap refused.
+    pub fn refused_forks(&self) -> u64 {
+        let Some(dir) = self.unified.as_ref().or(self.pids.as_ref()) else {
+            return 0;
+        };
+        let text = fs::read_to_string(dir.join("pids.events")).unwrap_or_default();
+        keyed_value(&text, "max").unwrap_or(0)
+    }
+
+    /// Pids (host namespace) of the processes still in the cgroup.
+    pub fn members(&self) -> Vec<Pid> {
+        let Some(dir) = self
+            .unified
+            .as_ref()
+            .or(self.pids.as_ref())
+            .or(self.memory.as_ref())
+        else {
+            return Vec::new();
+        };
+        let text = fs::read_to_string(dir.join("cgroup.procs")).unwrap_or_default();
+        text.lines()
+            .filter_map(|line| line.trim().parse().ok())
+            .map(Pid::from_raw)
+            .collect()
+    }
+
+    /// Kills every member until none is left (a fork racing the sweep is
+    /// caught by the next round; the process cap bounds the rounds).
+    pub fn kill_members(&self) {
+        for _round in 0..1000 {
+            let members = self.members();
+            if members.is_empty() {
+                return;
+            }
+            for pid in members {
+                let _ = kill(pid, Signal::SIGKILL);
+            }
+            std::thread::yield_now();
+        }
+    }
+
+    /// Removes the cgroups; they must be empty (killed and reaped).
+    pub fn remove(&self) {
+        for dir in self.dirs() {
+            // A killed task leaves the cgroup a moment after it is reaped.
+            for _attempt in 0..1000 {
+                match fs::remove_dir(dir) {
+                    Err(error) if error.raw_os_error() == Some(libc::EBUSY) => {
+                        std::thread::yield_now()
+                    }
+                    _ => break,
+                }
+            }
+        }
+    }
+}
+
+/// Creates `dir`, first clearing a leftover of a crashed runner.
+fn fresh_dir(dir: &Path) -> io::Result<PathBuf> {
+    if dir.exists() {
+        let stale = BotCgroups {
+            unified: None,
+            memory: None,
+            pids: Some(dir.to_path_buf()),
+            cpuacct: None,
+            cpu_usage_file: None,
+        };
+        stale.kill_members();
+        stale.remove();
+    }
+    fs::create_dir(dir)?;
+    Ok(dir.to_path_buf())
+}
+
+/// The number after `key` in a `key value` per line file.
+fn keyed_value(text: &str, key: &str) -> Option<u64> {
+    text.lines().find_map(|line| {
+        let (name, value) = line.split_once(' ')?;
+        (name == key).then(|| value.trim().parse().ok())?
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A scratch directory standing in for a cgroup hierarchy: the control
+    /// files are plain files there, which is enough to check names and parsing.
+    fn fake_hierarchy(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("cairn-cgroup-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).expect("fake hierarchy");
+        dir
+    }
+
+    #[test]
+    fn a_delegated_unified_hierarchy_is_preferred() {
+        let root = fake_hierarchy("unified");
+        fs::create_dir_all(root.join("runner")).expect("own cgroup");
+        fs::write(
+            root.join("runner/cgroup.controllers"),
+            "cpuset cpu io memory pids\n",
+        )
+        .expect("write");
+        fs::write(root.join("runner/cgroup.subtree_control"), "memory pids\n").expect("write");
+        let mountinfo = format!(
+            "41 31 0:38 / {} rw,relatime - cgroup2 cgroup2 rw\n",
+            root.display()
+        );
+        let found = detect_unified(&mountinfo, "0::/runner\n");
+        assert_eq!(
+            found,
+            Some(CgroupHost::Unified {
+                parent: root.join("runner")
+            })
+        );
+        fs::write(root.join("runner/cgroup.controllers"), "cpu io\n").expect("write");
+        assert_eq!(
+            detect_unified(&mountinfo, "0::/runner\n"),
+            None,
+            "no memory controller"
+        );
+        let _ = fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn unified_cgroups_get_their_limits_and_report_usage() {
+        let parent = fake_hierarchy("unified-bot");
+        let host = CgroupHost::Unified {
+            parent: parent.clone(),
+        };
+        let mut cgroups = BotCgroups::create(&host, "bot", 256 << 20, 17).expect("create");
+        let dir = parent.join("bot");
+        assert_eq!(
+            fs::read_to_string(dir.join("memory.max")).ok(),
+            Some((256u64 << 20).to_string())
+        );
+        assert_eq!(
+            fs::read_to_string(dir.join("memory.swap.max")).ok(),
+            Some("0".to_string())
+        );
+        assert_eq!(
+            fs::read_to_string(dir.join("pids.max")).ok(),
+            Some("17".to_string())
+        );
+        fs::write(dir.join("cpu.stat"), "usage_usec 1500\nuser_usec 1000\n").expect("write");
+        cgroups.cpu_usage_file = cgroups.open_cpu_usage_file();
+        assert_eq!(cgroups.cpu_usage(), Some(Duration::from_micros(1500)));
+        fs::write(
+            dir.join("memory.events"),
+            "low 0\nhigh 0\nmax 4\noom 1\noom_kill 1\n",
+        )
+        .expect("write");
+        fs::write(dir.join("pids.events"), "max 2\n").expect("write");
+        assert_eq!((cgroups.oom_kills(), cgroups.refused_forks()), (1, 2));
+        let _ = fs::remove_dir_all(&parent);
+    }
+
+    #[test]
+    fn legacy_cgroups_get_their_limits_and_report_usage() {
+        let root = fake_hierarchy("legacy-bot");
+        let [memory, pids, cpuacct] = ["memory", "pids", "cpuacct"].map(|name| root.join(name));
+        for parent in [&memory, &pids, &cpuacct] {
+            fs::create_dir_all(parent).expect("fake controller hierarchy");
+        }
+        let host = CgroupHost::Legacy {
+            memory: Some(memory.clone()),
+            pids: Some(pids.clone()),
+            cpuacct: Some(cpuacct.clone()),
+        };
+        let mut cgroups = BotCgroups::create(&host, "bot", 64 << 20, 9).expect("create");
+        let limit = fs::read_to_string(memory.join("bot/memory.limit_in_bytes")).ok();
+        assert_eq!(limit, Some((64u64 << 20).to_string()));
+        assert_eq!(
+            fs::read_to_string(pids.join("bot/pids.max")).ok(),
+            Some("9".to_string())
+        );
+        fs::write(cpuacct.join("bot/cpuacct.usage"), "2500000000\n").expect("write");
+        cgroups.cpu_usage_file = cgroups.open_cpu_usage_file();
+        assert_eq!(cgroups.cpu_usage(), Some(Duration::from_millis(2500)));
+        let oom_control = "oom_kill_disable 0\nunder_oom 0\noom_kill 2\n";
+        fs::write(memory.join("bot/memory.oom_control"), oom_control).expect("write");
+        assert_eq!(cgroups.oom_kills(), 2);
+        let _ = fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn keyed_values_are_read_by_exact_key() {
+        let text = "oom_kill_disable 0\nunder_oom 0\noom_kill 3\n";
+        assert_eq!(keyed_value(text, "oom_kill"), Some(3));
+        assert_eq!(keyed_value(text, "missing"), None);
+    }
+
+    #[test]
+    fn a_legacy_hierarchy_is_found_by_its_controller_option() {
+        let mountinfo = "35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n\
+                         33 31 0:30 / /sys/fs/cgroup/cpuacct rw,relatime - cgroup cgroup rw,cpuacct\n";
+        let own = "4:memory:/process_api/abc\n2:cpuacct:/\n0::/\n";
+        assert_eq!(
+            legacy_parent_path(mountinfo, own, "memory"),
+            Some(PathBuf::from("/sys/fs/cgroup/memory/process_api/abc"))
+        );
+        assert_eq!(
+            legacy_parent_path(mountinfo, own, "cpuacct"),
+            Some(PathBuf::from("/sys/fs/cgroup/cpuacct"))
+        );
+        assert_eq!(legacy_parent_path(mountinfo, own, "pids"), None);
+    }
+}

@@ -1,0 +1,103 @@
+//! Resource limits of one sandboxed bot, and the limit a bot broke.
+//!
+//! Memory and process caps are enforced by cgroups (the whole process tree
+//! shares them), the rest by rlimits on the bot process (inherited by its
+//! children). `RLIMIT_AS` is deliberately never set: node and the JVM reserve
+//! far more address space than they use and refuse to start under it.
+
+use std::time::Duration;
+
+/// What one bot may use. Every field applies to the bot's whole process tree
+/// unless said otherwise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Resident memory of the whole tree, tmpfs scratch files included (cgroup).
+    pub memory_bytes: u64,
+    /// Processes and threads alive at once (cgroup `pids.max` and `RLIMIT_NPROC`).
+    pub max_processes: u64,
+    /// CPU time; each process gets it as `RLIMIT_CPU`, and the cgroup total is
+    /// checked by [`super::SandboxedProcess::try_status`].
+    pub cpu_seconds: u64,
+    /// Largest file a process may write (`RLIMIT_FSIZE`).
+    pub file_size_bytes: u64,
+    /// Open file descriptors per process (`RLIMIT_NOFILE`).
+    pub open_files: u64,
+    /// Size of the private writable `/tmp` (tmpfs).
+    pub scratch_bytes: u64,
+    /// Bytes the reader of the bot's stdout and stderr should accept per line
+    /// or message before declaring the bot broken; the sandbox only carries it.
+    pub output_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            memory_bytes: 512 << 20,
+            max_processes: 64,
+            cpu_seconds: 600,
+            file_size_bytes: 16 << 20,
+            open_files: 256,
+            scratch_bytes: 64 << 20,
+            output_bytes: 1 << 20,
+        }
+    }
+}
+
+impl Limits {
+    /// The CPU budget as a duration.
+    pub fn cpu_time(&self) -> Duration {
+        Duration::from_secs(self.cpu_seconds)
+    }
+}
+
+/// The limit a bot was stopped by (or ran into).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LimitBroken {
+    /// The cgroup's memory cap: the kernel's OOM killer ended a process.
+    Memory,
+    /// `RLIMIT_CPU` (SIGXCPU / SIGKILL) or the cgroup's CPU total.
+    CpuTime,
+    /// `RLIMIT_FSIZE` (SIGXFSZ).
+    FileSize,
+    /// The process cap: at least one fork or thread creation was refused.
+    Processes,
+}
+
+impl LimitBroken {
+    /// A short stable name, for reports and forfeit details.
+    pub fn name(self) -> &'static str {
+        match self {
+            LimitBroken::Memory => "memory",
+            LimitBroken::CpuTime => "cpu_time",
+            LimitBroken::FileSize => "file_size",
+            LimitBroken::Processes => "processes",
+        }
+    }
+}
+
+impl std::fmt::Display for LimitBroken {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_limits_leave_room_for_interpreters() {
+        let limits = Limits::default();
+        assert_eq!(limits.memory_bytes, 512 << 20);
+        assert_eq!(limits.max_processes, 64);
+        assert_eq!(limits.file_size_bytes, 16 << 20);
+        assert_eq!(limits.open_files, 256);
+        assert_eq!(limits.cpu_time(), Duration::from_secs(600));
+    }
+
+    #[test]
+    fn broken_limits_have_stable_names() {
+        assert_eq!(LimitBroken::Memory.to_string(), "memory");
+        assert_eq!(LimitBroken::CpuTime.name(), "cpu_time");
+    }
+}

@@ -1,0 +1,390 @@
+//! The bot's view of the filesystem: a minimal root it is pivoted into.
+//!
+//! The parent builds a skeleton directory on the host (empty mount points,
+//! symlinks such as `/lib -> usr/lib`) and a [`MountPlan`] of prepared C
+//! strings. The sandbox's first process, in its own mount namespace, applies
+//! the plan with plain syscalls (no allocation: it was forked from a
+//! multi-threaded process) and pivots into the skeleton, which is then
+//! read-only. The bot sees: the system runtimes (`/usr` and the `/lib*`,
+//! `/bin` links), a few `/etc` files the loader and interpreters read, the
+//! harmless `/dev` nodes, `/proc` of its own pid namespace, a capped tmpfs
+//! `/tmp`, and its own folder and interpreter prefix at their host paths, all
+//! read-only except `/tmp`. Nothing of other bots or of the arena exists there.
+
+use std::ffi::{CStr, CString};
+use std::fs;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{symlink, DirBuilderExt};
+use std::path::{Path, PathBuf};
+
+use nix::errno::Errno;
+use nix::mount::{mount, umount2, MntFlags, MsFlags};
+use nix::sys::stat::Mode;
+use nix::unistd::{chdir, mkdir, pivot_root};
+
+use super::report::SetupStep;
+
+/// Top-level entries the bot may see, shown as on the host.
+const ROOT_ENTRIES: &[&str] = &["usr", "bin", "sbin", "lib", "lib64", "lib32", "libx32"];
+/// `/etc` entries the dynamic loader, libc and interpreters read.
+const ETC_ENTRIES: &[&str] = &[
+    "alternatives",
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "localtime",
+    "nsswitch.conf",
+    "python3",
+    "ssl",
+];
+/// Device nodes that give nothing away.
+const DEVICES: &[&str] = &["null", "zero", "full", "random", "urandom"];
+const DEVICE_LINKS: &[(&str, &str)] = &[
+    ("fd", "/proc/self/fd"),
+    ("stdin", "/proc/self/fd/0"),
+    ("stdout", "/proc/self/fd/1"),
+    ("stderr", "/proc/self/fd/2"),
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MountKind {
+    ReadOnlyBind,
+    DeviceBind,
+    Proc,
+}
+
+#[derive(Debug)]
+struct MountStep {
+    kind: MountKind,
+    source: CString,
+    /// Absolute path of the mount point inside the skeleton, on the host.
+    target: CString,
+    /// Directories to create first, outermost first (they may lie in `/tmp`,
+    /// which exists only once the sandbox mounted it).
+    create_dirs: Vec<CString>,
+}
+
+/// Everything the sandbox's first process mounts, prepared in advance.
+#[derive(Debug)]
+pub struct MountPlan {
+    root: CString,
+    steps: Vec<MountStep>,
+}
+
+/// The skeleton directory on the host; removed by [`RootSkeleton::remove`].
+#[derive(Debug)]
+pub struct RootSkeleton {
+    dir: PathBuf,
+}
+
+impl RootSkeleton {
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Unmounts the scratch tmpfs and removes the skeleton, which otherwise
+    /// holds only empty directories and files on the host (the other mounts
+    /// lived in the sandbox's namespace).
+    pub fn remove(&self) {
+        remove_skeleton(&self.dir);
+    }
+}
+
+fn remove_skeleton(dir: &Path) {
+    if let Ok(scratch) = c_path(&dir.join("tmp")) {
+        let _ = umount2(scratch.as_c_str(), MntFlags::MNT_DETACH);
+    }
+    let _ = fs::remove_dir_all(dir);
+}
+
+fn c_path(path: &Path) -> io::Result<CString> {
+    CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "path holds a nul byte"))
+}
+
+fn make_dir(path: &Path) -> io::Result<()> {
+    fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o755)
+        .create(path)
+}
+
+/// Where `host_path` appears inside the skeleton.
+fn inside(skeleton: &Path, host_path: &Path) -> PathBuf {
+    skeleton.join(host_path.strip_prefix("/").unwrap_or(host_path))
+}
+
+/// Builds the skeleton in `dir` and the plan that fills it.
+///
+/// `shown_read_only` are host directories (the bot folder, an interpreter's
+/// prefix) shown at their own paths.
+pub fn prepare(
+    dir: &Path,
+    shown_read_only: &[PathBuf],
+    scratch_bytes: u64,
+    bot_uid: Option<u32>,
+) -> io::Result<(RootSkeleton, MountPlan)> {
+    if dir.exists() {
+        remove_skeleton(dir);
+    }
+    make_dir(dir)?;
+    let skeleton = RootSkeleton {
+        dir: dir.to_path_buf(),
+    };
+    let mut steps = Vec::new();
+    make_dir(&dir.join("tmp"))?;
+    mount_scratch(&dir.join("tmp"), scratch_bytes)?;
+    plan_system_views(dir, &mut steps)?;
+    write_accounts(&dir.join("etc"), bot_uid)?;
+    let mut shown: Vec<&PathBuf> = shown_read_only.iter().collect();
+    // Outer directories first, so that a nested one is mounted on top.
+    shown.sort_by_key(|path| path.components().count());
+    for host_path in shown {
+        steps.push(plan_shown_dir(dir, host_path)?);
+    }
+    let plan = MountPlan {
+        root: c_path(dir)?,
+        steps,
+    };
+    Ok((skeleton, plan))
+}
+
+/// `/proc`, `/dev`, the system runtimes and the few `/etc` entries.
+fn plan_system_views(dir: &Path, steps: &mut Vec<MountStep>) -> io::Result<()> {
+    make_dir(&dir.join("proc"))?;
+    steps.push(step(MountKind::Proc, Path::new("proc"), &dir.join("proc"))?);
+    prepare_devices(dir, steps)?;
+    for name in ROOT_ENTRIES {
+        mirror_entry(&Path::new("/").join(name), &dir.join(name), steps)?;
+    }
+    make_dir(&dir.join("etc"))?;
+    for name in ETC_ENTRIES {
+        mirror_entry(
+            &Path::new("/etc").join(name),
+            &dir.join("etc").join(name),
+            steps,
+        )?;
+    }
+    Ok(())
+}
+
+/// A `passwd` and `group` naming only root and the bot: lookups of the
+/// bot's own user (Python's `getpass`, the JVM's `user.home`) work, and the
+/// host's accounts stay unknown.
+fn write_accounts(etc: &Path, bot_uid: Option<u32>) -> io::Result<()> {
+    let mut passwd = String::from("root:x:0:0:root:/:/bin/sh\n");
+    let mut group = String::from("root:x:0:\n");
+    if let Some(uid) = bot_uid {
+        passwd.push_str(&format!("bot:x:{uid}:{uid}:bot:/tmp:/bin/sh\n"));
+        group.push_str(&format!("bot:x:{uid}:\n"));
+    }
+    fs::write(etc.join("passwd"), passwd)?;
+    fs::write(etc.join("group"), group)
+}
+
+/// A read-only bind of `host_path` at the same path, with every directory
+/// on the way created first (in the sandbox: some may lie in `/tmp`).
+fn plan_shown_dir(dir: &Path, host_path: &Path) -> io::Result<MountStep> {
+    let target = inside(dir, host_path);
+    let mut bind = step(MountKind::ReadOnlyBind, host_path, &target)?;
+    let mut ancestors: Vec<&Path> = target
+        .ancestors()
+        .take_while(|ancestor| *ancestor != dir)
+        .collect();
+    ancestors.reverse();
+    bind.create_dirs = ancestors
+        .into_iter()
+        .map(c_path)
+        .collect::<io::Result<_>>()?;
+    Ok(bind)
+}
+
+/// Mounts the scratch tmpfs on the host side: Landlock ignores rules on
+/// mount points, so the rule granting writes in `/tmp` must name the tmpfs's
+/// own root, which therefore has to exist before the parent builds the rules.
+fn mount_scratch(target: &Path, scratch_bytes: u64) -> io::Result<()> {
+    let options = CString::new(format!("size={scratch_bytes},mode=1777,nr_inodes=16384"))
+        .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+    let flags = MsFlags::MS_NOSUID | MsFlags::MS_NODEV;
+    mount(
+        Some(c"tmpfs"),
+        c_path(target)?.as_c_str(),
+        Some(c"tmpfs"),
+        flags,
+        Some(options.as_c_str()),
+    )?;
+    Ok(())
+}
+
+fn step(kind: MountKind, source: &Path, target: &Path) -> io::Result<MountStep> {
+    Ok(MountStep {
+        kind,
+        source: c_path(source)?,
+        target: c_path(target)?,
+        create_dirs: Vec::new(),
+    })
+}
+
+fn prepare_devices(dir: &Path, steps: &mut Vec<MountStep>) -> io::Result<()> {
+    let dev = dir.join("dev");
+    make_dir(&dev)?;
+    for name in DEVICES {
+        let host = Path::new("/dev").join(name);
+        if host.exists() {
+            fs::write(dev.join(name), b"")?;
+            steps.push(step(MountKind::DeviceBind, &host, &dev.join(name))?);
+        }
+    }
+    for (name, target) in DEVICE_LINKS {
+        symlink(target, dev.join(name))?;
+    }
+    Ok(())
+}
+
+/// Shows the host entry `host` at `target`: a symlink is copied, a directory
+/// or file gets a read-only bind mount, a missing entry is skipped.
+fn mirror_entry(host: &Path, target: &Path, steps: &mut Vec<MountStep>) -> io::Result<()> {
+    let Ok(meta) = host.symlink_metadata() else {
+        return Ok(());
+    };
+    if meta.file_type().is_symlink() {
+        symlink(fs::read_link(host)?, target)
+    } else if meta.is_dir() {
+        make_dir(target)?;
+        steps.push(step(MountKind::ReadOnlyBind, host, target)?);
+        Ok(())
+    } else {
+        fs::write(target, b"")?;
+        steps.push(step(MountKind::ReadOnlyBind, host, target)?);
+        Ok(())
+    }
+}
+
+const NO_PATH: Option<&CStr> = None;
+
+impl MountPlan {
+    /// Applies the plan and pivots into the new root.
+    ///
+    /// Runs in the sandbox's first process right after `clone`: only
+    /// syscalls on prepared data, no allocation.
+    pub fn apply_in_child(&self) -> Result<(), (SetupStep, Errno)> {
+        let private = MsFlags::MS_REC | MsFlags::MS_PRIVATE;
+        mount(NO_PATH, c"/", NO_PATH, private, NO_PATH)
+            .map_err(|errno| (SetupStep::PrivateMounts, errno))?;
+        let root = self.root.as_c_str();
+        // Recursive: the scratch tmpfs is already mounted inside.
+        let bind = MsFlags::MS_BIND | MsFlags::MS_REC;
+        mount(Some(root), root, NO_PATH, bind, NO_PATH)
+            .map_err(|errno| (SetupStep::BindRoot, errno))?;
+        for step in &self.steps {
+            step.apply()?;
+        }
+        remount_read_only(root, MsFlags::empty())
+            .map_err(|errno| (SetupStep::RemountReadOnly, errno))?;
+        chdir(root).map_err(|errno| (SetupStep::PivotRoot, errno))?;
+        pivot_root(c".", c".").map_err(|errno| (SetupStep::PivotRoot, errno))?;
+        umount2(c".", MntFlags::MNT_DETACH).map_err(|errno| (SetupStep::DetachOldRoot, errno))?;
+        chdir(c"/").map_err(|errno| (SetupStep::PivotRoot, errno))
+    }
+}
+
+impl MountStep {
+    fn apply(&self) -> Result<(), (SetupStep, Errno)> {
+        for dir in &self.create_dirs {
+            match mkdir(dir.as_c_str(), Mode::from_bits_truncate(0o755)) {
+                Ok(()) | Err(Errno::EEXIST) => {}
+                Err(errno) => return Err((SetupStep::MakeDir, errno)),
+            }
+        }
+        let source = self.source.as_c_str();
+        let target = self.target.as_c_str();
+        let hardened = MsFlags::MS_NOSUID | MsFlags::MS_NODEV;
+        match self.kind {
+            MountKind::Proc => mount(
+                Some(source),
+                target,
+                Some(c"proc"),
+                hardened | MsFlags::MS_NOEXEC,
+                // Only the bot's own processes: the supervisor is a copy of
+                // the runner, whose command line is nobody else's business.
+                Some(c"hidepid=2"),
+            )
+            .map_err(|errno| (SetupStep::Proc, errno)),
+            MountKind::DeviceBind => {
+                mount(Some(source), target, NO_PATH, MsFlags::MS_BIND, NO_PATH)
+                    .map_err(|errno| (SetupStep::Bind, errno))?;
+                let flags = MsFlags::MS_BIND
+                    | MsFlags::MS_REMOUNT
+                    | MsFlags::MS_NOSUID
+                    | MsFlags::MS_NOEXEC;
+                mount(NO_PATH, target, NO_PATH, flags, NO_PATH)
+                    .map_err(|errno| (SetupStep::RemountReadOnly, errno))
+            }
+            MountKind::ReadOnlyBind => {
+                let bind = MsFlags::MS_BIND | MsFlags::MS_REC;
+                mount(Some(source), target, NO_PATH, bind, NO_PATH)
+                    .map_err(|errno| (SetupStep::Bind, errno))?;
+                remount_read_only(target, MsFlags::MS_NODEV)
+                    .map_err(|errno| (SetupStep::RemountReadOnly, errno))
+            }
+        }
+    }
+}
+
+fn remount_read_only(target: &CStr, extra: MsFlags) -> nix::Result<()> {
+    let flags =
+        MsFlags::MS_BIND | MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY | MsFlags::MS_NOSUID | extra;
+    mount(NO_PATH, target, NO_PATH, flags, NO_PATH)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_skeleton_mirrors_merged_usr_links_and_plans_the_bot_folder() {
+        let base = std::env::temp_dir().join(format!("cairn-rootfs-{}", std::process::id()));
+        let skeleton_dir = base.join("root");
+        let bot = PathBuf::from("/srv/bots/alpha");
+        let (skeleton, plan) = prepare(
+            &skeleton_dir,
+            std::slice::from_ref(&bot),
+            1 << 20,
+            Some(1_234_567),
+        )
+        .expect("prepare");
+        for name in ["bin", "lib"] {
+            let host = Path::new("/").join(name);
+            if host
+                .symlink_metadata()
+                .is_ok_and(|meta| meta.file_type().is_symlink())
+            {
+                assert_eq!(
+                    fs::read_link(skeleton_dir.join(name)).ok(),
+                    fs::read_link(&host).ok()
+                );
+            }
+        }
+        let passwd = fs::read_to_string(skeleton_dir.join("etc/passwd")).expect("passwd");
+        assert!(
+            passwd.ends_with("bot:x:1234567:1234567:bot:/tmp:/bin/sh\n"),
+            "{passwd}"
+        );
+        let bot_step = plan.steps.last().expect("a step for the bot");
+        assert_eq!(bot_step.kind, MountKind::ReadOnlyBind);
+        assert_eq!(
+            bot_step.target.to_bytes(),
+            skeleton_dir.join("srv/bots/alpha").as_os_str().as_bytes()
+        );
+        assert_eq!(
+            bot_step.create_dirs.len(),
+            3,
+            "srv, srv/bots, srv/bots/alpha"
+        );
+        assert!(plan.steps.iter().any(|step| step.kind == MountKind::Proc));
+        skeleton.remove();
+        assert!(!skeleton_dir.exists());
+        let _ = fs::remove_dir_all(&base);
+    }
+}

@@ -1,0 +1,343 @@
+//! Building a sandbox for one bot and starting it.
+//!
+//! Everything that allocates happens here, before the fork: the uid lease,
+//! the root skeleton and its mount plan, the cgroups, the pipes, the filters
+//! and every C string. The forked side ([`super::child`]) only consumes them.
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::path::{Path, PathBuf};
+
+use nix::fcntl::OFlag;
+use nix::sys::resource::Resource;
+use nix::sys::signal::{pthread_sigmask, SigSet, SigmaskHow};
+use nix::unistd::{pipe2, Pid};
+
+use super::cgroup::BotCgroups;
+use super::child::{raw_fork, run_supervisor, ChildPlan, ExecPointers};
+use super::detect::HostSupport;
+use super::filters::landlock_ruleset;
+use super::process::{Leftovers, SandboxedProcess};
+use super::resolve::{resolve_command, ResolvedCommand};
+use super::rootfs::{self, MountPlan, RootSkeleton};
+use super::uid_pool::{private_dir, state_dir, UidLease};
+use super::{Limits, SandboxError, SandboxSpec};
+
+/// The parent's ends of the bot's pipes and of the control pipes.
+struct ParentEnds {
+    stdin: OwnedFd,
+    stdout: OwnedFd,
+    stderr: OwnedFd,
+    reports: OwnedFd,
+}
+
+/// The sandbox's ends of the same pipes.
+struct ChildEnds {
+    stdin: OwnedFd,
+    stdout: OwnedFd,
+    stderr: OwnedFd,
+    report: OwnedFd,
+}
+
+/// Everything built on the host side before the fork.
+struct Prepared {
+    bot_dir: PathBuf,
+    resolved: ResolvedCommand,
+    mounts: Option<MountPlan>,
+    leftovers: Leftovers,
+}
+
+pub fn spawn(host: &HostSupport, spec: &SandboxSpec) -> Result<SandboxedProcess, SandboxError> {
+    let bot_dir = canonical_bot_dir(&spec.bot_dir)?;
+    let resolved = resolve_command(&spec.command, &bot_dir)?;
+    let prepared = prepare(host, spec, bot_dir, resolved)?;
+    start(host, spec, prepared)
+}
+
+fn canonical_bot_dir(bot_dir: &Path) -> Result<PathBuf, SandboxError> {
+    let error = |source| SandboxError::BotDir {
+        path: bot_dir.to_path_buf(),
+        source,
+    };
+    let canonical = bot_dir.canonicalize().map_err(error)?;
+    if canonical.parent().is_none() {
+        // It would show the whole host, read-only but still.
+        let message = "the root is not a bot folder";
+        return Err(error(io::Error::new(io::ErrorKind::InvalidInput, message)));
+    }
+    Ok(canonical)
+}
+
+/// Leases a uid, builds the root skeleton and the cgroups.
+fn prepare(
+    host: &HostSupport,
+    spec: &SandboxSpec,
+    bot_dir: PathBuf,
+    resolved: ResolvedCommand,
+) -> Result<Prepared, SandboxError> {
+    let state = state_dir();
+    private_dir(&state).map_err(SandboxError::io("creating the sandbox state folder"))?;
+    let lease = match host.bot_uids() {
+        true => Some(UidLease::acquire(&state).map_err(SandboxError::io("leasing a bot uid"))?),
+        false => None,
+    };
+    let name = match &lease {
+        Some(lease) => format!("cairn-bot-{}", lease.uid()),
+        None => format!("cairn-bot-{}-{}", std::process::id(), unique_number()),
+    };
+    let bot_uid = lease.as_ref().map(UidLease::uid);
+    let (skeleton, mounts) = match host.private_root() {
+        true => {
+            let mut shown = resolved.extra_read_only.clone();
+            shown.push(bot_dir.clone());
+            let skeleton_dir = state.join("roots").join(&name);
+            let (skeleton, plan) =
+                rootfs::prepare(&skeleton_dir, &shown, spec.limits.scratch_bytes, bot_uid)
+                    .map_err(SandboxError::io("building the root skeleton"))?;
+            (Some(skeleton), Some(plan))
+        }
+        false => (None, None),
+    };
+    // One task more than the bot may have: the supervisor.
+    let max_tasks = spec.limits.max_processes + 1;
+    let cgroups = host
+        .cgroups
+        .as_ref()
+        .map(|cgroup_host| {
+            BotCgroups::create(cgroup_host, &name, spec.limits.memory_bytes, max_tasks)
+        })
+        .transpose()
+        .map_err(SandboxError::io("creating the bot cgroups"))?;
+    let leftovers = Leftovers {
+        cgroups,
+        skeleton,
+        lease,
+    };
+    Ok(Prepared {
+        bot_dir,
+        resolved,
+        mounts,
+        leftovers,
+    })
+}
+
+fn unique_number() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Forks the supervisor (which joins its cgroups itself) and waits for the
+/// bot's `execve`.
+fn start(
+    host: &HostSupport,
+    spec: &SandboxSpec,
+    mut prepared: Prepared,
+) -> Result<SandboxedProcess, SandboxError> {
+    let (child_ends, parent_ends) = pipes()?;
+    let mut plan = child_plan(host, spec, &mut prepared, child_ends)?;
+    let pointers = ExecPointers::new(&plan);
+    // SAFETY: the child runs run_supervisor, which keeps to raw syscalls on
+    // the prepared plan and leaves through _exit.
+    let supervisor = match unsafe { fork_with_signals_blocked(host.clone_flags()) } {
+        Ok(0) => unsafe { run_supervisor(&mut plan, &pointers) },
+        Ok(pid) => Pid::from_raw(pid),
+        Err(errno) => {
+            return Err(SandboxError::Setup {
+                step: "cloning the supervisor",
+                errno,
+            });
+        }
+    };
+    // Closes the parent's copies of the child's ends (and of the ruleset).
+    drop(plan);
+    let ParentEnds {
+        stdin,
+        stdout,
+        stderr,
+        reports,
+    } = parent_ends;
+    let stdio = [stdin, stdout, stderr];
+    let leftovers = prepared.leftovers;
+    let mut process = SandboxedProcess::new(
+        supervisor,
+        stdio,
+        reports,
+        leftovers,
+        spec.limits,
+        host.pid_namespace,
+    );
+    process.await_start()?;
+    Ok(process)
+}
+
+/// Forks with every signal blocked, so that no handler of the runner runs
+/// in the child before the child resets them (as `posix_spawn` does).
+///
+/// # Safety
+/// As [`raw_fork`]: the child keeps to raw syscalls and leaves by `_exit`.
+unsafe fn fork_with_signals_blocked(flags: libc::c_int) -> nix::Result<libc::pid_t> {
+    let mut previous = SigSet::empty();
+    pthread_sigmask(
+        SigmaskHow::SIG_SETMASK,
+        Some(&SigSet::all()),
+        Some(&mut previous),
+    )?;
+    // SAFETY: passed on to our caller.
+    let result = unsafe { raw_fork(flags) };
+    if result != Ok(0) {
+        pthread_sigmask(SigmaskHow::SIG_SETMASK, Some(&previous), None)?;
+    }
+    result
+}
+
+/// `fd`, moved above 2 if it is 0, 1 or 2 (a runner without stdio): the
+/// sandbox puts the bot's pipes there and must not clobber its own.
+fn above_stdio(fd: OwnedFd) -> nix::Result<OwnedFd> {
+    if fd.as_raw_fd() > 2 {
+        return Ok(fd);
+    }
+    nix::fcntl::fcntl(&fd, nix::fcntl::FcntlArg::F_DUPFD_CLOEXEC(3))
+        // SAFETY: F_DUPFD_CLOEXEC returned a new descriptor that we now own.
+        .map(|moved| unsafe { OwnedFd::from_raw_fd(moved) })
+}
+
+fn pipes() -> Result<(ChildEnds, ParentEnds), SandboxError> {
+    let pipe = || {
+        let (read, write) = pipe2(OFlag::O_CLOEXEC)?;
+        Ok::<_, nix::errno::Errno>((above_stdio(read)?, above_stdio(write)?))
+    };
+    let pipe = || {
+        pipe().map_err(|errno| SandboxError::Io {
+            context: "creating a pipe",
+            source: errno.into(),
+        })
+    };
+    let (stdin_read, stdin_write) = pipe()?;
+    let (stdout_read, stdout_write) = pipe()?;
+    let (stderr_read, stderr_write) = pipe()?;
+    let (reports_read, reports_write) = pipe()?;
+    let child = ChildEnds {
+        stdin: stdin_read,
+        stdout: stdout_write,
+        stderr: stderr_write,
+        report: reports_write,
+    };
+    let parent = ParentEnds {
+        stdin: stdin_write,
+        stdout: stdout_read,
+        stderr: stderr_read,
+        reports: reports_read,
+    };
+    Ok((child, parent))
+}
+
+fn child_plan(
+    host: &HostSupport,
+    spec: &SandboxSpec,
+    prepared: &mut Prepared,
+    ends: ChildEnds,
+) -> Result<ChildPlan, SandboxError> {
+    let landlock = match host.landlock_abi >= 1 {
+        true => {
+            let skeleton = prepared.leftovers.skeleton.as_ref();
+            let root = skeleton.map_or(Path::new("/"), RootSkeleton::dir);
+            let ruleset = Option::<OwnedFd>::from(landlock_ruleset(root)?);
+            ruleset
+                .map(above_stdio)
+                .transpose()
+                .map_err(|errno| SandboxError::Io {
+                    context: "placing the landlock ruleset",
+                    source: errno.into(),
+                })?
+        }
+        false => None,
+    };
+    let cgroups = prepared.leftovers.cgroups.as_ref();
+    let cgroup_join_files = cgroups.map(BotCgroups::join_files).unwrap_or_default();
+    let cgroup_join_files = cgroup_join_files
+        .iter()
+        .map(|file| c_string(&file.to_string_lossy()))
+        .collect::<Result<_, _>>()?;
+    let resolved = &prepared.resolved;
+    Ok(ChildPlan {
+        mounts: prepared.mounts.take(),
+        set_hostname: host.other_namespaces,
+        program: c_string(resolved.program.to_string_lossy().as_ref())?,
+        argv: resolved
+            .argv
+            .iter()
+            .map(|arg| c_string(arg))
+            .collect::<Result<_, _>>()?,
+        envp: environment(spec, resolved)?,
+        workdir: c_string(prepared.bot_dir.to_string_lossy().as_ref())?,
+        bot_uid: prepared.leftovers.lease.as_ref().map(UidLease::uid),
+        rlimits: rlimits(&spec.limits),
+        landlock,
+        seccomp: host.seccomp.clone().unwrap_or_default(),
+        stdin: ends.stdin,
+        stdout: ends.stdout,
+        stderr: ends.stderr,
+        report: ends.report,
+        cgroup_join_files,
+    })
+}
+
+fn c_string(text: &str) -> Result<CString, SandboxError> {
+    CString::new(text).map_err(|_| SandboxError::NulByte)
+}
+
+fn environment(
+    spec: &SandboxSpec,
+    resolved: &ResolvedCommand,
+) -> Result<Vec<CString>, SandboxError> {
+    let base = [
+        ("PATH", resolved.search_path.as_str()),
+        ("HOME", "/tmp"),
+        ("TMPDIR", "/tmp"),
+        ("LANG", "C.UTF-8"),
+        // The bot's uid has no passwd entry; libraries asking for a user
+        // name (Python's getpass) read these first.
+        ("USER", "bot"),
+        ("LOGNAME", "bot"),
+        ("PYTHONDONTWRITEBYTECODE", "1"),
+    ];
+    let extra = spec
+        .env
+        .iter()
+        .map(|(key, value)| (key.as_str(), value.as_str()));
+    base.into_iter()
+        .chain(extra)
+        .map(|(key, value)| c_string(&format!("{key}={value}")))
+        .collect()
+}
+
+fn rlimits(limits: &Limits) -> Vec<(Resource, u64, u64)> {
+    vec![
+        (
+            Resource::RLIMIT_NOFILE,
+            limits.open_files,
+            limits.open_files,
+        ),
+        (
+            Resource::RLIMIT_FSIZE,
+            limits.file_size_bytes,
+            limits.file_size_bytes,
+        ),
+        // SIGXCPU at the limit, SIGKILL a second later for a bot that catches it.
+        (
+            Resource::RLIMIT_CPU,
+            limits.cpu_seconds,
+            limits.cpu_seconds + 1,
+        ),
+        // One above the cgroup's cap, so that the cgroup refuses first and
+        // counts the refusal; the rlimit is the backstop without cgroups.
+        (
+            Resource::RLIMIT_NPROC,
+            limits.max_processes + 1,
+            limits.max_processes + 1,
+        ),
+        (Resource::RLIMIT_CORE, 0, 0),
+    ]
+}
