@@ -41,7 +41,8 @@ pub use cairn_engine::Rng;
 /// Every protocol message, for bots that need more than the re-exports below.
 pub use cairn_proto::game::v1 as messages;
 pub use cairn_proto::game::v1::{
-    observation::Game as GameObservation, GameOver, Hello, Observation, Request, SchottenTottenObservation,
+    observation::Game as GameObservation, GameOver, Hello, LordsOfScotlandObservation, Observation, Request,
+    SchottenTottenObservation,
 };
 use cairn_proto::game::v1::{arena_message::Message, bot_message, Action, BotMessage, Ready};
 use cairn_proto::wire;
@@ -140,5 +141,14 @@ pub fn seeded_rng() -> Rng {
 pub fn schotten_totten_view(request: &Request) -> Option<&SchottenTottenObservation> {
     match request.observation.as_ref()?.game.as_ref()? {
         GameObservation::SchottenTotten(seen) => Some(seen),
+        _ => None,
+    }
+}
+
+/// The Lords of Scotland view in a request, if the game is Lords of Scotland.
+pub fn lords_of_scotland_view(request: &Request) -> Option<&LordsOfScotlandObservation> {
+    match request.observation.as_ref()?.game.as_ref()? {
+        GameObservation::LordsOfScotland(seen) => Some(seen),
+        _ => None,
     }
 }

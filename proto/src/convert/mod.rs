@@ -3,8 +3,10 @@
 //! registry's state to the concrete type, so a new game plugs in by adding
 //! its module and one match arm, with no change to the runner.
 
+pub mod lords_of_scotland;
 pub mod schotten_totten;
 
+use cairn_engine::lords_of_scotland::LordsOfScotland;
 use cairn_engine::schotten_totten::SchottenTotten;
 use cairn_engine::{AnyGame, Game, Seat};
 
@@ -23,6 +25,7 @@ pub enum ConvertError {
 pub fn observation(state: &dyn AnyGame, seat: Seat) -> Result<Observation, ConvertError> {
     let game = match state.game_id() {
         SchottenTotten::ID => Which::SchottenTotten(schotten_totten::observation(concrete(state)?, seat)),
+        LordsOfScotland::ID => Which::LordsOfScotland(lords_of_scotland::observation(concrete(state)?, seat)),
         other => return Err(ConvertError::UnknownGame(other.to_string())),
     };
     Ok(Observation { game: Some(game) })

@@ -84,7 +84,7 @@ mod tests {
         }
         let view = |seat| match convert::observation(state.as_ref(), seat).unwrap().game {
             Some(Which::SchottenTotten(seen)) => seen,
-            None => panic!("no observation"),
+            other => panic!("expected a schotten totten observation, got {other:?}"),
         };
         let (zero, one) = (view(0), view(1));
         assert_ne!(zero.hand, one.hand);
