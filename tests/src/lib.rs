@@ -80,8 +80,13 @@ pub fn hostile_bot(script: &str, args: &[&str]) -> BotEntry {
 
 /// A Schotten Totten match with `options` (`key=value` words).
 pub fn schotten_totten(options: &[&str], n_games: u32, seed: u64, bots: Vec<BotEntry>) -> MatchSpec {
+    match_of("schotten-totten", options, n_games, seed, bots)
+}
+
+/// A match of `game` with `options` (`key=value` words), seats rotating.
+pub fn match_of(game: &str, options: &[&str], n_games: u32, seed: u64, bots: Vec<BotEntry>) -> MatchSpec {
     MatchSpec {
-        game: "schotten-totten".into(),
+        game: game.into(),
         options: parse_options(options.iter().copied()).expect("test options are well formed"),
         games: cairn_runner::rotating_plan(n_games, seed, bots.len()),
         bots,

@@ -2,7 +2,7 @@
 //! wins, the runner carries on, and no process of theirs is left.
 
 use cairn_runner::{play_match, EndedBy, ForfeitReason, MatchResult, PlainLauncher, ReplayFile};
-use cairn_tests::{hostile_bot, process_with_marker_exists, python_bot, schotten_totten, tight_time_control};
+use cairn_tests::{hostile_bot, match_of, process_with_marker_exists, python_bot, schotten_totten, tight_time_control};
 
 /// Plays one game of `mode` (seat 0, so it moves first or second) against a
 /// random bot, and checks the common facts of a forfeit.
@@ -103,4 +103,29 @@ fn a_flood_of_stderr_is_kept_capped() {
     let kept = &result.stderr[0];
     assert!(kept.len() < 2 * (64 << 10) + 200, "kept {} bytes", kept.len());
     assert!(kept.contains("more bytes of stderr not kept"));
+}
+
+#[test]
+fn at_a_table_of_four_a_forfeiting_seat_is_out_ranked_last_and_the_game_goes_on() {
+    let bots = vec![
+        python_bot("random-a", "random_bot.py"),
+        hostile_bot("hostile.py", &["illegal"]),
+        python_bot("random-b", "random_bot.py"),
+        hostile_bot("hostile.py", &["garbage"]),
+    ];
+    let mut spec = match_of("lords-of-scotland", &[], 1, 5, bots);
+    spec.time_control = tight_time_control();
+    let result = play_match(&spec, &PlainLauncher).unwrap();
+    let game = &result.games[0];
+    assert_eq!(game.record.score.ended_by, EndedBy::Finished, "{:?}", game.seats);
+    let reasons: Vec<Option<ForfeitReason>> = game.seats.iter().map(|s| s.forfeit.as_ref().map(|f| f.reason)).collect();
+    assert_eq!(reasons, vec![None, Some(ForfeitReason::IllegalAction), None, Some(ForfeitReason::ProtocolError)]);
+    // The out seats rank last, the one that dropped out first lowest.
+    let first_out = game.record.forfeits[0].seat;
+    let second_out = game.record.forfeits[1].seat;
+    assert_eq!((game.seats[first_out].rank, game.seats[second_out].rank), (4, 3));
+    assert!(game.seats[0].rank <= 2 && game.seats[2].rank <= 2);
+    // The engine played the out seats' turns, and the record re-simulates.
+    assert!(game.record.actions.len() > game.seats.iter().map(|s| s.timings.len()).sum::<usize>());
+    ReplayFile::new(vec![game.record.clone()]).verify().unwrap();
 }

@@ -3,7 +3,7 @@
 //! first legal action write byte-identical replays whatever their language.
 
 use cairn_runner::{play_match, EndedBy, PlainLauncher, ReplayFile};
-use cairn_tests::{js_bot, python_bot, rust_bot, schotten_totten};
+use cairn_tests::{js_bot, match_of, python_bot, rust_bot, schotten_totten};
 
 const VARIANTS: &[&[&str]] =
     &[&[], &["expert=true"], &["tactics=true"], &["tactics=true", "expert=true"], &["tactics=true", "rounds=3"]];
@@ -30,6 +30,39 @@ fn random_bots_in_rust_python_and_js_play_every_schotten_totten_variant_to_the_e
             replay.verify().unwrap();
         }
     }
+}
+
+#[test]
+fn random_bots_in_rust_python_and_js_play_lords_of_scotland_at_every_table_size() {
+    for (n_seats, options) in [(2, &[][..]), (3, &["bruce=true"][..]), (4, &[][..]), (5, &["bruce=true"][..])] {
+        let makers = [
+            || rust_bot("rust", "cairn-random-bot"),
+            || python_bot("python", "random_bot.py"),
+            || js_bot("js", "random_bot.js"),
+        ];
+        let bots = (0..n_seats).map(|seat| makers[seat % 3]()).collect();
+        let spec = match_of("lords-of-scotland", options, 1, 30 + n_seats as u64, bots);
+        let result = play_match(&spec, &PlainLauncher).unwrap();
+        let game = &result.games[0];
+        assert_eq!(game.record.score.ended_by, EndedBy::Finished, "{n_seats} seats: {:?} {:?}", game.seats, result.stderr);
+        assert!(game.seats.iter().all(|s| s.forfeit.is_none() && !s.timings.is_empty()), "{n_seats} seats: {:?}", game.seats);
+        ReplayFile::new(vec![game.record.clone()]).verify().unwrap();
+    }
+}
+
+#[test]
+fn first_action_bots_write_byte_identical_lords_of_scotland_replays_in_every_language() {
+    let replay_of = |make: &dyn Fn() -> cairn_runner::BotEntry| {
+        let spec = match_of("lords-of-scotland", &["bruce=true"], 2, 8, vec![make(), make(), make()]);
+        let result = play_match(&spec, &PlainLauncher).unwrap();
+        ReplayFile::new(result.games.into_iter().map(|g| g.record).collect()).to_json()
+    };
+    let rust = replay_of(&|| rust_bot("first", "cairn-first-bot"));
+    assert_eq!(rust, replay_of(&|| python_bot("first", "first_bot.py")));
+    assert_eq!(rust, replay_of(&|| js_bot("first", "first_bot.js")));
+    let parsed = ReplayFile::from_json(&rust).unwrap();
+    assert!(parsed.games.iter().all(|g| g.forfeits.is_empty() && g.seats.len() == 3 && !g.actions.is_empty()));
+    parsed.verify().unwrap();
 }
 
 #[test]
