@@ -9,8 +9,9 @@ use std::time::Duration;
 use anyhow::{bail, Context};
 use cairn_engine::game::parse_options;
 use cairn_runner::bot_folder::{load_bot, PreparedBot};
+use cairn_runner::sandbox::Limits;
 use cairn_runner::{
-    mirrored_plan, BotLauncher, play_match, rotating_plan, MatchResult, MatchSpec, PlainLauncher, ReplayFile, SeatResult, TimeControl,
+    mirrored_plan, BotLauncher, SandboxLauncher, play_match, rotating_plan, MatchResult, MatchSpec, PlainLauncher, ReplayFile, SeatResult, TimeControl,
 };
 use serde_json::{json, Value};
 
@@ -50,6 +51,9 @@ pub struct PlayArgs {
     /// Skip the bot folders' build commands.
     #[arg(long)]
     no_build: bool,
+    /// Run the bots as plain processes, without the sandbox (trusted bots only).
+    #[arg(long)]
+    no_sandbox: bool,
     /// Bot folders (holding cairn-bot.toml) or bare commands, one per seat.
     #[arg(required = true, value_name = "BOT")]
     bots: Vec<String>,
@@ -75,9 +79,10 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         },
         limits: Default::default(),
     };
-    let launcher = PlainLauncher;
+    let launcher: Box<dyn BotLauncher> =
+        if args.no_sandbox { Box::new(PlainLauncher) } else { Box::new(SandboxLauncher::new(Limits::default())) };
     eprintln!("{}", launcher.describe());
-    let result = play_match(&spec, &launcher).context("the match could not be played")?;
+    let result = play_match(&spec, launcher.as_ref()).context("the match could not be played")?;
     if let Some(path) = &args.replay {
         let replay = ReplayFile::new(result.games.iter().map(|g| g.record.clone()).collect());
         replay.write(path)?;

@@ -5,6 +5,8 @@
 //!
 //! The bots are this very binary started again in a bot role (chosen by an
 //! environment variable), so the benchmark needs nothing built beforehand.
+//! The match runs twice: in the sandbox (the named figures) and as plain
+//! processes (`_plain`).
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -13,7 +15,8 @@ use std::time::{Duration, Instant};
 use cairn_engine::{GameOptions, Rng};
 use cairn_proto::game::v1::{arena_message::Message, bot_message, Action, BotMessage, Ready};
 use cairn_proto::wire;
-use cairn_runner::{play_match, BotEntry, LaunchSpec, MatchSpec, PlainLauncher, TimeControl};
+use cairn_runner::sandbox::Limits;
+use cairn_runner::{play_match, BotEntry, BotLauncher, LaunchSpec, MatchSpec, PlainLauncher, SandboxLauncher, TimeControl};
 
 const ROLE: &str = "CAIRN_RUNNER_BENCH_ROLE";
 
@@ -30,16 +33,25 @@ fn main() {
     let raw_median = percentile(&raw, 0.5);
     println!("bench: runner/pipe_rtt_median_us {:.1} us", micros(raw_median));
     println!("bench: runner/pipe_rtt_p99_us {:.1} us", micros(percentile(&raw, 0.99)));
+    // The named figures are the sandboxed run's, as bots are run for real;
+    // the plain run (`_plain`) shows what the sandbox adds.
+    let sandbox = SandboxLauncher::new(Limits::default());
+    eprintln!("{}", sandbox.describe());
+    report_match("", &sandbox, games, raw_median);
+    report_match("_plain", &PlainLauncher, games, raw_median);
+}
+
+fn report_match(suffix: &str, launcher: &dyn BotLauncher, games: u32, raw_median: Duration) {
     let referee_cpu_before = own_cpu_time();
-    let (timings, seconds, decisions) = match_run(games);
+    let (timings, seconds, decisions) = match_run(launcher, games);
     let referee_cpu = own_cpu_time() - referee_cpu_before;
-    println!("bench: runner/referee_cpu_per_decision_us {:.1} us", micros(referee_cpu) / decisions as f64);
     let median = percentile(&timings, 0.5);
-    println!("bench: runner/decision_overhead_median_us {:.1} us", micros(median));
-    println!("bench: runner/decision_overhead_p99_us {:.1} us", micros(percentile(&timings, 0.99)));
-    println!("bench: runner/decision_overhead_vs_pipe_rtt {:.2} x", micros(median) / micros(raw_median));
-    println!("bench: runner/decision_all_in_mean_us {:.1} us", seconds * 1e6 / decisions as f64);
-    println!("bench: runner/schotten_totten_games_per_s {:.0} games/s", games as f64 / seconds);
+    println!("bench: runner/referee_cpu_per_decision_us{suffix} {:.1} us", micros(referee_cpu) / decisions as f64);
+    println!("bench: runner/decision_overhead_median_us{suffix} {:.1} us", micros(median));
+    println!("bench: runner/decision_overhead_p99_us{suffix} {:.1} us", micros(percentile(&timings, 0.99)));
+    println!("bench: runner/decision_overhead_vs_pipe_rtt{suffix} {:.2} x", micros(median) / micros(raw_median));
+    println!("bench: runner/decision_all_in_mean_us{suffix} {:.1} us", seconds * 1e6 / decisions as f64);
+    println!("bench: runner/schotten_totten_games_per_s{suffix} {:.0} games/s", games as f64 / seconds);
 }
 
 /// This process's CPU time (all threads).
@@ -183,15 +195,14 @@ fn pipe_round_trips(n: usize) -> Vec<Duration> {
 }
 
 /// A match between two warm bots: per-decision round trips, total seconds, decisions.
-fn match_run(games: u32) -> (Vec<Duration>, f64, usize) {
+fn match_run(launcher: &dyn BotLauncher, games: u32) -> (Vec<Duration>, f64, usize) {
     let exe = std::env::current_exe().expect("the benchmark knows its own path");
-    let bot = |name: &str| BotEntry {
-        name: name.into(),
-        launch: LaunchSpec {
-            command: vec![exe.display().to_string()],
-            bot_dir: std::env::temp_dir(),
-            env: vec![(ROLE.into(), "bot".into())],
-        },
+    // The binary's own folder is the bot folder, so the sandbox shows it.
+    let folder = exe.parent().expect("the benchmark binary lives in a folder").to_path_buf();
+    let name = exe.file_name().expect("the benchmark binary has a name").to_string_lossy();
+    let bot = |bot_name: &str| BotEntry {
+        name: bot_name.into(),
+        launch: LaunchSpec { command: vec![format!("./{name}")], bot_dir: folder.clone(), env: vec![(ROLE.into(), "bot".into())] },
     };
     let spec = MatchSpec {
         game: "schotten-totten".into(),
@@ -202,7 +213,7 @@ fn match_run(games: u32) -> (Vec<Duration>, f64, usize) {
         limits: Default::default(),
     };
     let start = Instant::now();
-    let result = play_match(&spec, &PlainLauncher).expect("the benchmark match is valid");
+    let result = play_match(&spec, launcher).expect("the benchmark match is valid");
     let seconds = start.elapsed().as_secs_f64();
     let timings: Vec<Duration> =
         result.games.iter().flat_map(|g| g.seats.iter()).flat_map(|s| s.timings.iter()).map(|t| t.wall).collect();

@@ -20,6 +20,7 @@
 //! - [`sandbox`]: starts one untrusted bot process in a layered sandbox
 //!   (namespaces, private root, unprivileged uid, rlimits, cgroups, Landlock,
 //!   seccomp) and reports how it ended and which limit it broke.
+//! - [`sandboxed`]: the sandbox behind the launch seam ([`SandboxLauncher`]).
 //!
 //! # Example
 //! ```no_run
@@ -51,6 +52,7 @@ pub mod process;
 pub mod record;
 pub mod referee;
 pub mod sandbox;
+pub mod sandboxed;
 pub mod stderr;
 pub mod time_control;
 
@@ -59,5 +61,6 @@ pub use forfeit::{EndedBy, FinalScore, Forfeit, ForfeitReason};
 pub use plan::{mirrored_plan, rotating_plan, GamePlan};
 pub use process::{BotLauncher, BotProcess, LaunchSpec, PlainLauncher};
 pub use record::{GameRecord, ReplayFile};
+pub use sandboxed::SandboxLauncher;
 pub use referee::{play_match, BotEntry, DecisionTiming, GameResult, MatchError, MatchResult, MatchSpec, SeatResult};
 pub use time_control::TimeControl;

@@ -33,6 +33,8 @@ pub enum LaunchError {
     EmptyCommand,
     #[error("cannot start `{program}`: {source}")]
     Spawn { program: String, source: std::io::Error },
+    #[error("the sandbox cannot start the bot: {0}")]
+    Sandbox(String),
 }
 
 /// How a bot process ended.

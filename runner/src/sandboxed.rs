@@ -1,0 +1,105 @@
+//! The sandbox behind the launch seam: [`SandboxLauncher`] starts bots with
+//! [`Sandbox::spawn`] and hands the match loop a [`BotProcess`] like any
+//! other, so the match loop is the same with or without isolation.
+
+use std::os::fd::OwnedFd;
+use std::os::unix::process::ExitStatusExt;
+use std::process::ExitStatus;
+use std::time::Duration;
+
+use crate::process::{BotLauncher, BotPipes, BotProcess, ExitReport, LaunchError, LaunchSpec};
+use crate::sandbox::{Ending, Limits, ProcessOutcome, Sandbox, SandboxSpec, SandboxedProcess};
+
+/// Starts every bot in the sandbox, under the same limits.
+#[derive(Debug, Clone, Copy)]
+pub struct SandboxLauncher {
+    sandbox: &'static Sandbox,
+    limits: Limits,
+}
+
+impl SandboxLauncher {
+    /// The process-wide sandbox (probed once) with `limits`.
+    pub fn new(limits: Limits) -> SandboxLauncher {
+        SandboxLauncher { sandbox: Sandbox::shared(), limits }
+    }
+
+    pub fn sandbox(&self) -> &'static Sandbox {
+        self.sandbox
+    }
+}
+
+impl BotLauncher for SandboxLauncher {
+    fn launch(&self, spec: &LaunchSpec) -> Result<Box<dyn BotProcess>, LaunchError> {
+        let sandbox_spec =
+            SandboxSpec { command: spec.command.clone(), bot_dir: spec.bot_dir.clone(), limits: self.limits, env: spec.env.clone() };
+        let process = self.sandbox.spawn(&sandbox_spec).map_err(|e| LaunchError::Sandbox(e.to_string()))?;
+        Ok(Box::new(SandboxBot { process }))
+    }
+
+    fn describe(&self) -> String {
+        let layers = self.sandbox.layers();
+        let missing: Vec<&str> = layers.iter().filter(|layer| !layer.active).map(|layer| layer.name).collect();
+        match missing.is_empty() {
+            true => format!("sandbox: all {} layers active", layers.len()),
+            false => format!("sandbox INCOMPLETE: {} of {} layers unavailable ({})", missing.len(), layers.len(), missing.join(", ")),
+        }
+    }
+}
+
+#[derive(Debug)]
+struct SandboxBot {
+    process: SandboxedProcess,
+}
+
+/// The sandbox's ending as a wait status, so the match loop reads it like
+/// any exit (a kill by the runner reads as SIGKILL).
+fn exit_report(outcome: ProcessOutcome) -> ExitReport {
+    let status = match outcome.ending {
+        Ending::Exited(code) => ExitStatus::from_raw((code & 0xff) << 8),
+        Ending::Signaled(signal) => ExitStatus::from_raw(signal & 0x7f),
+        Ending::Killed => ExitStatus::from_raw(libc::SIGKILL),
+    };
+    ExitReport { status, broken_limit: outcome.limit_broken.map(|limit| limit.name().to_string()) }
+}
+
+impl BotProcess for SandboxBot {
+    fn take_pipes(&mut self) -> Option<BotPipes> {
+        let stdin: OwnedFd = self.process.take_stdin()?.into();
+        let stdout: OwnedFd = self.process.take_stdout()?.into();
+        let stderr: OwnedFd = self.process.take_stderr()?.into();
+        Some(BotPipes { stdin, stdout, stderr })
+    }
+
+    fn cpu_time(&self) -> Option<Duration> {
+        Some(self.process.cpu_time())
+    }
+
+    fn try_status(&mut self) -> Option<ExitReport> {
+        self.process.try_status().map(exit_report)
+    }
+
+    fn kill_all(&mut self) {
+        self.process.kill_all();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::LimitBroken;
+
+    #[test]
+    fn sandbox_endings_read_as_exit_codes_signals_and_broken_limits() {
+        let exited = exit_report(ProcessOutcome { ending: Ending::Exited(3), limit_broken: None, cpu_time: Duration::ZERO });
+        assert_eq!((exited.status.code(), exited.broken_limit), (Some(3), None));
+        let signaled = exit_report(ProcessOutcome { ending: Ending::Signaled(11), limit_broken: None, cpu_time: Duration::ZERO });
+        assert_eq!(signaled.status.signal(), Some(11));
+        let killed = exit_report(ProcessOutcome {
+            ending: Ending::Killed,
+            limit_broken: Some(LimitBroken::Memory),
+            cpu_time: Duration::ZERO,
+        });
+        assert_eq!(killed.status.signal(), Some(libc::SIGKILL));
+        assert_eq!(killed.broken_limit.as_deref(), Some("memory"));
+    }
+}
