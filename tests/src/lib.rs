@@ -9,6 +9,7 @@
 //!   first-action bots in all three write byte-identical replays.
 //! - `tests/hostile.rs`: misbehaving bots forfeit with the right reason.
 //! - `tests/events.rs`: every seat sees every action once, in order.
+//! - `tests/sandboxed.rs`: the same through the sandbox.
 //! - `bots/`: the hostile bots and a recording bot (small Python scripts).
 
 use std::path::{Path, PathBuf};
