@@ -5,9 +5,11 @@
 //!
 //! # Layout
 //! - [`play`]: `cairn play`, a local match between bot folders or commands.
+//! - [`doctor`]: `cairn doctor`, the sandbox layers on this machine.
 //! - [`replay`]: `cairn replay`, print and verify a replay file.
 //! - [`table`]: aligned text tables.
 
+mod doctor;
 mod play;
 mod replay;
 mod table;
@@ -28,6 +30,8 @@ enum Command {
     Play(play::PlayArgs),
     /// Print a replay file and verify it by re-simulation.
     Replay(replay::ReplayArgs),
+    /// List every sandbox layer as active or unavailable (exit 0 when all are active).
+    Doctor(doctor::DoctorArgs),
 }
 
 fn main() -> std::process::ExitCode {
@@ -35,6 +39,7 @@ fn main() -> std::process::ExitCode {
     let result = match cli.command {
         Command::Play(args) => play::run(args),
         Command::Replay(args) => replay::run(args),
+        Command::Doctor(args) => doctor::run(args),
     };
     match result {
         Ok(code) => code,

@@ -96,3 +96,13 @@ fn mirror_plays_each_deal_from_both_seats() {
     assert_eq!(seeds, vec![9, 9, 10, 10]);
     assert_eq!(games[0]["seats"][0]["bot"], games[1]["seats"][1]["bot"]);
 }
+
+#[test]
+fn doctor_lists_every_sandbox_layer_with_a_verdict_that_matches_its_exit_code() {
+    let output = cairn(&["doctor"]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.lines().count() > 5, "{text}");
+    let complete = text.contains("sandbox complete");
+    assert!(complete || text.contains("sandbox INCOMPLETE"), "{text}");
+    assert_eq!(output.status.success(), complete);
+}
