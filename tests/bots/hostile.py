@@ -46,6 +46,10 @@ def misbehave(mode, request, marker):
         daemon = [sys.executable, "-c", "import time; time.sleep(3600)", marker]
         subprocess.Popen(daemon, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
         sys.exit(0)
+    elif mode == "memory":
+        hoard = []
+        while True:
+            hoard.append(bytearray(64 << 20))
     elif mode == "stderr-flood":
         sys.stderr.write("e" * (8 << 20))
         sys.stderr.flush()
