@@ -78,6 +78,9 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
             ..TimeControl::default()
         },
         limits: Default::default(),
+        // The whole match on the CPU we start on: a decision's round trip
+        // then never wakes another CPU.
+        cpu: cairn_runner::affinity::current_cpu(),
     };
     let launcher: Box<dyn BotLauncher> =
         if args.no_sandbox { Box::new(PlainLauncher) } else { Box::new(SandboxLauncher::new(Limits::default())) };

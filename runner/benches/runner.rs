@@ -6,7 +6,8 @@
 //! The bots are this very binary started again in a bot role (chosen by an
 //! environment variable), so the benchmark needs nothing built beforehand.
 //! The match runs twice: in the sandbox (the named figures) and as plain
-//! processes (`_plain`).
+//! processes (`_plain`). Everything runs pinned to one CPU, as the runner
+//! keeps a match.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -27,6 +28,9 @@ fn main() {
         _ => {}
     }
     let quick = std::env::args().any(|a| a == "--quick");
+    // Everything on one CPU, as the runner plays a match (see
+    // cairn_runner::affinity), so the raw round trip is measured alike.
+    let _pinned = cairn_runner::affinity::current_cpu().and_then(|cpu| cairn_runner::affinity::pin_current_thread(cpu).ok());
     let (round_trips, games) = if quick { (2_000, 100) } else { (20_000, 2_000) };
     codec_costs(if quick { 2_000 } else { 20_000 });
     let raw = pipe_round_trips(round_trips);
@@ -211,6 +215,7 @@ fn match_run(launcher: &dyn BotLauncher, games: u32) -> (Vec<Duration>, f64, usi
         bots: vec![bot("a"), bot("b")],
         time_control: TimeControl::default(),
         limits: Default::default(),
+        cpu: cairn_runner::affinity::current_cpu(),
     };
     let start = Instant::now();
     let result = play_match(&spec, launcher).expect("the benchmark match is valid");

@@ -15,6 +15,7 @@
 //! - [`forfeit`]: forfeit reasons and scoring a game with forfeits.
 //! - [`plan`]: each game's seed and seating.
 //! - [`referee`]: the match loop, [`play_match`].
+//! - [`affinity`]: keeping a match (loop and bots) on one CPU.
 //! - [`record`]: the replay file and its verification by re-simulation.
 //! - [`bot_folder`]: `cairn-bot.toml` bot folders and bare commands.
 //! - [`sandbox`]: starts one untrusted bot process in a layered sandbox
@@ -38,11 +39,13 @@
 //!     bots,
 //!     time_control: Default::default(),
 //!     limits: Default::default(),
+//!     cpu: None,
 //! };
 //! let result = play_match(&spec, &PlainLauncher).unwrap();
 //! assert_eq!(result.games.len(), 2);
 //! ```
 
+pub mod affinity;
 pub mod bot_folder;
 pub mod connection;
 pub mod forfeit;

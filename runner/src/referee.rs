@@ -14,6 +14,7 @@ use cairn_engine::{new_game, AnyGame, GameOptions, Seat, SetupError};
 use cairn_proto::convert::{self, ConvertError};
 use cairn_proto::game::v1::{self as wire, arena_message, bot_message};
 
+use crate::affinity::pin_current_thread;
 use crate::connection::{Answer, BotConnection, Budget, Failure, IoLimits};
 use crate::forfeit::{final_score, FinalScore, Forfeit, ForfeitReason};
 use crate::plan::{check_plan, BadSeating, GamePlan};
@@ -40,6 +41,9 @@ pub struct MatchSpec {
     pub bots: Vec<BotEntry>,
     pub time_control: TimeControl,
     pub limits: IoLimits,
+    /// The CPU to keep the whole match on (see [`crate::affinity`]); `None`
+    /// lets the scheduler place it.
+    pub cpu: Option<usize>,
 }
 
 /// Why a match could not be refereed (never because of a bot).
@@ -119,6 +123,9 @@ pub fn play_match(spec: &MatchSpec, launcher: &dyn BotLauncher) -> Result<MatchR
     if let Some(seat) = probe.current_seat() {
         convert::observation(probe.as_ref(), seat)?;
     }
+    // Pinning is a speed-up, not a requirement: a CPU we may not use leaves
+    // the match where the scheduler puts it.
+    let _pinned = spec.cpu.and_then(|cpu| pin_current_thread(cpu).ok());
     let mut slots: Vec<BotSlot> =
         spec.bots.iter().map(|entry| BotSlot { entry: entry.clone(), connection: None, stderr: Vec::new() }).collect();
     let mut games = Vec::with_capacity(spec.games.len());

@@ -93,6 +93,7 @@ pub fn match_of(game: &str, options: &[&str], n_games: u32, seed: u64, bots: Vec
         bots,
         time_control: TimeControl::default(),
         limits: Default::default(),
+        cpu: None,
     }
 }
 
