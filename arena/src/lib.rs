@@ -4,6 +4,7 @@
 //! results turn into ratings. The only crate that touches SQL.
 //!
 //! # Layout
+//! - [`service`]: the tonic gRPC service ([`service::run`]) and `From<ArenaError> for Status`.
 //! - [`store`]: the SQLite store (sqlx, `migrations/` at the workspace root).
 //! - [`plan`]: round-robin planning, pure and seeded.
 //! - [`ratings`]: Elo, Glicko-2 and Weng-Lin updates, pure.
@@ -15,8 +16,10 @@ pub mod archive;
 pub mod error;
 pub mod plan;
 pub mod ratings;
+pub mod service;
 pub mod store;
 pub mod testkit;
 
 pub use error::ArenaError;
+pub use service::run;
 pub use store::Store;

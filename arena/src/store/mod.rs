@@ -110,6 +110,15 @@ impl Store {
         &self.pool
     }
 
+    /// Refuses a game id or options no table size of the game accepts.
+    pub fn check_game_known(&self, game: &str, options: &GameOptions) -> Result<(), ArenaError> {
+        let mut refusals = (crate::plan::MIN_SEATS..=crate::plan::MAX_SEATS).map(|n_seats| (self.game_check)(game, options, n_seats));
+        match refusals.find(|refusal| !matches!(refusal, Err(SetupError::SeatCount { .. }))) {
+            Some(Err(error)) => Err(error.into()),
+            _ => Ok(()),
+        }
+    }
+
     pub(crate) fn notify_change(&self) {
         self.changes.send_modify(|count| *count += 1);
     }
