@@ -1,7 +1,7 @@
 //! Bots, their versions and the archives behind them. A bot belongs to the
 //! owner who first submitted it; only that owner adds versions or deletes it.
 
-use sqlx::{Sqlite, Transaction};
+use sqlx::SqliteConnection;
 
 use super::accounts::{check_name, Owner};
 use super::Store;
@@ -94,31 +94,31 @@ impl Store {
 
     /// The bot's id, creating it for `owner` if new; refuses another owner's bot.
     /// RULING (ours): the owner submitting to their deleted bot brings it back.
-    async fn bot_for_submission(&self, tx: &mut Transaction<'static, Sqlite>, owner: &Owner, name: &str) -> Result<i64, ArenaError> {
-        let found: Option<(i64, i64)> = sqlx::query_as("SELECT id, owner_id FROM bots WHERE name = ?").bind(name).fetch_optional(&mut **tx).await?;
+    async fn bot_for_submission(&self, tx: &mut SqliteConnection, owner: &Owner, name: &str) -> Result<i64, ArenaError> {
+        let found: Option<(i64, i64)> = sqlx::query_as("SELECT id, owner_id FROM bots WHERE name = ?").bind(name).fetch_optional(&mut *tx).await?;
         match found {
             Some((_, owner_id)) if owner_id != owner.id => Err(ArenaError::PermissionDenied(format!("bot `{name}` belongs to another owner"))),
             Some((bot_id, _)) => {
-                sqlx::query("UPDATE bots SET deleted_at = NULL WHERE id = ?").bind(bot_id).execute(&mut **tx).await?;
+                sqlx::query("UPDATE bots SET deleted_at = NULL WHERE id = ?").bind(bot_id).execute(&mut *tx).await?;
                 Ok(bot_id)
             }
             None => Ok(sqlx::query_scalar("INSERT INTO bots (owner_id, name, created_at) VALUES (?, ?, ?) RETURNING id")
                 .bind(owner.id)
                 .bind(name)
                 .bind(self.now_ms())
-                .fetch_one(&mut **tx)
+                .fetch_one(&mut *tx)
                 .await?),
         }
     }
 
-    async fn insert_version(&self, tx: &mut Transaction<'static, Sqlite>, bot_id: i64, archive: &[u8], checked: &CheckedArchive) -> Result<i64, ArenaError> {
+    async fn insert_version(&self, tx: &mut SqliteConnection, bot_id: i64, archive: &[u8], checked: &CheckedArchive) -> Result<i64, ArenaError> {
         // Two bots may ship the same folder: the archive is stored once.
         sqlx::query("INSERT OR IGNORE INTO artifacts (content_hash, size_bytes, data, created_at) VALUES (?, ?, ?, ?)")
             .bind(&checked.content_hash)
             .bind(archive.len() as i64)
             .bind(archive)
             .bind(self.now_ms())
-            .execute(&mut **tx)
+            .execute(&mut *tx)
             .await?;
         let manifest = serde_json::to_string(&checked.manifest).map_err(|error| ArenaError::Internal(error.to_string()))?;
         let id = sqlx::query_scalar(
@@ -130,7 +130,7 @@ impl Store {
         .bind(&checked.content_hash)
         .bind(manifest)
         .bind(self.now_ms())
-        .fetch_one(&mut **tx)
+        .fetch_one(&mut *tx)
         .await?;
         Ok(id)
     }

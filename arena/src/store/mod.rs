@@ -33,8 +33,8 @@ use std::time::Duration;
 use cairn_engine::{GameOptions, SetupError};
 use sha2::{Digest, Sha256};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{Sqlite, SqlitePool, Transaction};
-use tokio::sync::watch;
+use sqlx::{Sqlite, SqliteConnection, SqlitePool, Transaction};
+use tokio::sync::{watch, Mutex, OwnedMutexGuard};
 
 pub use self::accounts::{Owner, Runner};
 pub use self::bots::{BotSummary, BotVersion, SubmittedVersion};
@@ -56,6 +56,9 @@ pub struct Store {
     /// Checks a game id, its options and a seat count (the engine's registry
     /// unless a test swaps it).
     game_check: GameCheck,
+    /// Writers queue here, in the process, rather than in SQLite's busy
+    /// handler, which sleeps in growing steps and wrecks latency.
+    write_lock: Arc<Mutex<()>>,
     /// Bumped after every recorded result, so watchers wake on progress.
     changes: Arc<watch::Sender<u64>>,
 }
@@ -78,7 +81,7 @@ impl Store {
         let pool = SqlitePoolOptions::new().max_connections(8).connect_with(options).await?;
         MIGRATOR.run(&pool).await?;
         let (changes, _) = watch::channel(0);
-        Ok(Store { pool, clock, game_check: engine_game_check, changes: Arc::new(changes) })
+        Ok(Store { pool, clock, game_check: engine_game_check, write_lock: Arc::new(Mutex::new(())), changes: Arc::new(changes) })
     }
 
     /// The same store, checking games with `game_check` instead of the engine.
@@ -102,8 +105,10 @@ impl Store {
     }
 
     /// A write transaction that holds the write lock from its first statement.
-    pub(crate) async fn begin_write(&self) -> Result<Transaction<'static, Sqlite>, ArenaError> {
-        Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?)
+    pub(crate) async fn begin_write(&self) -> Result<WriteTransaction, ArenaError> {
+        let guard = Arc::clone(&self.write_lock).lock_owned().await;
+        let transaction = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        Ok(WriteTransaction { transaction, _guard: guard })
     }
 
     pub(crate) fn pool(&self) -> &SqlitePool {
@@ -121,6 +126,33 @@ impl Store {
 
     pub(crate) fn notify_change(&self) {
         self.changes.send_modify(|count| *count += 1);
+    }
+}
+
+/// A write transaction holding the store's write lock until it ends.
+#[derive(Debug)]
+pub(crate) struct WriteTransaction {
+    transaction: Transaction<'static, Sqlite>,
+    _guard: OwnedMutexGuard<()>,
+}
+
+impl WriteTransaction {
+    pub(crate) async fn commit(self) -> Result<(), ArenaError> {
+        Ok(self.transaction.commit().await?)
+    }
+}
+
+impl std::ops::Deref for WriteTransaction {
+    type Target = SqliteConnection;
+
+    fn deref(&self) -> &SqliteConnection {
+        &self.transaction
+    }
+}
+
+impl std::ops::DerefMut for WriteTransaction {
+    fn deref_mut(&mut self) -> &mut SqliteConnection {
+        &mut self.transaction
     }
 }
 

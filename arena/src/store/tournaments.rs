@@ -2,7 +2,7 @@
 //! and written with every match, seat and game in one transaction.
 
 use cairn_engine::GameOptions;
-use sqlx::{Sqlite, Transaction};
+use sqlx::SqliteConnection;
 
 use super::accounts::Owner;
 use super::Store;
@@ -241,7 +241,7 @@ impl Store {
 }
 
 async fn insert_match(
-    tx: &mut Transaction<'static, Sqlite>,
+    tx: &mut SqliteConnection,
     tournament_id: i64,
     match_index: usize,
     planned: &PlannedMatch,
@@ -250,14 +250,14 @@ async fn insert_match(
     let match_id: i64 = sqlx::query_scalar("INSERT INTO matches (tournament_id, match_index, status) VALUES (?, ?, 'queued') RETURNING id")
         .bind(tournament_id)
         .bind(match_index as i64)
-        .fetch_one(&mut **tx)
+        .fetch_one(&mut *tx)
         .await?;
     for (seat, &entry) in planned.seats.iter().enumerate() {
         sqlx::query("INSERT INTO seats (match_id, seat, bot_version_id) VALUES (?, ?, ?)")
             .bind(match_id)
             .bind(seat as i64)
             .bind(entries[entry].id)
-            .execute(&mut **tx)
+            .execute(&mut *tx)
             .await?;
     }
     for (game_index, &seed) in planned.game_seeds.iter().enumerate() {
@@ -265,7 +265,7 @@ async fn insert_match(
             .bind(match_id)
             .bind(game_index as i64)
             .bind(seed as i64)
-            .execute(&mut **tx)
+            .execute(&mut *tx)
             .await?;
     }
     Ok(())
