@@ -77,12 +77,15 @@ impl Store {
         let now = self.now_ms();
         let mut tx = self.begin_write().await?;
         sqlx::query("UPDATE runners SET last_seen_at = ? WHERE id = ?").bind(now).bind(runner.id).execute(&mut *tx).await?;
-        let next: Option<i64> = sqlx::query_scalar(
-            "SELECT id FROM matches WHERE status = 'queued' OR (status = 'leased' AND lease_expires_at <= ?) ORDER BY id LIMIT 1",
-        )
-        .bind(now)
-        .fetch_optional(&mut *tx)
-        .await?;
+        // Two indexed lookups rather than one OR, which would scan every
+        // finished match of every tournament.
+        let queued: Option<i64> =
+            sqlx::query_scalar("SELECT id FROM matches WHERE status = 'queued' ORDER BY id LIMIT 1").fetch_optional(&mut *tx).await?;
+        let expired: Option<i64> = sqlx::query_scalar("SELECT id FROM matches WHERE status = 'leased' AND lease_expires_at <= ? ORDER BY id LIMIT 1")
+            .bind(now)
+            .fetch_optional(&mut *tx)
+            .await?;
+        let next = queued.into_iter().chain(expired).min();
         let Some(match_id) = next else {
             tx.commit().await?;
             return Ok(None);

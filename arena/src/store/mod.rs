@@ -45,6 +45,9 @@ pub use self::results::{Forfeit, GameReport, MatchReport, ReportOutcome, SeatRes
 pub use self::tournaments::{variant_key, Entry, MatchSummary, NewTournament, Tournament, TournamentProgress};
 use crate::error::ArenaError;
 
+/// Where `cairn serve` keeps its database unless told otherwise.
+pub const DEFAULT_DB_PATH: &str = "cairn-arena.db";
+
 /// The migrations in `migrations/` at the workspace root, embedded.
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
 

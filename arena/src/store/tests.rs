@@ -242,3 +242,57 @@ async fn ratings_updated_incrementally_equal_ratings_recomputed_from_history() {
     assert_eq!((duel_board[0].standing.games, duel_board[0].standing.wins, duel_board[3].standing.losses), (12, 12, 12));
     assert!(duel_board.iter().all(|row| !row.provisional));
 }
+
+#[tokio::test]
+async fn without_a_test_check_games_are_checked_against_the_engine() {
+    let folder = tempfile::tempdir().unwrap();
+    let store = Store::open(folder.path().join("arena.db")).await.unwrap();
+    let owner = owner_with_bots(&store, "ada", &["a", "b"]).await;
+    let mut request = duel(&["a", "b"], 2);
+    request.game = "no-such-game".into();
+    let refused = store.create_tournament(&owner, &request).await;
+    assert!(matches!(refused, Err(ArenaError::Game(cairn_engine::SetupError::UnknownGame(ref game))) if game == "no-such-game"), "{refused:?}");
+}
+
+#[tokio::test]
+async fn a_reopened_store_keeps_its_leases_and_requeues_them_when_they_expire() {
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("arena.db");
+    let clock = ManualClock::starting_at(5_000);
+    let open = || async { Store::open_with_clock(&path, Arc::new(clock.clone())).await.unwrap().with_game_check(test_game_check) };
+    let store = open().await;
+    let owner = owner_with_bots(&store, "ada", &["a", "b"]).await;
+    let tournament = store.create_tournament(&owner, &duel(&["a", "b"], 2)).await.unwrap();
+    let (runner, token) = store.register_runner("box-1").await.unwrap();
+    let lost = store.lease_match(&runner, 1_000).await.unwrap().unwrap();
+    // No orderly close: the process is gone and another opens the file.
+    drop(store);
+    let store = open().await;
+    let runner = store.runner_by_token(&token).await.unwrap();
+    let progress = store.tournament_progress(tournament.id).await.unwrap();
+    assert_eq!((progress.matches_leased, progress.matches_queued), (1, 1));
+    clock.advance_ms(1_000);
+    let mut leased = Vec::new();
+    while let Some(lease) = store.lease_match(&runner, LEASE_MS).await.unwrap() {
+        store.report_result(&runner, &report_by_strength(&lease, |id| id)).await.unwrap();
+        leased.push(lease.match_id);
+    }
+    leased.sort_unstable();
+    assert!(leased.contains(&lost.match_id) && leased.len() == 2, "{leased:?}");
+    let progress = store.tournament_progress(tournament.id).await.unwrap();
+    assert_eq!((progress.games_done, progress.games_total), (2, 2));
+}
+
+#[tokio::test]
+async fn each_variant_has_its_own_leaderboard() {
+    let test = test_store().await;
+    let owner = owner_with_bots(&test.store, "ada", &["a", "b"]).await;
+    let (runner, _) = test.store.register_runner("box-1").await.unwrap();
+    let mut fast = duel(&["a", "b"], 2);
+    fast.options.insert("fast".into(), "true".into());
+    test.store.create_tournament(&owner, &fast).await.unwrap();
+    play_everything(&test.store, &runner).await;
+    let board = |options: GameOptions| LeaderboardQuery { game: TEST_DUEL.into(), options, model: None };
+    assert_eq!(test.store.leaderboard(&board(fast.options.clone())).await.unwrap().len(), 2);
+    assert!(test.store.leaderboard(&board(GameOptions::new())).await.unwrap().is_empty());
+}
