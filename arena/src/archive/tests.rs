@@ -132,3 +132,14 @@ fn duplicate_entries_are_refused() {
     let archive = archive_of(&[("cairn-bot.toml", MANIFEST.as_bytes()), ("bot.py", b"1"), ("./bot.py", b"2")]);
     assert_eq!(check_archive(&archive), Err(ArchiveError::DuplicateEntry("bot.py".into())));
 }
+
+#[test]
+fn an_archive_with_too_many_entries_is_refused() {
+    let mut builder = tar::Builder::new(Vec::new());
+    raw_entry(&mut builder, "cairn-bot.toml", tar::EntryType::Regular, MANIFEST.as_bytes(), None);
+    for index in 0..MAX_ENTRIES {
+        raw_entry(&mut builder, &format!("f{index}"), tar::EntryType::Regular, b"", None);
+    }
+    let archive = gzip(&builder.into_inner().unwrap());
+    assert_eq!(check_archive(&archive), Err(ArchiveError::TooManyEntries { limit: MAX_ENTRIES }));
+}

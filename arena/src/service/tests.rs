@@ -360,3 +360,25 @@ async fn a_round_robin_runs_to_the_end_while_a_watcher_sees_it_progress() {
     assert!(board.rows[2].forfeits > 0 && strong.provisional && strong.uncertainty > 0.0);
     app.stop().await;
 }
+
+#[tokio::test]
+async fn a_table_game_tournament_is_rated_with_weng_lin() {
+    let app = spawn_app().await;
+    let token = register(&app, "ada").await;
+    let names = ["w", "x", "y", "z"];
+    let archives: Vec<(&str, Vec<u8>)> = names.into_iter().map(|name| (name, bot_archive(name, 1))).collect();
+    for (_, archive) in &archives {
+        submit(&app, &token, archive.clone()).await.unwrap();
+    }
+    let mut request = duel(&names, 3);
+    (request.game, request.seats_per_game) = (crate::testkit::TEST_TABLE.into(), 3);
+    let tournament = app.arena().create_tournament(authorized(request, &token)).await.unwrap().into_inner();
+    let matches = app.arena().list_matches(pb::ListMatchesRequest { tournament_id: tournament.id }).await.unwrap().into_inner().matches;
+    assert!(matches.iter().all(|m| m.seats.len() == 3 && m.games.len() == 1));
+    play_queue(&app, &archives).await;
+    let board = pb::GetLeaderboardRequest { game: crate::testkit::TEST_TABLE.into(), ..Default::default() };
+    let board = app.arena().get_leaderboard(board).await.unwrap().into_inner();
+    assert_eq!(board.model, "weng-lin");
+    assert_eq!(board.rows[0].bot_name, "z", "the bot registered last wins every table it sits at");
+    app.stop().await;
+}
