@@ -296,3 +296,32 @@ async fn each_variant_has_its_own_leaderboard() {
     assert_eq!(test.store.leaderboard(&board(fast.options.clone())).await.unwrap().len(), 2);
     assert!(test.store.leaderboard(&board(GameOptions::new())).await.unwrap().is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_runners_play_every_match_exactly_once() {
+    let test = test_store().await;
+    let names = ["a", "b", "c", "d", "e", "f"];
+    let owner = owner_with_bots(&test.store, "ada", &names).await;
+    let tournament = test.store.create_tournament(&owner, &duel(&names, 2)).await.unwrap();
+    let mut tasks = Vec::new();
+    for index in 0..4 {
+        let store = test.store.clone();
+        let (runner, _) = store.register_runner(&format!("box-{index}")).await.unwrap();
+        tasks.push(tokio::spawn(async move {
+            let mut played = Vec::new();
+            while let Some(lease) = store.lease_match(&runner, LEASE_MS).await.unwrap() {
+                assert_eq!(store.report_result(&runner, &report_by_strength(&lease, |id| id)).await.unwrap(), ReportOutcome::Recorded);
+                played.push(lease.match_id);
+            }
+            played
+        }));
+    }
+    let mut played = Vec::new();
+    for task in tasks {
+        played.extend(task.await.unwrap());
+    }
+    played.sort_unstable();
+    let planned: Vec<i64> = test.store.list_matches(tournament.id).await.unwrap().iter().map(|m| m.id).collect();
+    assert_eq!(played, planned, "every match once, none twice");
+    assert_eq!(count(&test.store, "results").await, 30);
+}
