@@ -4,6 +4,7 @@
 use std::time::{Duration, Instant};
 
 use cairn_engine::game::parse_options;
+use cairn_engine::bullfrogs::Bullfrogs;
 use cairn_engine::{Game, Rng};
 
 /// Plays seeded random games of `G` for about `budget` and prints the rate.
@@ -34,5 +35,7 @@ fn bench_game<G: Game>(name: &str, options: &[&str], n_seats: usize, budget: Dur
 
 fn main() {
     let budget = Duration::from_millis(if std::env::args().any(|a| a == "--quick") { 100 } else { 2000 });
-    let _ = &budget;
+    bench_game::<Bullfrogs>("bullfrogs/2p", &[], 2, budget);
+    bench_game::<Bullfrogs>("bullfrogs/4p", &[], 4, budget);
+    bench_game::<Bullfrogs>("bullfrogs/solo", &["solo=true"], 1, budget);
 }

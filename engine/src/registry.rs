@@ -7,7 +7,7 @@ use std::fmt::Debug;
 use crate::game::{Game, GameOptions, IllegalAction, Outcome, Seat, SetupError};
 
 /// The ids of every game the engine referees.
-pub const GAME_IDS: &[&str] = &[];
+pub const GAME_IDS: &[&str] = &["bullfrogs"];
 
 /// A game of any kind, with actions in their text form.
 pub trait AnyGame: Debug + Send + Sync {
@@ -84,6 +84,7 @@ pub fn new_game(game_id: &str, options: &GameOptions, n_seats: usize, seed: u64)
         Ok(Box::new(G::new(options, n_seats, seed)?))
     }
     match game_id {
+        crate::bullfrogs::Bullfrogs::ID => boxed::<crate::bullfrogs::Bullfrogs>(options, n_seats, seed),
         other => Err(SetupError::UnknownGame(other.to_string())),
     }
 }

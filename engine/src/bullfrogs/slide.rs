@@ -1,0 +1,141 @@
+//! Sliding disconnected lily pads back to the group around the log.
+//!
+//! RULING (ours): a card slides through open water (empty cells, moving
+//! orthogonally, around other cards) to any empty cell next to the group
+//! that contains the log; it may not pass through other cards, so a hole
+//! enclosed by cards cannot be reached. The rulebook's example slides a card
+//! "left and then up", so a slide may turn.
+//!
+//! The straight-line rule ("if possible, the group must not become a
+//! straight line") is enforced on each slide: a slide is refused when every
+//! way of finishing from it ends in a straight line while some other way of
+//! finishing does not.
+
+use super::grid::{mask_indices, CellSet, Pos, Table};
+
+/// The cells a disconnected slot may slide to, sorted.
+pub fn slide_destinations(table: &Table, index: usize, connected: &CellSet, out: &mut Vec<Pos>) {
+    out.clear();
+    let water = table.water_from(table.slot(index).pos);
+    let next_to_group = table.empty_neighbours(connected);
+    out.extend(table.cells_of(&next_to_group).filter(|&cell| water.contains(cell)));
+    out.sort_unstable();
+}
+
+/// Every legal slide `(from, to)` of the current table, sorted.
+pub fn legal_slides(table: &Table, out: &mut Vec<(Pos, Pos)>) {
+    out.clear();
+    let connected = table.connected_mask();
+    let connected_cells = table.connected_cells();
+    let disconnected = table.all_mask() & !connected;
+    let mut trial = table.clone();
+    // Slides only add cards to the group: once it is not a straight line,
+    // no slide can make it one.
+    let avoid_line = table.is_straight_line(connected) && can_end_off_line(&mut trial);
+    let mut cells = Vec::new();
+    for index in mask_indices(disconnected) {
+        slide_destinations(table, index, &connected_cells, &mut cells);
+        let from = table.slot(index).pos;
+        for &to in &cells {
+            if !avoid_line || ends_off_line_after(&mut trial, index, to) {
+                out.push((from, to));
+            }
+        }
+    }
+    out.sort_unstable();
+}
+
+/// Whether sliding `index` to `to` still allows a final layout that is not
+/// a straight line.
+fn ends_off_line_after(table: &mut Table, index: usize, to: Pos) -> bool {
+    let from = table.slot(index).pos;
+    table.move_slot(index, to);
+    let possible = can_end_off_line(table);
+    table.move_slot(index, from);
+    possible
+}
+
+/// Whether some sequence of slides ends with a connected table that is not
+/// a straight line. Depth-first; it stops at the first success, which in
+/// practice comes within a slide or two.
+pub fn can_end_off_line(table: &mut Table) -> bool {
+    let connected = table.connected_mask();
+    if !table.is_straight_line(connected) {
+        return true;
+    }
+    let disconnected = table.all_mask() & !connected;
+    let connected_cells = table.connected_cells();
+    let mut cells = Vec::new();
+    for index in mask_indices(disconnected) {
+        slide_destinations(table, index, &connected_cells, &mut cells);
+        for &to in &cells {
+            if ends_off_line_after(table, index, to) {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::grid::{Slot, NEUTRAL};
+    use super::*;
+
+    fn table_with(cells: &[(i8, i8)]) -> Table {
+        let mut table = Table::with_log();
+        for &(x, y) in cells {
+            table.add(Slot::pad(Pos::new(x, y), 2, NEUTRAL));
+        }
+        table
+    }
+
+    #[test]
+    fn a_disconnected_card_may_slide_next_to_any_card_of_the_group() {
+        // "Cartas Vitória-Régia podem deslizar qualquer número de espaços até
+        // que estejam adjacentes ao grupo ... que inclui a Carta Tronco."
+        let table = table_with(&[(1, 0), (3, 0)]);
+        let mut slides = Vec::new();
+        legal_slides(&table, &mut slides);
+        let from = Pos::new(3, 0);
+        assert!(slides.iter().all(|(f, _)| *f == from));
+        let to: Vec<Pos> = slides.iter().map(|(_, t)| *t).collect();
+        // Not (2,0) (a straight line is avoidable) nor (-1,0).
+        assert_eq!(to, vec![Pos::new(0, -1), Pos::new(0, 1), Pos::new(1, -1), Pos::new(1, 1)]);
+    }
+
+    #[test]
+    fn a_straight_line_is_allowed_when_nothing_else_is_possible() {
+        // "Se possível, ... o grupo de cartas NÃO DEVE se tornar uma linha reta."
+        let table = table_with(&[(2, 0)]);
+        let mut slides = Vec::new();
+        legal_slides(&table, &mut slides);
+        assert_eq!(slides.len(), 4, "log + one pad is always a line: {slides:?}");
+    }
+
+    #[test]
+    fn a_first_slide_that_forces_a_line_is_refused() {
+        // Log alone; two cards far away in one column. Placing the first
+        // above the log is fine (the second can still go beside it).
+        let table = table_with(&[(5, 5), (5, 7)]);
+        let mut slides = Vec::new();
+        legal_slides(&table, &mut slides);
+        assert_eq!(slides.len(), 8);
+        let mut trial = table.clone();
+        trial.move_slot(1, Pos::new(0, 1));
+        legal_slides(&trial, &mut slides);
+        assert!(!slides.iter().any(|(_, to)| *to == Pos::new(0, 2) || *to == Pos::new(0, -1)), "{slides:?}");
+        assert!(slides.iter().any(|(_, to)| *to == Pos::new(1, 1)));
+    }
+
+    #[test]
+    fn a_card_cannot_slide_into_an_enclosed_hole() {
+        // A ring of connected cards around (2,1); a far card cannot get in.
+        let ring = [(1, 0), (2, 0), (3, 0), (3, 1), (3, 2), (2, 2), (1, 2), (1, 1), (9, 9)];
+        let table = table_with(&ring);
+        let mut slides = Vec::new();
+        legal_slides(&table, &mut slides);
+        assert!(!slides.is_empty());
+        assert!(!slides.iter().any(|(_, to)| *to == Pos::new(2, 1)));
+    }
+}
