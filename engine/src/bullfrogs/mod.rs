@@ -341,3 +341,73 @@ impl Game for Bullfrogs {
         resampled
     }
 }
+
+/// Test-only construction of arbitrary tables.
+#[cfg(test)]
+impl Bullfrogs {
+    /// The log alone; every color with a full supply and no cards; `active`
+    /// to play (in solo: the player).
+    pub(crate) fn bare_table(n_seats: usize, solo: bool) -> Bullfrogs {
+        let mut state = Bullfrogs::empty(n_seats, solo, Rng::seeded(7));
+        state.public.table = Table::with_log();
+        state.public.active = 0;
+        state
+    }
+
+    /// Puts a pad of `kind` (a `PAD_KINDS` name) and `owner` at `(x, y)`.
+    pub(crate) fn put_pad(&mut self, (x, y): (i8, i8), kind: &str, owner: u8) {
+        let kind = data::PAD_KINDS.iter().position(|k| k.name == kind).expect("a pad kind name") as u8;
+        self.public.table.add(Slot::pad(Pos::new(x, y), kind, owner));
+    }
+
+    /// Moves pieces of `color` from its supply onto the card at `(x, y)`.
+    pub(crate) fn put_pieces(&mut self, (x, y): (i8, i8), color: u8, frogs: u8, bullfrogs: u8) {
+        let index = self.public.table.find(Pos::new(x, y)).expect("a card there");
+        let slot = self.public.table.slot_mut(index);
+        slot.frogs[color as usize] += frogs;
+        slot.bullfrogs[color as usize] += bullfrogs;
+        self.public.frog_supply[color as usize] -= frogs;
+        self.public.bullfrog_supply[color as usize] -= bullfrogs;
+    }
+
+    /// Adds cards of `kind` to `color`'s hand and `deck` (top last).
+    pub(crate) fn give_cards(&mut self, color: usize, hand: &[&str], deck: &[&str]) {
+        for name in hand {
+            self.hidden.hands[color][data::deck_kind_by_name(name).expect("a deck kind") as usize] += 1;
+        }
+        for name in deck {
+            let len = self.hidden.deck_len[color] as usize;
+            self.hidden.decks[color][len] = data::deck_kind_by_name(name).expect("a deck kind");
+            self.hidden.deck_len[color] += 1;
+        }
+    }
+
+    /// The pieces of `color` on the card at `(x, y)`: (frogs, bullfrogs).
+    pub(crate) fn pieces_at(&self, (x, y): (i8, i8), color: u8) -> Option<(u8, u8)> {
+        self.public.table.at(Pos::new(x, y)).map(|s| (s.frogs[color as usize], s.bullfrogs[color as usize]))
+    }
+
+    /// The cells holding a card, sorted.
+    pub(crate) fn layout(&self) -> Vec<(i8, i8)> {
+        let mut cells: Vec<(i8, i8)> = self.public.table.slots().iter().map(|s| (s.pos.x, s.pos.y)).collect();
+        cells.sort_unstable();
+        cells
+    }
+
+    /// Applies an action given as text, panicking with the legal list if refused.
+    pub(crate) fn act(&mut self, text: &str) {
+        let action: Action = text.parse().unwrap_or_else(|e| panic!("{e}"));
+        if self.apply(&action).is_err() {
+            let mut legal = Vec::new();
+            self.legal_actions(&mut legal);
+            let legal: Vec<String> = legal.iter().map(ToString::to_string).collect();
+            panic!("`{text}` refused in {:?}; legal: {legal:?}", self.public.phase);
+        }
+    }
+
+    pub(crate) fn legal_texts(&self) -> Vec<String> {
+        let mut legal = Vec::new();
+        self.legal_actions(&mut legal);
+        legal.iter().map(ToString::to_string).collect()
+    }
+}
