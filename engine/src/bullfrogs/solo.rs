@@ -40,7 +40,7 @@ impl Bullfrogs {
     /// do jogador"; the rest recruit his frogs there, at most 2, from his
     /// supply or, on a lily pad, from the log. RULING (ours): the expulsion
     /// works on the log too ("mesmo que seja na Carta Tronco").
-    fn isaac_actions(&mut self) {
+    pub(super) fn isaac_actions(&mut self) {
         let (_, mut actions) = self.public.last_roll.unwrap_or((0, 0));
         let player = SOLO_PLAYER as usize;
         let isaac = ISAAC as usize;
