@@ -300,17 +300,38 @@ impl Table {
         connected
     }
 
-    /// Open water reachable from `start` through cells without a card
-    /// (other than `start` itself), inside the table's span plus a margin.
-    pub fn water_from(&self, start: Pos) -> CellSet {
+    /// Cells without a card inside the table's span plus a one-cell margin
+    /// (all water beyond it is connected), and the rows of that span.
+    fn water_cells(&self) -> (CellSet, std::ops::Range<usize>, u128) {
         let rows = self.row_span(1);
         let xs = self.slots().iter().map(|s| s.pos.x as i32 + OFFSET);
         let (low, high) = (xs.clone().min().unwrap_or(OFFSET) - 1, xs.max().unwrap_or(OFFSET) + 1);
         let columns: u128 = (u128::MAX >> (127 - high)) & (u128::MAX << low);
-        let mut passable = CellSet::EMPTY;
+        let mut water = CellSet::EMPTY;
         for y in rows.clone() {
-            passable.rows[y] = !self.occupied.rows[y] & columns;
+            water.rows[y] = !self.occupied.rows[y] & columns;
         }
+        let edges = 1u128 << low | 1u128 << high;
+        (water, rows, edges)
+    }
+
+    /// The open water around the table: empty cells connected to the
+    /// water beyond the table's span.
+    pub fn outer_water(&self) -> CellSet {
+        let (passable, rows, edges) = self.water_cells();
+        let mut outer = CellSet::EMPTY;
+        let (first, last) = (rows.start, rows.end - 1);
+        for y in rows.clone() {
+            outer.rows[y] = passable.rows[y] & if y == first || y == last { u128::MAX } else { edges };
+        }
+        outer.flood_within(&passable, rows);
+        outer
+    }
+
+    /// Open water reachable from `start` through cells without a card
+    /// (other than `start` itself), inside the table's span plus a margin.
+    pub fn water_from(&self, start: Pos) -> CellSet {
+        let (mut passable, rows, _) = self.water_cells();
         passable.insert(start);
         let mut water = CellSet::EMPTY;
         water.insert(start);

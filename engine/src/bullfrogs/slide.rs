@@ -11,30 +11,72 @@
 //! way of finishing from it ends in a straight line while some other way of
 //! finishing does not.
 
-use super::grid::{mask_indices, CellSet, Pos, Table};
+use super::grid::{mask_indices, CellSet, Pos, SlotMask, Table};
 
-/// The cells a disconnected slot may slide to, sorted.
-pub fn slide_destinations(table: &Table, index: usize, connected: &CellSet, out: &mut Vec<Pos>) {
-    out.clear();
-    let water = table.water_from(table.slot(index).pos);
-    let next_to_group = table.empty_neighbours(connected);
-    out.extend(table.cells_of(&next_to_group).filter(|&cell| water.contains(cell)));
-    out.sort_unstable();
+/// What every slide from one table shares: the cards connected to the
+/// log, the empty cells next to them, and the open water around the table.
+#[derive(Debug)]
+pub struct SlideContext {
+    pub connected: SlotMask,
+    next_to_group: CellSet,
+    outer_water: CellSet,
+}
+
+impl SlideContext {
+    pub fn new(table: &Table) -> SlideContext {
+        let connected_cells = table.connected_cells();
+        SlideContext {
+            connected: table.connected_mask(),
+            next_to_group: table.empty_neighbours(&connected_cells),
+            outer_water: table.outer_water(),
+        }
+    }
+
+    /// Whether some card still has to slide.
+    pub fn is_complete(&self, table: &Table) -> bool {
+        self.connected == table.all_mask()
+    }
+
+    /// Whether the final layout must avoid a straight line: the group is a
+    /// line now and some way of finishing is not. (Slides only add cards to
+    /// the group, so once it is not a line no slide can make it one.)
+    fn must_avoid_line(&self, table: &Table) -> bool {
+        table.is_straight_line(self.connected) && can_end_off_line(&mut table.clone())
+    }
+
+    /// Whether `to` is a cell next to the group that the card at `index`
+    /// can reach through open water.
+    fn can_reach(&self, table: &Table, index: usize, to: Pos) -> bool {
+        if !self.next_to_group.contains(to) {
+            return false;
+        }
+        let from = table.slot(index).pos;
+        let mut water = from.neighbours().into_iter().filter(|&cell| table.is_empty_cell(cell));
+        if water.clone().all(|cell| self.outer_water.contains(cell)) {
+            // Common case: the card floats in the open water around the table.
+            return water.next().is_some() && self.outer_water.contains(to);
+        }
+        table.water_from(from).contains(to)
+    }
+
+    /// The cells the disconnected card at `index` may slide to, sorted,
+    /// before the straight-line rule.
+    fn destinations(&self, table: &Table, index: usize, out: &mut Vec<Pos>) {
+        out.clear();
+        out.extend(table.cells_of(&self.next_to_group).filter(|&to| self.can_reach(table, index, to)));
+        out.sort_unstable();
+    }
 }
 
 /// Every legal slide `(from, to)` of the current table, sorted.
 pub fn legal_slides(table: &Table, out: &mut Vec<(Pos, Pos)>) {
     out.clear();
-    let connected = table.connected_mask();
-    let connected_cells = table.connected_cells();
-    let disconnected = table.all_mask() & !connected;
+    let context = SlideContext::new(table);
+    let avoid_line = context.must_avoid_line(table);
     let mut trial = table.clone();
-    // Slides only add cards to the group: once it is not a straight line,
-    // no slide can make it one.
-    let avoid_line = table.is_straight_line(connected) && can_end_off_line(&mut trial);
     let mut cells = Vec::new();
-    for index in mask_indices(disconnected) {
-        slide_destinations(table, index, &connected_cells, &mut cells);
+    for index in mask_indices(table.all_mask() & !context.connected) {
+        context.destinations(table, index, &mut cells);
         let from = table.slot(index).pos;
         for &to in &cells {
             if !avoid_line || ends_off_line_after(&mut trial, index, to) {
@@ -43,6 +85,15 @@ pub fn legal_slides(table: &Table, out: &mut Vec<(Pos, Pos)>) {
         }
     }
     out.sort_unstable();
+}
+
+/// Whether sliding the card at `from` to `to` is legal now.
+pub fn slide_is_legal(table: &Table, from: Pos, to: Pos) -> bool {
+    let context = SlideContext::new(table);
+    let Some(index) = table.find(from) else { return false };
+    context.connected >> index & 1 == 0
+        && context.can_reach(table, index, to)
+        && (!context.must_avoid_line(table) || ends_off_line_after(&mut table.clone(), index, to))
 }
 
 /// Whether sliding `index` to `to` still allows a final layout that is not
@@ -59,15 +110,13 @@ fn ends_off_line_after(table: &mut Table, index: usize, to: Pos) -> bool {
 /// a straight line. Depth-first; it stops at the first success, which in
 /// practice comes within a slide or two.
 pub fn can_end_off_line(table: &mut Table) -> bool {
-    let connected = table.connected_mask();
-    if !table.is_straight_line(connected) {
+    let context = SlideContext::new(table);
+    if !table.is_straight_line(context.connected) {
         return true;
     }
-    let disconnected = table.all_mask() & !connected;
-    let connected_cells = table.connected_cells();
     let mut cells = Vec::new();
-    for index in mask_indices(disconnected) {
-        slide_destinations(table, index, &connected_cells, &mut cells);
+    for index in mask_indices(table.all_mask() & !context.connected) {
+        context.destinations(table, index, &mut cells);
         for &to in &cells {
             if ends_off_line_after(table, index, to) {
                 return true;

@@ -6,7 +6,7 @@ use super::action::{Action, Piece};
 use super::data::{pad_kind, RECRUITS_PER_CARD_PER_TURN};
 use super::grid::{Pos, Slot};
 use super::scoring::{battle_winner, jump_tier};
-use super::slide::legal_slides;
+use super::slide::{legal_slides, slide_is_legal, SlideContext};
 use super::{Bullfrogs, Phase, Sink, ISAAC, SOLO_PLAYER};
 
 impl Bullfrogs {
@@ -59,11 +59,7 @@ impl Bullfrogs {
                 self.marker_options(&mut cells);
                 cells.contains(&to)
             }
-            (Phase::Slide, Action::Slide { .. }) => {
-                let mut listed = Vec::new();
-                self.push_legal_actions(&mut listed);
-                listed.contains(action)
-            }
+            (Phase::Slide, Action::Slide { from, to }) => slide_is_legal(&self.public.table, from, to),
             _ => false,
         }
     }
@@ -247,11 +243,24 @@ impl Bullfrogs {
     fn visit_sabotages(&self, visit: &mut dyn FnMut(Action) -> bool) -> bool {
         let table = &self.public.table;
         let played = self.public.played;
+        let active = self.public.active;
+        let n_colors = self.n_colors() as u8;
         for source in table.slots().iter().filter(|s| !s.is_log() && s.pos.in_line_with(played)) {
-            for color in (0..self.n_colors() as u8).filter(|&c| c != self.public.active && source.frogs[c as usize] > 0) {
-                for to in source.pos.neighbours() {
-                    let open = table.at(to).is_some_and(|s| s.is_log() || s.has_space());
-                    if open && !visit(Action::Sabotage { color, from: source.pos, to }) {
+            let victims = (0..n_colors).filter(|&c| c != active && source.frogs[c as usize] > 0);
+            if victims.clone().next().is_none() {
+                continue;
+            }
+            let mut open = [Pos::LOG; 4];
+            let mut n_open = 0;
+            for to in source.pos.neighbours() {
+                if table.at(to).is_some_and(|s| s.is_log() || s.has_space()) {
+                    open[n_open] = to;
+                    n_open += 1;
+                }
+            }
+            for color in victims {
+                for &to in &open[..n_open] {
+                    if !visit(Action::Sabotage { color, from: source.pos, to }) {
                         return true;
                     }
                 }
@@ -372,7 +381,7 @@ impl Bullfrogs {
     /// every card is connected to the log.
     pub(super) fn continue_sliding(&mut self) {
         let table = &self.public.table;
-        if table.connected_mask() == table.all_mask() {
+        if SlideContext::new(table).is_complete(table) {
             return self.end_turn();
         }
         let mut slides = Vec::new();
