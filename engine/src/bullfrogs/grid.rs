@@ -292,12 +292,41 @@ impl Table {
         set.cells_in(self.row_span(1))
     }
 
-    /// The cells of the group of cards connected to the log.
+    /// The cells of the group of cards connected to the log (a depth-first
+    /// search over at most `MAX_SLOTS` cells).
     pub fn connected_cells(&self) -> CellSet {
-        let mut connected = CellSet::EMPTY;
-        connected.insert(Pos::LOG);
-        connected.flood_within(&self.occupied, self.row_span(0));
-        connected
+        let mut seen = CellSet::EMPTY;
+        seen.insert(Pos::LOG);
+        let mut stack = [Pos::LOG; MAX_SLOTS];
+        let mut n_stacked = 1;
+        while n_stacked > 0 {
+            n_stacked -= 1;
+            for next in stack[n_stacked].neighbours() {
+                if self.occupied.contains(next) && !seen.contains(next) {
+                    seen.insert(next);
+                    stack[n_stacked] = next;
+                    n_stacked += 1;
+                }
+            }
+        }
+        seen
+    }
+
+    /// The empty cells reachable from the empty cell `start` without
+    /// crossing a card. Only for enclosed pockets: open water is unbounded.
+    pub fn pocket_from(&self, start: Pos) -> CellSet {
+        let mut seen = CellSet::EMPTY;
+        seen.insert(start);
+        let mut stack = vec![start];
+        while let Some(cell) = stack.pop() {
+            for next in cell.neighbours() {
+                if !self.occupied.contains(next) && !seen.contains(next) {
+                    seen.insert(next);
+                    stack.push(next);
+                }
+            }
+        }
+        seen
     }
 
     /// Cells without a card inside the table's span plus a one-cell margin
@@ -326,17 +355,6 @@ impl Table {
         }
         outer.flood_within(&passable, rows);
         outer
-    }
-
-    /// Open water reachable from `start` through cells without a card
-    /// (other than `start` itself), inside the table's span plus a margin.
-    pub fn water_from(&self, start: Pos) -> CellSet {
-        let (mut passable, rows, _) = self.water_cells();
-        passable.insert(start);
-        let mut water = CellSet::EMPTY;
-        water.insert(start);
-        water.flood_within(&passable, rows);
-        water
     }
 
     /// Takes a lily pad off the table (never the log at index 0).

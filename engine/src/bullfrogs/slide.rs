@@ -45,18 +45,18 @@ impl SlideContext {
     }
 
     /// Whether `to` is a cell next to the group that the card at `index`
-    /// can reach through open water.
+    /// can reach through water: the open water around the table, or an
+    /// enclosed pocket next to the card.
     fn can_reach(&self, table: &Table, index: usize, to: Pos) -> bool {
         if !self.next_to_group.contains(to) {
             return false;
         }
         let from = table.slot(index).pos;
-        let mut water = from.neighbours().into_iter().filter(|&cell| table.is_empty_cell(cell));
-        if water.clone().all(|cell| self.outer_water.contains(cell)) {
-            // Common case: the card floats in the open water around the table.
-            return water.next().is_some() && self.outer_water.contains(to);
+        let water = from.neighbours().into_iter().filter(|&cell| table.is_empty_cell(cell));
+        if self.outer_water.contains(to) {
+            return water.clone().any(|cell| self.outer_water.contains(cell));
         }
-        table.water_from(from).contains(to)
+        water.filter(|&cell| !self.outer_water.contains(cell)).any(|cell| table.pocket_from(cell).contains(to))
     }
 
     /// The cells the disconnected card at `index` may slide to, sorted,
