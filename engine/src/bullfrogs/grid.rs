@@ -386,10 +386,37 @@ impl Table {
         (1u64 << self.len) - 1
     }
 
+    /// Whether every card is connected to the log.
+    pub fn is_connected(&self) -> bool {
+        self.connected_mask() == self.all_mask()
+    }
+
     /// The slots orthogonally connected to the log.
     pub fn connected_mask(&self) -> SlotMask {
-        let cells = self.connected_cells();
+        self.mask_of(&self.connected_cells())
+    }
+
+    /// The slots whose cells are in `cells`.
+    pub fn mask_of(&self, cells: &CellSet) -> SlotMask {
         self.slots().iter().enumerate().filter(|(_, s)| cells.contains(s.pos)).fold(0, |mask, (i, _)| mask | 1 << i)
+    }
+
+    /// If the slots in `mask` (at least two) lie in one row or column,
+    /// that line.
+    pub fn line_of(&self, mask: SlotMask) -> Option<Line> {
+        let mut cells = mask_indices(mask).map(|i| self.slots[i].pos);
+        let first = cells.next()?;
+        let (mut same_x, mut same_y, mut more) = (true, true, false);
+        for cell in cells {
+            same_x &= cell.x == first.x;
+            same_y &= cell.y == first.y;
+            more = true;
+        }
+        match (more, same_x, same_y) {
+            (true, true, _) => Some(Line::Column(first.x)),
+            (true, _, true) => Some(Line::Row(first.y)),
+            _ => None,
+        }
     }
 
     /// Whether the slots in `mask` all sit in one row or one column.
@@ -402,6 +429,22 @@ impl Table {
             same_y &= cell.y == first.y;
         }
         same_x || same_y
+    }
+}
+
+/// A row or a column of the grid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Line {
+    Row(i8),
+    Column(i8),
+}
+
+impl Line {
+    pub fn contains(self, pos: Pos) -> bool {
+        match self {
+            Line::Row(y) => pos.y == y,
+            Line::Column(x) => pos.x == x,
+        }
     }
 }
 

@@ -11,7 +11,7 @@
 //! way of finishing from it ends in a straight line while some other way of
 //! finishing does not.
 
-use super::grid::{mask_indices, CellSet, Pos, SlotMask, Table};
+use super::grid::{mask_indices, CellSet, Line, Pos, SlotMask, Table};
 
 /// What every slide from one table shares: the cards connected to the
 /// log, the empty cells next to them, and the open water around the table.
@@ -26,15 +26,10 @@ impl SlideContext {
     pub fn new(table: &Table) -> SlideContext {
         let connected_cells = table.connected_cells();
         SlideContext {
-            connected: table.connected_mask(),
+            connected: table.mask_of(&connected_cells),
             next_to_group: table.empty_neighbours(&connected_cells),
             outer_water: table.outer_water(),
         }
-    }
-
-    /// Whether some card still has to slide.
-    pub fn is_complete(&self, table: &Table) -> bool {
-        self.connected == table.all_mask()
     }
 
     /// Whether the final layout must avoid a straight line: the group is a
@@ -73,13 +68,14 @@ pub fn legal_slides(table: &Table, out: &mut Vec<(Pos, Pos)>) {
     out.clear();
     let context = SlideContext::new(table);
     let avoid_line = context.must_avoid_line(table);
+    let line = table.line_of(context.connected);
     let mut trial = table.clone();
     let mut cells = Vec::new();
     for index in mask_indices(table.all_mask() & !context.connected) {
         context.destinations(table, index, &mut cells);
         let from = table.slot(index).pos;
         for &to in &cells {
-            if !avoid_line || ends_off_line_after(&mut trial, index, to) {
+            if !avoid_line || leaves_line(line, to) || ends_off_line_after(&mut trial, index, to) {
                 out.push((from, to));
             }
         }
@@ -93,7 +89,14 @@ pub fn slide_is_legal(table: &Table, from: Pos, to: Pos) -> bool {
     let Some(index) = table.find(from) else { return false };
     context.connected >> index & 1 == 0
         && context.can_reach(table, index, to)
-        && (!context.must_avoid_line(table) || ends_off_line_after(&mut table.clone(), index, to))
+        && (!context.must_avoid_line(table)
+            || leaves_line(table.line_of(context.connected), to)
+            || ends_off_line_after(&mut table.clone(), index, to))
+}
+
+/// Whether a card slid to `to` takes the group off its line for good.
+fn leaves_line(line: Option<Line>, to: Pos) -> bool {
+    line.is_some_and(|line| !line.contains(to))
 }
 
 /// Whether sliding `index` to `to` still allows a final layout that is not
@@ -114,16 +117,18 @@ pub fn can_end_off_line(table: &mut Table) -> bool {
     if !table.is_straight_line(context.connected) {
         return true;
     }
+    let disconnected = table.all_mask() & !context.connected;
+    let line = table.line_of(context.connected);
     let mut cells = Vec::new();
-    for index in mask_indices(table.all_mask() & !context.connected) {
+    let mut candidates = Vec::new();
+    for index in mask_indices(disconnected) {
         context.destinations(table, index, &mut cells);
-        for &to in &cells {
-            if ends_off_line_after(table, index, to) {
-                return true;
-            }
+        if cells.iter().any(|&to| leaves_line(line, to)) {
+            return true;
         }
+        candidates.extend(cells.iter().map(|&to| (index, to)));
     }
-    false
+    candidates.into_iter().any(|(index, to)| ends_off_line_after(table, index, to))
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use super::action::{Action, Piece};
 use super::data::{pad_kind, RECRUITS_PER_CARD_PER_TURN};
 use super::grid::{Pos, Slot};
 use super::scoring::{battle_winner, jump_tier};
-use super::slide::{legal_slides, slide_is_legal, SlideContext};
+use super::slide::{legal_slides, slide_is_legal};
 use super::{Bullfrogs, Phase, Sink, ISAAC, SOLO_PLAYER};
 
 impl Bullfrogs {
@@ -381,7 +381,7 @@ impl Bullfrogs {
     /// every card is connected to the log.
     pub(super) fn continue_sliding(&mut self) {
         let table = &self.public.table;
-        if SlideContext::new(table).is_complete(table) {
+        if table.is_connected() {
             return self.end_turn();
         }
         let mut slides = Vec::new();
