@@ -66,7 +66,7 @@ impl fmt::Display for Action {
 }
 
 fn parse_pos(text: &str, word: &str) -> Result<Pos, ParseActionError> {
-    word.parse().map_err(|_| ParseActionError::new(text, "expected a cell `x,y` with coordinates within 60"))
+    word.parse().map_err(|_| ParseActionError::new(text, "expected a cell `x,y` with coordinates within 46"))
 }
 
 fn parse_color(text: &str, word: &str) -> Result<u8, ParseActionError> {
@@ -85,9 +85,17 @@ impl FromStr for Action {
     type Err = ParseActionError;
 
     fn from_str(text: &str) -> Result<Action, ParseActionError> {
-        let words: Vec<&str> = text.split_whitespace().collect();
+        let mut words = [""; 7];
+        let mut n_words = 0;
+        for word in text.split_whitespace() {
+            if n_words == words.len() {
+                return Err(ParseActionError::new(text, "too many words"));
+            }
+            words[n_words] = word;
+            n_words += 1;
+        }
         let pos = |word: &str| parse_pos(text, word);
-        match words.as_slice() {
+        match &words[..n_words] {
             ["play", kind, "at", at] => {
                 let kind = deck_kind_by_name(kind).ok_or_else(|| ParseActionError::new(text, "unknown lily pad kind"))?;
                 Ok(Action::Play { kind, at: pos(at)? })
@@ -135,7 +143,7 @@ mod tests {
 
     #[test]
     fn malformed_texts_are_refused() {
-        for text in ["", "play start at 0,1", "play pad3 at 0;1", "jump purple frog to 0,0", "score 99,0", "recruit toad at 1,0"] {
+        for text in ["", "play start at 0,1", "play pad3 at 0;1", "jump purple frog to 0,0", "score 47,0", "recruit toad at 1,0"] {
             assert!(text.parse::<Action>().is_err(), "{text}");
         }
     }

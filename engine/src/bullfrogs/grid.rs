@@ -15,8 +15,9 @@ pub struct Pos {
     pub y: i8,
 }
 
-/// Coordinates a parsed position may have: comfortably beyond any table.
-pub const MAX_COORDINATE: i8 = 60;
+/// Coordinates a parsed position may have: a table of at most 45 cards
+/// around the log never reaches beyond +-45, its empty neighbours +-46.
+pub const MAX_COORDINATE: i8 = 46;
 
 impl Pos {
     pub const LOG: Pos = Pos { x: 0, y: 0 };
@@ -90,6 +91,15 @@ impl Slot {
         self.kind == LOG_KIND
     }
 
+    /// Every field in two words, for hashing.
+    fn packed(&self) -> (u64, u64) {
+        let head = u64::from_le_bytes([self.pos.x as u8, self.pos.y as u8, self.kind, self.owner, self.recruited, 0, 0, 0]);
+        let mut pieces = [0u8; 8];
+        pieces[..4].copy_from_slice(&self.frogs);
+        pieces[4..].copy_from_slice(&self.bullfrogs);
+        (head, u64::from_le_bytes(pieces))
+    }
+
     pub fn pieces(&self) -> u8 {
         self.frogs.iter().sum::<u8>() + self.bullfrogs.iter().sum::<u8>()
     }
@@ -138,7 +148,12 @@ impl CellSet {
         ((pos.y as i32 + OFFSET) as usize, 1u128 << (pos.x as i32 + OFFSET))
     }
 
+    /// Whether `pos` is in the set; cells off the board never are.
     pub fn contains(&self, pos: Pos) -> bool {
+        let on_board = |c: i8| (c as i32 + OFFSET) >= 0 && (c as i32 + OFFSET) < BOARD_ROWS as i32;
+        if !on_board(pos.x) || !on_board(pos.y) {
+            return false;
+        }
         let (row, bit) = CellSet::row_bit(pos);
         self.rows[row] & bit != 0
     }
@@ -205,9 +220,15 @@ pub struct Table {
 }
 
 impl std::hash::Hash for Table {
-    /// The occupancy is derived from the slots: hash the slots alone.
+    /// The occupancy is derived from the slots: hash the slots alone, each
+    /// packed into two words (state hashes run at every conformance step).
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.slots().hash(state);
+        state.write_usize(self.len());
+        for slot in self.slots() {
+            let (head, pieces) = slot.packed();
+            state.write_u64(head);
+            state.write_u64(pieces);
+        }
     }
 }
 
@@ -371,7 +392,7 @@ impl Table {
 
     /// Whether some card sits next to `pos`.
     pub fn touches_any_card(&self, pos: Pos) -> bool {
-        self.slots().iter().any(|s| s.pos.is_adjacent(pos))
+        pos.neighbours().iter().any(|&n| self.occupied.contains(n))
     }
 
     /// Empty cells next to some card, row by row: where a card may be played.

@@ -13,8 +13,8 @@ fn options(words: &[&str]) -> GameOptions {
 }
 
 fn conformance(words: &[&str], n_seats: usize) {
-    let report = check_conformance::<Bullfrogs>(&options(words), n_seats, &Conformance { games: 300, ..Conformance::default() });
-    assert_eq!(report.games, 300);
+    let report = check_conformance::<Bullfrogs>(&options(words), n_seats, &Conformance::default());
+    assert_eq!(report.games, 10_000);
     assert!(report.leak_checks_with_hidden_change > 0, "{report:?}");
     assert!(report.illegal_refused > 0);
 }
@@ -399,4 +399,37 @@ fn solo_scores_the_player_minus_isaac_without_the_own_color_bonus() {
     state.public.phase = Phase::Over;
     assert_eq!(state.outcome().unwrap().scores, vec![10 - 11]);
     assert_eq!(state.solo_rank_title(), Some("Squire Frog"));
+}
+
+#[test]
+fn every_turn_starts_on_a_connected_table_without_full_pads() {
+    // "ESTEJA CERTO DE QUE NÃO HÁ MAIS CARTAS VITÓRIA-RÉGIA CHEIAS"; sliding
+    // ends when "todas as cartas formarem um grupo contínuo".
+    let mut rng = Rng::seeded(99);
+    for (seed, n_seats, words) in [(1, 2, &[][..]), (2, 3, &[]), (3, 4, &[]), (4, 1, &["solo=true"])] {
+        for game in 0..100 {
+            let mut state = Bullfrogs::new(&options(words), n_seats, seed * 1000 + game).unwrap();
+            let mut legal = Vec::new();
+            while !state.is_terminal() {
+                if state.public.phase == Phase::Play {
+                    assert!(state.public.table.is_connected(), "seed {seed} game {game}");
+                    assert!(!state.public.table.slots().iter().any(|s| s.is_full()));
+                }
+                legal.clear();
+                state.legal_actions(&mut legal);
+                state.apply_legal(&legal[rng.below(legal.len())]);
+            }
+        }
+    }
+}
+
+#[test]
+fn actions_far_off_the_board_are_refused_without_harm() {
+    let mut state = Bullfrogs::new(&options(&[]), 2, 1).unwrap();
+    let before = state.state_hash();
+    for text in ["play pad4 at 46,46", "play pad4 at -46,0", "recruit frog at 46,-46", "slide 46,46 to -46,-46"] {
+        let action: Action = text.parse().unwrap();
+        assert!(state.apply(&action).is_err(), "{text}");
+    }
+    assert_eq!(state.state_hash(), before);
 }
