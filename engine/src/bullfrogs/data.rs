@@ -88,14 +88,8 @@ pub enum MovementFace {
 }
 
 /// ASSUMPTION (rules page): the faces of the solo dice.
-pub const MOVEMENT_DIE: [MovementFace; 6] = [
-    MovementFace::Up,
-    MovementFace::Down,
-    MovementFace::Left,
-    MovementFace::Right,
-    MovementFace::AnyDirection,
-    MovementFace::Blank,
-];
+pub const MOVEMENT_DIE: [MovementFace; 6] =
+    [MovementFace::Up, MovementFace::Down, MovementFace::Left, MovementFace::Right, MovementFace::AnyDirection, MovementFace::Blank];
 pub const ACTION_DIE: [u8; 6] = [1, 1, 2, 2, 3, 3];
 
 /// Solo rank titles: the lowest final score of each title, best first.

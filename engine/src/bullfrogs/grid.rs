@@ -269,6 +269,11 @@ impl Table {
         self.len as usize
     }
 
+    /// Never true: the log is always on the table.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
     pub fn find(&self, pos: Pos) -> Option<usize> {
         if !self.occupied.contains(pos) {
             return None;

@@ -3,8 +3,8 @@
 
 use super::action::Piece;
 use super::data::{
-    pad_kind, BULLFROG_STRENGTH, FROG_STRENGTH, LOG_MAJORITY_BONUS, LOG_POINTS_PER_BULLFROG, LOG_POINTS_PER_FROG,
-    N_PAD_KINDS, OWN_COLOR_BONUS,
+    pad_kind, BULLFROG_STRENGTH, FROG_STRENGTH, LOG_MAJORITY_BONUS, LOG_POINTS_PER_BULLFROG, LOG_POINTS_PER_FROG, N_PAD_KINDS,
+    OWN_COLOR_BONUS,
 };
 use super::grid::{Slot, Table};
 
@@ -72,7 +72,11 @@ pub fn final_scores(table: &Table, won: &ScorePiles, n_colors: usize, own_color_
     let mut scores: Vec<ColorScore> = (0..n_colors)
         .map(|color| {
             let pile = &won[color];
-            let pads = pile.iter().flat_map(|by_kind| by_kind.iter().enumerate()).map(|(k, &n)| n as i32 * pad_kind(k as u8).victory_points as i32).sum();
+            let pads = pile
+                .iter()
+                .flat_map(|by_kind| by_kind.iter().enumerate())
+                .map(|(k, &n)| n as i32 * pad_kind(k as u8).victory_points as i32)
+                .sum();
             let own: i32 = pile[color].iter().map(|&n| n as i32).sum();
             let on_pads = table.slots()[1..].iter().map(|s| strength(s, color) as i32).sum();
             ColorScore {

@@ -178,7 +178,10 @@ fn a_tie_makes_the_active_player_the_winner_for_the_jump_priority_only() {
     state.act("stop");
     assert_eq!(state.public.sink.winner, None);
     // Blue's pieces jump first, although blue is not beaten.
-    assert_eq!(state.legal_texts(), vec!["jump blue frog to 1,2", "jump blue frog to 2,1", "jump blue frog to 1,0", "jump blue frog to 0,1"]);
+    assert_eq!(
+        state.legal_texts(),
+        vec!["jump blue frog to 1,2", "jump blue frog to 2,1", "jump blue frog to 1,0", "jump blue frog to 0,1"]
+    );
     state.act("jump blue frog to 1,0");
     assert_eq!(state.legal_texts(), vec!["jump blue bullfrog to 1,2", "jump blue bullfrog to 2,1", "jump blue bullfrog to 0,1"]);
     state.act("jump blue bullfrog to 0,1");

@@ -126,10 +126,8 @@ impl Bullfrogs {
         let mut cells = Vec::new();
         self.public.table.open_cells(&mut cells);
         let hand = &self.hidden.hands[self.public.active as usize];
-        for kind in 1..hand.len() {
-            if hand[kind] > 0 {
-                out.extend(cells.iter().map(|&at| Action::Play { kind: kind as u8, at }));
-            }
+        for (kind, _) in hand.iter().enumerate().skip(1).filter(|(_, &n)| n > 0) {
+            out.extend(cells.iter().map(|&at| Action::Play { kind: kind as u8, at }));
         }
     }
 
