@@ -4,6 +4,7 @@
 use std::any::Any;
 use std::fmt::Debug;
 
+use crate::bullfrogs::Bullfrogs;
 use crate::game::{Game, GameOptions, IllegalAction, Outcome, Seat, SetupError};
 
 /// The ids of every game the engine referees.
@@ -84,7 +85,7 @@ pub fn new_game(game_id: &str, options: &GameOptions, n_seats: usize, seed: u64)
         Ok(Box::new(G::new(options, n_seats, seed)?))
     }
     match game_id {
-        crate::bullfrogs::Bullfrogs::ID => boxed::<crate::bullfrogs::Bullfrogs>(options, n_seats, seed),
+        Bullfrogs::ID => boxed::<Bullfrogs>(options, n_seats, seed),
         other => Err(SetupError::UnknownGame(other.to_string())),
     }
 }
