@@ -25,9 +25,13 @@ pub struct SlideContext {
 impl SlideContext {
     pub fn new(table: &Table) -> SlideContext {
         let connected_cells = table.connected_cells();
+        SlideContext::with_connected(table, table.mask_of(&connected_cells), &connected_cells)
+    }
+
+    fn with_connected(table: &Table, connected: SlotMask, connected_cells: &CellSet) -> SlideContext {
         SlideContext {
-            connected: table.mask_of(&connected_cells),
-            next_to_group: table.empty_neighbours(&connected_cells),
+            connected,
+            next_to_group: table.empty_neighbours(connected_cells),
             outer_water: table.outer_water(),
         }
     }
@@ -65,8 +69,12 @@ impl SlideContext {
 
 /// Every legal slide `(from, to)` of the current table, sorted.
 pub fn legal_slides(table: &Table, out: &mut Vec<(Pos, Pos)>) {
+    legal_slides_in(table, &SlideContext::new(table), out);
+}
+
+/// [`legal_slides`] with the context already built.
+pub fn legal_slides_in(table: &Table, context: &SlideContext, out: &mut Vec<(Pos, Pos)>) {
     out.clear();
-    let context = SlideContext::new(table);
     let avoid_line = context.must_avoid_line(table);
     let line = table.line_of(context.connected);
     let mut trial = table.clone();
@@ -113,10 +121,15 @@ fn ends_off_line_after(table: &mut Table, index: usize, to: Pos) -> bool {
 /// a straight line. Depth-first; it stops at the first success, which in
 /// practice comes within a slide or two.
 pub fn can_end_off_line(table: &mut Table) -> bool {
-    let context = SlideContext::new(table);
-    if !table.is_straight_line(context.connected) {
+    let connected_cells = table.connected_cells();
+    let connected = table.mask_of(&connected_cells);
+    if !table.is_straight_line(connected) {
         return true;
     }
+    if connected == table.all_mask() {
+        return false;
+    }
+    let context = SlideContext::with_connected(table, connected, &connected_cells);
     let disconnected = table.all_mask() & !context.connected;
     let line = table.line_of(context.connected);
     let mut cells = Vec::new();

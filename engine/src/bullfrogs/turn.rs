@@ -6,7 +6,7 @@ use super::action::{Action, Piece};
 use super::data::{pad_kind, RECRUITS_PER_CARD_PER_TURN};
 use super::grid::{Pos, Slot};
 use super::scoring::{battle_winner, jump_tier};
-use super::slide::{legal_slides, slide_is_legal};
+use super::slide::{legal_slides, legal_slides_in, slide_is_legal, SlideContext};
 use super::{Bullfrogs, Phase, Sink, ISAAC, SOLO_PLAYER};
 
 impl Bullfrogs {
@@ -67,20 +67,7 @@ impl Bullfrogs {
     pub(super) fn apply_action(&mut self, action: Action) {
         match action {
             Action::Play { kind, at } => self.play(kind, at),
-            Action::Recruit { piece, at } => {
-                let color = self.public.active as usize;
-                let slot = self.slot_at_mut(at);
-                match piece {
-                    Piece::Frog => slot.frogs[color] += 1,
-                    Piece::Bullfrog => slot.bullfrogs[color] += 1,
-                }
-                slot.recruited += 1;
-                match piece {
-                    Piece::Frog => self.public.frog_supply[color] -= 1,
-                    Piece::Bullfrog => self.public.bullfrog_supply[color] -= 1,
-                }
-                self.spend_action();
-            }
+            Action::Recruit { piece, at } => self.recruit(piece, at),
             Action::MoveFrog { from, to } => {
                 let color = self.public.active as usize;
                 self.slot_at_mut(from).frogs[color] -= 1;
@@ -103,6 +90,23 @@ impl Bullfrogs {
             Action::Marker { to } => self.place_marker(to),
             Action::Slide { from, to } => self.slide(from, to),
         }
+    }
+
+    fn recruit(&mut self, piece: Piece, at: Pos) {
+        let color = self.public.active as usize;
+        let slot = self.slot_at_mut(at);
+        slot.recruited += 1;
+        match piece {
+            Piece::Frog => {
+                slot.frogs[color] += 1;
+                self.public.frog_supply[color] -= 1;
+            }
+            Piece::Bullfrog => {
+                slot.bullfrogs[color] += 1;
+                self.public.bullfrog_supply[color] -= 1;
+            }
+        }
+        self.spend_action();
     }
 
     fn slot_at_mut(&mut self, at: Pos) -> &mut Slot {
@@ -379,11 +383,12 @@ impl Bullfrogs {
     /// every card is connected to the log.
     pub(super) fn continue_sliding(&mut self) {
         let table = &self.public.table;
-        if table.is_connected() {
+        let context = SlideContext::new(table);
+        if context.connected == table.all_mask() {
             return self.end_turn();
         }
         let mut slides = Vec::new();
-        legal_slides(table, &mut slides);
+        legal_slides_in(table, &context, &mut slides);
         match slides.as_slice() {
             [(from, to)] => self.slide(*from, *to),
             [] => {
