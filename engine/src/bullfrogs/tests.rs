@@ -405,7 +405,7 @@ fn solo_scores_the_player_minus_isaac_without_the_own_color_bonus() {
 }
 
 #[test]
-fn every_turn_starts_on_a_connected_table_without_full_pads() {
+fn every_turn_starts_on_a_connected_table_and_the_game_ends_with_every_card_played() {
     // "ESTEJA CERTO DE QUE NÃO HÁ MAIS CARTAS VITÓRIA-RÉGIA CHEIAS"; sliding
     // ends when "todas as cartas formarem um grupo contínuo".
     let mut rng = Rng::seeded(99);
@@ -422,6 +422,9 @@ fn every_turn_starts_on_a_connected_table_without_full_pads() {
                 state.legal_actions(&mut legal);
                 state.apply_legal(&legal[rng.below(legal.len())]);
             }
+            // "O jogo termina ao final do turno em que todas as Cartas ...
+            // de todos os jogadores, tiverem sido jogadas."
+            assert!((0..n_seats).all(|c| state.hand_size(c) == 0 && state.hidden.deck_len[c] == 0));
         }
     }
 }
