@@ -68,7 +68,8 @@ impl Bullfrogs {
 
     /// Where the marker may go now: next to it for an "any direction" roll;
     /// off a sunk pad, to a card next to that pad, else to the pads with
-    /// the most empty spaces, else to the log.
+    /// the most empty spaces. RULING (ours): with no lily pad left at all,
+    /// to the log. A marker on a card that slides moves with the card.
     pub(super) fn marker_options(&self, out: &mut Vec<Pos>) {
         out.clear();
         let table = &self.public.table;

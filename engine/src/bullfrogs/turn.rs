@@ -160,7 +160,8 @@ impl Bullfrogs {
 
     /// Recruit targets: "QUALQUER espaço desocupado de uma Carta na mesma
     /// linha ou coluna da carta jogada", not the played card, never the
-    /// log, at most 2 this turn on one card.
+    /// log, at most 2 this turn on one card. RULING (ours): the limit counts
+    /// recruits (and recruit-moves), not frogs sabotaged onto the card.
     fn is_recruit_target(&self, slot: &Slot) -> bool {
         let played = self.public.played;
         !slot.is_log()
@@ -294,6 +295,8 @@ impl Bullfrogs {
         let table = &self.public.table;
         let Some(slot) = table.at(at) else { return };
         let winner = battle_winner(slot, self.n_colors());
+        // RULING (ours): in solo, Isaac is the active player on his own turn,
+        // so a tie then puts the player's pieces first in the jump order.
         let mut sink = Sink { pos: at, winner, priority_winner: winner.unwrap_or(self.public.active), ..Sink::default() };
         // "para CADA carta adjacente, desde que seja a Carta Tronco ou uma
         // Carta Vitória-Régia com espaço livre".
