@@ -158,6 +158,13 @@ impl CellSet {
         self.rows[row] & bit != 0
     }
 
+    /// [`CellSet::contains`] for cells known to be on the board: those of
+    /// the table and their neighbours.
+    fn has(&self, pos: Pos) -> bool {
+        let (row, bit) = CellSet::row_bit(pos);
+        self.rows[row] & bit != 0
+    }
+
     pub fn insert(&mut self, pos: Pos) {
         let (row, bit) = CellSet::row_bit(pos);
         self.rows[row] |= bit;
@@ -328,7 +335,7 @@ impl Table {
         while n_stacked > 0 {
             n_stacked -= 1;
             for next in stack[n_stacked].neighbours() {
-                if self.occupied.contains(next) && !seen.contains(next) {
+                if self.occupied.has(next) && !seen.has(next) {
                     seen.insert(next);
                     stack[n_stacked] = next;
                     n_stacked += 1;
@@ -346,7 +353,7 @@ impl Table {
         let mut stack = vec![start];
         while let Some(cell) = stack.pop() {
             for next in cell.neighbours() {
-                if !self.occupied.contains(next) && !seen.contains(next) {
+                if !self.occupied.has(next) && !seen.has(next) {
                     seen.insert(next);
                     stack.push(next);
                 }

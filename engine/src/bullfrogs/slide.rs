@@ -28,6 +28,14 @@ impl SlideContext {
         SlideContext::with_connected(table, table.mask_of(&connected_cells), &connected_cells)
     }
 
+    /// The context, or `None` when every card is already connected (the
+    /// common case at the end of a turn, checked without the water).
+    pub fn if_disconnected(table: &Table) -> Option<SlideContext> {
+        let connected_cells = table.connected_cells();
+        let connected = table.mask_of(&connected_cells);
+        (connected != table.all_mask()).then(|| SlideContext::with_connected(table, connected, &connected_cells))
+    }
+
     fn with_connected(table: &Table, connected: SlotMask, connected_cells: &CellSet) -> SlideContext {
         SlideContext {
             connected,

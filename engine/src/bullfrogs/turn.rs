@@ -386,10 +386,7 @@ impl Bullfrogs {
     /// every card is connected to the log.
     pub(super) fn continue_sliding(&mut self) {
         let table = &self.public.table;
-        let context = SlideContext::new(table);
-        if context.connected == table.all_mask() {
-            return self.end_turn();
-        }
+        let Some(context) = SlideContext::if_disconnected(table) else { return self.end_turn() };
         let mut slides = Vec::new();
         legal_slides_in(table, &context, &mut slides);
         match slides.as_slice() {
