@@ -20,6 +20,8 @@ pub struct SlideContext {
     pub connected: SlotMask,
     next_to_group: CellSet,
     outer_water: CellSet,
+    /// The cells next to the group in the open water, sorted.
+    open_targets: Vec<Pos>,
 }
 
 impl SlideContext {
@@ -37,11 +39,11 @@ impl SlideContext {
     }
 
     fn with_connected(table: &Table, connected: SlotMask, connected_cells: &CellSet) -> SlideContext {
-        SlideContext {
-            connected,
-            next_to_group: table.empty_neighbours(connected_cells),
-            outer_water: table.outer_water(),
-        }
+        let next_to_group = table.empty_neighbours(connected_cells);
+        let outer_water = table.outer_water();
+        let mut open_targets: Vec<Pos> = table.cells_of(&next_to_group).filter(|&cell| outer_water.contains(cell)).collect();
+        open_targets.sort_unstable();
+        SlideContext { connected, next_to_group, outer_water, open_targets }
     }
 
     /// Whether the final layout must avoid a straight line: the group is a
@@ -70,8 +72,21 @@ impl SlideContext {
     /// before the straight-line rule.
     fn destinations(&self, table: &Table, index: usize, out: &mut Vec<Pos>) {
         out.clear();
-        out.extend(table.cells_of(&self.next_to_group).filter(|&to| self.can_reach(table, index, to)));
+        let from = table.slot(index).pos;
+        let water = from.neighbours().into_iter().filter(|&cell| table.is_empty_cell(cell));
+        if water.clone().any(|cell| self.outer_water.contains(cell)) {
+            out.extend_from_slice(&self.open_targets);
+        }
+        let mut pockets = water.filter(|&cell| !self.outer_water.contains(cell)).peekable();
+        if pockets.peek().is_none() {
+            return;
+        }
+        for cell in pockets {
+            let pocket = table.pocket_from(cell);
+            out.extend(table.cells_of(&self.next_to_group).filter(|&to| pocket.contains(to)));
+        }
         out.sort_unstable();
+        out.dedup();
     }
 }
 
