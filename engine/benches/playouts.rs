@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use cairn_engine::game::parse_options;
 use cairn_engine::schotten_totten::SchottenTotten;
 use cairn_engine::lords_of_scotland::LordsOfScotland;
+use cairn_engine::bullfrogs::Bullfrogs;
 use cairn_engine::{Game, Rng};
 
 /// Plays seeded random games of `G` for about `budget` and prints the rate.
@@ -60,4 +61,7 @@ fn main() {
     bench_game::<LordsOfScotland>("lords_of_scotland/2p", &[], 2, budget);
     bench_game::<LordsOfScotland>("lords_of_scotland/4p", &[], 4, budget);
     bench_game::<LordsOfScotland>("lords_of_scotland/5p/bruce", &["bruce=true"], 5, budget);
+    bench_game::<Bullfrogs>("bullfrogs/2p", &[], 2, budget);
+    bench_game::<Bullfrogs>("bullfrogs/4p", &[], 4, budget);
+    bench_game::<Bullfrogs>("bullfrogs/solo", &["solo=true"], 1, budget);
 }

@@ -10,7 +10,7 @@
 //! - [`registry`]: games by id behind the object-safe [`AnyGame`].
 //! - [`replay`]: the replay record and re-simulation.
 //! - [`testing`]: the conformance test every game passes.
-//! - one module per game: [`schotten_totten`], [`lords_of_scotland`].
+//! - one module per game: [`schotten_totten`], [`lords_of_scotland`], [`bullfrogs`].
 //!
 //! # Example
 //! ```
@@ -24,6 +24,7 @@
 //! assert_eq!(game.outcome().unwrap().scores.len(), 2);
 //! ```
 
+pub mod bullfrogs;
 pub mod cards;
 pub mod game;
 pub mod hash;

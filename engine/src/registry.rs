@@ -4,12 +4,13 @@
 use std::any::Any;
 use std::fmt::Debug;
 
+use crate::bullfrogs::Bullfrogs;
 use crate::game::{Game, GameOptions, IllegalAction, Outcome, Seat, SetupError};
 use crate::lords_of_scotland::LordsOfScotland;
 use crate::schotten_totten::SchottenTotten;
 
 /// The ids of every game the engine referees.
-pub const GAME_IDS: &[&str] = &[SchottenTotten::ID, LordsOfScotland::ID];
+pub const GAME_IDS: &[&str] = &[SchottenTotten::ID, LordsOfScotland::ID, Bullfrogs::ID];
 
 /// A game of any kind, with actions in their text form.
 pub trait AnyGame: Debug + Send + Sync {
@@ -88,6 +89,7 @@ pub fn new_game(game_id: &str, options: &GameOptions, n_seats: usize, seed: u64)
     match game_id {
         SchottenTotten::ID => boxed::<SchottenTotten>(options, n_seats, seed),
         LordsOfScotland::ID => boxed::<LordsOfScotland>(options, n_seats, seed),
+        Bullfrogs::ID => boxed::<Bullfrogs>(options, n_seats, seed),
         other => Err(SetupError::UnknownGame(other.to_string())),
     }
 }

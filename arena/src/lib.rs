@@ -1,0 +1,43 @@
+//! # cairn-arena
+//!
+//! The arena: where bot authors submit bots, tournaments are planned and
+//! results turn into ratings. The only crate that touches SQL.
+//!
+//! # Layout
+//! - [`service`]: the tonic gRPC service ([`service::run`]) and `From<ArenaError> for Status`.
+//! - [`store`]: the SQLite store (sqlx, `migrations/` at the workspace root).
+//! - [`plan`]: round-robin planning, pure and seeded.
+//! - [`ratings`]: Elo, Glicko-2 and Weng-Lin updates, pure.
+//! - [`archive`]: checking a submitted bot folder (`tar.gz`).
+//! - [`testkit`]: helpers for tests of the arena and its users.
+//! - [`error`]: [`ArenaError`], the one error type.
+//!
+//! # Example
+//! ```
+//! use cairn_arena::store::{LeaderboardQuery, Store};
+//! use cairn_arena::testkit::{bot_archive, test_game_check, TEST_DUEL};
+//!
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! let folder = tempfile::tempdir().unwrap();
+//! let store = Store::open(folder.path().join("arena.db")).await.unwrap().with_game_check(test_game_check);
+//! let (owner, _token) = store.register_owner("ada").await.unwrap();
+//! let submitted = store.submit_bot_version(&owner, &bot_archive("greedy", 1)).await.unwrap();
+//! assert_eq!((submitted.version.bot_name.as_str(), submitted.version.version), ("greedy", 1));
+//! let query = LeaderboardQuery { game: TEST_DUEL.into(), options: Default::default(), model: None };
+//! assert!(store.leaderboard(&query).await.unwrap().is_empty());
+//! # });
+//! ```
+//!
+//! Serving it: [`run`]`(listener, store, shutdown)` until `shutdown` completes.
+
+pub mod archive;
+pub mod error;
+pub mod plan;
+pub mod ratings;
+pub mod service;
+pub mod store;
+pub mod testkit;
+
+pub use error::ArenaError;
+pub use service::run;
+pub use store::Store;

@@ -1,0 +1,125 @@
+//! Round-robin planning, pure and deterministic from the tournament seed.
+//!
+//! A *table* is a set of entries that play together; each table is played
+//! as one match per seat rotation, and every rotation plays the same seeded
+//! deals, so luck of the deal cancels out and every entry has every seat
+//! equally often at that table.
+//! - Two seats: one table per pair of entries (the rotations are the deal
+//!   with seats swapped).
+//! - Three to five seats: tables of that size, drawn greedily (seeded) until
+//!   every entry has met every other at some table.
+
+use std::collections::BTreeSet;
+
+use cairn_engine::Rng;
+
+/// The fewest and most seats at a table.
+pub const MIN_SEATS: usize = 2;
+pub const MAX_SEATS: usize = 5;
+/// The most games a tournament may plan, to keep a typo from queueing millions.
+pub const MAX_PLANNED_GAMES: usize = 100_000;
+
+/// Why a tournament cannot be planned.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PlanError {
+    #[error("a table has {MIN_SEATS} to {MAX_SEATS} seats, not {0}")]
+    SeatCount(usize),
+    #[error("a round robin at tables of {seats} needs at least {seats} bots, got {entries}")]
+    TooFewEntries { entries: usize, seats: usize },
+    #[error("games per pairing must be a positive multiple of the {seats} seats so every bot has every seat equally often, not {games}")]
+    GamesPerPairing { games: usize, seats: usize },
+    #[error("the tournament would plan {planned} games, more than the {limit} allowed")]
+    TooManyGames { planned: usize, limit: usize },
+}
+
+/// One match to play: who sits where (entry indices by seat) and the seeds
+/// of its games, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedMatch {
+    pub seats: Vec<usize>,
+    pub game_seeds: Vec<u64>,
+}
+
+/// Plans a round robin of `n_entries` at tables of `seats` seats.
+pub fn plan_round_robin(n_entries: usize, seats: usize, games_per_pairing: usize, seed: u64) -> Result<Vec<PlannedMatch>, PlanError> {
+    if !(MIN_SEATS..=MAX_SEATS).contains(&seats) {
+        return Err(PlanError::SeatCount(seats));
+    }
+    if n_entries < seats {
+        return Err(PlanError::TooFewEntries { entries: n_entries, seats });
+    }
+    if games_per_pairing == 0 || games_per_pairing % seats != 0 {
+        return Err(PlanError::GamesPerPairing { games: games_per_pairing, seats });
+    }
+    let mut rng = Rng::seeded(seed);
+    let tables = if seats == 2 { all_pairs(n_entries) } else { covering_tables(n_entries, seats, &mut rng) };
+    let planned = tables.len().saturating_mul(games_per_pairing);
+    if planned > MAX_PLANNED_GAMES {
+        return Err(PlanError::TooManyGames { planned, limit: MAX_PLANNED_GAMES });
+    }
+    let deals_per_rotation = games_per_pairing / seats;
+    let mut matches = Vec::with_capacity(tables.len() * seats);
+    for table in tables {
+        let game_seeds: Vec<u64> = (0..deals_per_rotation).map(|_| rng.next_u64()).collect();
+        for rotation in 0..seats {
+            let seating = (0..seats).map(|seat| table[(seat + rotation) % seats]).collect();
+            matches.push(PlannedMatch { seats: seating, game_seeds: game_seeds.clone() });
+        }
+    }
+    Ok(matches)
+}
+
+fn all_pairs(n_entries: usize) -> Vec<Vec<usize>> {
+    (0..n_entries).flat_map(|a| (a + 1..n_entries).map(move |b| vec![a, b])).collect()
+}
+
+/// Tables of `seats` entries until every pair has met. Each table starts
+/// from a pair that has not met yet and adds whoever meets the most new
+/// opponents, preferring entries that have sat at fewer tables; the seeded
+/// shuffle decides remaining ties so the draw is not biased by entry order.
+fn covering_tables(n_entries: usize, seats: usize, rng: &mut Rng) -> Vec<Vec<usize>> {
+    let mut order: Vec<usize> = (0..n_entries).collect();
+    shuffle(&mut order, rng);
+    let mut unmet: BTreeSet<(usize, usize)> = all_pairs(n_entries).into_iter().map(|pair| (pair[0], pair[1])).collect();
+    let mut tables_sat = vec![0_usize; n_entries];
+    let mut tables = Vec::new();
+    while let Some(&(first, second)) = unmet.iter().min_by_key(|(a, b)| (tables_sat[*a] + tables_sat[*b], position(&order, *a), position(&order, *b))) {
+        let mut table = vec![first, second];
+        while table.len() < seats {
+            let next = best_addition(&table, &order, &unmet, &tables_sat);
+            table.push(next);
+        }
+        for (i, &a) in table.iter().enumerate() {
+            tables_sat[a] += 1;
+            for &b in &table[i + 1..] {
+                unmet.remove(&(a.min(b), a.max(b)));
+            }
+        }
+        table.sort_unstable();
+        tables.push(table);
+    }
+    tables
+}
+
+fn best_addition(table: &[usize], order: &[usize], unmet: &BTreeSet<(usize, usize)>, tables_sat: &[usize]) -> usize {
+    let new_meetings = |candidate: usize| table.iter().filter(|&&member| unmet.contains(&(member.min(candidate), member.max(candidate)))).count();
+    order
+        .iter()
+        .copied()
+        .filter(|candidate| !table.contains(candidate))
+        .max_by_key(|&candidate| (new_meetings(candidate), std::cmp::Reverse(tables_sat[candidate]), std::cmp::Reverse(position(order, candidate))))
+        .unwrap_or(order[0])
+}
+
+fn position(order: &[usize], entry: usize) -> usize {
+    order.iter().position(|&other| other == entry).unwrap_or(usize::MAX)
+}
+
+fn shuffle(items: &mut [usize], rng: &mut Rng) {
+    for i in (1..items.len()).rev() {
+        items.swap(i, rng.below(i + 1));
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,165 @@
+//! Store types to wire messages and back. Wire input is checked here only
+//! as far as types go; the store checks meaning.
+
+use super::pb;
+use crate::archive::Manifest;
+use crate::store::{
+    BotSummary, BotVersion, Entry, Forfeit, GameReport, Lease, LeaderboardRow, MatchReport, MatchSummary, NewTournament, SeatResult, Tournament,
+    TournamentProgress,
+};
+
+pub(super) fn manifest(manifest: &Manifest) -> pb::BotManifest {
+    pb::BotManifest {
+        name: manifest.name.clone(),
+        command: manifest.command.clone(),
+        build: manifest.build.clone().unwrap_or_default(),
+        games: manifest.games.clone().unwrap_or_default(),
+    }
+}
+
+pub(super) fn bot_version(version: &BotVersion) -> pb::BotVersion {
+    pb::BotVersion {
+        id: version.id,
+        bot_name: version.bot_name.clone(),
+        owner: version.owner.clone(),
+        version: version.version,
+        content_hash: version.content_hash.clone(),
+        manifest: Some(manifest(&version.manifest)),
+        size_bytes: version.size_bytes,
+        created_at_ms: version.created_at,
+    }
+}
+
+pub(super) fn bot_summary(bot: &BotSummary) -> pb::BotSummary {
+    pb::BotSummary {
+        id: bot.id,
+        name: bot.name.clone(),
+        owner: bot.owner.clone(),
+        versions: bot.n_versions,
+        latest_version: bot.latest_version,
+        deleted: bot.deleted,
+    }
+}
+
+pub(super) fn entry(entry: &Entry) -> pb::Entry {
+    pb::Entry { bot_version_id: entry.bot_version_id, bot_name: entry.bot_name.clone(), version: entry.version }
+}
+
+pub(super) fn new_tournament(request: pb::CreateTournamentRequest) -> NewTournament {
+    NewTournament {
+        game: request.game,
+        options: request.options,
+        bots: request.bots,
+        seats_per_game: if request.seats_per_game == 0 { 2 } else { request.seats_per_game as usize },
+        games_per_pairing: request.games_per_pairing as usize,
+        seed: request.seed,
+    }
+}
+
+pub(super) fn tournament(tournament: &Tournament) -> pb::Tournament {
+    pb::Tournament {
+        id: tournament.id,
+        owner: tournament.owner.clone(),
+        game: tournament.game.clone(),
+        options: tournament.options.clone(),
+        variant: tournament.variant.clone(),
+        seats_per_game: tournament.seats_per_game as u32,
+        games_per_pairing: tournament.games_per_pairing as u32,
+        seed: tournament.seed,
+        entries: tournament.entries.iter().map(entry).collect(),
+        created_at_ms: tournament.created_at,
+    }
+}
+
+pub(super) fn progress(progress: &TournamentProgress) -> pb::TournamentProgress {
+    pb::TournamentProgress {
+        tournament_id: progress.tournament_id,
+        matches_total: progress.matches_total,
+        matches_queued: progress.matches_queued,
+        matches_leased: progress.matches_leased,
+        matches_done: progress.matches_done,
+        games_total: progress.games_total,
+        games_done: progress.games_done,
+        finished: progress.finished(),
+    }
+}
+
+pub(super) fn match_summary(summary: &MatchSummary, results: Vec<Vec<pb::SeatResult>>) -> pb::MatchSummary {
+    let games = summary.games.iter().zip(results).map(|(&(game_id, seed), result)| pb::GameSummary { game_id, seed, result }).collect();
+    pb::MatchSummary {
+        match_id: summary.id,
+        match_index: summary.match_index,
+        status: summary.status.clone(),
+        seats: summary.seats.iter().map(entry).collect(),
+        games,
+    }
+}
+
+pub(super) fn seat_result(result: &SeatResult) -> pb::SeatResult {
+    pb::SeatResult {
+        bot_version_id: result.bot_version_id,
+        score: result.score,
+        rank: result.rank,
+        forfeit: result.forfeit.as_ref().map(|forfeit| pb::Forfeit { reason: forfeit.reason.clone(), detail: forfeit.detail.clone() }),
+    }
+}
+
+pub(super) fn leaderboard_row(row: &LeaderboardRow) -> pb::LeaderboardRow {
+    let standing = &row.standing;
+    pb::LeaderboardRow {
+        position: row.position as u32,
+        bot_version_id: row.bot_version_id,
+        bot_name: row.bot_name.clone(),
+        version: row.version,
+        owner: row.owner.clone(),
+        rating: standing.rating.value,
+        uncertainty: standing.rating.uncertainty,
+        games: standing.games,
+        wins: standing.wins,
+        draws: standing.draws,
+        losses: standing.losses,
+        forfeits: standing.forfeits,
+        provisional: row.provisional,
+    }
+}
+
+pub(super) fn lease(lease: &Lease) -> pb::MatchLease {
+    pb::MatchLease {
+        match_id: lease.match_id,
+        lease_generation: lease.lease_generation,
+        expires_at_ms: lease.expires_at,
+        tournament_id: lease.tournament_id,
+        game: lease.game.clone(),
+        options: lease.options.clone(),
+        seats: lease
+            .seats
+            .iter()
+            .map(|seat| pb::LeasedSeat {
+                bot_version_id: seat.bot_version_id,
+                bot_name: seat.bot_name.clone(),
+                version: seat.version,
+                content_hash: seat.content_hash.clone(),
+                manifest: Some(manifest(&seat.manifest)),
+            })
+            .collect(),
+        games: lease.games.iter().map(|game| pb::LeasedGame { game_id: game.game_id, game_index: game.game_index, seed: game.seed }).collect(),
+    }
+}
+
+pub(super) fn match_report(request: pb::ReportResultRequest) -> MatchReport {
+    let games = request
+        .games
+        .into_iter()
+        .map(|game| GameReport { game_index: game.game_index, seats: game.seats.into_iter().map(report_seat).collect(), replay: game.replay })
+        .collect();
+    MatchReport { match_id: request.match_id, lease_generation: request.lease_generation, games }
+}
+
+fn report_seat(seat: pb::SeatResult) -> SeatResult {
+    SeatResult {
+        bot_version_id: seat.bot_version_id,
+        score: seat.score,
+        rank: seat.rank,
+        forfeit: seat.forfeit.map(|forfeit| Forfeit { reason: forfeit.reason, detail: forfeit.detail }),
+    }
+}

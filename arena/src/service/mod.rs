@@ -1,0 +1,105 @@
+//! The gRPC service: the `Arena` API for owners and viewers, the
+//! `RunnerService` for runners, gRPC health, and reflection (v1 and
+//! v1alpha, so older grpcurl builds work too).
+//!
+//! This module maps [`ArenaError`] to a gRPC status, in one place.
+
+mod arena_api;
+mod convert;
+mod runner_api;
+
+use std::future::Future;
+
+use tokio::net::TcpListener;
+use tonic::metadata::MetadataMap;
+use tonic::transport::server::TcpIncoming;
+use tonic::transport::Server;
+use tonic::{Code, Status};
+
+pub use self::arena_api::ArenaApi;
+pub use self::runner_api::RunnerApi;
+use crate::archive::{ArchiveError, MAX_ARCHIVE_BYTES};
+use crate::error::ArenaError;
+use crate::plan::PlanError;
+use crate::store::Store;
+
+/// The generated messages, clients and servers of `proto/arena.proto`.
+#[allow(missing_debug_implementations, clippy::all)]
+pub mod pb {
+    tonic::include_proto!("cairn.arena.v1");
+
+    /// The encoded descriptors of `arena.proto`, for reflection.
+    pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/arena_descriptor.bin"));
+}
+
+/// The largest request the `Arena` service decodes: an archive at the cap
+/// plus room for framing, so an archive just over the cap gets our clear
+/// "too large" answer rather than a transport error.
+const MAX_ARENA_REQUEST_BYTES: usize = MAX_ARCHIVE_BYTES + 1024 * 1024;
+/// The largest runner request (a match report with its replays).
+const MAX_RUNNER_REQUEST_BYTES: usize = 64 * 1024 * 1024;
+
+/// Serves the arena on `listener` until `shutdown` completes.
+pub async fn run(listener: TcpListener, store: Store, shutdown: impl Future<Output = ()> + Send) -> Result<(), ArenaError> {
+    let arena = pb::arena_server::ArenaServer::new(ArenaApi::new(store.clone())).max_decoding_message_size(MAX_ARENA_REQUEST_BYTES);
+    let runners = pb::runner_service_server::RunnerServiceServer::new(RunnerApi::new(store)).max_decoding_message_size(MAX_RUNNER_REQUEST_BYTES);
+    let (health_reporter, health) = tonic_health::server::health_reporter();
+    health_reporter.set_serving::<pb::arena_server::ArenaServer<ArenaApi>>().await;
+    health_reporter.set_serving::<pb::runner_service_server::RunnerServiceServer<RunnerApi>>().await;
+    let reflection_error = |error: tonic_reflection::server::Error| ArenaError::Internal(format!("reflection: {error}"));
+    let reflection_v1 = reflection_builder().build_v1().map_err(reflection_error)?;
+    let reflection_v1alpha = reflection_builder().build_v1alpha().map_err(reflection_error)?;
+    // Without TCP_NODELAY, small answers wait ~40 ms on delayed ACKs.
+    let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
+    Server::builder()
+        .add_service(health)
+        .add_service(reflection_v1)
+        .add_service(reflection_v1alpha)
+        .add_service(arena)
+        .add_service(runners)
+        .serve_with_incoming_shutdown(incoming, shutdown)
+        .await
+        .map_err(|error| ArenaError::Internal(format!("server: {error}")))
+}
+
+/// Reflection over every service served, whichever reflection version asks.
+fn reflection_builder() -> tonic_reflection::server::Builder<'static> {
+    tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(pb::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_reflection::pb::v1::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_reflection::pb::v1alpha::FILE_DESCRIPTOR_SET)
+}
+
+/// The bearer token in a request's `authorization` metadata.
+fn bearer_token(metadata: &MetadataMap, whose: &'static str) -> Result<String, ArenaError> {
+    let value = metadata.get("authorization").and_then(|value| value.to_str().ok()).ok_or(ArenaError::Unauthenticated(whose))?;
+    let token = value.strip_prefix("Bearer ").or_else(|| value.strip_prefix("bearer ")).unwrap_or(value).trim();
+    if token.is_empty() {
+        return Err(ArenaError::Unauthenticated(whose));
+    }
+    Ok(token.to_string())
+}
+
+impl From<ArenaError> for Status {
+    fn from(error: ArenaError) -> Status {
+        let code = match &error {
+            ArenaError::Database(_) | ArenaError::Migration(_) | ArenaError::Internal(_) => Code::Internal,
+            ArenaError::Unauthenticated(_) => Code::Unauthenticated,
+            ArenaError::PermissionDenied(_) => Code::PermissionDenied,
+            ArenaError::NotFound { .. } => Code::NotFound,
+            ArenaError::AlreadyExists(_) => Code::AlreadyExists,
+            ArenaError::LeaseLost { .. } => Code::FailedPrecondition,
+            ArenaError::TooLarge(_) => Code::ResourceExhausted,
+            ArenaError::Archive(ArchiveError::TooLarge { .. } | ArchiveError::UnpacksTooLarge { .. } | ArchiveError::TooManyEntries { .. }) => {
+                Code::ResourceExhausted
+            }
+            ArenaError::Plan(PlanError::TooManyGames { .. }) => Code::ResourceExhausted,
+            ArenaError::InvalidArgument(_) | ArenaError::Game(_) | ArenaError::Archive(_) | ArenaError::Plan(_) => Code::InvalidArgument,
+        };
+        Status::new(code, error.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests;

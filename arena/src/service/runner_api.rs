@@ -1,0 +1,79 @@
+//! The `RunnerService`: runners lease matches, keep leases alive, fetch bot
+//! archives and report results. Every call needs a runner token.
+
+use std::pin::Pin;
+
+use tokio_stream::Stream;
+use tonic::{Request, Response, Status};
+
+use super::pb::runner_service_server::RunnerService;
+use super::{bearer_token, convert, pb};
+use crate::error::ArenaError;
+use crate::store::{ReportOutcome, Runner, Store};
+
+/// A lease's length when the runner names none.
+const DEFAULT_LEASE_MS: i64 = 60_000;
+/// Artifacts stream in chunks of this size.
+const ARTIFACT_CHUNK_BYTES: usize = 256 * 1024;
+
+/// The `RunnerService` over a store.
+#[derive(Debug, Clone)]
+pub struct RunnerApi {
+    store: Store,
+}
+
+impl RunnerApi {
+    pub fn new(store: Store) -> RunnerApi {
+        RunnerApi { store }
+    }
+
+    async fn runner<T>(&self, request: &Request<T>) -> Result<Runner, ArenaError> {
+        let token = bearer_token(request.metadata(), "runner")?;
+        self.store.runner_by_token(&token).await
+    }
+}
+
+fn lease_ms(requested: i64) -> i64 {
+    if requested == 0 {
+        DEFAULT_LEASE_MS
+    } else {
+        requested
+    }
+}
+
+type ChunkStream = Pin<Box<dyn Stream<Item = Result<pb::ArtifactChunk, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl RunnerService for RunnerApi {
+    async fn lease_match(&self, request: Request<pb::LeaseMatchRequest>) -> Result<Response<pb::LeaseMatchResponse>, Status> {
+        let runner = self.runner(&request).await?;
+        let lease = self.store.lease_match(&runner, lease_ms(request.into_inner().lease_ms)).await?;
+        if lease.is_some() {
+            self.store.notify_change();
+        }
+        Ok(Response::new(pb::LeaseMatchResponse { lease: lease.as_ref().map(convert::lease) }))
+    }
+
+    async fn heartbeat(&self, request: Request<pb::HeartbeatRequest>) -> Result<Response<pb::HeartbeatResponse>, Status> {
+        let runner = self.runner(&request).await?;
+        let request = request.into_inner();
+        let expires_at_ms = self.store.heartbeat(&runner, request.match_id, request.lease_generation, lease_ms(request.lease_ms)).await?;
+        Ok(Response::new(pb::HeartbeatResponse { expires_at_ms }))
+    }
+
+    type FetchArtifactStream = ChunkStream;
+
+    async fn fetch_artifact(&self, request: Request<pb::FetchArtifactRequest>) -> Result<Response<ChunkStream>, Status> {
+        self.runner(&request).await?;
+        let data = self.store.artifact(&request.into_inner().content_hash).await?;
+        let chunks: Vec<Result<pb::ArtifactChunk, Status>> =
+            data.chunks(ARTIFACT_CHUNK_BYTES).map(|chunk| Ok(pb::ArtifactChunk { data: chunk.to_vec() })).collect();
+        Ok(Response::new(Box::pin(tokio_stream::iter(chunks))))
+    }
+
+    async fn report_result(&self, request: Request<pb::ReportResultRequest>) -> Result<Response<pb::ReportResultResponse>, Status> {
+        let runner = self.runner(&request).await?;
+        let outcome = self.store.report_result(&runner, &convert::match_report(request.into_inner())).await?;
+        Ok(Response::new(pb::ReportResultResponse { already_recorded: outcome == ReportOutcome::AlreadyRecorded }))
+    }
+}

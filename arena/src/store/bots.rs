@@ -1,0 +1,214 @@
+//! Bots, their versions and the archives behind them. A bot belongs to the
+//! owner who first submitted it; only that owner adds versions or deletes it.
+
+use sqlx::SqliteConnection;
+
+use super::accounts::{check_name, Owner};
+use super::Store;
+use crate::archive::{check_archive, CheckedArchive, Manifest};
+use crate::error::ArenaError;
+
+/// A bot, with a summary of its versions.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct BotSummary {
+    pub id: i64,
+    pub name: String,
+    pub owner: String,
+    pub n_versions: i64,
+    pub latest_version: i64,
+    pub deleted: bool,
+}
+
+/// One submitted version of a bot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BotVersion {
+    pub id: i64,
+    pub bot_name: String,
+    pub owner: String,
+    pub version: i64,
+    pub content_hash: String,
+    pub manifest: Manifest,
+    pub size_bytes: i64,
+    pub created_at: i64,
+}
+
+/// The answer to a submission: the version, and whether it is new (the
+/// same contents submitted again return the existing version).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubmittedVersion {
+    pub version: BotVersion,
+    pub created: bool,
+}
+
+#[derive(sqlx::FromRow)]
+struct VersionRow {
+    id: i64,
+    bot_name: String,
+    owner: String,
+    version: i64,
+    content_hash: String,
+    manifest: String,
+    size_bytes: i64,
+    created_at: i64,
+}
+
+const VERSION_SELECT: &str = "SELECT v.id, b.name AS bot_name, o.name AS owner, v.version, v.content_hash, v.manifest, a.size_bytes, v.created_at \
+     FROM bot_versions v JOIN bots b ON b.id = v.bot_id JOIN owners o ON o.id = b.owner_id JOIN artifacts a ON a.content_hash = v.content_hash";
+
+impl VersionRow {
+    fn into_version(self) -> Result<BotVersion, ArenaError> {
+        let manifest = serde_json::from_str(&self.manifest).map_err(|error| ArenaError::Internal(format!("stored manifest unreadable: {error}")))?;
+        Ok(BotVersion {
+            id: self.id,
+            bot_name: self.bot_name,
+            owner: self.owner,
+            version: self.version,
+            content_hash: self.content_hash,
+            manifest,
+            size_bytes: self.size_bytes,
+            created_at: self.created_at,
+        })
+    }
+}
+
+impl Store {
+    /// Checks and stores a bot archive as a new version of the bot its
+    /// manifest names, creating the bot for `owner` if it is new.
+    pub async fn submit_bot_version(&self, owner: &Owner, archive: &[u8]) -> Result<SubmittedVersion, ArenaError> {
+        let checked = check_archive(archive)?;
+        check_name("bot", &checked.manifest.name)?;
+        let mut tx = self.begin_write().await?;
+        let bot_id = self.bot_for_submission(&mut tx, owner, &checked.manifest.name).await?;
+        let existing: Option<i64> = sqlx::query_scalar("SELECT id FROM bot_versions WHERE bot_id = ? AND content_hash = ?")
+            .bind(bot_id)
+            .bind(&checked.content_hash)
+            .fetch_optional(&mut *tx)
+            .await?;
+        let (version_id, created) = match existing {
+            Some(id) => (id, false),
+            None => (self.insert_version(&mut tx, bot_id, archive, &checked).await?, true),
+        };
+        tx.commit().await?;
+        Ok(SubmittedVersion { version: self.bot_version(version_id).await?, created })
+    }
+
+    /// The bot's id, creating it for `owner` if new; refuses another owner's bot.
+    /// RULING (ours): the owner submitting to their deleted bot brings it back.
+    async fn bot_for_submission(&self, tx: &mut SqliteConnection, owner: &Owner, name: &str) -> Result<i64, ArenaError> {
+        let found: Option<(i64, i64)> = sqlx::query_as("SELECT id, owner_id FROM bots WHERE name = ?").bind(name).fetch_optional(&mut *tx).await?;
+        match found {
+            Some((_, owner_id)) if owner_id != owner.id => Err(ArenaError::PermissionDenied(format!("bot `{name}` belongs to another owner"))),
+            Some((bot_id, _)) => {
+                sqlx::query("UPDATE bots SET deleted_at = NULL WHERE id = ?").bind(bot_id).execute(&mut *tx).await?;
+                Ok(bot_id)
+            }
+            None => Ok(sqlx::query_scalar("INSERT INTO bots (owner_id, name, created_at) VALUES (?, ?, ?) RETURNING id")
+                .bind(owner.id)
+                .bind(name)
+                .bind(self.now_ms())
+                .fetch_one(&mut *tx)
+                .await?),
+        }
+    }
+
+    async fn insert_version(&self, tx: &mut SqliteConnection, bot_id: i64, archive: &[u8], checked: &CheckedArchive) -> Result<i64, ArenaError> {
+        // Two bots may ship the same folder: the archive is stored once.
+        sqlx::query("INSERT OR IGNORE INTO artifacts (content_hash, size_bytes, data, created_at) VALUES (?, ?, ?, ?)")
+            .bind(&checked.content_hash)
+            .bind(archive.len() as i64)
+            .bind(archive)
+            .bind(self.now_ms())
+            .execute(&mut *tx)
+            .await?;
+        let manifest = serde_json::to_string(&checked.manifest).map_err(|error| ArenaError::Internal(error.to_string()))?;
+        let id = sqlx::query_scalar(
+            "INSERT INTO bot_versions (bot_id, version, content_hash, manifest, created_at) \
+             VALUES (?, (SELECT COALESCE(MAX(version), 0) + 1 FROM bot_versions WHERE bot_id = ?), ?, ?, ?) RETURNING id",
+        )
+        .bind(bot_id)
+        .bind(bot_id)
+        .bind(&checked.content_hash)
+        .bind(manifest)
+        .bind(self.now_ms())
+        .fetch_one(&mut *tx)
+        .await?;
+        Ok(id)
+    }
+
+    /// Every bot, by name.
+    pub async fn list_bots(&self) -> Result<Vec<BotSummary>, ArenaError> {
+        Ok(sqlx::query_as(
+            "SELECT b.id, b.name, o.name AS owner, COUNT(v.id) AS n_versions, COALESCE(MAX(v.version), 0) AS latest_version, \
+             b.deleted_at IS NOT NULL AS deleted \
+             FROM bots b JOIN owners o ON o.id = b.owner_id LEFT JOIN bot_versions v ON v.bot_id = b.id GROUP BY b.id ORDER BY b.name",
+        )
+        .fetch_all(self.pool())
+        .await?)
+    }
+
+    /// One version by id.
+    pub async fn bot_version(&self, version_id: i64) -> Result<BotVersion, ArenaError> {
+        let sql = format!("{VERSION_SELECT} WHERE v.id = ?");
+        let row: Option<VersionRow> = sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(version_id).fetch_optional(self.pool()).await?;
+        row.ok_or_else(|| ArenaError::not_found("bot version", version_id))?.into_version()
+    }
+
+    /// Every version of a bot, oldest first.
+    pub async fn bot_versions(&self, bot_name: &str) -> Result<Vec<BotVersion>, ArenaError> {
+        let sql = format!("{VERSION_SELECT} WHERE b.name = ? ORDER BY v.version");
+        let rows: Vec<VersionRow> = sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(bot_name).fetch_all(self.pool()).await?;
+        if rows.is_empty() {
+            return Err(ArenaError::not_found("bot", bot_name));
+        }
+        rows.into_iter().map(VersionRow::into_version).collect()
+    }
+
+    /// Resolves `name` (its latest version) or `name@N` (version N) to a version.
+    pub async fn resolve_bot_version(&self, reference: &str) -> Result<BotVersion, ArenaError> {
+        let (name, wanted) = match reference.split_once('@') {
+            Some((name, number)) => {
+                let number: i64 = number.parse().map_err(|_| ArenaError::invalid(format!("`{reference}` is not `bot` or `bot@version`")))?;
+                (name, Some(number))
+            }
+            None => (reference, None),
+        };
+        let versions = self.bot_versions(name).await?;
+        let found = match wanted {
+            Some(number) => versions.into_iter().find(|version| version.version == number),
+            None => versions.into_iter().last(),
+        };
+        found.ok_or_else(|| ArenaError::not_found("bot version", reference))
+    }
+
+    /// Marks a bot deleted: it keeps its history but joins no new tournament.
+    pub async fn delete_bot(&self, owner: &Owner, bot_name: &str) -> Result<(), ArenaError> {
+        let mut tx = self.begin_write().await?;
+        let found: Option<i64> = sqlx::query_scalar("SELECT owner_id FROM bots WHERE name = ?").bind(bot_name).fetch_optional(&mut *tx).await?;
+        match found {
+            None => return Err(ArenaError::not_found("bot", bot_name)),
+            Some(owner_id) if owner_id != owner.id => {
+                return Err(ArenaError::PermissionDenied(format!("bot `{bot_name}` belongs to another owner")));
+            }
+            Some(_) => {}
+        }
+        sqlx::query("UPDATE bots SET deleted_at = COALESCE(deleted_at, ?) WHERE name = ?").bind(self.now_ms()).bind(bot_name).execute(&mut *tx).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Whether a bot has been deleted.
+    pub(crate) async fn bot_is_deleted(&self, bot_name: &str) -> Result<bool, ArenaError> {
+        let deleted: Option<bool> =
+            sqlx::query_scalar("SELECT deleted_at IS NOT NULL FROM bots WHERE name = ?").bind(bot_name).fetch_optional(self.pool()).await?;
+        deleted.ok_or_else(|| ArenaError::not_found("bot", bot_name))
+    }
+
+    /// The archive with this content hash.
+    pub async fn artifact(&self, content_hash: &str) -> Result<Vec<u8>, ArenaError> {
+        sqlx::query_scalar("SELECT data FROM artifacts WHERE content_hash = ?")
+            .bind(content_hash)
+            .fetch_optional(self.pool())
+            .await?
+            .ok_or_else(|| ArenaError::not_found("artifact", content_hash))
+    }
+}

@@ -1,0 +1,254 @@
+//! Ratings in the database: updated with each result, read back as a
+//! leaderboard, and recomputable from the stored results alone.
+
+use std::collections::HashMap;
+
+use cairn_engine::GameOptions;
+use sqlx::SqliteConnection;
+
+use super::tournaments::variant_key;
+use super::Store;
+use crate::error::ArenaError;
+use crate::ratings::{apply_game, RatedSeat, RatingChange, RatingModel, Standing, Standings};
+
+/// Which leaderboard to read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LeaderboardQuery {
+    pub game: String,
+    pub options: GameOptions,
+    /// `None`: Glicko-2 if two-seat games were rated, else Weng-Lin.
+    pub model: Option<RatingModel>,
+}
+
+/// One line of a leaderboard.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LeaderboardRow {
+    /// 1 for the top line.
+    pub position: usize,
+    pub bot_version_id: i64,
+    pub bot_name: String,
+    pub version: i64,
+    pub owner: String,
+    pub model: RatingModel,
+    pub standing: Standing,
+    pub provisional: bool,
+}
+
+#[derive(sqlx::FromRow)]
+struct StandingRow {
+    bot_version_id: i64,
+    bot_name: String,
+    version: i64,
+    owner: String,
+    #[sqlx(flatten)]
+    columns: StandingColumns,
+}
+
+/// A `ratings` row's numbers.
+#[derive(sqlx::FromRow)]
+struct StandingColumns {
+    rating: f64,
+    uncertainty: f64,
+    volatility: f64,
+    games: i64,
+    wins: i64,
+    draws: i64,
+    losses: i64,
+    forfeits: i64,
+}
+
+impl StandingColumns {
+    fn standing(&self) -> Standing {
+        Standing {
+            rating: crate::ratings::Rating { value: self.rating, uncertainty: self.uncertainty, volatility: self.volatility },
+            games: self.games,
+            wins: self.wins,
+            draws: self.draws,
+            losses: self.losses,
+            forfeits: self.forfeits,
+        }
+    }
+}
+
+impl Store {
+    /// A leaderboard, best rating first.
+    pub async fn leaderboard(&self, query: &LeaderboardQuery) -> Result<Vec<LeaderboardRow>, ArenaError> {
+        let variant = variant_key(&query.options);
+        let model = match query.model {
+            Some(model) => model,
+            None => self.default_model(&query.game, &variant).await?,
+        };
+        let rows: Vec<StandingRow> = sqlx::query_as(
+            "SELECT r.bot_version_id, b.name AS bot_name, v.version, o.name AS owner, r.rating, r.uncertainty, r.volatility, \
+             r.games, r.wins, r.draws, r.losses, r.forfeits \
+             FROM ratings r JOIN bot_versions v ON v.id = r.bot_version_id JOIN bots b ON b.id = v.bot_id JOIN owners o ON o.id = b.owner_id \
+             WHERE r.game = ? AND r.variant = ? AND r.model = ? ORDER BY r.rating DESC, b.name, v.version",
+        )
+        .bind(&query.game)
+        .bind(&variant)
+        .bind(model.id())
+        .fetch_all(self.pool())
+        .await?;
+        Ok(rows
+            .into_iter()
+            .enumerate()
+            .map(|(index, row)| {
+                let standing = row.columns.standing();
+                LeaderboardRow {
+                    position: index + 1,
+                    bot_version_id: row.bot_version_id,
+                    bot_name: row.bot_name,
+                    version: row.version,
+                    owner: row.owner,
+                    model,
+                    provisional: standing.provisional(),
+                    standing,
+                }
+            })
+            .collect())
+    }
+
+    async fn default_model(&self, game: &str, variant: &str) -> Result<RatingModel, ArenaError> {
+        let two_seat: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM ratings WHERE game = ? AND variant = ? AND model = ?)")
+            .bind(game)
+            .bind(variant)
+            .bind(RatingModel::Glicko2.id())
+            .fetch_one(self.pool())
+            .await?;
+        Ok(if two_seat { RatingModel::Glicko2 } else { RatingModel::WengLin })
+    }
+
+    /// Throws away a game and variant's ratings and rebuilds them from the
+    /// stored results, in the order they were recorded.
+    pub async fn recompute_ratings(&self, game: &str, options: &GameOptions) -> Result<(), ArenaError> {
+        let variant = variant_key(options);
+        let mut tx = self.begin_write().await?;
+        for table in ["rating_history", "ratings"] {
+            let sql = format!("DELETE FROM {table} WHERE game = ? AND variant = ?");
+            sqlx::query(sqlx::AssertSqlSafe(sql)).bind(game).bind(&variant).execute(&mut *tx).await?;
+        }
+        let rows: Vec<(i64, i64, i64, bool)> = sqlx::query_as(
+            "SELECT r.id, rs.bot_version_id, rs.rank, rs.forfeit_reason IS NOT NULL FROM results r \
+             JOIN games g ON g.id = r.game_id JOIN matches m ON m.id = g.match_id JOIN tournaments t ON t.id = m.tournament_id \
+             JOIN result_seats rs ON rs.game_id = r.game_id WHERE t.game = ? AND t.variant = ? ORDER BY r.id, rs.seat",
+        )
+        .bind(game)
+        .bind(&variant)
+        .fetch_all(&mut *tx)
+        .await?;
+        let mut standings: HashMap<RatingModel, Standings> = HashMap::new();
+        for (result_id, seats) in group_by_result(rows) {
+            for &model in RatingModel::for_seats(seats.len()) {
+                let changes = apply_game(model, standings.entry(model).or_default(), &seats);
+                insert_history(&mut tx, result_id, game, &variant, model, &changes).await?;
+            }
+        }
+        for (model, by_version) in &standings {
+            for (&bot_version_id, standing) in by_version {
+                save_standing(&mut tx, game, &variant, *model, bot_version_id, standing).await?;
+            }
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+}
+
+fn group_by_result(rows: Vec<(i64, i64, i64, bool)>) -> Vec<(i64, Vec<RatedSeat>)> {
+    let mut grouped: Vec<(i64, Vec<RatedSeat>)> = Vec::new();
+    for (result_id, bot_version_id, rank, forfeited) in rows {
+        let seat = RatedSeat { bot_version_id, rank: rank as u32, forfeited };
+        match grouped.last_mut() {
+            Some((last_id, seats)) if *last_id == result_id => seats.push(seat),
+            _ => grouped.push((result_id, vec![seat])),
+        }
+    }
+    grouped
+}
+
+/// Rates one recorded game under every model that fits its table.
+pub(crate) async fn rate_result(tx: &mut SqliteConnection, game: &str, variant: &str, result_id: i64, seats: &[RatedSeat]) -> Result<(), ArenaError> {
+    for &model in RatingModel::for_seats(seats.len()) {
+        let mut standings = Standings::new();
+        for seat in seats {
+            if let Some(standing) = load_standing(tx, game, variant, model, seat.bot_version_id).await? {
+                standings.insert(seat.bot_version_id, standing);
+            }
+        }
+        let changes = apply_game(model, &mut standings, seats);
+        for seat in seats {
+            save_standing(tx, game, variant, model, seat.bot_version_id, &standings[&seat.bot_version_id]).await?;
+        }
+        insert_history(tx, result_id, game, variant, model, &changes).await?;
+    }
+    Ok(())
+}
+
+async fn load_standing(tx: &mut SqliteConnection, game: &str, variant: &str, model: RatingModel, bot_version_id: i64) -> Result<Option<Standing>, ArenaError> {
+    let row: Option<StandingColumns> = sqlx::query_as(
+        "SELECT rating, uncertainty, volatility, games, wins, draws, losses, forfeits FROM ratings \
+         WHERE game = ? AND variant = ? AND model = ? AND bot_version_id = ?",
+    )
+    .bind(game)
+    .bind(variant)
+    .bind(model.id())
+    .bind(bot_version_id)
+    .fetch_optional(&mut *tx)
+    .await?;
+    Ok(row.map(|columns| columns.standing()))
+}
+
+async fn save_standing(
+    tx: &mut SqliteConnection,
+    game: &str,
+    variant: &str,
+    model: RatingModel,
+    bot_version_id: i64,
+    standing: &Standing,
+) -> Result<(), ArenaError> {
+    sqlx::query(
+        "INSERT OR REPLACE INTO ratings (game, variant, model, bot_version_id, rating, uncertainty, volatility, games, wins, draws, losses, forfeits) \
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(game)
+    .bind(variant)
+    .bind(model.id())
+    .bind(bot_version_id)
+    .bind(standing.rating.value)
+    .bind(standing.rating.uncertainty)
+    .bind(standing.rating.volatility)
+    .bind(standing.games)
+    .bind(standing.wins)
+    .bind(standing.draws)
+    .bind(standing.losses)
+    .bind(standing.forfeits)
+    .execute(&mut *tx)
+    .await?;
+    Ok(())
+}
+
+async fn insert_history(
+    tx: &mut SqliteConnection,
+    result_id: i64,
+    game: &str,
+    variant: &str,
+    model: RatingModel,
+    changes: &[RatingChange],
+) -> Result<(), ArenaError> {
+    for change in changes {
+        sqlx::query(
+            "INSERT INTO rating_history (result_id, game, variant, model, bot_version_id, rating_before, rating_after, uncertainty) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(result_id)
+        .bind(game)
+        .bind(variant)
+        .bind(model.id())
+        .bind(change.bot_version_id)
+        .bind(change.before)
+        .bind(change.after.value)
+        .bind(change.after.uncertainty)
+        .execute(&mut *tx)
+        .await?;
+    }
+    Ok(())
+}

@@ -1,0 +1,154 @@
+//! Runners lease matches: a lease lasts until its expiry unless heartbeats
+//! extend it; a match whose lease expired goes back to the queue and the
+//! next lease bumps its generation, so the old holder's report is refused.
+
+use cairn_engine::GameOptions;
+
+use super::accounts::Runner;
+use super::Store;
+use crate::archive::Manifest;
+use crate::error::ArenaError;
+
+/// The longest lease (or extension) a runner may ask for.
+pub const MAX_LEASE_MS: i64 = 60 * 60 * 1000;
+
+/// A match leased to a runner: everything needed to play it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lease {
+    pub match_id: i64,
+    pub lease_generation: i64,
+    pub expires_at: i64,
+    pub tournament_id: i64,
+    pub game: String,
+    pub options: GameOptions,
+    pub seats: Vec<LeasedSeat>,
+    pub games: Vec<LeasedGame>,
+}
+
+/// Who sits in one seat, and where to fetch their bot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LeasedSeat {
+    pub bot_version_id: i64,
+    pub bot_name: String,
+    pub version: i64,
+    pub content_hash: String,
+    pub manifest: Manifest,
+}
+
+/// One game of the match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LeasedGame {
+    pub game_id: i64,
+    pub game_index: i64,
+    pub seed: u64,
+}
+
+/// The lease columns of a match row.
+#[derive(Debug, sqlx::FromRow)]
+pub(crate) struct LeaseState {
+    pub status: String,
+    pub lease_generation: i64,
+    pub lease_holder: Option<i64>,
+    pub lease_expires_at: Option<i64>,
+}
+
+impl LeaseState {
+    /// Whether `runner` holds this lease, generation `generation`, at `now_ms`.
+    pub fn held_by(&self, runner: &Runner, generation: i64, now_ms: i64) -> bool {
+        self.status == "leased"
+            && self.lease_generation == generation
+            && self.lease_holder == Some(runner.id)
+            && self.lease_expires_at.is_some_and(|expiry| expiry > now_ms)
+    }
+}
+
+pub(crate) fn check_lease_duration(duration_ms: i64) -> Result<(), ArenaError> {
+    if !(1..=MAX_LEASE_MS).contains(&duration_ms) {
+        return Err(ArenaError::invalid(format!("a lease lasts 1 to {MAX_LEASE_MS} ms, not {duration_ms}")));
+    }
+    Ok(())
+}
+
+impl Store {
+    /// Leases the oldest queued (or expired) match to `runner` for
+    /// `duration_ms`; `None` when nothing is waiting.
+    pub async fn lease_match(&self, runner: &Runner, duration_ms: i64) -> Result<Option<Lease>, ArenaError> {
+        check_lease_duration(duration_ms)?;
+        let now = self.now_ms();
+        let mut tx = self.begin_write().await?;
+        sqlx::query("UPDATE runners SET last_seen_at = ? WHERE id = ?").bind(now).bind(runner.id).execute(&mut *tx).await?;
+        // Two indexed lookups rather than one OR, which would scan every
+        // finished match of every tournament.
+        let queued: Option<i64> =
+            sqlx::query_scalar("SELECT id FROM matches WHERE status = 'queued' ORDER BY id LIMIT 1").fetch_optional(&mut *tx).await?;
+        let expired: Option<i64> = sqlx::query_scalar("SELECT id FROM matches WHERE status = 'leased' AND lease_expires_at <= ? ORDER BY id LIMIT 1")
+            .bind(now)
+            .fetch_optional(&mut *tx)
+            .await?;
+        let next = queued.into_iter().chain(expired).min();
+        let Some(match_id) = next else {
+            tx.commit().await?;
+            return Ok(None);
+        };
+        sqlx::query(
+            "UPDATE matches SET status = 'leased', lease_generation = lease_generation + 1, lease_holder = ?, lease_expires_at = ? WHERE id = ?",
+        )
+        .bind(runner.id)
+        .bind(now + duration_ms)
+        .bind(match_id)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        self.lease_details(match_id).await.map(Some)
+    }
+
+    /// Extends a lease `runner` still holds; refuses a lost one.
+    pub async fn heartbeat(&self, runner: &Runner, match_id: i64, generation: i64, duration_ms: i64) -> Result<i64, ArenaError> {
+        check_lease_duration(duration_ms)?;
+        let now = self.now_ms();
+        let mut tx = self.begin_write().await?;
+        let state = self.lease_state(&mut tx, match_id).await?;
+        if !state.held_by(runner, generation, now) {
+            return Err(ArenaError::LeaseLost { match_id });
+        }
+        let expires_at = now + duration_ms;
+        sqlx::query("UPDATE matches SET lease_expires_at = ? WHERE id = ?").bind(expires_at).bind(match_id).execute(&mut *tx).await?;
+        sqlx::query("UPDATE runners SET last_seen_at = ? WHERE id = ?").bind(now).bind(runner.id).execute(&mut *tx).await?;
+        tx.commit().await?;
+        Ok(expires_at)
+    }
+
+    pub(crate) async fn lease_state(&self, tx: &mut sqlx::SqliteConnection, match_id: i64) -> Result<LeaseState, ArenaError> {
+        sqlx::query_as("SELECT status, lease_generation, lease_holder, lease_expires_at FROM matches WHERE id = ?")
+            .bind(match_id)
+            .fetch_optional(&mut *tx)
+            .await?
+            .ok_or_else(|| ArenaError::not_found("match", match_id))
+    }
+
+    async fn lease_details(&self, match_id: i64) -> Result<Lease, ArenaError> {
+        let (tournament_id, lease_generation, expires_at): (i64, i64, i64) =
+            sqlx::query_as("SELECT tournament_id, lease_generation, lease_expires_at FROM matches WHERE id = ?")
+                .bind(match_id)
+                .fetch_one(self.pool())
+                .await?;
+        let tournament = self.tournament(tournament_id).await?;
+        let mut seats = Vec::new();
+        for entry in self.match_seats(match_id).await? {
+            let version = self.bot_version(entry.bot_version_id).await?;
+            seats.push(LeasedSeat {
+                bot_version_id: version.id,
+                bot_name: version.bot_name,
+                version: version.version,
+                content_hash: version.content_hash,
+                manifest: version.manifest,
+            });
+        }
+        let games: Vec<(i64, i64, i64)> = sqlx::query_as("SELECT id, game_index, seed FROM games WHERE match_id = ? ORDER BY game_index")
+            .bind(match_id)
+            .fetch_all(self.pool())
+            .await?;
+        let games = games.into_iter().map(|(game_id, game_index, seed)| LeasedGame { game_id, game_index, seed: seed as u64 }).collect();
+        Ok(Lease { match_id, lease_generation, expires_at, tournament_id, game: tournament.game, options: tournament.options, seats, games })
+    }
+}

@@ -1,0 +1,184 @@
+//! The arena's SQLite store: the only code that touches SQL.
+//!
+//! # Layout
+//! - [`clock`]: the time source (manual in tests).
+//! - `accounts`: owners and runners and their bearer tokens.
+//! - `bots`: bots, versions and their artifacts.
+//! - `tournaments`: creating tournaments from a plan, progress.
+//! - `leases`: runners leasing matches, heartbeats, expiry.
+//! - `results`: reports written once, with their rating updates.
+//! - `leaderboard`: ratings read back, and recomputed from history.
+//!
+//! Every write runs in one `BEGIN IMMEDIATE` transaction, so a refused call
+//! changes nothing and concurrent writers queue instead of failing to
+//! upgrade a read lock.
+
+pub mod clock;
+
+mod accounts;
+mod bots;
+mod leaderboard;
+mod leases;
+mod results;
+mod tournaments;
+
+#[cfg(test)]
+mod tests;
+
+use std::path::Path;
+use std::str::FromStr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use cairn_engine::{GameOptions, SetupError};
+use sha2::{Digest, Sha256};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::{Sqlite, SqliteConnection, SqlitePool, Transaction};
+use tokio::sync::{watch, Mutex, OwnedMutexGuard};
+
+pub use self::accounts::{Owner, Runner};
+pub use self::bots::{BotSummary, BotVersion, SubmittedVersion};
+pub use self::clock::{Clock, ManualClock, SystemClock};
+pub use self::leaderboard::{LeaderboardQuery, LeaderboardRow};
+pub use self::leases::{Lease, LeasedGame, LeasedSeat};
+pub use self::results::{Forfeit, GameReport, MatchReport, ReportOutcome, SeatResult, FORFEIT_REASONS, MAX_REPLAY_BYTES};
+pub use self::tournaments::{variant_key, Entry, MatchSummary, NewTournament, Tournament, TournamentProgress};
+use crate::error::ArenaError;
+
+/// Where `cairn serve` keeps its database unless told otherwise.
+pub const DEFAULT_DB_PATH: &str = "cairn-arena.db";
+
+/// The migrations in `migrations/` at the workspace root, embedded.
+static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
+
+/// The arena's database: cheap to clone, shared by every request.
+#[derive(Debug, Clone)]
+pub struct Store {
+    pool: SqlitePool,
+    clock: Arc<dyn Clock>,
+    /// Checks a game id, its options and a seat count (the engine's registry
+    /// unless a test swaps it).
+    game_check: GameCheck,
+    /// Writers queue here, in the process, rather than in SQLite's busy
+    /// handler, which sleeps in growing steps and wrecks latency.
+    write_lock: Arc<Mutex<()>>,
+    /// Bumped after every recorded result, so watchers wake on progress.
+    changes: Arc<watch::Sender<u64>>,
+}
+
+impl Store {
+    /// Opens (creating if missing) the database at `path` and migrates it.
+    pub async fn open(path: impl AsRef<Path>) -> Result<Store, ArenaError> {
+        Store::open_with_clock(path, Arc::new(SystemClock)).await
+    }
+
+    /// Like [`Store::open`], reading the time from `clock`.
+    pub async fn open_with_clock(path: impl AsRef<Path>, clock: Arc<dyn Clock>) -> Result<Store, ArenaError> {
+        let options = SqliteConnectOptions::from_str("sqlite://")?
+            .filename(path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+            .foreign_keys(true)
+            .busy_timeout(Duration::from_secs(10));
+        let pool = SqlitePoolOptions::new().max_connections(8).connect_with(options).await?;
+        MIGRATOR.run(&pool).await?;
+        let (changes, _) = watch::channel(0);
+        Ok(Store { pool, clock, game_check: engine_game_check, write_lock: Arc::new(Mutex::new(())), changes: Arc::new(changes) })
+    }
+
+    /// The same store, checking games with `game_check` instead of the engine.
+    pub fn with_game_check(mut self, game_check: GameCheck) -> Store {
+        self.game_check = game_check;
+        self
+    }
+
+    /// Closes every connection (after which the file may be removed).
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+
+    /// A receiver that changes whenever a result is recorded.
+    pub fn subscribe_changes(&self) -> watch::Receiver<u64> {
+        self.changes.subscribe()
+    }
+
+    pub(crate) fn now_ms(&self) -> i64 {
+        self.clock.now_ms()
+    }
+
+    /// A write transaction that holds the write lock from its first statement.
+    pub(crate) async fn begin_write(&self) -> Result<WriteTransaction, ArenaError> {
+        let guard = Arc::clone(&self.write_lock).lock_owned().await;
+        let transaction = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        Ok(WriteTransaction { transaction, _guard: guard })
+    }
+
+    pub(crate) fn pool(&self) -> &SqlitePool {
+        &self.pool
+    }
+
+    /// Refuses a game id or options no table size of the game accepts.
+    pub fn check_game_known(&self, game: &str, options: &GameOptions) -> Result<(), ArenaError> {
+        let mut refusals = (crate::plan::MIN_SEATS..=crate::plan::MAX_SEATS).map(|n_seats| (self.game_check)(game, options, n_seats));
+        match refusals.find(|refusal| !matches!(refusal, Err(SetupError::SeatCount { .. }))) {
+            Some(Err(error)) => Err(error.into()),
+            _ => Ok(()),
+        }
+    }
+
+    pub(crate) fn notify_change(&self) {
+        self.changes.send_modify(|count| *count += 1);
+    }
+}
+
+/// A write transaction holding the store's write lock until it ends.
+#[derive(Debug)]
+pub(crate) struct WriteTransaction {
+    transaction: Transaction<'static, Sqlite>,
+    _guard: OwnedMutexGuard<()>,
+}
+
+impl WriteTransaction {
+    pub(crate) async fn commit(self) -> Result<(), ArenaError> {
+        Ok(self.transaction.commit().await?)
+    }
+}
+
+impl std::ops::Deref for WriteTransaction {
+    type Target = SqliteConnection;
+
+    fn deref(&self) -> &SqliteConnection {
+        &self.transaction
+    }
+}
+
+impl std::ops::DerefMut for WriteTransaction {
+    fn deref_mut(&mut self) -> &mut SqliteConnection {
+        &mut self.transaction
+    }
+}
+
+/// Checks that `game` exists, takes `options` and seats `n_seats`.
+pub type GameCheck = fn(&str, &GameOptions, usize) -> Result<(), SetupError>;
+
+/// Checks a game against the engine's registry by setting one up.
+pub fn engine_game_check(game: &str, options: &GameOptions, n_seats: usize) -> Result<(), SetupError> {
+    cairn_engine::new_game(game, options, n_seats, 0).map(|_| ())
+}
+
+/// A fresh bearer token: 32 random bytes in hex.
+pub(crate) fn new_token() -> Result<String, ArenaError> {
+    let mut bytes = [0_u8; 32];
+    getrandom::fill(&mut bytes).map_err(|error| ArenaError::Internal(format!("no randomness for a token: {error}")))?;
+    Ok(hex(&bytes))
+}
+
+/// What the database keeps of a token.
+pub(crate) fn token_hash(token: &str) -> String {
+    hex(&Sha256::digest(token.as_bytes()))
+}
+
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}

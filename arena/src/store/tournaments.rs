@@ -1,0 +1,272 @@
+//! Tournaments: checked against the engine, planned (see [`crate::plan`]),
+//! and written with every match, seat and game in one transaction.
+
+use cairn_engine::GameOptions;
+use sqlx::SqliteConnection;
+
+use super::accounts::Owner;
+use super::Store;
+use crate::error::ArenaError;
+use crate::plan::{plan_round_robin, PlannedMatch};
+use crate::store::BotVersion;
+
+/// What a tournament is asked to be.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewTournament {
+    pub game: String,
+    pub options: GameOptions,
+    /// `name` (latest version) or `name@N`.
+    pub bots: Vec<String>,
+    pub seats_per_game: usize,
+    pub games_per_pairing: usize,
+    pub seed: u64,
+}
+
+/// A bot version entered in a tournament.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct Entry {
+    pub bot_version_id: i64,
+    pub bot_name: String,
+    pub version: i64,
+}
+
+/// A tournament as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tournament {
+    pub id: i64,
+    pub owner: String,
+    pub game: String,
+    pub options: GameOptions,
+    /// The options as `k=v,k=v` (sorted): the leaderboard's variant key.
+    pub variant: String,
+    pub seats_per_game: usize,
+    pub games_per_pairing: usize,
+    pub seed: u64,
+    pub entries: Vec<Entry>,
+    pub created_at: i64,
+}
+
+/// How far a tournament has got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TournamentProgress {
+    pub tournament_id: i64,
+    pub matches_total: i64,
+    pub matches_queued: i64,
+    pub matches_leased: i64,
+    pub matches_done: i64,
+    pub games_total: i64,
+    pub games_done: i64,
+}
+
+impl TournamentProgress {
+    pub fn finished(&self) -> bool {
+        self.matches_done == self.matches_total
+    }
+}
+
+/// One match of a tournament, with its seating.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MatchSummary {
+    pub id: i64,
+    pub tournament_id: i64,
+    pub match_index: i64,
+    pub status: String,
+    /// Entries by seat.
+    pub seats: Vec<Entry>,
+    /// Game ids and seeds, in order.
+    pub games: Vec<(i64, u64)>,
+}
+
+/// The variant key of a set of options.
+pub fn variant_key(options: &GameOptions) -> String {
+    options.iter().map(|(key, value)| format!("{key}={value}")).collect::<Vec<_>>().join(",")
+}
+
+#[derive(sqlx::FromRow)]
+struct TournamentRow {
+    id: i64,
+    owner: String,
+    game: String,
+    options: String,
+    variant: String,
+    seats_per_game: i64,
+    games_per_pairing: i64,
+    seed: i64,
+    created_at: i64,
+}
+
+impl Store {
+    /// Checks, plans and stores a round-robin tournament created by `owner`.
+    pub async fn create_tournament(&self, owner: &Owner, request: &NewTournament) -> Result<Tournament, ArenaError> {
+        (self.game_check)(&request.game, &request.options, request.seats_per_game)?;
+        let entries = self.resolve_entries(request).await?;
+        let plan = plan_round_robin(entries.len(), request.seats_per_game, request.games_per_pairing, request.seed)?;
+        let options = serde_json::to_string(&request.options).map_err(|error| ArenaError::Internal(error.to_string()))?;
+        let mut tx = self.begin_write().await?;
+        let tournament_id: i64 = sqlx::query_scalar(
+            "INSERT INTO tournaments (owner_id, game, options, variant, seats_per_game, games_per_pairing, seed, created_at) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        )
+        .bind(owner.id)
+        .bind(&request.game)
+        .bind(options)
+        .bind(variant_key(&request.options))
+        .bind(request.seats_per_game as i64)
+        .bind(request.games_per_pairing as i64)
+        .bind(request.seed as i64)
+        .bind(self.now_ms())
+        .fetch_one(&mut *tx)
+        .await?;
+        for (index, entry) in entries.iter().enumerate() {
+            sqlx::query("INSERT INTO tournament_entries (tournament_id, entry_index, bot_version_id) VALUES (?, ?, ?)")
+                .bind(tournament_id)
+                .bind(index as i64)
+                .bind(entry.id)
+                .execute(&mut *tx)
+                .await?;
+        }
+        for (match_index, planned) in plan.iter().enumerate() {
+            insert_match(&mut tx, tournament_id, match_index, planned, &entries).await?;
+        }
+        tx.commit().await?;
+        self.tournament(tournament_id).await
+    }
+
+    /// The versions a request names: each once, not deleted, playing the game.
+    async fn resolve_entries(&self, request: &NewTournament) -> Result<Vec<BotVersion>, ArenaError> {
+        let mut entries: Vec<BotVersion> = Vec::with_capacity(request.bots.len());
+        for reference in &request.bots {
+            let version = self.resolve_bot_version(reference).await?;
+            if entries.iter().any(|entry| entry.id == version.id) {
+                return Err(ArenaError::invalid(format!("`{reference}` is entered twice")));
+            }
+            if self.bot_is_deleted(&version.bot_name).await? {
+                return Err(ArenaError::invalid(format!("bot `{}` has been deleted", version.bot_name)));
+            }
+            if !version.manifest.plays(&request.game) {
+                return Err(ArenaError::invalid(format!("bot `{reference}` does not list `{}` among its games", request.game)));
+            }
+            entries.push(version);
+        }
+        Ok(entries)
+    }
+
+    /// A tournament by id.
+    pub async fn tournament(&self, tournament_id: i64) -> Result<Tournament, ArenaError> {
+        let row: Option<TournamentRow> = sqlx::query_as(
+            "SELECT t.id, o.name AS owner, t.game, t.options, t.variant, t.seats_per_game, t.games_per_pairing, t.seed, t.created_at \
+             FROM tournaments t JOIN owners o ON o.id = t.owner_id WHERE t.id = ?",
+        )
+        .bind(tournament_id)
+        .fetch_optional(self.pool())
+        .await?;
+        let row = row.ok_or_else(|| ArenaError::not_found("tournament", tournament_id))?;
+        let entries = sqlx::query_as(
+            "SELECT e.bot_version_id, b.name AS bot_name, v.version FROM tournament_entries e \
+             JOIN bot_versions v ON v.id = e.bot_version_id JOIN bots b ON b.id = v.bot_id \
+             WHERE e.tournament_id = ? ORDER BY e.entry_index",
+        )
+        .bind(tournament_id)
+        .fetch_all(self.pool())
+        .await?;
+        let options = serde_json::from_str(&row.options).map_err(|error| ArenaError::Internal(format!("stored options unreadable: {error}")))?;
+        Ok(Tournament {
+            id: row.id,
+            owner: row.owner,
+            game: row.game,
+            options,
+            variant: row.variant,
+            seats_per_game: row.seats_per_game as usize,
+            games_per_pairing: row.games_per_pairing as usize,
+            seed: row.seed as u64,
+            entries,
+            created_at: row.created_at,
+        })
+    }
+
+    /// Every tournament's id, newest first.
+    pub async fn list_tournament_ids(&self) -> Result<Vec<i64>, ArenaError> {
+        Ok(sqlx::query_scalar("SELECT id FROM tournaments ORDER BY id DESC").fetch_all(self.pool()).await?)
+    }
+
+    /// How far a tournament has got.
+    pub async fn tournament_progress(&self, tournament_id: i64) -> Result<TournamentProgress, ArenaError> {
+        let (matches_total, matches_queued, matches_leased, matches_done): (i64, i64, i64, i64) = sqlx::query_as(
+            "SELECT COUNT(*), COALESCE(SUM(status = 'queued'), 0), COALESCE(SUM(status = 'leased'), 0), COALESCE(SUM(status = 'done'), 0) \
+             FROM matches WHERE tournament_id = ?",
+        )
+        .bind(tournament_id)
+        .fetch_one(self.pool())
+        .await?;
+        if matches_total == 0 {
+            return Err(ArenaError::not_found("tournament", tournament_id));
+        }
+        let (games_total, games_done): (i64, i64) = sqlx::query_as(
+            "SELECT COUNT(g.id), COUNT(r.id) FROM games g JOIN matches m ON m.id = g.match_id \
+             LEFT JOIN results r ON r.game_id = g.id WHERE m.tournament_id = ?",
+        )
+        .bind(tournament_id)
+        .fetch_one(self.pool())
+        .await?;
+        Ok(TournamentProgress { tournament_id, matches_total, matches_queued, matches_leased, matches_done, games_total, games_done })
+    }
+
+    /// A tournament's matches, in plan order.
+    pub async fn list_matches(&self, tournament_id: i64) -> Result<Vec<MatchSummary>, ArenaError> {
+        self.tournament(tournament_id).await?;
+        let rows: Vec<(i64, i64, String)> = sqlx::query_as("SELECT id, match_index, status FROM matches WHERE tournament_id = ? ORDER BY match_index")
+            .bind(tournament_id)
+            .fetch_all(self.pool())
+            .await?;
+        let mut matches = Vec::with_capacity(rows.len());
+        for (id, match_index, status) in rows {
+            let seats = self.match_seats(id).await?;
+            let games: Vec<(i64, i64)> =
+                sqlx::query_as("SELECT id, seed FROM games WHERE match_id = ? ORDER BY game_index").bind(id).fetch_all(self.pool()).await?;
+            let games = games.into_iter().map(|(game_id, seed)| (game_id, seed as u64)).collect();
+            matches.push(MatchSummary { id, tournament_id, match_index, status, seats, games });
+        }
+        Ok(matches)
+    }
+
+    pub(crate) async fn match_seats(&self, match_id: i64) -> Result<Vec<Entry>, ArenaError> {
+        Ok(sqlx::query_as(
+            "SELECT s.bot_version_id, b.name AS bot_name, v.version FROM seats s \
+             JOIN bot_versions v ON v.id = s.bot_version_id JOIN bots b ON b.id = v.bot_id WHERE s.match_id = ? ORDER BY s.seat",
+        )
+        .bind(match_id)
+        .fetch_all(self.pool())
+        .await?)
+    }
+}
+
+async fn insert_match(
+    tx: &mut SqliteConnection,
+    tournament_id: i64,
+    match_index: usize,
+    planned: &PlannedMatch,
+    entries: &[BotVersion],
+) -> Result<(), ArenaError> {
+    let match_id: i64 = sqlx::query_scalar("INSERT INTO matches (tournament_id, match_index, status) VALUES (?, ?, 'queued') RETURNING id")
+        .bind(tournament_id)
+        .bind(match_index as i64)
+        .fetch_one(&mut *tx)
+        .await?;
+    for (seat, &entry) in planned.seats.iter().enumerate() {
+        sqlx::query("INSERT INTO seats (match_id, seat, bot_version_id) VALUES (?, ?, ?)")
+            .bind(match_id)
+            .bind(seat as i64)
+            .bind(entries[entry].id)
+            .execute(&mut *tx)
+            .await?;
+    }
+    for (game_index, &seed) in planned.game_seeds.iter().enumerate() {
+        sqlx::query("INSERT INTO games (match_id, game_index, seed) VALUES (?, ?, ?)")
+            .bind(match_id)
+            .bind(game_index as i64)
+            .bind(seed as i64)
+            .execute(&mut *tx)
+            .await?;
+    }
+    Ok(())
+}

@@ -1,0 +1,494 @@
+//! The table: cards on a square grid around the fixed log, as a compact
+//! list of slots (at most 45 cards are ever in play, so every coordinate
+//! stays within +-45 of the log and linear scans beat any map). Adjacency,
+//! rows and columns, connectivity to the log, and where a disconnected card
+//! may slide, including the no-straight-line rule.
+
+use std::fmt;
+
+use super::data::{pad_kind, STARTING_PADS};
+
+/// A grid cell; the log is at the origin, `y` grows upwards.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Pos {
+    pub x: i8,
+    pub y: i8,
+}
+
+/// Coordinates a parsed position may have: a table of at most 45 cards
+/// around the log never reaches beyond +-45, its empty neighbours +-46.
+pub const MAX_COORDINATE: i8 = 46;
+
+impl Pos {
+    pub const LOG: Pos = Pos { x: 0, y: 0 };
+
+    pub const fn new(x: i8, y: i8) -> Pos {
+        Pos { x, y }
+    }
+
+    /// The four orthogonal neighbours: up, right, down, left.
+    pub fn neighbours(self) -> [Pos; 4] {
+        [Pos::new(self.x, self.y + 1), Pos::new(self.x + 1, self.y), Pos::new(self.x, self.y - 1), Pos::new(self.x - 1, self.y)]
+    }
+
+    pub fn is_adjacent(self, other: Pos) -> bool {
+        (self.x - other.x).abs() + (self.y - other.y).abs() == 1
+    }
+
+    /// Same row or same column (through gaps too).
+    pub fn in_line_with(self, other: Pos) -> bool {
+        self.x == other.x || self.y == other.y
+    }
+}
+
+impl fmt::Display for Pos {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{},{}", self.x, self.y)
+    }
+}
+
+impl std::str::FromStr for Pos {
+    type Err = ();
+
+    fn from_str(text: &str) -> Result<Pos, ()> {
+        let (x, y) = text.split_once(',').ok_or(())?;
+        let x: i8 = x.parse().map_err(|_| ())?;
+        let y: i8 = y.parse().map_err(|_| ())?;
+        if x.abs() > MAX_COORDINATE || y.abs() > MAX_COORDINATE {
+            return Err(());
+        }
+        Ok(Pos::new(x, y))
+    }
+}
+
+/// The owner value of neutral cards (the log and the starting pads).
+pub const NEUTRAL: u8 = 4;
+
+/// The kind value of the log (not a lily pad).
+pub const LOG_KIND: u8 = u8::MAX;
+
+/// One card on the table with the pieces on it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Slot {
+    pub pos: Pos,
+    /// Index into `PAD_KINDS`, or [`LOG_KIND`].
+    pub kind: u8,
+    /// The card's color, or [`NEUTRAL`].
+    pub owner: u8,
+    /// Frogs and bullfrogs on it, by color.
+    pub frogs: [u8; 4],
+    pub bullfrogs: [u8; 4],
+    /// Pieces the active player recruited onto it this turn.
+    pub recruited: u8,
+}
+
+impl Slot {
+    pub fn pad(pos: Pos, kind: u8, owner: u8) -> Slot {
+        Slot { pos, kind, owner, ..Slot::default() }
+    }
+
+    pub fn is_log(&self) -> bool {
+        self.kind == LOG_KIND
+    }
+
+    /// Every field in two words, for hashing.
+    fn packed(&self) -> (u64, u64) {
+        let head = u64::from_le_bytes([self.pos.x as u8, self.pos.y as u8, self.kind, self.owner, self.recruited, 0, 0, 0]);
+        let mut pieces = [0u8; 8];
+        pieces[..4].copy_from_slice(&self.frogs);
+        pieces[4..].copy_from_slice(&self.bullfrogs);
+        (head, u64::from_le_bytes(pieces))
+    }
+
+    pub fn pieces(&self) -> u8 {
+        self.frogs.iter().sum::<u8>() + self.bullfrogs.iter().sum::<u8>()
+    }
+
+    /// Empty spaces; the log has no limit.
+    pub fn empty_spaces(&self) -> u8 {
+        if self.is_log() {
+            u8::MAX
+        } else {
+            pad_kind(self.kind).spaces.saturating_sub(self.pieces())
+        }
+    }
+
+    pub fn has_space(&self) -> bool {
+        self.empty_spaces() > 0
+    }
+
+    /// A lily pad with every space taken (the log is never full).
+    pub fn is_full(&self) -> bool {
+        !self.is_log() && self.empty_spaces() == 0
+    }
+}
+
+/// Room for the log, the starting pads and every deck card of four colors.
+pub const MAX_SLOTS: usize = 1 + STARTING_PADS + 40;
+
+/// A set of slot indices as a bitmask (`MAX_SLOTS` < 64).
+pub type SlotMask = u64;
+
+/// Rows of the occupancy bitboard; cell `(x, y)` is bit `x + OFFSET` of
+/// row `y + OFFSET`. Coordinates stay within +-45, so neighbours of any
+/// cell are inside the board.
+const BOARD_ROWS: usize = 96;
+const OFFSET: i32 = 48;
+
+/// A set of cells as one `u128` per row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CellSet {
+    rows: [u128; BOARD_ROWS],
+}
+
+impl CellSet {
+    pub const EMPTY: CellSet = CellSet { rows: [0; BOARD_ROWS] };
+
+    fn row_bit(pos: Pos) -> (usize, u128) {
+        ((pos.y as i32 + OFFSET) as usize, 1u128 << (pos.x as i32 + OFFSET))
+    }
+
+    /// Whether `pos` is in the set; cells off the board never are.
+    pub fn contains(&self, pos: Pos) -> bool {
+        let on_board = |c: i8| (c as i32 + OFFSET) >= 0 && (c as i32 + OFFSET) < BOARD_ROWS as i32;
+        if !on_board(pos.x) || !on_board(pos.y) {
+            return false;
+        }
+        let (row, bit) = CellSet::row_bit(pos);
+        self.rows[row] & bit != 0
+    }
+
+    /// [`CellSet::contains`] for cells known to be on the board: those of
+    /// the table and their neighbours.
+    fn has(&self, pos: Pos) -> bool {
+        let (row, bit) = CellSet::row_bit(pos);
+        self.rows[row] & bit != 0
+    }
+
+    pub fn insert(&mut self, pos: Pos) {
+        let (row, bit) = CellSet::row_bit(pos);
+        self.rows[row] |= bit;
+    }
+
+    pub fn remove(&mut self, pos: Pos) {
+        let (row, bit) = CellSet::row_bit(pos);
+        self.rows[row] &= !bit;
+    }
+
+    /// The cells orthogonally next to a cell of the set (within `rows`).
+    fn neighbours_in(&self, rows: std::ops::Range<usize>) -> CellSet {
+        let mut out = CellSet::EMPTY;
+        for y in rows {
+            out.rows[y] = self.rows[y] << 1 | self.rows[y] >> 1 | self.rows[y - 1] | self.rows[y + 1];
+        }
+        out
+    }
+
+    /// Grows `self` through `passable` cells of `rows` until it stops.
+    fn flood_within(&mut self, passable: &CellSet, rows: std::ops::Range<usize>) {
+        loop {
+            let mut changed = false;
+            for y in rows.clone() {
+                let grown = (self.rows[y] | self.rows[y] << 1 | self.rows[y] >> 1 | self.rows[y - 1] | self.rows[y + 1]) & passable.rows[y];
+                if grown != self.rows[y] {
+                    self.rows[y] = grown;
+                    changed = true;
+                }
+            }
+            if !changed {
+                return;
+            }
+        }
+    }
+
+    /// The cells of the set in `rows`, row by row.
+    fn cells_in(&self, rows: std::ops::Range<usize>) -> impl Iterator<Item = Pos> + '_ {
+        rows.flat_map(move |y| {
+            let mut bits = self.rows[y];
+            std::iter::from_fn(move || {
+                if bits == 0 {
+                    return None;
+                }
+                let x = bits.trailing_zeros() as i32;
+                bits &= bits - 1;
+                Some(Pos::new((x - OFFSET) as i8, (y as i32 - OFFSET) as i8))
+            })
+        })
+    }
+}
+
+/// The cards on the table. Slot 0 is always the log.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Table {
+    slots: [Slot; MAX_SLOTS],
+    len: u8,
+    /// The cells holding a card (derived from `slots`).
+    occupied: CellSet,
+}
+
+impl std::hash::Hash for Table {
+    /// The occupancy is derived from the slots: hash the slots alone, each
+    /// packed into two words (state hashes run at every conformance step).
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_usize(self.len());
+        for slot in self.slots() {
+            let (head, pieces) = slot.packed();
+            state.write_u64(head);
+            state.write_u64(pieces);
+        }
+    }
+}
+
+impl Table {
+    /// A table holding only the log.
+    pub fn with_log() -> Table {
+        let mut slots = [Slot::default(); MAX_SLOTS];
+        slots[0] = Slot { pos: Pos::LOG, kind: LOG_KIND, owner: NEUTRAL, ..Slot::default() };
+        let mut occupied = CellSet::EMPTY;
+        occupied.insert(Pos::LOG);
+        Table { slots, len: 1, occupied }
+    }
+
+    pub fn slots(&self) -> &[Slot] {
+        &self.slots[..self.len as usize]
+    }
+
+    pub fn slot(&self, index: usize) -> &Slot {
+        &self.slots[index]
+    }
+
+    /// A slot to change its pieces; move cards with [`Table::move_slot`].
+    pub fn slot_mut(&mut self, index: usize) -> &mut Slot {
+        &mut self.slots[index]
+    }
+
+    pub fn move_slot(&mut self, index: usize, to: Pos) {
+        self.occupied.remove(self.slots[index].pos);
+        self.occupied.insert(to);
+        self.slots[index].pos = to;
+    }
+
+    pub fn occupied(&self) -> &CellSet {
+        &self.occupied
+    }
+
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    /// Never true: the log is always on the table.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn find(&self, pos: Pos) -> Option<usize> {
+        if !self.occupied.contains(pos) {
+            return None;
+        }
+        self.slots().iter().position(|s| s.pos == pos)
+    }
+
+    pub fn at(&self, pos: Pos) -> Option<&Slot> {
+        self.find(pos).map(|index| &self.slots[index])
+    }
+
+    pub fn is_empty_cell(&self, pos: Pos) -> bool {
+        !self.occupied.contains(pos)
+    }
+
+    pub fn add(&mut self, slot: Slot) {
+        self.occupied.insert(slot.pos);
+        self.slots[self.len as usize] = slot;
+        self.len += 1;
+    }
+
+    /// The board rows spanned by the cards, plus a margin of `margin`.
+    pub fn row_span(&self, margin: i32) -> std::ops::Range<usize> {
+        let ys = self.slots().iter().map(|s| s.pos.y as i32 + OFFSET);
+        let low = ys.clone().min().unwrap_or(OFFSET) - margin;
+        let high = ys.max().unwrap_or(OFFSET) + margin;
+        low.max(1) as usize..(high + 1).min(BOARD_ROWS as i32 - 1) as usize
+    }
+
+    /// The cells next to `cells` that hold no card, row by row.
+    pub fn empty_neighbours(&self, cells: &CellSet) -> CellSet {
+        let rows = self.row_span(1);
+        let mut around = cells.neighbours_in(rows.clone());
+        for y in rows {
+            around.rows[y] &= !self.occupied.rows[y];
+        }
+        around
+    }
+
+    /// The cells of `set` within the table's rows (plus a margin of one).
+    pub fn cells_of<'a>(&self, set: &'a CellSet) -> impl Iterator<Item = Pos> + 'a {
+        set.cells_in(self.row_span(1))
+    }
+
+    /// The cells of the group of cards connected to the log (a depth-first
+    /// search over at most `MAX_SLOTS` cells).
+    pub fn connected_cells(&self) -> CellSet {
+        let mut seen = CellSet::EMPTY;
+        seen.insert(Pos::LOG);
+        let mut stack = [Pos::LOG; MAX_SLOTS];
+        let mut n_stacked = 1;
+        while n_stacked > 0 {
+            n_stacked -= 1;
+            for next in stack[n_stacked].neighbours() {
+                if self.occupied.has(next) && !seen.has(next) {
+                    seen.insert(next);
+                    stack[n_stacked] = next;
+                    n_stacked += 1;
+                }
+            }
+        }
+        seen
+    }
+
+    /// The empty cells reachable from the empty cell `start` without
+    /// crossing a card. Only for enclosed pockets: open water is unbounded.
+    pub fn pocket_from(&self, start: Pos) -> CellSet {
+        let mut seen = CellSet::EMPTY;
+        seen.insert(start);
+        let mut stack = vec![start];
+        while let Some(cell) = stack.pop() {
+            for next in cell.neighbours() {
+                if !self.occupied.has(next) && !seen.has(next) {
+                    seen.insert(next);
+                    stack.push(next);
+                }
+            }
+        }
+        seen
+    }
+
+    /// Cells without a card inside the table's span plus a one-cell margin
+    /// (all water beyond it is connected), and the rows of that span.
+    fn water_cells(&self) -> (CellSet, std::ops::Range<usize>, u128) {
+        let rows = self.row_span(1);
+        let xs = self.slots().iter().map(|s| s.pos.x as i32 + OFFSET);
+        let (low, high) = (xs.clone().min().unwrap_or(OFFSET) - 1, xs.max().unwrap_or(OFFSET) + 1);
+        let columns: u128 = (u128::MAX >> (127 - high)) & (u128::MAX << low);
+        let mut water = CellSet::EMPTY;
+        for y in rows.clone() {
+            water.rows[y] = !self.occupied.rows[y] & columns;
+        }
+        let edges = 1u128 << low | 1u128 << high;
+        (water, rows, edges)
+    }
+
+    /// The open water around the table: empty cells connected to the
+    /// water beyond the table's span.
+    pub fn outer_water(&self) -> CellSet {
+        let (passable, rows, edges) = self.water_cells();
+        let mut outer = CellSet::EMPTY;
+        let (first, last) = (rows.start, rows.end - 1);
+        for y in rows.clone() {
+            outer.rows[y] = passable.rows[y] & if y == first || y == last { u128::MAX } else { edges };
+        }
+        outer.flood_within(&passable, rows);
+        outer
+    }
+
+    /// Takes a lily pad off the table (never the log at index 0).
+    pub fn remove(&mut self, index: usize) -> Slot {
+        debug_assert!(index > 0 && index < self.len());
+        let removed = self.slots[index];
+        self.occupied.remove(removed.pos);
+        let last = self.len() - 1;
+        self.slots[index] = self.slots[last];
+        self.slots[last] = Slot::default();
+        self.len -= 1;
+        removed
+    }
+
+    /// Whether some card sits next to `pos`.
+    pub fn touches_any_card(&self, pos: Pos) -> bool {
+        pos.neighbours().iter().any(|&n| self.occupied.contains(n))
+    }
+
+    /// Empty cells next to some card, row by row: where a card may be played.
+    pub fn open_cells(&self, out: &mut Vec<Pos>) {
+        out.clear();
+        let open = self.empty_neighbours(&self.occupied);
+        out.extend(self.cells_of(&open));
+    }
+
+    /// Every slot index.
+    pub fn all_mask(&self) -> SlotMask {
+        (1u64 << self.len) - 1
+    }
+
+    /// Whether every card is connected to the log.
+    pub fn is_connected(&self) -> bool {
+        self.connected_mask() == self.all_mask()
+    }
+
+    /// The slots orthogonally connected to the log.
+    pub fn connected_mask(&self) -> SlotMask {
+        self.mask_of(&self.connected_cells())
+    }
+
+    /// The slots whose cells are in `cells`.
+    pub fn mask_of(&self, cells: &CellSet) -> SlotMask {
+        self.slots().iter().enumerate().filter(|(_, s)| cells.contains(s.pos)).fold(0, |mask, (i, _)| mask | 1 << i)
+    }
+
+    /// If the slots in `mask` (at least two) lie in one row or column,
+    /// that line.
+    pub fn line_of(&self, mask: SlotMask) -> Option<Line> {
+        let mut cells = mask_indices(mask).map(|i| self.slots[i].pos);
+        let first = cells.next()?;
+        let (mut same_x, mut same_y, mut more) = (true, true, false);
+        for cell in cells {
+            same_x &= cell.x == first.x;
+            same_y &= cell.y == first.y;
+            more = true;
+        }
+        match (more, same_x, same_y) {
+            (true, true, _) => Some(Line::Column(first.x)),
+            (true, _, true) => Some(Line::Row(first.y)),
+            _ => None,
+        }
+    }
+
+    /// Whether the slots in `mask` all sit in one row or one column.
+    pub fn is_straight_line(&self, mask: SlotMask) -> bool {
+        let mut cells = mask_indices(mask).map(|i| self.slots[i].pos);
+        let Some(first) = cells.next() else { return true };
+        let (mut same_x, mut same_y) = (true, true);
+        for cell in cells {
+            same_x &= cell.x == first.x;
+            same_y &= cell.y == first.y;
+        }
+        same_x || same_y
+    }
+}
+
+/// A row or a column of the grid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Line {
+    Row(i8),
+    Column(i8),
+}
+
+impl Line {
+    pub fn contains(self, pos: Pos) -> bool {
+        match self {
+            Line::Row(y) => pos.y == y,
+            Line::Column(x) => pos.x == x,
+        }
+    }
+}
+
+/// The indices set in `mask`, ascending.
+pub fn mask_indices(mut mask: SlotMask) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        if mask == 0 {
+            return None;
+        }
+        let index = mask.trailing_zeros() as usize;
+        mask &= mask - 1;
+        Some(index)
+    })
+}
