@@ -3,9 +3,11 @@
 //! registry's state to the concrete type, so a new game plugs in by adding
 //! its module and one match arm, with no change to the runner.
 
+pub mod bullfrogs;
 pub mod lords_of_scotland;
 pub mod schotten_totten;
 
+use cairn_engine::bullfrogs::Bullfrogs;
 use cairn_engine::lords_of_scotland::LordsOfScotland;
 use cairn_engine::schotten_totten::SchottenTotten;
 use cairn_engine::{AnyGame, Game, Seat};
@@ -26,6 +28,7 @@ pub fn observation(state: &dyn AnyGame, seat: Seat) -> Result<Observation, Conve
     let game = match state.game_id() {
         SchottenTotten::ID => Which::SchottenTotten(schotten_totten::observation(concrete(state)?, seat)),
         LordsOfScotland::ID => Which::LordsOfScotland(lords_of_scotland::observation(concrete(state)?, seat)),
+        Bullfrogs::ID => Which::Bullfrogs(bullfrogs::observation(concrete(state)?, seat)),
         other => return Err(ConvertError::UnknownGame(other.to_string())),
     };
     Ok(Observation { game: Some(game) })
