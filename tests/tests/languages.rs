@@ -1,5 +1,6 @@
 //! Rust, Python and JavaScript bots against the real runner: they play
-//! every Schotten Totten variant to the end, and bots that all pick the
+//! every game and variant to the end (Schotten Totten, Lords of Scotland at
+//! 2-5 seats, Bullfrogs at 2-4 seats and solo), and bots that all pick the
 //! first legal action write byte-identical replays whatever their language.
 
 use cairn_runner::{play_match, EndedBy, PlainLauncher, ReplayFile};
@@ -51,18 +52,40 @@ fn random_bots_in_rust_python_and_js_play_lords_of_scotland_at_every_table_size(
 }
 
 #[test]
-fn first_action_bots_write_byte_identical_lords_of_scotland_replays_in_every_language() {
-    let replay_of = |make: &dyn Fn() -> cairn_runner::BotEntry| {
-        let spec = match_of("lords-of-scotland", &["bruce=true"], 2, 8, vec![make(), make(), make()]);
+fn random_bots_in_rust_python_and_js_play_bullfrogs_at_every_table_size_and_solo() {
+    for (n_seats, options) in [(1, &["solo=true"][..]), (2, &[][..]), (3, &[][..]), (4, &[][..])] {
+        let makers = [
+            || js_bot("js", "random_bot.js"),
+            || rust_bot("rust", "cairn-random-bot"),
+            || python_bot("python", "random_bot.py"),
+        ];
+        let bots = (0..n_seats).map(|seat| makers[seat % 3]()).collect();
+        let spec = match_of("bullfrogs", options, 1, 50 + n_seats as u64, bots);
         let result = play_match(&spec, &PlainLauncher).unwrap();
-        ReplayFile::new(result.games.into_iter().map(|g| g.record).collect()).to_json()
-    };
-    let rust = replay_of(&|| rust_bot("first", "cairn-first-bot"));
-    assert_eq!(rust, replay_of(&|| python_bot("first", "first_bot.py")));
-    assert_eq!(rust, replay_of(&|| js_bot("first", "first_bot.js")));
-    let parsed = ReplayFile::from_json(&rust).unwrap();
-    assert!(parsed.games.iter().all(|g| g.forfeits.is_empty() && g.seats.len() == 3 && !g.actions.is_empty()));
-    parsed.verify().unwrap();
+        let game = &result.games[0];
+        assert_eq!(game.record.score.ended_by, EndedBy::Finished, "{n_seats} seats: {:?} {:?}", game.seats, result.stderr);
+        assert!(game.seats.iter().all(|s| s.forfeit.is_none() && !s.timings.is_empty()), "{n_seats} seats: {:?}", game.seats);
+        ReplayFile::new(vec![game.record.clone()]).verify().unwrap();
+    }
+}
+
+/// The replay of a match between first-action bots made by `make`.
+fn first_action_replay(game: &str, options: &[&str], n_seats: usize, make: &dyn Fn() -> cairn_runner::BotEntry) -> String {
+    let spec = match_of(game, options, 2, 8, (0..n_seats).map(|_| make()).collect());
+    let result = play_match(&spec, &PlainLauncher).unwrap();
+    let replay = ReplayFile::new(result.games.into_iter().map(|g| g.record).collect());
+    assert!(replay.games.iter().all(|g| g.forfeits.is_empty() && g.seats.len() == n_seats && !g.actions.is_empty()));
+    replay.verify().unwrap();
+    replay.to_json()
+}
+
+#[test]
+fn first_action_bots_write_byte_identical_replays_of_the_other_games_in_every_language() {
+    for (game, options, n_seats) in [("lords-of-scotland", &["bruce=true"][..], 3), ("bullfrogs", &[][..], 4), ("bullfrogs", &["solo=true"][..], 1)] {
+        let rust = first_action_replay(game, options, n_seats, &|| rust_bot("first", "cairn-first-bot"));
+        assert_eq!(rust, first_action_replay(game, options, n_seats, &|| python_bot("first", "first_bot.py")), "{game}");
+        assert_eq!(rust, first_action_replay(game, options, n_seats, &|| js_bot("first", "first_bot.js")), "{game}");
+    }
 }
 
 #[test]
