@@ -41,8 +41,8 @@ pub use cairn_engine::Rng;
 /// Every protocol message, for bots that need more than the re-exports below.
 pub use cairn_proto::game::v1 as messages;
 pub use cairn_proto::game::v1::{
-    observation::Game as GameObservation, GameOver, Hello, LordsOfScotlandObservation, Observation, Request,
-    SchottenTottenObservation,
+    observation::Game as GameObservation, BullfrogsObservation, GameOver, Hello, LordsOfScotlandObservation, Observation,
+    Request, SchottenTottenObservation,
 };
 use cairn_proto::game::v1::{arena_message::Message, bot_message, Action, BotMessage, Ready};
 use cairn_proto::wire;
@@ -149,6 +149,14 @@ pub fn schotten_totten_view(request: &Request) -> Option<&SchottenTottenObservat
 pub fn lords_of_scotland_view(request: &Request) -> Option<&LordsOfScotlandObservation> {
     match request.observation.as_ref()?.game.as_ref()? {
         GameObservation::LordsOfScotland(seen) => Some(seen),
+        _ => None,
+    }
+}
+
+/// The Bullfrogs view in a request, if the game is Bullfrogs.
+pub fn bullfrogs_view(request: &Request) -> Option<&BullfrogsObservation> {
+    match request.observation.as_ref()?.game.as_ref()? {
+        GameObservation::Bullfrogs(seen) => Some(seen),
         _ => None,
     }
 }
