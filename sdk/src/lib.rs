@@ -7,7 +7,8 @@
 //! - [`Bot`], [`run`], [`run_with`]: the trait and the stdio loop.
 //! - [`seeded_rng`]: a random generator for bots that want one.
 //! - `src/bin/`: reference bots: `cairn-random-bot` and `cairn-first-bot`
-//!   (any game), `schotten-totten-greedy`.
+//!   (any game), and one greedy bot per game: `schotten-totten-greedy`,
+//!   `lords-of-scotland-greedy`, `bullfrogs-greedy`.
 //!
 //! # Example
 //! ```
