@@ -50,11 +50,41 @@ def misbehave(mode, request, marker):
         hoard = []
         while True:
             hoard.append(bytearray(64 << 20))
+    elif mode == "memory-4gib":
+        # Written, not just reserved: untouched pages would cost nothing.
+        hoard = b"x" * (4 << 30)
+        send({"action": {"decisionId": request["decisionId"], "action": "allocated %d" % len(hoard)}})
+    elif mode == "fork-bomb":
+        fork_bomb()
+    elif mode == "big-file":
+        # Python ignores SIGXFSZ (a write past the limit fails with EFBIG
+        # instead, see prober.py); behave like a C or Rust program.
+        signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+        with open("/tmp/big", "wb") as big:
+            for _ in range(200):
+                big.write(b"\0" * (1 << 20))
+        send({"action": {"decisionId": request["decisionId"], "action": "wrote 200 MiB"}})
     elif mode == "stderr-flood":
         sys.stderr.write("e" * (8 << 20))
         sys.stderr.flush()
         send({"action": {"decisionId": request["decisionId"], "action": "play z9 12"}})
     time.sleep(3600)
+
+
+def fork_bomb():
+    """Forks until the process cap refuses, every child waiting forever,
+    then leaves: the runner must find the cap broken and kill the children."""
+    while True:
+        try:
+            pid = os.fork()
+        except OSError:
+            break
+        if pid == 0:
+            signal.pause()
+            os._exit(0)
+    sys.stderr.write("fork refused\n")
+    sys.stderr.flush()
+    os._exit(1)
 
 
 def send_raw(text):

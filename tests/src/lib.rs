@@ -10,7 +10,11 @@
 //! - `tests/hostile.rs`: misbehaving bots forfeit with the right reason.
 //! - `tests/events.rs`: every seat sees every action once, in order.
 //! - `tests/sandboxed.rs`: the same through the sandbox.
-//! - `bots/`: the hostile bots and a recording bot (small Python scripts).
+//! - `tests/sandboxed_hostile.rs`: every hostile act of issue 5 through the
+//!   sandboxed match loop: stopped with the right reason, or denied.
+//! - `tests/greedy.rs`: the greedy Rust bots beat the random bot clearly.
+//! - `bots/`: the hostile bots, a sandbox prober that reports whether an
+//!   escape worked, and a recording bot (small Python scripts).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
