@@ -13,10 +13,10 @@
 //! | draw after playing (Tactics) | `draw clan`, `draw tactic` |
 //! | Recruiter: draw / put back | `recruit clan`, `recruit tactic`, `return r7` |
 
-use std::fmt;
+use std::fmt::{self, Write};
 use std::str::FromStr;
 
-use super::cards::{card_name, parse_card};
+use super::cards::{parse_card, write_card_name, write_small_number};
 use crate::game::ParseActionError;
 
 /// The clan deck or the tactic deck.
@@ -62,20 +62,55 @@ pub enum Action {
 }
 
 impl fmt::Display for Action {
+    // Written piece by piece rather than with `write!`: the runner formats
+    // every legal action of every decision, and this is its largest cost.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let card_then = |f: &mut fmt::Formatter<'_>, verb: &str, card: u8| {
+            f.write_str(verb)?;
+            write_card_name(f, card)
+        };
+        let space_number = |f: &mut fmt::Formatter<'_>, number: u8| {
+            f.write_char(' ')?;
+            write_small_number(f, number)
+        };
         match *self {
-            Action::Play { card, stone } => write!(f, "play {} {stone}", card_name(card)),
+            Action::Play { card, stone } => {
+                card_then(f, "play ", card)?;
+                space_number(f, stone)
+            }
             Action::Recruiter => f.write_str("play recruiter"),
-            Action::Strategist { card, from, to: Some(to) } => write!(f, "strategist {} {from} {to}", card_name(card)),
-            Action::Strategist { card, from, to: None } => write!(f, "strategist {} {from} discard", card_name(card)),
-            Action::Banshee { card, stone } => write!(f, "banshee {} {stone}", card_name(card)),
-            Action::Traitor { card, from, to } => write!(f, "traitor {} {from} {to}", card_name(card)),
+            Action::Strategist { card, from, to } => {
+                card_then(f, "strategist ", card)?;
+                space_number(f, from)?;
+                match to {
+                    Some(to) => space_number(f, to),
+                    None => f.write_str(" discard"),
+                }
+            }
+            Action::Banshee { card, stone } => {
+                card_then(f, "banshee ", card)?;
+                space_number(f, stone)
+            }
+            Action::Traitor { card, from, to } => {
+                card_then(f, "traitor ", card)?;
+                space_number(f, from)?;
+                space_number(f, to)
+            }
             Action::Pass => f.write_str("pass"),
-            Action::Claim(stone) => write!(f, "claim {stone}"),
+            Action::Claim(stone) => {
+                f.write_str("claim")?;
+                space_number(f, stone)
+            }
             Action::EndClaims => f.write_str("done"),
-            Action::Draw(deck) => write!(f, "draw {}", deck.name()),
-            Action::RecruitDraw(deck) => write!(f, "recruit {}", deck.name()),
-            Action::Return(card) => write!(f, "return {}", card_name(card)),
+            Action::Draw(deck) => {
+                f.write_str("draw ")?;
+                f.write_str(deck.name())
+            }
+            Action::RecruitDraw(deck) => {
+                f.write_str("recruit ")?;
+                f.write_str(deck.name())
+            }
+            Action::Return(card) => card_then(f, "return ", card),
         }
     }
 }
@@ -118,6 +153,47 @@ impl FromStr for Action {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::schotten_totten::cards::{card_name, N_CARDS};
+
+    /// The text forms as `write!` gave them before `fmt` was written piece
+    /// by piece: the two must agree on every card, stone and deck.
+    fn text_by_format_macro(action: Action) -> String {
+        match action {
+            Action::Play { card, stone } => format!("play {} {stone}", card_name(card)),
+            Action::Recruiter => "play recruiter".into(),
+            Action::Strategist { card, from, to: Some(to) } => format!("strategist {} {from} {to}", card_name(card)),
+            Action::Strategist { card, from, to: None } => format!("strategist {} {from} discard", card_name(card)),
+            Action::Banshee { card, stone } => format!("banshee {} {stone}", card_name(card)),
+            Action::Traitor { card, from, to } => format!("traitor {} {from} {to}", card_name(card)),
+            Action::Pass => "pass".into(),
+            Action::Claim(stone) => format!("claim {stone}"),
+            Action::EndClaims => "done".into(),
+            Action::Draw(deck) => format!("draw {}", deck.name()),
+            Action::RecruitDraw(deck) => format!("recruit {}", deck.name()),
+            Action::Return(card) => format!("return {}", card_name(card)),
+        }
+    }
+
+    #[test]
+    fn every_action_is_written_as_the_format_macro_wrote_it() {
+        let mut actions = vec![Action::Recruiter, Action::Pass, Action::EndClaims];
+        for deck in [DeckKind::Clan, DeckKind::Tactic] {
+            actions.extend([Action::Draw(deck), Action::RecruitDraw(deck)]);
+        }
+        for card in 0..N_CARDS + 2 {
+            actions.push(Action::Return(card));
+            for stone in 0..10 {
+                actions.extend([Action::Play { card, stone }, Action::Banshee { card, stone }, Action::Claim(stone)]);
+                actions.push(Action::Strategist { card, from: stone, to: None });
+                for to in [0, 8, 12] {
+                    actions.extend([Action::Strategist { card, from: stone, to: Some(to) }, Action::Traitor { card, from: stone, to }]);
+                }
+            }
+        }
+        for action in actions {
+            assert_eq!(action.to_string(), text_by_format_macro(action), "{action:?}");
+        }
+    }
 
     #[test]
     fn every_action_form_round_trips() {

@@ -105,11 +105,32 @@ pub fn is_elite_troop(card: u8) -> bool {
 
 /// The card's text form: `r7`, `joker`, `mud`, ...
 pub fn card_name(card: u8) -> String {
+    let mut name = String::with_capacity(8);
+    // Writing into a String cannot fail.
+    let _ = write_card_name(&mut name, card);
+    name
+}
+
+/// Writes the card's text form (as [`card_name`]) without allocating: the
+/// runner turns every legal action of every decision into text.
+pub fn write_card_name(out: &mut impl std::fmt::Write, card: u8) -> std::fmt::Result {
     match TACTICS.get(card.wrapping_sub(N_CLAN) as usize) {
-        _ if is_clan(card) => format!("{}{}", COLOR_LETTERS[color(card) as usize], strength(card)),
-        Some(tactic) => tactic.name.to_string(),
+        _ if is_clan(card) => {
+            out.write_char(COLOR_LETTERS[color(card) as usize])?;
+            write_small_number(out, strength(card))
+        }
+        Some(tactic) => out.write_str(tactic.name),
         // Only a hand-built action can carry a card id past the table.
-        None => format!("card#{card}"),
+        None => write!(out, "card#{card}"),
+    }
+}
+
+/// Writes a number in decimal; one digit (every strength and stone) skips
+/// the formatting machinery.
+pub fn write_small_number(out: &mut impl std::fmt::Write, number: u8) -> std::fmt::Result {
+    match number {
+        0..=9 => out.write_char(char::from(b'0' + number)),
+        _ => write!(out, "{number}"),
     }
 }
 
