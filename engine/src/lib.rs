@@ -10,6 +10,7 @@
 //! - [`registry`]: games by id behind the object-safe [`AnyGame`].
 //! - [`replay`]: the replay record and re-simulation.
 //! - [`testing`]: the conformance test every game passes.
+//! - [`text`]: writing action texts without the formatting machinery.
 //! - one module per game: [`schotten_totten`], [`lords_of_scotland`], [`bullfrogs`].
 //!
 //! # Example
@@ -34,6 +35,7 @@ pub mod replay;
 pub mod rng;
 pub mod schotten_totten;
 pub mod testing;
+pub mod text;
 
 pub use game::{EndReason, Game, GameOptions, IllegalAction, Outcome, ParseActionError, Seat, SetupError};
 pub use registry::{new_game, AnyGame, GAME_IDS};

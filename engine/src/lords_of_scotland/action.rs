@@ -24,6 +24,7 @@ use std::str::FromStr;
 
 use super::cards::{card_by_name, card_name, CardId, Clan};
 use crate::game::ParseActionError;
+use crate::text::{write_all, write_number};
 
 /// A follower picked as the target of Fergusson or Wemyss.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -62,25 +63,40 @@ impl fmt::Display for Target {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Target::FaceUp(card) => f.write_str(card_name(*card)),
-            Target::FaceDown { seat, index } => write!(f, "seat{seat}/down{index}"),
+            Target::FaceDown { seat, index } => {
+                f.write_str("seat")?;
+                write_number(f, i32::from(*seat))?;
+                f.write_str("/down")?;
+                write_number(f, i32::from(*index))
+            }
         }
     }
 }
 
 impl fmt::Display for Action {
+    // Written piece by piece rather than with `write!` (see `crate::text`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Action::Recruit { slot } => write!(f, "recruit {slot}"),
-            Action::Muster { card, face_up } => write!(f, "muster {} {}", card_name(*card), orientation(*face_up)),
+            Action::Recruit { slot } => {
+                f.write_str("recruit ")?;
+                write_number(f, i32::from(*slot))
+            }
+            Action::Muster { card, face_up } => write_all(f, &["muster ", card_name(*card), " ", orientation(*face_up)]),
             Action::Pass => f.write_str("pass"),
             Action::Skip => f.write_str("skip"),
             Action::Activate => f.write_str("activate"),
-            Action::Copy(clan) => write!(f, "copy {}", clan.name()),
-            Action::Also { card, face_up } => write!(f, "also {} {}", card_name(*card), orientation(*face_up)),
-            Action::Exchange { supporter } => write!(f, "exchange {}", card_name(*supporter)),
-            Action::Swap(target) => write!(f, "swap {target}"),
-            Action::Discard(target) => write!(f, "discard {target}"),
-            Action::Support { card } => write!(f, "support {}", card_name(*card)),
+            Action::Copy(clan) => write_all(f, &["copy ", clan.name()]),
+            Action::Also { card, face_up } => write_all(f, &["also ", card_name(*card), " ", orientation(*face_up)]),
+            Action::Exchange { supporter } => write_all(f, &["exchange ", card_name(*supporter)]),
+            Action::Swap(target) => {
+                f.write_str("swap ")?;
+                target.fmt(f)
+            }
+            Action::Discard(target) => {
+                f.write_str("discard ")?;
+                target.fmt(f)
+            }
+            Action::Support { card } => write_all(f, &["support ", card_name(*card)]),
         }
     }
 }
@@ -144,6 +160,52 @@ impl FromStr for Action {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lords_of_scotland::cards::N_CARDS;
+
+    /// The text forms as `write!` gave them before `fmt` was written piece
+    /// by piece: the two must agree on every card, slot, seat and clan.
+    fn text_by_format_macro(action: Action) -> String {
+        let target = |target: Target| match target {
+            Target::FaceUp(card) => card_name(card).to_string(),
+            Target::FaceDown { seat, index } => format!("seat{seat}/down{index}"),
+        };
+        match action {
+            Action::Recruit { slot } => format!("recruit {slot}"),
+            Action::Muster { card, face_up } => format!("muster {} {}", card_name(card), orientation(face_up)),
+            Action::Pass => "pass".into(),
+            Action::Skip => "skip".into(),
+            Action::Activate => "activate".into(),
+            Action::Copy(clan) => format!("copy {}", clan.name()),
+            Action::Also { card, face_up } => format!("also {} {}", card_name(card), orientation(face_up)),
+            Action::Exchange { supporter } => format!("exchange {}", card_name(supporter)),
+            Action::Swap(to) => format!("swap {}", target(to)),
+            Action::Discard(to) => format!("discard {}", target(to)),
+            Action::Support { card } => format!("support {}", card_name(card)),
+        }
+    }
+
+    #[test]
+    fn every_action_is_written_as_the_format_macro_wrote_it() {
+        let mut actions = vec![Action::Pass, Action::Skip, Action::Activate];
+        actions.extend(Clan::ALL.map(Action::Copy));
+        for number in [0, 1, 4, 9, 10, 12, 255] {
+            actions.push(Action::Recruit { slot: number });
+            for index in [0, 3, 11, 200] {
+                let face_down = Target::FaceDown { seat: number, index };
+                actions.extend([Action::Swap(face_down), Action::Discard(face_down)]);
+            }
+        }
+        for card in 0..N_CARDS as CardId {
+            for face_up in [true, false] {
+                actions.extend([Action::Muster { card, face_up }, Action::Also { card, face_up }]);
+            }
+            let face_up = Target::FaceUp(card);
+            actions.extend([Action::Exchange { supporter: card }, Action::Support { card }, Action::Swap(face_up), Action::Discard(face_up)]);
+        }
+        for action in actions {
+            assert_eq!(action.to_string(), text_by_format_macro(action), "{action:?}");
+        }
+    }
 
     #[test]
     fn every_action_form_round_trips_through_text() {

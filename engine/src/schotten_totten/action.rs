@@ -16,7 +16,8 @@
 use std::fmt::{self, Write};
 use std::str::FromStr;
 
-use super::cards::{parse_card, write_card_name, write_small_number};
+use super::cards::{parse_card, write_card_name};
+use crate::text::write_number;
 use crate::game::ParseActionError;
 
 /// The clan deck or the tactic deck.
@@ -71,7 +72,7 @@ impl fmt::Display for Action {
         };
         let space_number = |f: &mut fmt::Formatter<'_>, number: u8| {
             f.write_char(' ')?;
-            write_small_number(f, number)
+            write_number(f, i32::from(number))
         };
         match *self {
             Action::Play { card, stone } => {

@@ -117,7 +117,7 @@ pub fn write_card_name(out: &mut impl std::fmt::Write, card: u8) -> std::fmt::Re
     match TACTICS.get(card.wrapping_sub(N_CLAN) as usize) {
         _ if is_clan(card) => {
             out.write_char(COLOR_LETTERS[color(card) as usize])?;
-            write_small_number(out, strength(card))
+            crate::text::write_number(out, i32::from(strength(card)))
         }
         Some(tactic) => out.write_str(tactic.name),
         // Only a hand-built action can carry a card id past the table.
@@ -125,14 +125,6 @@ pub fn write_card_name(out: &mut impl std::fmt::Write, card: u8) -> std::fmt::Re
     }
 }
 
-/// Writes a number in decimal; one digit (every strength and stone) skips
-/// the formatting machinery.
-pub fn write_small_number(out: &mut impl std::fmt::Write, number: u8) -> std::fmt::Result {
-    match number {
-        0..=9 => out.write_char(char::from(b'0' + number)),
-        _ => write!(out, "{number}"),
-    }
-}
 
 /// Reads a card's text form into its face id.
 pub fn parse_card(text: &str) -> Option<u8> {
