@@ -9,6 +9,7 @@ use std::str::FromStr;
 use super::data::{deck_kind_by_name, pad_kind, COLOR_NAMES};
 use super::grid::Pos;
 use crate::game::ParseActionError;
+use crate::text::write_all;
 
 /// A frog or a bullfrog.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -50,19 +51,52 @@ pub enum Action {
 }
 
 impl fmt::Display for Action {
+    // Written piece by piece rather than with `write!` (see `crate::text`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let color_name = |color: u8| COLOR_NAMES[color as usize];
         match *self {
-            Action::Play { kind, at } => write!(f, "play {} at {at}", pad_kind(kind).name),
-            Action::Recruit { piece, at } => write!(f, "recruit {} at {at}", piece.name()),
-            Action::MoveFrog { from, to } => write!(f, "move frog from {from} to {to}"),
-            Action::Sabotage { color, from, to } => write!(f, "sabotage {} from {from} to {to}", COLOR_NAMES[color as usize]),
-            Action::Stop => write!(f, "stop"),
-            Action::Score { at } => write!(f, "score {at}"),
-            Action::Jump { color, piece, to } => write!(f, "jump {} {} to {to}", COLOR_NAMES[color as usize], piece.name()),
-            Action::Marker { to } => write!(f, "marker to {to}"),
-            Action::Slide { from, to } => write!(f, "slide {from} to {to}"),
+            Action::Play { kind, at } => {
+                write_all(f, &["play ", pad_kind(kind).name, " at "])?;
+                at.fmt(f)
+            }
+            Action::Recruit { piece, at } => {
+                write_all(f, &["recruit ", piece.name(), " at "])?;
+                at.fmt(f)
+            }
+            Action::MoveFrog { from, to } => {
+                f.write_str("move frog from ")?;
+                from_to(f, from, to)
+            }
+            Action::Sabotage { color, from, to } => {
+                write_all(f, &["sabotage ", color_name(color), " from "])?;
+                from_to(f, from, to)
+            }
+            Action::Stop => f.write_str("stop"),
+            Action::Score { at } => {
+                f.write_str("score ")?;
+                at.fmt(f)
+            }
+            Action::Jump { color, piece, to } => {
+                write_all(f, &["jump ", color_name(color), " ", piece.name(), " to "])?;
+                to.fmt(f)
+            }
+            Action::Marker { to } => {
+                f.write_str("marker to ")?;
+                to.fmt(f)
+            }
+            Action::Slide { from, to } => {
+                f.write_str("slide ")?;
+                from_to(f, from, to)
+            }
         }
     }
+}
+
+/// `FROM to TO`, the end of a move's text.
+fn from_to(f: &mut fmt::Formatter<'_>, from: Pos, to: Pos) -> fmt::Result {
+    fmt::Display::fmt(&from, f)?;
+    f.write_str(" to ")?;
+    fmt::Display::fmt(&to, f)
 }
 
 fn parse_pos(text: &str, word: &str) -> Result<Pos, ParseActionError> {
@@ -120,6 +154,46 @@ impl FromStr for Action {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bullfrogs::data::N_PAD_KINDS;
+
+    /// The text forms as `write!` gave them before `fmt` was written piece
+    /// by piece: the two must agree on every kind, color, piece and cell.
+    fn text_by_format_macro(action: Action) -> String {
+        let cell = |pos: Pos| format!("{},{}", pos.x, pos.y);
+        match action {
+            Action::Play { kind, at } => format!("play {} at {}", pad_kind(kind).name, cell(at)),
+            Action::Recruit { piece, at } => format!("recruit {} at {}", piece.name(), cell(at)),
+            Action::MoveFrog { from, to } => format!("move frog from {} to {}", cell(from), cell(to)),
+            Action::Sabotage { color, from, to } => format!("sabotage {} from {} to {}", COLOR_NAMES[color as usize], cell(from), cell(to)),
+            Action::Stop => "stop".into(),
+            Action::Score { at } => format!("score {}", cell(at)),
+            Action::Jump { color, piece, to } => format!("jump {} {} to {}", COLOR_NAMES[color as usize], piece.name(), cell(to)),
+            Action::Marker { to } => format!("marker to {}", cell(to)),
+            Action::Slide { from, to } => format!("slide {} to {}", cell(from), cell(to)),
+        }
+    }
+
+    #[test]
+    fn every_action_is_written_as_the_format_macro_wrote_it() {
+        let coordinates = [i8::MIN, -46, -10, -9, -1, 0, 1, 9, 10, 46, i8::MAX];
+        let cells: Vec<Pos> = coordinates.iter().flat_map(|&x| coordinates.map(|y| Pos::new(x, y))).collect();
+        let mut actions = vec![Action::Stop];
+        for &at in &cells {
+            actions.extend([Action::Score { at }, Action::Marker { to: at }]);
+            actions.extend((0..N_PAD_KINDS as u8).map(|kind| Action::Play { kind, at }));
+            for piece in [Piece::Frog, Piece::Bullfrog] {
+                actions.push(Action::Recruit { piece, at });
+                actions.extend((0..COLOR_NAMES.len() as u8).map(|color| Action::Jump { color, piece, to: at }));
+            }
+            for to in [Pos::LOG, Pos::new(-3, 12)] {
+                actions.extend([Action::MoveFrog { from: at, to }, Action::Slide { from: at, to }, Action::Slide { from: to, to: at }]);
+                actions.extend((0..COLOR_NAMES.len() as u8).map(|color| Action::Sabotage { color, from: at, to }));
+            }
+        }
+        for action in actions {
+            assert_eq!(action.to_string(), text_by_format_macro(action), "{action:?}");
+        }
+    }
 
     #[test]
     fn every_action_kind_round_trips_through_its_text() {

@@ -7,6 +7,7 @@
 use std::fmt;
 
 use super::data::{pad_kind, STARTING_PADS};
+use crate::text::write_number;
 
 /// A grid cell; the log is at the origin, `y` grows upwards.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -42,8 +43,11 @@ impl Pos {
 }
 
 impl fmt::Display for Pos {
+    // Piece by piece rather than with `write!` (see `crate::text`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{},{}", self.x, self.y)
+        write_number(f, i32::from(self.x))?;
+        f.write_str(",")?;
+        write_number(f, i32::from(self.y))
     }
 }
 
