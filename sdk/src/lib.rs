@@ -6,6 +6,7 @@
 //! # Layout
 //! - [`Bot`], [`run`], [`run_with`]: the trait and the stdio loop.
 //! - [`seeded_rng`]: a random generator for bots that want one.
+//! - [`best_action`]: the decision of a one-ply greedy bot.
 //! - `src/bin/`: reference bots: `cairn-random-bot` and `cairn-first-bot`
 //!   (any game), and one greedy bot per game: `schotten-totten-greedy`,
 //!   `lords-of-scotland-greedy`, `bullfrogs-greedy`.
@@ -136,6 +137,19 @@ pub fn seeded_rng() -> Rng {
         nanos ^ (std::process::id() as u64) << 32
     });
     Rng::seeded(seed)
+}
+
+/// The legal action with the highest `score`, the earliest on a tie (and
+/// an empty text if there is none): the whole decision of a one-ply greedy bot.
+pub fn best_action(request: &Request, score: impl Fn(&str) -> i32) -> String {
+    let mut best: Option<(i32, &String)> = None;
+    for action in &request.legal_actions {
+        let action_score = score(action);
+        if best.is_none_or(|(best_score, _)| action_score > best_score) {
+            best = Some((action_score, action));
+        }
+    }
+    best.map(|(_, action)| action.clone()).unwrap_or_default()
 }
 
 /// The Schotten Totten view in a request, if the game is Schotten Totten.

@@ -5,7 +5,7 @@
 //! No lookahead.
 
 use cairn_engine::bullfrogs::data::PAD_KINDS;
-use cairn_sdk::{bullfrogs_view, run, Bot, BullfrogsObservation, Request};
+use cairn_sdk::{best_action, bullfrogs_view, run, Bot, BullfrogsObservation, Request};
 use cairn_sdk::messages::BullfrogsSlot;
 
 struct GreedyBot;
@@ -63,16 +63,10 @@ impl Bot for GreedyBot {
     }
 
     fn decide(&mut self, request: &Request) -> String {
-        let first = request.legal_actions.first().cloned().unwrap_or_default();
-        let Some(seen) = bullfrogs_view(request) else { return first };
-        let mut best = (i32::MIN, first);
-        for action in &request.legal_actions {
-            let score = action_score(seen, action);
-            if score > best.0 {
-                best = (score, action.clone());
-            }
+        match bullfrogs_view(request) {
+            Some(seen) => best_action(request, |action| action_score(seen, action)),
+            None => request.legal_actions.first().cloned().unwrap_or_default(),
         }
-        best.1
     }
 }
 

@@ -4,7 +4,7 @@
 //! Wemyss and Fergusson, and always use a power. No lookahead.
 
 use cairn_engine::lords_of_scotland::cards::{card_by_name, strength};
-use cairn_sdk::{lords_of_scotland_view, run, Bot, LordsOfScotlandObservation, Request};
+use cairn_sdk::{best_action, lords_of_scotland_view, run, Bot, LordsOfScotlandObservation, Request};
 
 struct GreedyBot;
 
@@ -52,16 +52,10 @@ impl Bot for GreedyBot {
     }
 
     fn decide(&mut self, request: &Request) -> String {
-        let first = request.legal_actions.first().cloned().unwrap_or_default();
-        let Some(seen) = lords_of_scotland_view(request) else { return first };
-        let mut best = (i32::MIN, first);
-        for action in &request.legal_actions {
-            let score = action_score(seen, action);
-            if score > best.0 {
-                best = (score, action.clone());
-            }
+        match lords_of_scotland_view(request) {
+            Some(seen) => best_action(request, |action| action_score(seen, action)),
+            None => request.legal_actions.first().cloned().unwrap_or_default(),
         }
-        best.1
     }
 }
 

@@ -3,7 +3,7 @@
 //! its side of a stone (same color, next strength, same strength), keeping
 //! tactic cards back. No lookahead.
 
-use cairn_sdk::{run, schotten_totten_view, Bot, Request, SchottenTottenObservation};
+use cairn_sdk::{best_action, run, schotten_totten_view, Bot, Request, SchottenTottenObservation};
 
 struct GreedyBot;
 
@@ -56,16 +56,10 @@ impl Bot for GreedyBot {
     }
 
     fn decide(&mut self, request: &Request) -> String {
-        let first = request.legal_actions.first().cloned().unwrap_or_default();
-        let Some(seen) = schotten_totten_view(request) else { return first };
-        let mut best = (i32::MIN, first);
-        for action in &request.legal_actions {
-            let score = action_score(seen, action);
-            if score > best.0 {
-                best = (score, action.clone());
-            }
+        match schotten_totten_view(request) {
+            Some(seen) => best_action(request, |action| action_score(seen, action)),
+            None => request.legal_actions.first().cloned().unwrap_or_default(),
         }
-        best.1
     }
 }
 
