@@ -152,24 +152,47 @@ async fn worker(shared: Arc<Shared>) -> Result<(), RemoteError> {
         if *stopping.borrow() || shared.failed.load(Ordering::Relaxed) {
             return Ok(());
         }
-        let request = shared.connection.authorized(pb::LeaseMatchRequest { lease_ms: millis(shared.config.lease) });
-        let lease = match shared.connection.client().lease_match(request).await {
-            Ok(answer) => answer.into_inner().lease,
-            Err(status) => {
-                shared.failed.store(true, Ordering::Relaxed);
-                return Err(status.into());
-            }
+        let lease = match lease_next(&shared, &mut stopping).await? {
+            Some(lease) => lease,
+            None => return Ok(()),
         };
         match lease {
             Some(lease) => play_lease(&shared, lease).await?,
             None if shared.config.exit_when_idle => return Ok(()),
-            None => {
-                tokio::select! {
-                    () = tokio::time::sleep(shared.config.idle_poll) => {}
-                    _ = stopping.changed() => {}
+            None => idle(&shared, &mut stopping).await,
+        }
+    }
+}
+
+/// Asks for a match. An unreachable arena (restarting, say) is waited for;
+/// `None` when told to stop while waiting.
+async fn lease_next(shared: &Shared, stopping: &mut watch::Receiver<bool>) -> Result<Option<Option<pb::MatchLease>>, RemoteError> {
+    loop {
+        let request = shared.connection.authorized(pb::LeaseMatchRequest { lease_ms: millis(shared.config.lease) });
+        match shared.connection.client().lease_match(request).await {
+            Ok(answer) => return Ok(Some(answer.into_inner().lease)),
+            Err(status) if status.code() == tonic::Code::Unavailable => {
+                if shared.config.verbose {
+                    eprintln!("runner: the arena is unavailable ({}); retrying", status.message());
+                }
+                idle(shared, stopping).await;
+                if *stopping.borrow() {
+                    return Ok(None);
                 }
             }
+            Err(status) => {
+                shared.failed.store(true, Ordering::Relaxed);
+                return Err(status.into());
+            }
         }
+    }
+}
+
+/// Waits one poll interval, or less if told to stop.
+async fn idle(shared: &Shared, stopping: &mut watch::Receiver<bool>) {
+    tokio::select! {
+        () = tokio::time::sleep(shared.config.idle_poll) => {}
+        _ = stopping.changed() => {}
     }
 }
 
@@ -202,8 +225,16 @@ async fn play_lease(shared: &Shared, lease: pb::MatchLease) -> Result<(), Remote
             return Ok(());
         }
     };
-    let request = shared.connection.authorized(report::match_report(&lease, &result));
-    match shared.connection.client().report_result(request).await {
+    let report = report::match_report(&lease, &result);
+    let mut answer = shared.connection.client().report_result(shared.connection.authorized(report.clone())).await;
+    // An arena restarting: the report stays good while the lease lives.
+    let mut retries = 0;
+    while matches!(&answer, Err(status) if status.code() == tonic::Code::Unavailable) && retries < 20 {
+        tokio::time::sleep(shared.config.idle_poll).await;
+        retries += 1;
+        answer = shared.connection.client().report_result(shared.connection.authorized(report.clone())).await;
+    }
+    match answer {
         Ok(_) => {
             shared.reported.fetch_add(1, Ordering::Relaxed);
             if shared.config.verbose {
@@ -211,7 +242,7 @@ async fn play_lease(shared: &Shared, lease: pb::MatchLease) -> Result<(), Remote
             }
             Ok(())
         }
-        Err(status) if status.code() == tonic::Code::FailedPrecondition => {
+        Err(status) if matches!(status.code(), tonic::Code::FailedPrecondition | tonic::Code::Unavailable) => {
             shared.lost.fetch_add(1, Ordering::Relaxed);
             Ok(())
         }
@@ -225,7 +256,8 @@ async fn heartbeat(shared: &Shared, lease: &pb::MatchLease) -> Result<(), Remote
     let request = pb::HeartbeatRequest { match_id: lease.match_id, lease_generation: lease.lease_generation, lease_ms: millis(shared.config.lease) };
     match shared.connection.client().heartbeat(shared.connection.authorized(request)).await {
         Ok(_) => Ok(()),
-        Err(status) if status.code() == tonic::Code::FailedPrecondition => Ok(()),
+        // Lost, or the arena is restarting: play on; the report decides.
+        Err(status) if matches!(status.code(), tonic::Code::FailedPrecondition | tonic::Code::Unavailable) => Ok(()),
         Err(status) => Err(status.into()),
     }
 }
