@@ -46,7 +46,8 @@ pub fn run(args: RunnerArgs) -> anyhow::Result<ExitCode> {
     config.exit_when_idle = args.exit_when_idle;
     config.verbose = true;
     crate::client::runtime()?.block_on(async {
-        let summary = run_runner(config, crate::serve::shutdown_signal()).await.map_err(crate::client::remote_error)?;
+        let shutdown = crate::serve::shutdown_signal();
+        let summary = run_runner(config, shutdown).await.map_err(crate::client::remote_error)?;
         eprintln!("runner stopped: {} match(es) reported, {} lease(s) lost", summary.matches_reported, summary.leases_lost);
         Ok(ExitCode::SUCCESS)
     })

@@ -32,10 +32,11 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         if args.runner_token.is_none() {
             eprintln!("runner token (give it to `cairn runner --token`): {runner_token}");
         }
+        let shutdown = shutdown_signal();
         // Scripts and tests read the address from this line.
         println!("cairn arena listening on http://{address} (database {})", args.db.display());
         std::io::stdout().flush()?;
-        cairn_arena::run(listener, store, shutdown_signal()).await?;
+        cairn_arena::run(listener, store, shutdown).await?;
         eprintln!("cairn arena stopped");
         Ok(ExitCode::SUCCESS)
     })
@@ -65,25 +66,26 @@ fn unix_ms() -> u128 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis())
 }
 
-/// Completes on Ctrl-C or SIGTERM.
-pub async fn shutdown_signal() {
-    let interrupt = tokio::signal::ctrl_c();
-    #[cfg(unix)]
-    {
-        let mut terminate = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(signal) => signal,
-            Err(_) => {
-                let _ = interrupt.await;
-                return;
+/// Completes on Ctrl-C or SIGTERM. The handlers are installed now, not on
+/// first poll, so a signal that arrives once the caller says it is ready is
+/// never lost to the default action.
+pub fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send {
+    use tokio::signal::unix::{signal, SignalKind};
+    let interrupt = signal(SignalKind::interrupt());
+    let terminate = signal(SignalKind::terminate());
+    async move {
+        match (interrupt, terminate) {
+            (Ok(mut interrupt), Ok(mut terminate)) => {
+                tokio::select! {
+                    _ = interrupt.recv() => {}
+                    _ = terminate.recv() => {}
+                }
             }
-        };
-        tokio::select! {
-            _ = interrupt => {}
-            _ = terminate.recv() => {}
+            _ => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
         }
     }
-    #[cfg(not(unix))]
-    let _ = interrupt.await;
 }
 
 /// An address a client can dial for a listener bound to `address`.

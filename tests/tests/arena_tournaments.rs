@@ -66,3 +66,32 @@ async fn an_arena_killed_mid_tournament_resumes_on_the_same_database_and_finishe
     runner.sigkill();
     assert_complete_and_exact(&arena, &tournament, 24).await;
 }
+
+#[test]
+fn a_runner_stops_cleanly_on_ctrl_c() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+
+    let arena = Arena::start();
+    let mut runner = Command::new(cairn_binary())
+        .args(["runner", "--arena", &arena.address, "--token", RUNNER_TOKEN, "--no-sandbox"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(runner.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    assert!(line.starts_with("runner: connected"), "{line}");
+    let interrupt = Command::new("kill").args(["-INT", &runner.id().to_string()]).status().unwrap();
+    assert!(interrupt.success());
+    // Waits on the process's exit in a thread, so a hang fails under the deadline.
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut rest = String::new();
+        let _ = std::io::Read::read_to_string(&mut stderr, &mut rest);
+        let _ = sender.send((runner.wait().unwrap(), rest));
+    });
+    let (status, rest) = receiver.recv_timeout(DEADLINE).expect("the runner exits after Ctrl-C");
+    assert!(status.success(), "{status:?} {rest}");
+    assert!(rest.contains("runner stopped"), "{rest}");
+}

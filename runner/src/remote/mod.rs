@@ -114,7 +114,7 @@ pub async fn run_runner(config: RunnerConfig, shutdown: impl Future<Output = ()>
     )?;
     let launcher: Arc<dyn BotLauncher> = if config.no_sandbox { Arc::new(PlainLauncher) } else { Arc::new(SandboxLauncher::new(Limits::default())) };
     if config.verbose {
-        eprintln!("runner: {}", launcher.describe());
+        eprintln!("runner: connected to {} with {} worker(s); {}", config.arena, config.jobs.max(1), launcher.describe());
     }
     let (stop, stopping) = watch::channel(false);
     let cache = ArtifactCache::new(config.cache_dir.clone());
