@@ -38,12 +38,18 @@ const DEMO_BOTS: &[(&str, &str, Option<&str>)] = &[
     ("first", "first", None),
 ];
 
-/// The demo's tournaments: a label, the game, its options.
-const DEMO_TOURNAMENTS: &[(&str, &str, &[(&str, &str)])] = &[
-    ("Schotten Totten", "schotten-totten", &[]),
-    ("Schotten Totten (tactics)", "schotten-totten", &[("tactics", "true")]),
-    ("Lords of Scotland", "lords-of-scotland", &[]),
-    ("Bullfrogs", "bullfrogs", &[]),
+/// One of the demo's tournaments.
+struct DemoTournament {
+    label: &'static str,
+    game: &'static str,
+    options: &'static [(&'static str, &'static str)],
+}
+
+const DEMO_TOURNAMENTS: &[DemoTournament] = &[
+    DemoTournament { label: "Schotten Totten", game: "schotten-totten", options: &[] },
+    DemoTournament { label: "Schotten Totten (tactics)", game: "schotten-totten", options: &[("tactics", "true")] },
+    DemoTournament { label: "Lords of Scotland", game: "lords-of-scotland", options: &[] },
+    DemoTournament { label: "Bullfrogs", game: "bullfrogs", options: &[] },
 ];
 
 const RUNNER_TOKEN: &str = "cairn-demo-runner-token";
@@ -102,7 +108,7 @@ async fn play_tournaments(args: &DemoArgs, dir: &Path, arena: &ArenaArgs) -> any
     }
     println!("registered bots: {}\n", DEMO_BOTS.iter().map(|(name, ..)| *name).collect::<Vec<_>>().join(", "));
     let mut created = Vec::new();
-    for (seed, (label, game, options)) in DEMO_TOURNAMENTS.iter().enumerate() {
+    for (seed, DemoTournament { label, game, options }) in DEMO_TOURNAMENTS.iter().enumerate() {
         let bots = DEMO_BOTS.iter().filter(|(_, _, games)| games.is_none_or(|only| only == *game)).map(|(name, ..)| name.to_string()).collect();
         let request = pb::CreateTournamentRequest {
             game: game.to_string(),
