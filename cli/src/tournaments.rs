@@ -42,6 +42,7 @@ pub enum TournamentCommand {
     },
     /// Show a tournament's progress.
     Status {
+        /// The tournament id.
         id: i64,
         #[command(flatten)]
         arena: ArenaArgs,
@@ -51,6 +52,7 @@ pub enum TournamentCommand {
     },
     /// Follow a tournament with a progress bar until it finishes.
     Watch {
+        /// The tournament id.
         id: i64,
         #[command(flatten)]
         arena: ArenaArgs,
