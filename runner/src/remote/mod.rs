@@ -209,7 +209,8 @@ async fn play_lease(shared: &Shared, lease: pb::MatchLease) -> Result<(), Remote
     let spec = report::match_spec(&lease, &folders, shared.config.time_control);
     let launcher = Arc::clone(&shared.launcher);
     let mut playing = tokio::task::spawn_blocking(move || crate::play_match(&spec, launcher.as_ref()));
-    let mut heartbeats = tokio::time::interval(shared.config.lease / 3);
+    // A zero period would panic; a lease shorter than 300 ms is not useful anyway.
+    let mut heartbeats = tokio::time::interval((shared.config.lease / 3).max(Duration::from_millis(100)));
     heartbeats.tick().await;
     let played = loop {
         tokio::select! {

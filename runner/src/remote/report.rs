@@ -61,3 +61,28 @@ pub fn match_report(lease: &pb::MatchLease, result: &MatchResult) -> pb::ReportR
         .collect();
     pb::ReportResultRequest { match_id: lease.match_id, lease_generation: lease.lease_generation, games }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seat(name: &str, id: i64) -> pb::LeasedSeat {
+        let manifest = pb::BotManifest { name: name.into(), command: vec!["./run".into()], ..Default::default() };
+        pb::LeasedSeat { bot_version_id: id, bot_name: name.into(), version: 3, content_hash: String::new(), manifest: Some(manifest) }
+    }
+
+    #[test]
+    fn a_leased_match_seats_the_bots_as_leased_in_every_game_with_the_leased_seeds() {
+        let lease = pb::MatchLease {
+            game: "schotten-totten".into(),
+            seats: vec![seat("b", 12), seat("a", 11)],
+            games: vec![pb::LeasedGame { game_id: 5, game_index: 0, seed: 40 }, pb::LeasedGame { game_id: 6, game_index: 1, seed: 41 }],
+            ..Default::default()
+        };
+        let folders = [PathBuf::from("/cache/b"), PathBuf::from("/cache/a")];
+        let spec = match_spec(&lease, &folders, TimeControl::default());
+        assert_eq!(spec.bots.iter().map(|bot| bot.name.as_str()).collect::<Vec<_>>(), ["b@3", "a@3"]);
+        assert_eq!(spec.bots[1].launch.bot_dir, PathBuf::from("/cache/a"));
+        assert_eq!(spec.games.iter().map(|game| (game.seed, game.seating.clone())).collect::<Vec<_>>(), [(40, vec![0, 1]), (41, vec![0, 1])]);
+    }
+}
