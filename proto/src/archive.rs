@@ -60,8 +60,10 @@ pub enum ArchiveError {
     BadManifest(String),
 }
 
-/// The parsed `cairn-bot.toml`.
+/// The parsed `cairn-bot.toml`. Unknown keys are refused, so a typo such as
+/// `buld` is an error rather than a bot that is silently never built.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
 pub struct Manifest {
     pub name: String,
     pub command: Vec<String>,
