@@ -23,7 +23,7 @@ pub struct DemoArgs {
     #[arg(long)]
     dir: Option<PathBuf>,
     /// Games each pair of bots plays (a multiple of 2).
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = 20)]
     games_per_pairing: u32,
     /// Run bots as plain processes, without the sandbox.
     #[arg(long)]
