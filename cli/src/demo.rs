@@ -22,7 +22,7 @@ pub struct DemoArgs {
     /// The folder for the database, the bots and the runner's cache [default: a fresh temporary folder].
     #[arg(long)]
     dir: Option<PathBuf>,
-    /// Games each pair of bots plays (a multiple of 2).
+    /// Games each table plays (rounded up to a multiple of its seats).
     #[arg(long, default_value_t = 20)]
     games_per_pairing: u32,
     /// Run bots as plain processes, without the sandbox.
@@ -43,13 +43,15 @@ struct DemoTournament {
     label: &'static str,
     game: &'static str,
     options: &'static [(&'static str, &'static str)],
+    /// Seats at each table: 2, or 3 to show a multi-player table (rated with Weng-Lin).
+    seats: u32,
 }
 
 const DEMO_TOURNAMENTS: &[DemoTournament] = &[
-    DemoTournament { label: "Schotten Totten", game: "schotten-totten", options: &[] },
-    DemoTournament { label: "Schotten Totten (tactics)", game: "schotten-totten", options: &[("tactics", "true")] },
-    DemoTournament { label: "Lords of Scotland", game: "lords-of-scotland", options: &[] },
-    DemoTournament { label: "Bullfrogs", game: "bullfrogs", options: &[] },
+    DemoTournament { label: "Schotten Totten", game: "schotten-totten", options: &[], seats: 2 },
+    DemoTournament { label: "Schotten Totten (tactics)", game: "schotten-totten", options: &[("tactics", "true")], seats: 2 },
+    DemoTournament { label: "Lords of Scotland", game: "lords-of-scotland", options: &[], seats: 2 },
+    DemoTournament { label: "Bullfrogs (3 seats)", game: "bullfrogs", options: &[], seats: 3 },
 ];
 
 const RUNNER_TOKEN: &str = "cairn-demo-runner-token";
@@ -108,14 +110,15 @@ async fn play_tournaments(args: &DemoArgs, dir: &Path, arena: &ArenaArgs) -> any
     }
     println!("registered bots: {}\n", DEMO_BOTS.iter().map(|(name, ..)| *name).collect::<Vec<_>>().join(", "));
     let mut created = Vec::new();
-    for (seed, DemoTournament { label, game, options }) in DEMO_TOURNAMENTS.iter().enumerate() {
+    for (seed, DemoTournament { label, game, options, seats }) in DEMO_TOURNAMENTS.iter().enumerate() {
         let bots = DEMO_BOTS.iter().filter(|(_, _, games)| games.is_none_or(|only| only == *game)).map(|(name, ..)| name.to_string()).collect();
         let request = pb::CreateTournamentRequest {
             game: game.to_string(),
             options: options.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
             bots,
-            seats_per_game: 2,
-            games_per_pairing: args.games_per_pairing,
+            seats_per_game: *seats,
+            // A table plays every rotation of its seats equally often.
+            games_per_pairing: args.games_per_pairing.div_ceil(*seats) * *seats,
             seed: seed as u64 + 1,
         };
         let tournament = client.create_tournament(authorized(request, &token)).await.map_err(status_error)?.into_inner();

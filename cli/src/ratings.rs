@@ -42,13 +42,15 @@ pub fn run(args: RatingsArgs) -> anyhow::Result<ExitCode> {
 
 pub fn leaderboard_table(board: &pb::Leaderboard) -> String {
     let mut table = Table::new(&[">#", "bot", "owner", ">rating", ">±", ">games", ">W", ">D", ">L", ">forfeits", "provisional"]);
+    // Weng-Lin ratings live around 25, Elo and Glicko-2 around 1500.
+    let decimals = if board.model == "weng-lin" { 1 } else { 0 };
     for row in &board.rows {
         table.row(vec![
             row.position.to_string(),
             format!("{}@{}", row.bot_name, row.version),
             row.owner.clone(),
-            format!("{:.0}", row.rating),
-            format!("{:.0}", row.uncertainty),
+            format!("{:.decimals$}", row.rating),
+            format!("{:.decimals$}", row.uncertainty),
             row.games.to_string(),
             row.wins.to_string(),
             row.draws.to_string(),
