@@ -95,3 +95,29 @@ fn a_runner_stops_cleanly_on_ctrl_c() {
     assert!(status.success(), "{status:?} {rest}");
     assert!(rest.contains("runner stopped"), "{rest}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bots_build_command_runs_before_it_plays_and_each_artifact_is_cached_once_by_content_hash() {
+    let arena = Arena::start();
+    let token = register_owner(&arena, "ada").await;
+    add_bot(&arena, &token, "plain", "first");
+    // This bot refuses to start unless its build step left `built.txt` behind.
+    let folder = arena.folder.path().join("bots").join("built");
+    std::fs::create_dir_all(&folder).unwrap();
+    let command = format!("test -f built.txt && exec {:?} bot-run random", cairn_binary().display().to_string());
+    let manifest = format!("name = \"built\"\nbuild = [\"sh\", \"-c\", \"echo ok > built.txt\"]\ncommand = [\"sh\", \"-c\", {command:?}]\n");
+    std::fs::write(folder.join("cairn-bot.toml"), manifest).unwrap();
+    let added = cairn(&["bot", "add", folder.to_str().unwrap(), "--arena", &arena.address, "--token", &token]);
+    assert!(added.status.success(), "{}", String::from_utf8_lossy(&added.stderr));
+    let tournament = create_round_robin(&arena, &token, &["plain", "built"], 4).await;
+    let _runner = arena.runner(10_000, 2);
+    wait_for_progress(&arena, tournament.id, |p| p.finished).await;
+    assert_complete_and_exact(&arena, &tournament, 4).await;
+    let board = leaderboard(&arena, "schotten-totten").await;
+    assert!(board.rows.iter().all(|row| row.forfeits == 0), "{board:?}");
+    let mut cached: Vec<String> =
+        std::fs::read_dir(arena.folder.path().join("runner-cache")).unwrap().map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    cached.sort();
+    assert_eq!(cached.len(), 2, "{cached:?}");
+    assert!(cached.iter().all(|name| name.len() == 64 && name.chars().all(|c| c.is_ascii_hexdigit())), "{cached:?}");
+}
