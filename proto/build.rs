@@ -1,22 +1,33 @@
-//! Compiles `game.proto` with protox (pure Rust, no system `protoc`), then
-//! generates the prost message types and, from the very same descriptors,
-//! the proto3 JSON mapping (serde impls) with pbjson-build.
+//! Compiles the protobuf files with protox (pure Rust, no system `protoc`).
+//!
+//! `game.proto` becomes prost message types plus, from the very same
+//! descriptors, the proto3 JSON mapping (serde impls) with pbjson-build.
+//! With the `arena-api` feature, `arena.proto` becomes tonic clients and
+//! servers plus the encoded descriptor set the reflection service serves.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let out_dir = PathBuf::from(std::env::var("OUT_DIR")?);
+    compile_game_protocol(&out_dir)?;
+    if std::env::var_os("CARGO_FEATURE_ARENA_API").is_some() {
+        compile_arena_api(&out_dir)?;
+    }
+    Ok(())
+}
+
+fn compile_game_protocol(out_dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
     let files = ["game.proto"];
     for file in files {
         println!("cargo:rerun-if-changed={file}");
     }
     let descriptors = protox::compile(files, ["."])?;
-    let out_dir = PathBuf::from(std::env::var("OUT_DIR")?);
     let encoded = prost::Message::encode_to_vec(&descriptors);
     // BTreeMap keeps map fields (game options) in a fixed order on the wire.
     prost_build::Config::new().btree_map(["."]).compile_fds(descriptors)?;
     pbjson_build::Builder::new()
         .register_descriptors(&encoded)?
-        .out_dir(&out_dir)
+        .out_dir(out_dir)
         .btree_map(["."])
         // Default values are written out (`"seat": 0`), so a bot reads every
         // field without knowing proto3's omission rule.
@@ -28,11 +39,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
+fn compile_arena_api(out_dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    println!("cargo:rerun-if-changed=arena.proto");
+    let descriptors = protox::compile(["arena.proto"], ["."])?;
+    std::fs::write(out_dir.join("arena_descriptor.bin"), prost::Message::encode_to_vec(&descriptors))?;
+    // Options maps become `BTreeMap`s, the engine's `GameOptions`.
+    tonic_prost_build::configure().build_client(true).build_server(true).btree_map(".").compile_fds(descriptors)?;
+    Ok(())
+}
+
 /// Points the generated number fields at `crate::json_number` (same results,
 /// no buffering and no error formatting per number: see that module). If a
 /// pbjson release names its reader differently, nothing is replaced and the
 /// code still builds with pbjson's own reader.
-fn use_fast_number_reader(path: &std::path::Path) -> std::io::Result<()> {
+fn use_fast_number_reader(path: &Path) -> std::io::Result<()> {
     let generated = std::fs::read_to_string(path)?;
     let faster = generated.replace("::pbjson::private::NumberDeserialize", "crate::json_number::NumberDeserialize");
     std::fs::write(path, faster)

@@ -8,7 +8,8 @@
 //! - [`store`]: the SQLite store (sqlx, `migrations/` at the workspace root).
 //! - [`plan`]: round-robin planning, pure and seeded.
 //! - [`ratings`]: Elo, Glicko-2 and Weng-Lin updates, pure.
-//! - [`archive`]: checking a submitted bot folder (`tar.gz`).
+//! - [`archive`]: checking a submitted bot folder (`tar.gz`); the code lives
+//!   in `cairn_proto::archive`, shared with runners, which unpack with it.
 //! - [`testkit`]: helpers for tests of the arena and its users.
 //! - [`error`]: [`ArenaError`], the one error type.
 //!
@@ -30,7 +31,7 @@
 //!
 //! Serving it: [`run`]`(listener, store, shutdown)` until `shutdown` completes.
 
-pub mod archive;
+pub use cairn_proto::archive;
 pub mod error;
 pub mod plan;
 pub mod ratings;

@@ -4,15 +4,29 @@
 //! calls into the library crates.
 //!
 //! # Layout
+//! - [`serve`]: `cairn serve`, the arena on a SQLite file.
+//! - [`runner_cmd`]: `cairn runner`, leasing and playing matches.
+//! - [`bots`]: `cairn owner register`, `cairn bot add|list|show`.
+//! - [`tournaments`]: `cairn tournament create|status|watch|list`.
+//! - [`ratings`]: `cairn ratings`, `cairn match list|show`.
+//! - [`demo`]: `cairn demo`, everything on one machine.
 //! - [`play`]: `cairn play`, a local match between bot folders or commands.
 //! - [`doctor`]: `cairn doctor`, the sandbox layers on this machine.
 //! - [`replay`]: `cairn replay`, print and verify a replay file.
+//! - [`client`]: arena address, tokens, error lines.
 //! - [`table`]: aligned text tables.
 
+mod bots;
+mod client;
+mod demo;
 mod doctor;
 mod play;
+mod ratings;
 mod replay;
+mod runner_cmd;
+mod serve;
 mod table;
+mod tournaments;
 
 use clap::{Parser, Subcommand};
 
@@ -26,20 +40,55 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Run the arena (gRPC) on a SQLite database until Ctrl-C.
+    Serve(serve::ServeArgs),
+    /// Lease matches from an arena, play them in the sandbox, report results.
+    Runner(runner_cmd::RunnerArgs),
+    /// Register an owner (who submits bots and creates tournaments).
+    #[command(subcommand)]
+    Owner(bots::OwnerCommand),
+    /// Submit, list and show bots.
+    #[command(subcommand)]
+    Bot(bots::BotCommand),
+    /// Create, follow and list tournaments.
+    #[command(subcommand)]
+    Tournament(tournaments::TournamentCommand),
+    /// Print a game's leaderboard.
+    Ratings(ratings::RatingsArgs),
+    /// List a tournament's matches, show a game and its replay.
+    #[command(name = "match", subcommand)]
+    Match(ratings::MatchCommand),
+    /// Run an arena, a runner and the bundled bots: a round robin for every game, then the leaderboards.
+    Demo(demo::DemoArgs),
     /// Play a local match between bots and print the results.
     Play(play::PlayArgs),
     /// Print a replay file and verify it by re-simulation.
     Replay(replay::ReplayArgs),
     /// List every sandbox layer as active or unavailable (exit 0 when all are active).
     Doctor(doctor::DoctorArgs),
+    /// Run a bundled reference bot on stdin / stdout (random, first, greedy, or a game's greedy bot).
+    #[command(hide = true)]
+    BotRun {
+        /// The bundled bot's name.
+        name: String,
+    },
 }
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Serve(args) => serve::run(args),
+        Command::Runner(args) => runner_cmd::run(args),
+        Command::Owner(command) => bots::run_owner(command),
+        Command::Bot(command) => bots::run(command),
+        Command::Tournament(command) => tournaments::run(command),
+        Command::Ratings(args) => ratings::run(args),
+        Command::Match(command) => ratings::run_match(command),
+        Command::Demo(args) => demo::run(args),
         Command::Play(args) => play::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Doctor(args) => doctor::run(args),
+        Command::BotRun { name } => bot_run(&name),
     };
     match result {
         Ok(code) => code,
@@ -47,5 +96,12 @@ fn main() -> std::process::ExitCode {
             eprintln!("error: {error:#}");
             std::process::ExitCode::from(2)
         }
+    }
+}
+
+fn bot_run(name: &str) -> anyhow::Result<std::process::ExitCode> {
+    match cairn_sdk::bots::run_bundled(name) {
+        Some(result) => result.map(|()| std::process::ExitCode::SUCCESS).map_err(|error| anyhow::anyhow!("{error}")),
+        None => anyhow::bail!("no bundled bot `{name}` (known: {})", cairn_sdk::bots::BUNDLED_BOTS.join(", ")),
     }
 }

@@ -11,6 +11,15 @@
 //! - [`convert`]: engine to wire: observations, one module per game,
 //!   dispatched by game id.
 //! - [`json_number`]: the number reader the generated JSON code uses.
+//! - `arena::v1` (feature `arena-api`): the arena API (`arena.proto`,
+//!   package `cairn.arena.v1`): tonic clients for the CLI and runners,
+//!   servers for the arena, and the descriptor set for reflection.
+//! - `archive` (feature `archive`): checking, packing and unpacking bot
+//!   archives, shared by the arena (submissions), runners (fetched
+//!   artifacts) and the CLI (`bot add`).
+//!
+//! Bots (through `cairn-sdk`) use neither feature, so they do not compile
+//! tonic or the archive code.
 //!
 //! # Example
 //! ```
@@ -23,6 +32,8 @@
 //! assert_eq!(message, expected);
 //! ```
 
+#[cfg(feature = "archive")]
+pub mod archive;
 pub mod convert;
 pub mod json_number;
 pub mod wire;
@@ -33,6 +44,18 @@ pub mod game {
         #![allow(missing_debug_implementations, clippy::all)]
         include!(concat!(env!("OUT_DIR"), "/cairn.game.v1.rs"));
         include!(concat!(env!("OUT_DIR"), "/cairn.game.v1.serde.rs"));
+    }
+}
+
+/// Generated code for the `cairn.arena.v1` protobuf package.
+#[cfg(feature = "arena-api")]
+pub mod arena {
+    pub mod v1 {
+        #![allow(missing_debug_implementations, clippy::all)]
+        tonic::include_proto!("cairn.arena.v1");
+
+        /// The encoded descriptors of `arena.proto`, for reflection.
+        pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/arena_descriptor.bin"));
     }
 }
 

@@ -13,25 +13,15 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use serde::Deserialize;
-
 use crate::process::LaunchSpec;
 use crate::referee::BotEntry;
 
 /// The manifest's file name inside a bot folder.
 pub const MANIFEST_NAME: &str = "cairn-bot.toml";
 
-/// `cairn-bot.toml`.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BotManifest {
-    pub name: String,
-    pub command: Vec<String>,
-    #[serde(default)]
-    pub build: Option<Vec<String>>,
-    #[serde(default)]
-    pub games: Option<Vec<String>>,
-}
+/// `cairn-bot.toml`: the one manifest type, shared with the arena, which
+/// checks it the same way when a bot is submitted.
+pub use cairn_proto::archive::Manifest as BotManifest;
 
 /// Why a bot could not be prepared.
 #[derive(Debug, thiserror::Error)]
@@ -39,9 +29,7 @@ pub enum BotFolderError {
     #[error("cannot read {path}: {source}")]
     Read { path: String, source: std::io::Error },
     #[error("{path}: {source}")]
-    Manifest { path: String, source: toml::de::Error },
-    #[error("{path}: `{field}` must not be empty")]
-    Empty { path: String, field: &'static str },
+    Manifest { path: String, source: cairn_proto::archive::ArchiveError },
     #[error("bot `{name}` does not play {game} (its games: {games})")]
     WrongGame { name: String, game: String, games: String },
     #[error("building bot `{name}` failed: {detail}")]
@@ -74,13 +62,7 @@ fn load_folder(folder: &Path) -> Result<PreparedBot, BotFolderError> {
     let path = folder.join(MANIFEST_NAME);
     let shown = path.display().to_string();
     let text = std::fs::read_to_string(&path).map_err(|source| BotFolderError::Read { path: shown.clone(), source })?;
-    let manifest: BotManifest = toml::from_str(&text).map_err(|source| BotFolderError::Manifest { path: shown.clone(), source })?;
-    if manifest.name.trim().is_empty() {
-        return Err(BotFolderError::Empty { path: shown, field: "name" });
-    }
-    if manifest.command.is_empty() {
-        return Err(BotFolderError::Empty { path: shown, field: "command" });
-    }
+    let manifest = BotManifest::parse(&text).map_err(|source| BotFolderError::Manifest { path: shown.clone(), source })?;
     let bot_dir = folder.canonicalize().map_err(|source| BotFolderError::Read { path: shown, source })?;
     let launch = LaunchSpec { command: manifest.command.clone(), bot_dir, env: Vec::new() };
     Ok(PreparedBot { entry: BotEntry { name: manifest.name.clone(), launch }, manifest: Some(manifest) })

@@ -22,6 +22,8 @@
 //!   (namespaces, private root, unprivileged uid, rlimits, cgroups, Landlock,
 //!   seccomp) and reports how it ended and which limit it broke.
 //! - [`sandboxed`]: the sandbox behind the launch seam ([`SandboxLauncher`]).
+//! - [`remote`]: `cairn runner`: leasing matches from an arena over gRPC,
+//!   fetching and building bots, playing with [`play_match`], reporting.
 //!
 //! # Example
 //! ```no_run
@@ -54,6 +56,7 @@ pub mod plan;
 pub mod process;
 pub mod record;
 pub mod referee;
+pub mod remote;
 pub mod sandbox;
 pub mod sandboxed;
 pub mod stderr;

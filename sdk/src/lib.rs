@@ -7,6 +7,7 @@
 //! - [`Bot`], [`run`], [`run_with`]: the trait and the stdio loop.
 //! - [`seeded_rng`]: a random generator for bots that want one.
 //! - [`best_action`]: the decision of a one-ply greedy bot.
+//! - [`bots`]: the reference bots as a library ([`bots::run_bundled`]).
 //! - `src/bin/`: reference bots: `cairn-random-bot` and `cairn-first-bot`
 //!   (any game), and one greedy bot per game: `schotten-totten-greedy`,
 //!   `lords-of-scotland-greedy`, `bullfrogs-greedy`.
@@ -36,6 +37,8 @@
 //! let output = String::from_utf8(output).unwrap();
 //! assert_eq!(output, "{\"ready\":{\"name\":\"first\"}}\n{\"action\":{\"decisionId\":1,\"action\":\"play r7 0\"}}\n");
 //! ```
+
+pub mod bots;
 
 use std::io::{BufRead, Write};
 

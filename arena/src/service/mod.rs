@@ -23,14 +23,9 @@ use crate::error::ArenaError;
 use crate::plan::PlanError;
 use crate::store::Store;
 
-/// The generated messages, clients and servers of `proto/arena.proto`.
-#[allow(missing_debug_implementations, clippy::all)]
-pub mod pb {
-    tonic::include_proto!("cairn.arena.v1");
-
-    /// The encoded descriptors of `arena.proto`, for reflection.
-    pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/arena_descriptor.bin"));
-}
+/// The generated messages, clients and servers of `proto/arena.proto`
+/// (compiled in `cairn-proto`, which the runner and the CLI use too).
+pub use cairn_proto::arena::v1 as pb;
 
 /// The largest request the `Arena` service decodes: an archive at the cap
 /// plus room for framing, so an archive just over the cap gets our clear

@@ -1,5 +1,6 @@
 //! Bot archives: a gzip-compressed tar of a bot folder, checked before the
-//! arena stores it. A runner later unpacks it on its own machine, so nothing
+//! arena stores it and checked again, by the same code, when a runner unpacks
+//! it on its own machine ([`unpack_archive`]). So nothing
 //! in it may escape that folder: no absolute paths, no `..`, no links, no
 //! devices; and nothing may blow up on unpacking (caps on the compressed
 //! size, the unpacked size and the number of entries).
@@ -7,14 +8,21 @@
 //! The folder's `cairn-bot.toml` (at the archive root) names the bot and
 //! says how to run it: `name`, `command` (an argv list run in the folder),
 //! optional `build` (an argv list) and optional `games` (game ids).
+//!
+//! This module lives in `cairn-proto` (feature `archive`) because both sides
+//! of the wire need it: the arena checks what owners submit, runners unpack
+//! what they fetch, and the CLI packs a folder ([`pack_folder`]).
 
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Component, Path};
 
+mod pack;
+
+pub use self::pack::{pack_folder, unpack_archive, PackError};
+
 use sha2::{Digest, Sha256};
 
-use crate::store::hex;
 
 /// The largest archive accepted, compressed.
 pub const MAX_ARCHIVE_BYTES: usize = 16 * 1024 * 1024;
@@ -52,8 +60,10 @@ pub enum ArchiveError {
     BadManifest(String),
 }
 
-/// The parsed `cairn-bot.toml`.
+/// The parsed `cairn-bot.toml`. Unknown keys are refused, so a typo such as
+/// `buld` is an error rather than a bot that is silently never built.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
 pub struct Manifest {
     pub name: String,
     pub command: Vec<String>,
@@ -208,6 +218,11 @@ fn nested_manifest_hint(items: &BTreeMap<String, Item>) -> String {
         }
         None => String::new(),
     }
+}
+
+/// Lowercase hex of `bytes`.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 fn content_hash(items: &BTreeMap<String, Item>) -> String {

@@ -1,0 +1,146 @@
+//! `cairn owner register` and `cairn bot add|list|show`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use cairn_proto::arena::v1 as pb;
+use serde_json::{json, Value};
+
+use crate::client::{authorized, connect, status_error, ArenaArgs, OwnerArgs};
+use crate::table::Table;
+
+#[derive(Debug, clap::Subcommand)]
+pub enum OwnerCommand {
+    /// Register an owner and print its token (shown once: keep it).
+    Register {
+        /// The owner's name (letters, digits, `-`, `_`, `.`).
+        name: String,
+        #[command(flatten)]
+        arena: ArenaArgs,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum BotCommand {
+    /// Pack a bot folder (holding cairn-bot.toml) into a tar.gz and submit it as a new version.
+    Add {
+        /// The bot folder.
+        folder: PathBuf,
+        #[command(flatten)]
+        owner: OwnerArgs,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List every bot.
+    List {
+        #[command(flatten)]
+        arena: ArenaArgs,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show a bot and its versions.
+    Show {
+        /// The bot's name.
+        name: String,
+        #[command(flatten)]
+        arena: ArenaArgs,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn run_owner(command: OwnerCommand) -> anyhow::Result<ExitCode> {
+    let OwnerCommand::Register { name, arena, json } = command;
+    crate::client::runtime()?.block_on(async {
+        let mut client = connect(&arena).await?;
+        let answer = client.register_owner(pb::RegisterOwnerRequest { name: name.clone() }).await.map_err(status_error)?.into_inner();
+        if json {
+            println!("{}", json!({"owner": name, "owner_id": answer.owner_id, "token": answer.token}));
+        } else {
+            println!("registered owner `{name}`; token (shown once, use --token or CAIRN_TOKEN):\n{}", answer.token);
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+pub fn run(command: BotCommand) -> anyhow::Result<ExitCode> {
+    crate::client::runtime()?.block_on(async {
+        match command {
+            BotCommand::Add { folder, owner, json } => add(&folder, &owner, json).await,
+            BotCommand::List { arena, json } => list(&arena, json).await,
+            BotCommand::Show { name, arena, json } => show(&name, &arena, json).await,
+        }
+    })
+}
+
+async fn add(folder: &std::path::Path, owner: &OwnerArgs, json: bool) -> anyhow::Result<ExitCode> {
+    let token = owner.token()?;
+    let archive = cairn_proto::archive::pack_folder(folder).with_context(|| format!("cannot pack {}", folder.display()))?;
+    let mut client = connect(&owner.arena).await?;
+    let answer = client.submit_bot_version(authorized(pb::SubmitBotVersionRequest { archive }, token)).await.map_err(status_error)?.into_inner();
+    let version = answer.version.unwrap_or_default();
+    if json {
+        println!("{}", json!({"created": answer.created, "version": version_json(&version)}));
+    } else if answer.created {
+        println!("added {}@{} ({})", version.bot_name, version.version, &version.content_hash[..12.min(version.content_hash.len())]);
+    } else {
+        println!("unchanged: {}@{} already has these contents", version.bot_name, version.version);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn list(arena: &ArenaArgs, json: bool) -> anyhow::Result<ExitCode> {
+    let bots = connect(arena).await?.list_bots(pb::ListBotsRequest {}).await.map_err(status_error)?.into_inner().bots;
+    if json {
+        let rows: Vec<Value> = bots.iter().map(summary_json).collect();
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut table = Table::new(&["bot", "owner", ">versions", ">latest", "deleted"]);
+    for bot in &bots {
+        let deleted = if bot.deleted { "yes" } else { "" };
+        table.row(vec![bot.name.clone(), bot.owner.clone(), bot.versions.to_string(), bot.latest_version.to_string(), deleted.into()]);
+    }
+    print!("{}", table.render());
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn show(name: &str, arena: &ArenaArgs, json: bool) -> anyhow::Result<ExitCode> {
+    let answer = connect(arena).await?.show_bot(pb::ShowBotRequest { name: name.into() }).await.map_err(status_error)?.into_inner();
+    if json {
+        let versions: Vec<Value> = answer.versions.iter().map(version_json).collect();
+        println!("{}", serde_json::to_string_pretty(&json!({"bot": answer.bot.as_ref().map(summary_json), "versions": versions}))?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut table = Table::new(&[">version", ">id", "content hash", ">bytes", "command", "games"]);
+    for version in &answer.versions {
+        let manifest = version.manifest.clone().unwrap_or_default();
+        let games = if manifest.games.is_empty() { "any".to_string() } else { manifest.games.join(",") };
+        let hash = version.content_hash.chars().take(12).collect();
+        table.row(vec![version.version.to_string(), version.id.to_string(), hash, version.size_bytes.to_string(), manifest.command.join(" "), games]);
+    }
+    let owner = answer.bot.as_ref().map_or("", |bot| bot.owner.as_str());
+    println!("bot {name} (owner {owner})\n");
+    print!("{}", table.render());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn summary_json(bot: &pb::BotSummary) -> Value {
+    json!({"id": bot.id, "name": bot.name, "owner": bot.owner, "versions": bot.versions, "latest_version": bot.latest_version, "deleted": bot.deleted})
+}
+
+fn version_json(version: &pb::BotVersion) -> Value {
+    let manifest = version.manifest.clone().unwrap_or_default();
+    json!({
+        "id": version.id, "bot": version.bot_name, "owner": version.owner, "version": version.version,
+        "content_hash": version.content_hash, "size_bytes": version.size_bytes, "created_at_ms": version.created_at_ms,
+        "manifest": {"name": manifest.name, "command": manifest.command, "build": manifest.build, "games": manifest.games},
+    })
+}

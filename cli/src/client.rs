@@ -1,0 +1,78 @@
+//! Talking to an arena: where it is and whose token to send (flags or
+//! environment), and gRPC errors turned into one clear line.
+
+use anyhow::anyhow;
+use cairn_proto::arena::v1 as pb;
+use cairn_runner::remote::{connect_channel, RemoteError};
+use pb::arena_client::ArenaClient;
+use tonic::transport::Channel;
+use tonic::{Code, Request, Status};
+
+/// The default arena address (`cairn serve`'s default).
+pub const DEFAULT_ARENA: &str = "http://127.0.0.1:50051";
+
+/// Where the arena is.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ArenaArgs {
+    /// The arena's address.
+    #[arg(long, env = "CAIRN_ARENA", default_value = DEFAULT_ARENA)]
+    pub arena: String,
+}
+
+/// Where the arena is, and the owner token.
+#[derive(Debug, Clone, clap::Args)]
+pub struct OwnerArgs {
+    #[command(flatten)]
+    pub arena: ArenaArgs,
+    /// Your owner token (from `cairn owner register`).
+    #[arg(long, env = "CAIRN_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+}
+
+impl OwnerArgs {
+    pub fn token(&self) -> anyhow::Result<&str> {
+        self.token.as_deref().ok_or_else(|| anyhow!("an owner token is needed: pass --token or set CAIRN_TOKEN (get one with `cairn owner register NAME`)"))
+    }
+}
+
+/// A client of the `Arena` service.
+pub async fn connect(arena: &ArenaArgs) -> anyhow::Result<ArenaClient<Channel>> {
+    let channel = connect_channel(&arena.arena).await.map_err(remote_error)?;
+    Ok(ArenaClient::new(channel).max_encoding_message_size(32 * 1024 * 1024).max_decoding_message_size(64 * 1024 * 1024))
+}
+
+/// `message` carrying `token` as a bearer token.
+pub fn authorized<T>(message: T, token: &str) -> Request<T> {
+    let mut request = Request::new(message);
+    if let Ok(value) = format!("Bearer {token}").parse() {
+        request.metadata_mut().insert("authorization", value);
+    }
+    request
+}
+
+/// One line for a failed call.
+pub fn status_error(status: Status) -> anyhow::Error {
+    let message = status.message();
+    match status.code() {
+        Code::Unauthenticated => anyhow!("the arena refused the token: {message} (check --token or CAIRN_TOKEN)"),
+        Code::PermissionDenied => anyhow!("permission denied: {message}"),
+        Code::Unavailable => anyhow!("the arena is unreachable: {message}"),
+        Code::NotFound => anyhow!("{message}"),
+        Code::InvalidArgument | Code::ResourceExhausted | Code::AlreadyExists | Code::FailedPrecondition => anyhow!("{message}"),
+        code => anyhow!("the arena answered {code:?}: {message}"),
+    }
+}
+
+pub fn remote_error(error: RemoteError) -> anyhow::Error {
+    anyhow!("{error}")
+}
+
+/// Parses `--opt k=v` flags into game options.
+pub fn options(flags: &[String]) -> anyhow::Result<cairn_engine::GameOptions> {
+    cairn_engine::game::parse_options(flags.iter().map(String::as_str)).map_err(anyhow::Error::msg)
+}
+
+/// A tokio runtime for one command.
+pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread().enable_all().build()?)
+}

@@ -1,0 +1,148 @@
+//! `cairn demo`: the whole product on one machine in about a minute. An
+//! embedded arena on a SQLite file in a fresh folder, an in-process runner
+//! talking to it over loopback gRPC (the same code as `cairn runner`), the
+//! bundled bots (the Rust SDK's reference bots, run by this very binary with
+//! `cairn bot-run`, so nothing else needs installing), a round robin for
+//! every game, progress bars, then the leaderboards.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use cairn_proto::arena::v1 as pb;
+use cairn_runner::remote::{run_runner, RunnerConfig};
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+
+use crate::client::{authorized, connect, status_error, ArenaArgs};
+
+#[derive(Debug, clap::Args)]
+pub struct DemoArgs {
+    /// The folder for the database, the bots and the runner's cache [default: a fresh temporary folder].
+    #[arg(long)]
+    dir: Option<PathBuf>,
+    /// Games each table plays (rounded up to a multiple of its seats).
+    #[arg(long, default_value_t = 20)]
+    games_per_pairing: u32,
+    /// Run bots as plain processes, without the sandbox.
+    #[arg(long)]
+    no_sandbox: bool,
+}
+
+/// A bundled bot: its name in the arena, what `cairn bot-run` calls it, the games it plays.
+const DEMO_BOTS: &[(&str, &str, Option<&str>)] = &[
+    ("greedy", "greedy", None),
+    ("random", "random", None),
+    ("random-too", "random", None),
+    ("first", "first", None),
+];
+
+/// One of the demo's tournaments.
+struct DemoTournament {
+    label: &'static str,
+    game: &'static str,
+    options: &'static [(&'static str, &'static str)],
+    /// Seats at each table: 2, or 3 to show a multi-player table (rated with Weng-Lin).
+    seats: u32,
+}
+
+const DEMO_TOURNAMENTS: &[DemoTournament] = &[
+    DemoTournament { label: "Schotten Totten", game: "schotten-totten", options: &[], seats: 2 },
+    DemoTournament { label: "Schotten Totten (tactics)", game: "schotten-totten", options: &[("tactics", "true")], seats: 2 },
+    DemoTournament { label: "Lords of Scotland", game: "lords-of-scotland", options: &[], seats: 2 },
+    DemoTournament { label: "Bullfrogs (3 seats)", game: "bullfrogs", options: &[], seats: 3 },
+];
+
+const RUNNER_TOKEN: &str = "cairn-demo-runner-token";
+
+pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
+    let started = Instant::now();
+    let temporary = tempfile::Builder::new().prefix("cairn-demo-").tempdir()?;
+    let dir = args.dir.clone().unwrap_or_else(|| temporary.path().to_path_buf());
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let db = dir.join("arena.sqlite");
+    for stale in ["arena.sqlite", "arena.sqlite-wal", "arena.sqlite-shm"] {
+        let _ = std::fs::remove_file(dir.join(stale));
+    }
+    println!("cairn demo: arena database {}", db.display());
+    crate::client::runtime()?.block_on(demo(&args, &dir, &db))?;
+    println!("\ndemo finished in {:.1} s", started.elapsed().as_secs_f64());
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn demo(args: &DemoArgs, dir: &Path, db: &Path) -> anyhow::Result<()> {
+    let (store, _) = crate::serve::open_store(db, Some(RUNNER_TOKEN)).await?;
+    let listener = TcpListener::bind("127.0.0.1:0").await?;
+    let address = crate::serve::dial_address(listener.local_addr()?);
+    let (stop_arena, arena_stopped) = oneshot::channel::<()>();
+    let arena = tokio::spawn(cairn_arena::run(listener, store, async move {
+        let _ = arena_stopped.await;
+    }));
+    let (stop_runner, runner_stopped) = oneshot::channel::<()>();
+    let mut config = RunnerConfig::new(address.clone(), RUNNER_TOKEN);
+    config.cache_dir = dir.join("runner-cache");
+    config.jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
+    config.idle_poll = Duration::from_millis(100);
+    config.no_sandbox = args.no_sandbox;
+    let runner = tokio::spawn(run_runner(config, async move {
+        let _ = runner_stopped.await;
+    }));
+    let arena_args = ArenaArgs { arena: address };
+    let outcome = play_tournaments(args, dir, &arena_args).await;
+    let _ = stop_runner.send(());
+    let runner_result = runner.await;
+    let _ = stop_arena.send(());
+    let _ = arena.await;
+    outcome?;
+    runner_result.context("the runner task failed")?.map_err(crate::client::remote_error)?;
+    Ok(())
+}
+
+async fn play_tournaments(args: &DemoArgs, dir: &Path, arena: &ArenaArgs) -> anyhow::Result<()> {
+    let mut client = connect(arena).await?;
+    let token = client.register_owner(pb::RegisterOwnerRequest { name: "demo".into() }).await.map_err(status_error)?.into_inner().token;
+    let exe = std::env::current_exe().context("cannot find the cairn binary")?;
+    for (name, bundled, games) in DEMO_BOTS {
+        let folder = write_bot_folder(dir, &exe, name, bundled, *games)?;
+        let archive = cairn_proto::archive::pack_folder(&folder)?;
+        client.submit_bot_version(authorized(pb::SubmitBotVersionRequest { archive }, &token)).await.map_err(status_error)?;
+    }
+    println!("registered bots: {}\n", DEMO_BOTS.iter().map(|(name, ..)| *name).collect::<Vec<_>>().join(", "));
+    let mut created = Vec::new();
+    for (seed, DemoTournament { label, game, options, seats }) in DEMO_TOURNAMENTS.iter().enumerate() {
+        let bots = DEMO_BOTS.iter().filter(|(_, _, games)| games.is_none_or(|only| only == *game)).map(|(name, ..)| name.to_string()).collect();
+        let request = pb::CreateTournamentRequest {
+            game: game.to_string(),
+            options: options.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            bots,
+            seats_per_game: *seats,
+            // A table plays every rotation of its seats equally often.
+            games_per_pairing: args.games_per_pairing.div_ceil(*seats) * *seats,
+            seed: seed as u64 + 1,
+        };
+        let tournament = client.create_tournament(authorized(request, &token)).await.map_err(status_error)?.into_inner();
+        created.push((*label, tournament));
+    }
+    let width = created.iter().map(|(label, _)| label.len()).max().unwrap_or(0);
+    for (label, tournament) in &created {
+        crate::tournaments::watch(&mut client, tournament.id, false, &format!("{label:<width$}  ")).await?;
+    }
+    for (label, tournament) in &created {
+        let request = pb::GetLeaderboardRequest { game: tournament.game.clone(), options: tournament.options.clone(), model: String::new() };
+        let board = client.get_leaderboard(request).await.map_err(status_error)?.into_inner();
+        println!("\n{label}");
+        print!("{}", crate::ratings::leaderboard_table(&board));
+    }
+    Ok(())
+}
+
+/// A bot folder whose command runs `cairn bot-run BUNDLED`.
+fn write_bot_folder(dir: &Path, exe: &Path, name: &str, bundled: &str, games: Option<&str>) -> anyhow::Result<PathBuf> {
+    let folder = dir.join("bots").join(name);
+    std::fs::create_dir_all(&folder)?;
+    let games = games.map_or(String::new(), |game| format!("games = [\"{game}\"]\n"));
+    let manifest = format!("name = \"{name}\"\ncommand = [{:?}, \"bot-run\", \"{bundled}\"]\n{games}", exe.display().to_string());
+    std::fs::write(folder.join("cairn-bot.toml"), manifest)?;
+    Ok(folder)
+}

@@ -1,0 +1,54 @@
+//! `cairn runner`: lease matches from an arena and play them until Ctrl-C.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use cairn_runner::remote::{default_cache_dir, run_runner, RunnerConfig};
+
+use crate::client::DEFAULT_ARENA;
+
+#[derive(Debug, clap::Args)]
+pub struct RunnerArgs {
+    /// The arena's address.
+    #[arg(long, env = "CAIRN_ARENA", default_value = DEFAULT_ARENA)]
+    arena: String,
+    /// The runner token the arena was started with.
+    #[arg(long, env = "CAIRN_RUNNER_TOKEN", hide_env_values = true)]
+    token: String,
+    /// Matches played at once.
+    #[arg(long, default_value_t = 1)]
+    jobs: usize,
+    /// How long a lease lasts without a heartbeat (heartbeats come every third of it).
+    #[arg(long, default_value_t = 60_000)]
+    lease_ms: u64,
+    /// How often to ask again when no match is waiting.
+    #[arg(long, default_value_t = 500)]
+    poll_ms: u64,
+    /// Where fetched bots are unpacked and built [default: ~/.cache/cairn/artifacts].
+    #[arg(long)]
+    cache: Option<PathBuf>,
+    /// Run bots as plain processes, without the sandbox (trusted bots only).
+    #[arg(long)]
+    no_sandbox: bool,
+    /// Stop once no match is waiting.
+    #[arg(long)]
+    exit_when_idle: bool,
+}
+
+pub fn run(args: RunnerArgs) -> anyhow::Result<ExitCode> {
+    let mut config = RunnerConfig::new(args.arena, args.token);
+    config.jobs = args.jobs.max(1);
+    config.lease = Duration::from_millis(args.lease_ms.max(300));
+    config.idle_poll = Duration::from_millis(args.poll_ms.max(10));
+    config.cache_dir = args.cache.unwrap_or_else(default_cache_dir);
+    config.no_sandbox = args.no_sandbox;
+    config.exit_when_idle = args.exit_when_idle;
+    config.verbose = true;
+    crate::client::runtime()?.block_on(async {
+        let shutdown = crate::serve::shutdown_signal();
+        let summary = run_runner(config, shutdown).await.map_err(crate::client::remote_error)?;
+        eprintln!("runner stopped: {} match(es) reported, {} lease(s) lost", summary.matches_reported, summary.leases_lost);
+        Ok(ExitCode::SUCCESS)
+    })
+}

@@ -1,0 +1,94 @@
+//! `cairn serve`: the arena on a SQLite file, until Ctrl-C.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use cairn_arena::store::DEFAULT_DB_PATH;
+use cairn_arena::Store;
+use tokio::net::TcpListener;
+
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// The SQLite database file (created if missing).
+    #[arg(long, default_value = DEFAULT_DB_PATH)]
+    db: PathBuf,
+    /// The address to listen on (port 0: any free port, printed on start).
+    #[arg(long, default_value = "127.0.0.1:50051")]
+    listen: String,
+    /// The token runners must send (at least 16 characters); without one, a
+    /// fresh token is made and printed.
+    #[arg(long, env = "CAIRN_RUNNER_TOKEN", hide_env_values = true)]
+    runner_token: Option<String>,
+}
+
+pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
+    crate::client::runtime()?.block_on(async {
+        let (store, runner_token) = open_store(&args.db, args.runner_token.as_deref()).await?;
+        let listener = TcpListener::bind(&args.listen).await.with_context(|| format!("cannot listen on {}", args.listen))?;
+        let address = listener.local_addr()?;
+        if args.runner_token.is_none() {
+            eprintln!("runner token (give it to `cairn runner --token`): {runner_token}");
+        }
+        let shutdown = shutdown_signal();
+        // Scripts and tests read the address from this line.
+        println!("cairn arena listening on http://{address} (database {})", args.db.display());
+        std::io::stdout().flush()?;
+        cairn_arena::run(listener, store, shutdown).await?;
+        eprintln!("cairn arena stopped");
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+/// Opens the store and makes sure a runner with `runner_token` (or a fresh
+/// token) exists; returns the token.
+pub async fn open_store(db: &Path, runner_token: Option<&str>) -> anyhow::Result<(Store, String)> {
+    let store = Store::open(db).await.with_context(|| format!("cannot open the database {}", db.display()))?;
+    let token = match runner_token {
+        Some(token) => {
+            store.register_runner_with_token("runner", token).await?;
+            token.to_string()
+        }
+        None => {
+            let name = format!("runner-{}", std::process::id());
+            match store.register_runner(&name).await {
+                Ok((_, token)) => token,
+                Err(_) => store.register_runner(&format!("{name}-{}", unix_ms())).await?.1,
+            }
+        }
+    };
+    Ok((store, token))
+}
+
+fn unix_ms() -> u128 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis())
+}
+
+/// Completes on Ctrl-C or SIGTERM. The handlers are installed now, not on
+/// first poll, so a signal that arrives once the caller says it is ready is
+/// never lost to the default action.
+pub fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send {
+    use tokio::signal::unix::{signal, SignalKind};
+    let interrupt = signal(SignalKind::interrupt());
+    let terminate = signal(SignalKind::terminate());
+    async move {
+        match (interrupt, terminate) {
+            (Ok(mut interrupt), Ok(mut terminate)) => {
+                tokio::select! {
+                    _ = interrupt.recv() => {}
+                    _ = terminate.recv() => {}
+                }
+            }
+            _ => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+}
+
+/// An address a client can dial for a listener bound to `address`.
+pub fn dial_address(address: SocketAddr) -> String {
+    format!("http://{address}")
+}

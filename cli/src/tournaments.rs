@@ -1,0 +1,203 @@
+//! `cairn tournament create|status|watch|list`.
+
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+use cairn_proto::arena::v1 as pb;
+use serde_json::{json, Value};
+use tonic::transport::Channel;
+
+use crate::client::{authorized, connect, status_error, ArenaArgs, OwnerArgs};
+use crate::table::Table;
+
+type Client = pb::arena_client::ArenaClient<Channel>;
+
+#[derive(Debug, clap::Subcommand)]
+pub enum TournamentCommand {
+    /// Plan a round robin between bots and queue its matches.
+    Create {
+        /// The game id: schotten-totten, lords-of-scotland, bullfrogs.
+        #[arg(long)]
+        game: String,
+        /// A game option, e.g. --opt tactics=true (repeatable).
+        #[arg(long = "opt", value_name = "KEY=VALUE")]
+        options: Vec<String>,
+        /// Seats at each table.
+        #[arg(long, default_value_t = 2)]
+        seats: u32,
+        /// Games each table plays over all its seat rotations (a multiple of --seats).
+        #[arg(long, default_value_t = 2)]
+        games_per_pairing: u32,
+        /// The tournament seed (deals and table draws).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Bots as `name` (latest version) or `name@N`.
+        #[arg(required = true, num_args = 2.., value_name = "BOT")]
+        bots: Vec<String>,
+        #[command(flatten)]
+        owner: OwnerArgs,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show a tournament's progress.
+    Status {
+        /// The tournament id.
+        id: i64,
+        #[command(flatten)]
+        arena: ArenaArgs,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Follow a tournament with a progress bar until it finishes.
+    Watch {
+        /// The tournament id.
+        id: i64,
+        #[command(flatten)]
+        arena: ArenaArgs,
+        /// Print one JSON line per update instead of a bar.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List every tournament.
+    List {
+        #[command(flatten)]
+        arena: ArenaArgs,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn run(command: TournamentCommand) -> anyhow::Result<ExitCode> {
+    crate::client::runtime()?.block_on(async {
+        match command {
+            TournamentCommand::Create { game, options, seats, games_per_pairing, seed, bots, owner, json } => {
+                let request = pb::CreateTournamentRequest {
+                    game,
+                    options: crate::client::options(&options)?,
+                    bots,
+                    seats_per_game: seats,
+                    games_per_pairing,
+                    seed,
+                };
+                let token = owner.token()?;
+                let created = connect(&owner.arena).await?.create_tournament(authorized(request, token)).await.map_err(status_error)?.into_inner();
+                if json {
+                    println!("{}", tournament_json(&created));
+                } else {
+                    println!("created tournament {} ({} {}, {} bots)", created.id, created.game, created.variant, created.entries.len());
+                }
+                Ok(ExitCode::SUCCESS)
+            }
+            TournamentCommand::Status { id, arena, json } => status(&mut connect(&arena).await?, id, json).await,
+            TournamentCommand::Watch { id, arena, json } => {
+                watch(&mut connect(&arena).await?, id, json, "").await?;
+                Ok(ExitCode::SUCCESS)
+            }
+            TournamentCommand::List { arena, json } => list(&mut connect(&arena).await?, json).await,
+        }
+    })
+}
+
+async fn status(client: &mut Client, id: i64, json: bool) -> anyhow::Result<ExitCode> {
+    let status = client.get_tournament(pb::GetTournamentRequest { tournament_id: id }).await.map_err(status_error)?.into_inner();
+    let tournament = status.tournament.unwrap_or_default();
+    let progress = status.progress.unwrap_or_default();
+    if json {
+        println!("{}", json!({"tournament": tournament_json(&tournament), "progress": progress_json(&progress)}));
+        return Ok(ExitCode::SUCCESS);
+    }
+    println!("tournament {} · {} {} · seed {}", tournament.id, tournament.game, tournament.variant, tournament.seed);
+    let names: Vec<String> = tournament.entries.iter().map(|e| format!("{}@{}", e.bot_name, e.version)).collect();
+    println!("bots: {}", names.join(", "));
+    println!("{}", progress_line(&progress));
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn list(client: &mut Client, json: bool) -> anyhow::Result<ExitCode> {
+    let tournaments = client.list_tournaments(pb::ListTournamentsRequest {}).await.map_err(status_error)?.into_inner().tournaments;
+    if json {
+        let rows: Vec<Value> = tournaments
+            .iter()
+            .map(|s| json!({"tournament": tournament_json(&s.tournament.clone().unwrap_or_default()), "progress": progress_json(&s.progress.unwrap_or_default())}))
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut table = Table::new(&[">id", "game", "variant", ">bots", ">games", ">done", "state"]);
+    for status in &tournaments {
+        let (t, p) = (status.tournament.clone().unwrap_or_default(), status.progress.unwrap_or_default());
+        let state = if p.finished { "finished" } else { "running" };
+        table.row(vec![t.id.to_string(), t.game, t.variant, t.entries.len().to_string(), p.games_total.to_string(), p.games_done.to_string(), state.into()]);
+    }
+    print!("{}", table.render());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Follows progress until the tournament finishes; `label` prefixes the bar.
+pub async fn watch(client: &mut Client, id: i64, json: bool, label: &str) -> anyhow::Result<pb::TournamentProgress> {
+    let mut stream = client.watch_tournament(pb::WatchTournamentRequest { tournament_id: id }).await.map_err(status_error)?.into_inner();
+    let terminal = std::io::stderr().is_terminal();
+    let mut last = pb::TournamentProgress::default();
+    while let Some(progress) = stream.message().await.map_err(status_error)? {
+        if json {
+            println!("{}", progress_json(&progress));
+        } else if terminal {
+            eprint!("\r{label}{}", progress_bar(&progress));
+            let _ = std::io::stderr().flush();
+        }
+        last = progress;
+        if last.finished {
+            break;
+        }
+    }
+    if !json {
+        if terminal {
+            eprintln!();
+        } else {
+            eprintln!("{label}{}", progress_bar(&last));
+        }
+    }
+    Ok(last)
+}
+
+/// `[#########-----------]  45% 18/40 games`
+pub fn progress_bar(progress: &pb::TournamentProgress) -> String {
+    const WIDTH: i64 = 30;
+    let total = progress.games_total.max(1);
+    let filled = (progress.games_done * WIDTH / total).clamp(0, WIDTH) as usize;
+    let percent = progress.games_done * 100 / total;
+    format!("[{}{}] {percent:>3}% {}/{} games", "#".repeat(filled), "-".repeat(WIDTH as usize - filled), progress.games_done, progress.games_total)
+}
+
+fn progress_line(p: &pb::TournamentProgress) -> String {
+    let state = if p.finished { "finished" } else { "running" };
+    format!(
+        "{state}: {}/{} games; matches {} queued, {} leased, {} done of {}",
+        p.games_done, p.games_total, p.matches_queued, p.matches_leased, p.matches_done, p.matches_total
+    )
+}
+
+fn tournament_json(t: &pb::Tournament) -> Value {
+    let entries: Vec<Value> = t.entries.iter().map(|e| json!({"bot_version_id": e.bot_version_id, "bot": e.bot_name, "version": e.version})).collect();
+    json!({"id": t.id, "owner": t.owner, "game": t.game, "options": t.options, "variant": t.variant, "seats_per_game": t.seats_per_game,
+           "games_per_pairing": t.games_per_pairing, "seed": t.seed, "entries": entries, "created_at_ms": t.created_at_ms})
+}
+
+pub fn progress_json(p: &pb::TournamentProgress) -> Value {
+    json!({"tournament_id": p.tournament_id, "matches_total": p.matches_total, "matches_queued": p.matches_queued, "matches_leased": p.matches_leased,
+           "matches_done": p.matches_done, "games_total": p.games_total, "games_done": p.games_done, "finished": p.finished})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_progress_bar_fills_in_proportion_to_games_done() {
+        let progress = pb::TournamentProgress { games_total: 40, games_done: 20, ..Default::default() };
+        assert_eq!(progress_bar(&progress), format!("[{}{}]  50% 20/40 games", "#".repeat(15), "-".repeat(15)));
+    }
+}

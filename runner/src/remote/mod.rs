@@ -1,0 +1,264 @@
+//! A remote runner: leases matches from an arena over gRPC, keeps each
+//! lease alive with heartbeats while it plays, fetches and builds the bots
+//! (cached by content hash), plays the match with the same sandboxed match
+//! loop as `cairn play` ([`crate::play_match`]), and reports the result.
+//!
+//! # Layout
+//! - [`client`]: the connection, the runner token, [`RemoteError`].
+//! - [`artifacts`]: the artifact cache (fetch, unpack safely, build once).
+//! - [`report`]: lease to match spec, match result to report.
+//!
+//! Several runners (or several workers of one runner, `jobs`) share one
+//! arena: the arena hands each match to one lease at a time, and a lease
+//! that is not kept alive expires and goes back to the queue.
+
+pub mod artifacts;
+pub mod client;
+pub mod report;
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use cairn_proto::arena::v1 as pb;
+use tokio::sync::watch;
+
+pub use self::artifacts::ArtifactCache;
+pub use self::client::{connect_channel, ArenaConnection, RemoteError};
+use crate::process::{BotLauncher, PlainLauncher};
+use crate::sandbox::Limits;
+use crate::sandboxed::SandboxLauncher;
+use crate::time_control::TimeControl;
+
+/// How a remote runner works.
+#[derive(Debug, Clone)]
+pub struct RunnerConfig {
+    /// The arena's address (`http://host:port`).
+    pub arena: String,
+    pub token: String,
+    /// Where fetched bots are unpacked and built.
+    pub cache_dir: PathBuf,
+    /// Matches played at once.
+    pub jobs: usize,
+    /// How long each lease lasts unless renewed; heartbeats come at a third of it.
+    pub lease: Duration,
+    /// How long to wait before asking again when the queue is empty.
+    pub idle_poll: Duration,
+    /// Run bots as plain processes (trusted bots only).
+    pub no_sandbox: bool,
+    pub time_control: TimeControl,
+    /// Stop (after finishing the current matches) once the queue is empty.
+    pub exit_when_idle: bool,
+    /// Print one line per match to stderr.
+    pub verbose: bool,
+}
+
+impl RunnerConfig {
+    /// Defaults for everything but the arena and the token.
+    pub fn new(arena: impl Into<String>, token: impl Into<String>) -> RunnerConfig {
+        RunnerConfig {
+            arena: arena.into(),
+            token: token.into(),
+            cache_dir: default_cache_dir(),
+            jobs: 1,
+            lease: Duration::from_secs(60),
+            idle_poll: Duration::from_millis(500),
+            no_sandbox: false,
+            time_control: TimeControl::default(),
+            exit_when_idle: false,
+            verbose: false,
+        }
+    }
+}
+
+/// `$XDG_CACHE_HOME/cairn/artifacts`, else `~/.cache/cairn/artifacts`, else
+/// a folder under the system's temporary folder.
+pub fn default_cache_dir() -> PathBuf {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    base.join("cairn").join("artifacts")
+}
+
+/// What a runner did before it stopped.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunnerSummary {
+    pub matches_reported: u64,
+    /// Reports the arena refused because the lease had been lost.
+    pub leases_lost: u64,
+}
+
+/// Shared by the workers of one runner.
+#[derive(Debug)]
+struct Shared {
+    config: RunnerConfig,
+    connection: ArenaConnection,
+    cache: ArtifactCache,
+    launcher: Arc<dyn BotLauncher>,
+    stopping: watch::Receiver<bool>,
+    reported: AtomicU64,
+    lost: AtomicU64,
+    failed: AtomicBool,
+}
+
+/// Runs until `shutdown` completes (matches in play are finished and
+/// reported first) or, with `exit_when_idle`, until the queue is empty.
+pub async fn run_runner(config: RunnerConfig, shutdown: impl Future<Output = ()> + Send) -> Result<RunnerSummary, RemoteError> {
+    let connection = ArenaConnection::connect(&config.arena, &config.token).await?;
+    // One cheap call up front, so a wrong token is reported at once.
+    connection.client().heartbeat(connection.authorized(pb::HeartbeatRequest { match_id: 0, lease_generation: 0, lease_ms: 0 })).await.or_else(
+        |status| if status.code() == tonic::Code::Unauthenticated { Err(RemoteError::from(status)) } else { Ok(tonic::Response::new(pb::HeartbeatResponse::default())) },
+    )?;
+    let launcher: Arc<dyn BotLauncher> = if config.no_sandbox { Arc::new(PlainLauncher) } else { Arc::new(SandboxLauncher::new(Limits::default())) };
+    if config.verbose {
+        eprintln!("runner: connected to {} with {} worker(s); {}", config.arena, config.jobs.max(1), launcher.describe());
+    }
+    let (stop, stopping) = watch::channel(false);
+    let cache = ArtifactCache::new(config.cache_dir.clone());
+    let jobs = config.jobs.max(1);
+    let shared = Arc::new(Shared { config, connection, cache, launcher, stopping, reported: AtomicU64::new(0), lost: AtomicU64::new(0), failed: AtomicBool::new(false) });
+    let workers: Vec<_> = (0..jobs).map(|_| tokio::spawn(worker(Arc::clone(&shared)))).collect();
+    let all_done = async {
+        let mut first_error = None;
+        for worker in workers {
+            let outcome = worker.await.map_err(|error| RemoteError::Task(error.to_string())).and_then(|result| result);
+            if let Err(error) = outcome {
+                first_error.get_or_insert(error);
+            }
+        }
+        first_error
+    };
+    tokio::pin!(all_done);
+    let first_error = tokio::select! {
+        error = &mut all_done => error,
+        () = shutdown => {
+            let _ = stop.send(true);
+            all_done.await
+        }
+    };
+    match first_error {
+        Some(error) => Err(error),
+        None => Ok(RunnerSummary { matches_reported: shared.reported.load(Ordering::Relaxed), leases_lost: shared.lost.load(Ordering::Relaxed) }),
+    }
+}
+
+/// One worker: lease, play, report, until told to stop.
+async fn worker(shared: Arc<Shared>) -> Result<(), RemoteError> {
+    let mut stopping = shared.stopping.clone();
+    loop {
+        if *stopping.borrow() || shared.failed.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        let lease = match lease_next(&shared, &mut stopping).await? {
+            Some(lease) => lease,
+            None => return Ok(()),
+        };
+        match lease {
+            Some(lease) => play_lease(&shared, lease).await?,
+            None if shared.config.exit_when_idle => return Ok(()),
+            None => idle(&shared, &mut stopping).await,
+        }
+    }
+}
+
+/// Asks for a match. An unreachable arena (restarting, say) is waited for;
+/// `None` when told to stop while waiting.
+async fn lease_next(shared: &Shared, stopping: &mut watch::Receiver<bool>) -> Result<Option<Option<pb::MatchLease>>, RemoteError> {
+    loop {
+        let request = shared.connection.authorized(pb::LeaseMatchRequest { lease_ms: millis(shared.config.lease) });
+        match shared.connection.client().lease_match(request).await {
+            Ok(answer) => return Ok(Some(answer.into_inner().lease)),
+            Err(status) if status.code() == tonic::Code::Unavailable => {
+                if shared.config.verbose {
+                    eprintln!("runner: the arena is unavailable ({}); retrying", status.message());
+                }
+                idle(shared, stopping).await;
+                if *stopping.borrow() {
+                    return Ok(None);
+                }
+            }
+            Err(status) => {
+                shared.failed.store(true, Ordering::Relaxed);
+                return Err(status.into());
+            }
+        }
+    }
+}
+
+/// Waits one poll interval, or less if told to stop.
+async fn idle(shared: &Shared, stopping: &mut watch::Receiver<bool>) {
+    tokio::select! {
+        () = tokio::time::sleep(shared.config.idle_poll) => {}
+        _ = stopping.changed() => {}
+    }
+}
+
+fn millis(duration: Duration) -> i64 {
+    i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
+}
+
+/// Plays one leased match and reports it. A lost lease is counted, not an error.
+async fn play_lease(shared: &Shared, lease: pb::MatchLease) -> Result<(), RemoteError> {
+    let mut folders = Vec::with_capacity(lease.seats.len());
+    for seat in &lease.seats {
+        folders.push(shared.cache.bot_folder(&shared.connection, seat).await?);
+    }
+    let spec = report::match_spec(&lease, &folders, shared.config.time_control);
+    let launcher = Arc::clone(&shared.launcher);
+    let mut playing = tokio::task::spawn_blocking(move || crate::play_match(&spec, launcher.as_ref()));
+    // A zero period would panic; a lease shorter than 300 ms is not useful anyway.
+    let mut heartbeats = tokio::time::interval((shared.config.lease / 3).max(Duration::from_millis(100)));
+    heartbeats.tick().await;
+    let played = loop {
+        tokio::select! {
+            played = &mut playing => break played.map_err(|error| RemoteError::Task(error.to_string()))?,
+            _ = heartbeats.tick() => heartbeat(shared, &lease).await?,
+        }
+    };
+    let result = match played {
+        Ok(result) => result,
+        Err(error) => {
+            // The arena will lease the match again once this lease expires.
+            eprintln!("runner: match {} could not be played: {error}", lease.match_id);
+            return Ok(());
+        }
+    };
+    let report = report::match_report(&lease, &result);
+    let mut answer = shared.connection.client().report_result(shared.connection.authorized(report.clone())).await;
+    // An arena restarting: the report stays good while the lease lives.
+    let mut retries = 0;
+    while matches!(&answer, Err(status) if status.code() == tonic::Code::Unavailable) && retries < 20 {
+        tokio::time::sleep(shared.config.idle_poll).await;
+        retries += 1;
+        answer = shared.connection.client().report_result(shared.connection.authorized(report.clone())).await;
+    }
+    match answer {
+        Ok(_) => {
+            shared.reported.fetch_add(1, Ordering::Relaxed);
+            if shared.config.verbose {
+                eprintln!("runner: reported match {} ({} game(s))", lease.match_id, result.games.len());
+            }
+            Ok(())
+        }
+        Err(status) if matches!(status.code(), tonic::Code::FailedPrecondition | tonic::Code::Unavailable) => {
+            shared.lost.fetch_add(1, Ordering::Relaxed);
+            Ok(())
+        }
+        Err(status) => Err(status.into()),
+    }
+}
+
+/// Renews the lease; losing it is noted (the report will be refused) but
+/// the match is played out, since its bots are already running.
+async fn heartbeat(shared: &Shared, lease: &pb::MatchLease) -> Result<(), RemoteError> {
+    let request = pb::HeartbeatRequest { match_id: lease.match_id, lease_generation: lease.lease_generation, lease_ms: millis(shared.config.lease) };
+    match shared.connection.client().heartbeat(shared.connection.authorized(request)).await {
+        Ok(_) => Ok(()),
+        // Lost, or the arena is restarting: play on; the report decides.
+        Err(status) if matches!(status.code(), tonic::Code::FailedPrecondition | tonic::Code::Unavailable) => Ok(()),
+        Err(status) => Err(status.into()),
+    }
+}
