@@ -39,6 +39,20 @@ pub struct ConformanceReport {
     pub outcomes: Vec<Outcome>,
 }
 
+/// The conformance run every game's tests make: `words` as `key=value`
+/// options, the default configuration (10,000 games), and the report's
+/// proof that it checked something: every game played, leak checks that
+/// moved hidden state, illegal actions refused.
+pub fn assert_conforms<G: Game>(words: &[&str], n_seats: usize) -> ConformanceReport {
+    let options = crate::game::parse_options(words.iter().copied()).expect("test options are key=value");
+    let config = Conformance::default();
+    let report = check_conformance::<G>(&options, n_seats, &config);
+    assert_eq!(report.games, config.games);
+    assert!(report.leak_checks_with_hidden_change > 0, "{report:?}");
+    assert!(report.illegal_refused > 0, "{report:?}");
+    report
+}
+
 /// Plays `config.games` seeded random games of `G` and panics with the seed
 /// and step on the first broken invariant:
 /// - legal actions are non-empty until terminal, free of duplicates, each

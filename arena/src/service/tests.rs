@@ -113,39 +113,30 @@ const EVERY_SERVICE: [&str; 5] = [
     "grpc.reflection.v1alpha.ServerReflection",
 ];
 
-#[tokio::test]
-async fn reflection_v1_lists_every_service() {
-    use tonic_reflection::pb::v1::server_reflection_client::ServerReflectionClient;
-    use tonic_reflection::pb::v1::server_reflection_request::MessageRequest;
-    use tonic_reflection::pb::v1::server_reflection_response::MessageResponse;
-    use tonic_reflection::pb::v1::ServerReflectionRequest;
-    let app = spawn_app().await;
-    let request = ServerReflectionRequest { host: String::new(), message_request: Some(MessageRequest::ListServices(String::new())) };
-    let mut answers = ServerReflectionClient::new(app.channel.clone()).server_reflection_info(tokio_stream::iter([request])).await.unwrap().into_inner();
-    let Some(MessageResponse::ListServicesResponse(list)) = answers.next().await.unwrap().unwrap().message_response else {
-        panic!("reflection answered something other than a service list");
+/// Both reflection versions answer the same question with their own types.
+macro_rules! reflection_lists_every_service {
+    ($test:ident, $version:ident) => {
+        #[tokio::test]
+        async fn $test() {
+            use tonic_reflection::pb::$version::server_reflection_client::ServerReflectionClient;
+            use tonic_reflection::pb::$version::server_reflection_request::MessageRequest;
+            use tonic_reflection::pb::$version::server_reflection_response::MessageResponse;
+            use tonic_reflection::pb::$version::ServerReflectionRequest;
+            let app = spawn_app().await;
+            let request = ServerReflectionRequest { host: String::new(), message_request: Some(MessageRequest::ListServices(String::new())) };
+            let mut answers = ServerReflectionClient::new(app.channel.clone()).server_reflection_info(tokio_stream::iter([request])).await.unwrap().into_inner();
+            let Some(MessageResponse::ListServicesResponse(list)) = answers.next().await.unwrap().unwrap().message_response else {
+                panic!("reflection answered something other than a service list");
+            };
+            let names: BTreeSet<String> = list.service.into_iter().map(|service| service.name).collect();
+            assert_eq!(names, EVERY_SERVICE.iter().map(|name| name.to_string()).collect());
+            app.stop().await;
+        }
     };
-    let names: BTreeSet<String> = list.service.into_iter().map(|service| service.name).collect();
-    assert_eq!(names, EVERY_SERVICE.iter().map(|name| name.to_string()).collect());
-    app.stop().await;
 }
 
-#[tokio::test]
-async fn reflection_v1alpha_lists_every_service() {
-    use tonic_reflection::pb::v1alpha::server_reflection_client::ServerReflectionClient;
-    use tonic_reflection::pb::v1alpha::server_reflection_request::MessageRequest;
-    use tonic_reflection::pb::v1alpha::server_reflection_response::MessageResponse;
-    use tonic_reflection::pb::v1alpha::ServerReflectionRequest;
-    let app = spawn_app().await;
-    let request = ServerReflectionRequest { host: String::new(), message_request: Some(MessageRequest::ListServices(String::new())) };
-    let mut answers = ServerReflectionClient::new(app.channel.clone()).server_reflection_info(tokio_stream::iter([request])).await.unwrap().into_inner();
-    let Some(MessageResponse::ListServicesResponse(list)) = answers.next().await.unwrap().unwrap().message_response else {
-        panic!("reflection answered something other than a service list");
-    };
-    let names: BTreeSet<String> = list.service.into_iter().map(|service| service.name).collect();
-    assert_eq!(names, EVERY_SERVICE.iter().map(|name| name.to_string()).collect());
-    app.stop().await;
-}
+reflection_lists_every_service!(reflection_v1_lists_every_service, v1);
+reflection_lists_every_service!(reflection_v1alpha_lists_every_service, v1alpha);
 
 #[tokio::test]
 async fn an_owner_submits_lists_and_shows_bots() {

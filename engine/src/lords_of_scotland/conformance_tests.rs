@@ -2,15 +2,11 @@
 //! 10,000 seeded random games each, with meaningful leak checks.
 
 use super::LordsOfScotland;
-use crate::game::{parse_options, EndReason};
-use crate::testing::{check_conformance, Conformance};
+use crate::game::EndReason;
+use crate::testing::assert_conforms;
 
 fn conforms(n_seats: usize, options: &[&str]) {
-    let options = parse_options(options.iter().copied()).unwrap();
-    let report = check_conformance::<LordsOfScotland>(&options, n_seats, &Conformance::default());
-    assert_eq!(report.games, 10_000);
-    assert!(report.leak_checks > 0 && report.leak_checks_with_hidden_change > 0, "{report:?}");
-    assert!(report.illegal_refused > 0);
+    let report = assert_conforms::<LordsOfScotland>(options, n_seats);
     assert!(report.outcomes.iter().all(|outcome| outcome.reason == EndReason::Finished));
 }
 

@@ -3,12 +3,10 @@
 
 use super::*;
 use crate::game::parse_options;
-use crate::testing::{check_conformance, Conformance};
+use crate::testing::assert_conforms;
 
 fn conformance(words: &[&str]) -> crate::testing::ConformanceReport {
-    let options = parse_options(words.iter().copied()).unwrap();
-    let report = check_conformance::<SchottenTotten>(&options, 2, &Conformance::default());
-    assert_eq!(report.games, 10_000);
+    let report = assert_conforms::<SchottenTotten>(words, 2);
     assert!(report.leak_checks_with_hidden_change > report.leak_checks / 2, "{report:?}");
     report
 }
