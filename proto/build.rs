@@ -24,7 +24,9 @@ fn compile_game_protocol(out_dir: &Path) -> Result<(), Box<dyn std::error::Error
     let descriptors = protox::compile(files, ["."])?;
     let encoded = prost::Message::encode_to_vec(&descriptors);
     // BTreeMap keeps map fields (game options) in a fixed order on the wire.
-    prost_build::Config::new().btree_map(["."]).compile_fds(descriptors)?;
+    prost_build::Config::new()
+        .btree_map(["."])
+        .compile_fds(descriptors)?;
     pbjson_build::Builder::new()
         .register_descriptors(&encoded)?
         .out_dir(out_dir)
@@ -42,9 +44,16 @@ fn compile_game_protocol(out_dir: &Path) -> Result<(), Box<dyn std::error::Error
 fn compile_arena_api(out_dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
     println!("cargo:rerun-if-changed=arena.proto");
     let descriptors = protox::compile(["arena.proto"], ["."])?;
-    std::fs::write(out_dir.join("arena_descriptor.bin"), prost::Message::encode_to_vec(&descriptors))?;
+    std::fs::write(
+        out_dir.join("arena_descriptor.bin"),
+        prost::Message::encode_to_vec(&descriptors),
+    )?;
     // Options maps become `BTreeMap`s, the engine's `GameOptions`.
-    tonic_prost_build::configure().build_client(true).build_server(true).btree_map(".").compile_fds(descriptors)?;
+    tonic_prost_build::configure()
+        .build_client(true)
+        .build_server(true)
+        .btree_map(".")
+        .compile_fds(descriptors)?;
     Ok(())
 }
 
@@ -54,6 +63,9 @@ fn compile_arena_api(out_dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
 /// code still builds with pbjson's own reader.
 fn use_fast_number_reader(path: &Path) -> std::io::Result<()> {
     let generated = std::fs::read_to_string(path)?;
-    let faster = generated.replace("::pbjson::private::NumberDeserialize", "crate::json_number::NumberDeserialize");
+    let faster = generated.replace(
+        "::pbjson::private::NumberDeserialize",
+        "crate::json_number::NumberDeserialize",
+    );
     std::fs::write(path, faster)
 }

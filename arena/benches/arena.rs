@@ -26,7 +26,10 @@ const RUNNER_TOKEN: &str = "bench-runner-token-0123456789";
 
 fn authorized<T>(message: T, token: &str) -> Request<T> {
     let mut request = Request::new(message);
-    request.metadata_mut().insert("authorization", format!("Bearer {token}").parse().expect("ascii token"));
+    request.metadata_mut().insert(
+        "authorization",
+        format!("Bearer {token}").parse().expect("ascii token"),
+    );
     request
 }
 
@@ -35,9 +38,20 @@ async fn runner(channel: Channel, token: String) -> u64 {
     let mut client = RunnerServiceClient::new(channel);
     let mut games = 0;
     loop {
-        let leased = client.lease_match(authorized(pb::LeaseMatchRequest { lease_ms: 0 }, &token)).await.expect("lease").into_inner();
-        let Some(lease) = leased.lease else { return games };
-        let best = lease.seats.iter().map(|seat| seat.bot_version_id).max().expect("seats");
+        let leased = client
+            .lease_match(authorized(pb::LeaseMatchRequest { lease_ms: 0 }, &token))
+            .await
+            .expect("lease")
+            .into_inner();
+        let Some(lease) = leased.lease else {
+            return games;
+        };
+        let best = lease
+            .seats
+            .iter()
+            .map(|seat| seat.bot_version_id)
+            .max()
+            .expect("seats");
         let results = lease
             .games
             .iter()
@@ -48,21 +62,35 @@ async fn runner(channel: Channel, token: String) -> u64 {
                     .iter()
                     .map(|seat| {
                         let won = seat.bot_version_id == best;
-                        pb::SeatResult { bot_version_id: seat.bot_version_id, score: i64::from(won), rank: if won { 1 } else { 2 }, forfeit: None }
+                        pb::SeatResult {
+                            bot_version_id: seat.bot_version_id,
+                            score: i64::from(won),
+                            rank: if won { 1 } else { 2 },
+                            forfeit: None,
+                        }
                     })
                     .collect(),
                 replay: vec![b'x'; 2048],
             })
             .collect::<Vec<_>>();
         games += results.len() as u64;
-        let report = pb::ReportResultRequest { match_id: lease.match_id, lease_generation: lease.lease_generation, games: results };
-        client.report_result(authorized(report, &token)).await.expect("report");
+        let report = pb::ReportResultRequest {
+            match_id: lease.match_id,
+            lease_generation: lease.lease_generation,
+            games: results,
+        };
+        client
+            .report_result(authorized(report, &token))
+            .await
+            .expect("report");
     }
 }
 
 async fn run_runners(channel: &Channel) -> (u64, Duration) {
     let started = Instant::now();
-    let tasks: Vec<_> = (0..N_RUNNERS).map(|index| tokio::spawn(runner(channel.clone(), format!("{RUNNER_TOKEN}-{index}")))).collect();
+    let tasks: Vec<_> = (0..N_RUNNERS)
+        .map(|index| tokio::spawn(runner(channel.clone(), format!("{RUNNER_TOKEN}-{index}"))))
+        .collect();
     let mut games = 0;
     for task in tasks {
         games += task.await.expect("runner task");
@@ -80,7 +108,10 @@ async fn create_tournament(arena: &mut ArenaClient<Channel>, token: &str, seed: 
         games_per_pairing: GAMES_PER_PAIRING,
         seed,
     };
-    arena.create_tournament(authorized(request, token)).await.expect("tournament");
+    arena
+        .create_tournament(authorized(request, token))
+        .await
+        .expect("tournament");
 }
 
 async fn reader(channel: Channel) -> Vec<Duration> {
@@ -88,7 +119,13 @@ async fn reader(channel: Channel) -> Vec<Duration> {
     let mut latencies = Vec::with_capacity(READS_PER_READER);
     for _ in 0..READS_PER_READER {
         let started = Instant::now();
-        let board = client.get_leaderboard(pb::GetLeaderboardRequest { game: TEST_DUEL.into(), ..Default::default() }).await.expect("leaderboard");
+        let board = client
+            .get_leaderboard(pb::GetLeaderboardRequest {
+                game: TEST_DUEL.into(),
+                ..Default::default()
+            })
+            .await
+            .expect("leaderboard");
         latencies.push(started.elapsed());
         assert_eq!(board.into_inner().rows.len(), N_BOTS);
     }
@@ -102,9 +139,18 @@ fn percentile_ms(sorted: &[Duration], percentile: f64) -> f64 {
 
 async fn bench() {
     let folder = tempfile::tempdir().expect("temp folder");
-    let store = Store::open(folder.path().join("bench.db")).await.expect("store").with_game_check(test_game_check);
+    let store = Store::open(folder.path().join("bench.db"))
+        .await
+        .expect("store")
+        .with_game_check(test_game_check);
     for index in 0..N_RUNNERS {
-        store.register_runner_with_token(&format!("runner-{index}"), &format!("{RUNNER_TOKEN}-{index}")).await.expect("runner");
+        store
+            .register_runner_with_token(
+                &format!("runner-{index}"),
+                &format!("{RUNNER_TOKEN}-{index}"),
+            )
+            .await
+            .expect("runner");
     }
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let address = listener.local_addr().expect("address");
@@ -112,17 +158,34 @@ async fn bench() {
     let server = tokio::spawn(cairn_arena::run(listener, store, async move {
         let _ = stopped.await;
     }));
-    let channel = Channel::from_shared(format!("http://{address}")).expect("url").connect().await.expect("connect");
+    let channel = Channel::from_shared(format!("http://{address}"))
+        .expect("url")
+        .connect()
+        .await
+        .expect("connect");
     let mut arena = ArenaClient::new(channel.clone());
-    let token = arena.register_owner(pb::RegisterOwnerRequest { name: "bench".into() }).await.expect("owner").into_inner().token;
+    let token = arena
+        .register_owner(pb::RegisterOwnerRequest {
+            name: "bench".into(),
+        })
+        .await
+        .expect("owner")
+        .into_inner()
+        .token;
     for index in 0..N_BOTS {
         let archive = bot_archive(&format!("bot-{index:02}"), 1);
-        arena.submit_bot_version(authorized(pb::SubmitBotVersionRequest { archive }, &token)).await.expect("bot");
+        arena
+            .submit_bot_version(authorized(pb::SubmitBotVersionRequest { archive }, &token))
+            .await
+            .expect("bot");
     }
 
     create_tournament(&mut arena, &token, 1).await;
     let (games, elapsed) = run_runners(&channel).await;
-    println!("bench: arena/results_per_s {:.0} results/s", games as f64 / elapsed.as_secs_f64());
+    println!(
+        "bench: arena/results_per_s {:.0} results/s",
+        games as f64 / elapsed.as_secs_f64()
+    );
 
     // Leaderboards under load: readers while runners ingest a second tournament.
     create_tournament(&mut arena, &token, 2).await;
@@ -130,21 +193,35 @@ async fn bench() {
         let channel = channel.clone();
         async move { run_runners(&channel).await }
     });
-    let readers: Vec<_> = (0..N_READERS).map(|_| tokio::spawn(reader(channel.clone()))).collect();
+    let readers: Vec<_> = (0..N_READERS)
+        .map(|_| tokio::spawn(reader(channel.clone())))
+        .collect();
     let mut latencies = Vec::new();
     for task in readers {
         latencies.extend(task.await.expect("reader task"));
     }
     writers.await.expect("writers");
     latencies.sort_unstable();
-    println!("bench: arena/leaderboard_p50_ms {:.2} ms", percentile_ms(&latencies, 0.50));
-    println!("bench: arena/leaderboard_p99_ms {:.2} ms", percentile_ms(&latencies, 0.99));
+    println!(
+        "bench: arena/leaderboard_p50_ms {:.2} ms",
+        percentile_ms(&latencies, 0.50)
+    );
+    println!(
+        "bench: arena/leaderboard_p99_ms {:.2} ms",
+        percentile_ms(&latencies, 0.99)
+    );
 
     stop.send(()).expect("server running");
-    server.await.expect("server task").expect("server stops cleanly");
+    server
+        .await
+        .expect("server task")
+        .expect("server stops cleanly");
 }
 
 fn main() {
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
     runtime.block_on(bench());
 }

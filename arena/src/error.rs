@@ -40,7 +40,10 @@ pub enum ArenaError {
 
 impl ArenaError {
     pub(crate) fn not_found(what: &'static str, id: impl ToString) -> ArenaError {
-        ArenaError::NotFound { what, id: id.to_string() }
+        ArenaError::NotFound {
+            what,
+            id: id.to_string(),
+        }
     }
 
     pub(crate) fn invalid(message: impl Into<String>) -> ArenaError {

@@ -41,36 +41,61 @@ pub struct PlannedMatch {
 }
 
 /// Plans a round robin of `n_entries` at tables of `seats` seats.
-pub fn plan_round_robin(n_entries: usize, seats: usize, games_per_pairing: usize, seed: u64) -> Result<Vec<PlannedMatch>, PlanError> {
+pub fn plan_round_robin(
+    n_entries: usize,
+    seats: usize,
+    games_per_pairing: usize,
+    seed: u64,
+) -> Result<Vec<PlannedMatch>, PlanError> {
     if !(MIN_SEATS..=MAX_SEATS).contains(&seats) {
         return Err(PlanError::SeatCount(seats));
     }
     if n_entries < seats {
-        return Err(PlanError::TooFewEntries { entries: n_entries, seats });
+        return Err(PlanError::TooFewEntries {
+            entries: n_entries,
+            seats,
+        });
     }
     if games_per_pairing == 0 || games_per_pairing % seats != 0 {
-        return Err(PlanError::GamesPerPairing { games: games_per_pairing, seats });
+        return Err(PlanError::GamesPerPairing {
+            games: games_per_pairing,
+            seats,
+        });
     }
     let mut rng = Rng::seeded(seed);
-    let tables = if seats == 2 { all_pairs(n_entries) } else { covering_tables(n_entries, seats, &mut rng) };
+    let tables = if seats == 2 {
+        all_pairs(n_entries)
+    } else {
+        covering_tables(n_entries, seats, &mut rng)
+    };
     let planned = tables.len().saturating_mul(games_per_pairing);
     if planned > MAX_PLANNED_GAMES {
-        return Err(PlanError::TooManyGames { planned, limit: MAX_PLANNED_GAMES });
+        return Err(PlanError::TooManyGames {
+            planned,
+            limit: MAX_PLANNED_GAMES,
+        });
     }
     let deals_per_rotation = games_per_pairing / seats;
     let mut matches = Vec::with_capacity(tables.len() * seats);
     for table in tables {
         let game_seeds: Vec<u64> = (0..deals_per_rotation).map(|_| rng.next_u64()).collect();
         for rotation in 0..seats {
-            let seating = (0..seats).map(|seat| table[(seat + rotation) % seats]).collect();
-            matches.push(PlannedMatch { seats: seating, game_seeds: game_seeds.clone() });
+            let seating = (0..seats)
+                .map(|seat| table[(seat + rotation) % seats])
+                .collect();
+            matches.push(PlannedMatch {
+                seats: seating,
+                game_seeds: game_seeds.clone(),
+            });
         }
     }
     Ok(matches)
 }
 
 fn all_pairs(n_entries: usize) -> Vec<Vec<usize>> {
-    (0..n_entries).flat_map(|a| (a + 1..n_entries).map(move |b| vec![a, b])).collect()
+    (0..n_entries)
+        .flat_map(|a| (a + 1..n_entries).map(move |b| vec![a, b]))
+        .collect()
 }
 
 /// Tables of `seats` entries until every pair has met. Each table starts
@@ -80,10 +105,19 @@ fn all_pairs(n_entries: usize) -> Vec<Vec<usize>> {
 fn covering_tables(n_entries: usize, seats: usize, rng: &mut Rng) -> Vec<Vec<usize>> {
     let mut order: Vec<usize> = (0..n_entries).collect();
     shuffle(&mut order, rng);
-    let mut unmet: BTreeSet<(usize, usize)> = all_pairs(n_entries).into_iter().map(|pair| (pair[0], pair[1])).collect();
+    let mut unmet: BTreeSet<(usize, usize)> = all_pairs(n_entries)
+        .into_iter()
+        .map(|pair| (pair[0], pair[1]))
+        .collect();
     let mut tables_sat = vec![0_usize; n_entries];
     let mut tables = Vec::new();
-    while let Some(&(first, second)) = unmet.iter().min_by_key(|(a, b)| (tables_sat[*a] + tables_sat[*b], position(&order, *a), position(&order, *b))) {
+    while let Some(&(first, second)) = unmet.iter().min_by_key(|(a, b)| {
+        (
+            tables_sat[*a] + tables_sat[*b],
+            position(&order, *a),
+            position(&order, *b),
+        )
+    }) {
         let mut table = vec![first, second];
         while table.len() < seats {
             let next = best_addition(&table, &order, &unmet, &tables_sat);
@@ -101,18 +135,37 @@ fn covering_tables(n_entries: usize, seats: usize, rng: &mut Rng) -> Vec<Vec<usi
     tables
 }
 
-fn best_addition(table: &[usize], order: &[usize], unmet: &BTreeSet<(usize, usize)>, tables_sat: &[usize]) -> usize {
-    let new_meetings = |candidate: usize| table.iter().filter(|&&member| unmet.contains(&(member.min(candidate), member.max(candidate)))).count();
+fn best_addition(
+    table: &[usize],
+    order: &[usize],
+    unmet: &BTreeSet<(usize, usize)>,
+    tables_sat: &[usize],
+) -> usize {
+    let new_meetings = |candidate: usize| {
+        table
+            .iter()
+            .filter(|&&member| unmet.contains(&(member.min(candidate), member.max(candidate))))
+            .count()
+    };
     order
         .iter()
         .copied()
         .filter(|candidate| !table.contains(candidate))
-        .max_by_key(|&candidate| (new_meetings(candidate), std::cmp::Reverse(tables_sat[candidate]), std::cmp::Reverse(position(order, candidate))))
+        .max_by_key(|&candidate| {
+            (
+                new_meetings(candidate),
+                std::cmp::Reverse(tables_sat[candidate]),
+                std::cmp::Reverse(position(order, candidate)),
+            )
+        })
         .unwrap_or(order[0])
 }
 
 fn position(order: &[usize], entry: usize) -> usize {
-    order.iter().position(|&other| other == entry).unwrap_or(usize::MAX)
+    order
+        .iter()
+        .position(|&other| other == entry)
+        .unwrap_or(usize::MAX)
 }
 
 fn shuffle(items: &mut [usize], rng: &mut Rng) {

@@ -27,7 +27,8 @@ pub enum RatingModel {
 }
 
 impl RatingModel {
-    pub const ALL: [RatingModel; 3] = [RatingModel::Elo, RatingModel::Glicko2, RatingModel::WengLin];
+    pub const ALL: [RatingModel; 3] =
+        [RatingModel::Elo, RatingModel::Glicko2, RatingModel::WengLin];
 
     pub fn id(self) -> &'static str {
         match self {
@@ -57,7 +58,11 @@ impl RatingModel {
 
     fn initial(self) -> Rating {
         match self {
-            RatingModel::Elo => Rating { value: EloRating::new().rating, uncertainty: 0.0, volatility: 0.0 },
+            RatingModel::Elo => Rating {
+                value: EloRating::new().rating,
+                uncertainty: 0.0,
+                volatility: 0.0,
+            },
             RatingModel::Glicko2 => from_glicko2(Glicko2Rating::new()),
             RatingModel::WengLin => from_weng_lin(WengLinRating::new()),
         }
@@ -86,7 +91,14 @@ pub struct Standing {
 
 impl Standing {
     pub fn initial(model: RatingModel) -> Standing {
-        Standing { rating: model.initial(), games: 0, wins: 0, draws: 0, losses: 0, forfeits: 0 }
+        Standing {
+            rating: model.initial(),
+            games: 0,
+            wins: 0,
+            draws: 0,
+            losses: 0,
+            forfeits: 0,
+        }
     }
 
     pub fn provisional(&self) -> bool {
@@ -115,8 +127,19 @@ pub struct RatingChange {
 pub type Standings = HashMap<i64, Standing>;
 
 /// Applies one game to `standings` under `model`.
-pub fn apply_game(model: RatingModel, standings: &mut Standings, seats: &[RatedSeat]) -> Vec<RatingChange> {
-    let before: Vec<Standing> = seats.iter().map(|seat| *standings.entry(seat.bot_version_id).or_insert_with(|| Standing::initial(model))).collect();
+pub fn apply_game(
+    model: RatingModel,
+    standings: &mut Standings,
+    seats: &[RatedSeat],
+) -> Vec<RatingChange> {
+    let before: Vec<Standing> = seats
+        .iter()
+        .map(|seat| {
+            *standings
+                .entry(seat.bot_version_id)
+                .or_insert_with(|| Standing::initial(model))
+        })
+        .collect();
     let ratings: Vec<Rating> = before.iter().map(|standing| standing.rating).collect();
     let after = rate(model, &ratings, seats);
     let mut changes = Vec::with_capacity(seats.len());
@@ -124,7 +147,11 @@ pub fn apply_game(model: RatingModel, standings: &mut Standings, seats: &[RatedS
         let standing = standings.entry(seat.bot_version_id).or_insert(*old);
         standing.rating = new_rating;
         tally(standing, seat, seats);
-        changes.push(RatingChange { bot_version_id: seat.bot_version_id, before: old.rating.value, after: new_rating });
+        changes.push(RatingChange {
+            bot_version_id: seat.bot_version_id,
+            before: old.rating.value,
+            after: new_rating,
+        });
     }
     changes
 }
@@ -146,18 +173,53 @@ fn rate(model: RatingModel, ratings: &[Rating], seats: &[RatedSeat]) -> Vec<Rati
     match (model, ratings, seats) {
         (RatingModel::Elo, [one, two], [seat_one, seat_two]) => {
             let config = EloConfig::new();
-            let (one, two) = elo(&EloRating { rating: one.value }, &EloRating { rating: two.value }, &outcome(seat_one, seat_two), &config);
-            vec![Rating { value: one.rating, uncertainty: 0.0, volatility: 0.0 }, Rating { value: two.rating, uncertainty: 0.0, volatility: 0.0 }]
+            let (one, two) = elo(
+                &EloRating { rating: one.value },
+                &EloRating { rating: two.value },
+                &outcome(seat_one, seat_two),
+                &config,
+            );
+            vec![
+                Rating {
+                    value: one.rating,
+                    uncertainty: 0.0,
+                    volatility: 0.0,
+                },
+                Rating {
+                    value: two.rating,
+                    uncertainty: 0.0,
+                    volatility: 0.0,
+                },
+            ]
         }
         (RatingModel::Glicko2, [one, two], [seat_one, seat_two]) => {
-            let (one, two) = glicko2(&to_glicko2(one), &to_glicko2(two), &outcome(seat_one, seat_two), &Glicko2Config::new());
+            let (one, two) = glicko2(
+                &to_glicko2(one),
+                &to_glicko2(two),
+                &outcome(seat_one, seat_two),
+                &Glicko2Config::new(),
+            );
             vec![from_glicko2(one), from_glicko2(two)]
         }
         (RatingModel::WengLin, _, _) => {
-            let teams: Vec<[WengLinRating; 1]> = ratings.iter().map(|r| [WengLinRating { rating: r.value, uncertainty: r.uncertainty }]).collect();
-            let ranked: Vec<(&[WengLinRating], MultiTeamOutcome)> =
-                teams.iter().zip(seats).map(|(team, seat)| (&team[..], MultiTeamOutcome::new(seat.rank as usize))).collect();
-            weng_lin_multi_team(&ranked, &WengLinConfig::new()).into_iter().map(|team| from_weng_lin(team[0])).collect()
+            let teams: Vec<[WengLinRating; 1]> = ratings
+                .iter()
+                .map(|r| {
+                    [WengLinRating {
+                        rating: r.value,
+                        uncertainty: r.uncertainty,
+                    }]
+                })
+                .collect();
+            let ranked: Vec<(&[WengLinRating], MultiTeamOutcome)> = teams
+                .iter()
+                .zip(seats)
+                .map(|(team, seat)| (&team[..], MultiTeamOutcome::new(seat.rank as usize)))
+                .collect();
+            weng_lin_multi_team(&ranked, &WengLinConfig::new())
+                .into_iter()
+                .map(|team| from_weng_lin(team[0]))
+                .collect()
         }
         // A two-seat model asked to rate another table size leaves ratings
         // alone; the store never asks (see `RatingModel::for_seats`).
@@ -174,15 +236,27 @@ fn outcome(one: &RatedSeat, two: &RatedSeat) -> Outcomes {
 }
 
 fn to_glicko2(rating: &Rating) -> Glicko2Rating {
-    Glicko2Rating { rating: rating.value, deviation: rating.uncertainty, volatility: rating.volatility }
+    Glicko2Rating {
+        rating: rating.value,
+        deviation: rating.uncertainty,
+        volatility: rating.volatility,
+    }
 }
 
 fn from_glicko2(rating: Glicko2Rating) -> Rating {
-    Rating { value: rating.rating, uncertainty: rating.deviation, volatility: rating.volatility }
+    Rating {
+        value: rating.rating,
+        uncertainty: rating.deviation,
+        volatility: rating.volatility,
+    }
 }
 
 fn from_weng_lin(rating: WengLinRating) -> Rating {
-    Rating { value: rating.rating, uncertainty: rating.uncertainty, volatility: 0.0 }
+    Rating {
+        value: rating.rating,
+        uncertainty: rating.uncertainty,
+        volatility: 0.0,
+    }
 }
 
 #[cfg(test)]

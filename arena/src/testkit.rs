@@ -17,16 +17,25 @@ pub const TEST_TABLE: &str = "test-table";
 
 /// Knows [`TEST_DUEL`] and [`TEST_TABLE`], each taking the option `fast`
 /// (`true`/`false`), and refuses everything else as the engine would.
-pub fn test_game_check(game: &str, options: &GameOptions, n_seats: usize) -> Result<(), SetupError> {
-    let (id, allowed, range): (&'static str, &'static str, std::ops::RangeInclusive<usize>) = match game {
-        TEST_DUEL => (TEST_DUEL, "2", 2..=2),
-        TEST_TABLE => (TEST_TABLE, "3 to 5", 3..=5),
-        other => return Err(SetupError::UnknownGame(other.to_string())),
-    };
+pub fn test_game_check(
+    game: &str,
+    options: &GameOptions,
+    n_seats: usize,
+) -> Result<(), SetupError> {
+    let (id, allowed, range): (&'static str, &'static str, std::ops::RangeInclusive<usize>) =
+        match game {
+            TEST_DUEL => (TEST_DUEL, "2", 2..=2),
+            TEST_TABLE => (TEST_TABLE, "3 to 5", 3..=5),
+            other => return Err(SetupError::UnknownGame(other.to_string())),
+        };
     cairn_engine::game::check_option_keys(id, options, &["fast"])?;
     cairn_engine::game::bool_option(id, options, "fast", false)?;
     if !range.contains(&n_seats) {
-        return Err(SetupError::SeatCount { game: id, n_seats, allowed });
+        return Err(SetupError::SeatCount {
+            game: id,
+            n_seats,
+            allowed,
+        });
     }
     Ok(())
 }
@@ -53,14 +62,21 @@ pub fn tar_gz(files: &[(&str, &[u8])]) -> Vec<u8> {
 pub fn bot_archive(name: &str, revision: u32) -> Vec<u8> {
     let manifest = format!("name = \"{name}\"\ncommand = [\"python3\", \"bot.py\"]\n");
     let program = format!("# revision {revision}\nprint('hello')\n");
-    tar_gz(&[("cairn-bot.toml", manifest.as_bytes()), ("bot.py", program.as_bytes())])
+    tar_gz(&[
+        ("cairn-bot.toml", manifest.as_bytes()),
+        ("bot.py", program.as_bytes()),
+    ])
 }
 
 /// A report for a whole leased match where seats rank by `strength` of
 /// their bot version (higher is better, equal strengths tie); scores are
 /// the strengths.
 pub fn report_by_strength(lease: &Lease, strength: impl Fn(i64) -> i64) -> MatchReport {
-    let strengths: Vec<i64> = lease.seats.iter().map(|seat| strength(seat.bot_version_id)).collect();
+    let strengths: Vec<i64> = lease
+        .seats
+        .iter()
+        .map(|seat| strength(seat.bot_version_id))
+        .collect();
     let seats: Vec<SeatResult> = lease
         .seats
         .iter()
@@ -75,7 +91,15 @@ pub fn report_by_strength(lease: &Lease, strength: impl Fn(i64) -> i64) -> Match
     let games = lease
         .games
         .iter()
-        .map(|game| GameReport { game_index: game.game_index, seats: seats.clone(), replay: format!("{{\"seed\":{}}}", game.seed).into_bytes() })
+        .map(|game| GameReport {
+            game_index: game.game_index,
+            seats: seats.clone(),
+            replay: format!("{{\"seed\":{}}}", game.seed).into_bytes(),
+        })
         .collect();
-    MatchReport { match_id: lease.match_id, lease_generation: lease.lease_generation, games }
+    MatchReport {
+        match_id: lease.match_id,
+        lease_generation: lease.lease_generation,
+        games,
+    }
 }

@@ -60,11 +60,21 @@ pub fn run_owner(command: OwnerCommand) -> anyhow::Result<ExitCode> {
     let OwnerCommand::Register { name, arena, json } = command;
     crate::client::runtime()?.block_on(async {
         let mut client = connect(&arena).await?;
-        let answer = client.register_owner(pb::RegisterOwnerRequest { name: name.clone() }).await.map_err(status_error)?.into_inner();
+        let answer = client
+            .register_owner(pb::RegisterOwnerRequest { name: name.clone() })
+            .await
+            .map_err(status_error)?
+            .into_inner();
         if json {
-            println!("{}", json!({"owner": name, "owner_id": answer.owner_id, "token": answer.token}));
+            println!(
+                "{}",
+                json!({"owner": name, "owner_id": answer.owner_id, "token": answer.token})
+            );
         } else {
-            println!("registered owner `{name}`; token (shown once, use --token or CAIRN_TOKEN):\n{}", answer.token);
+            println!(
+                "registered owner `{name}`; token (shown once, use --token or CAIRN_TOKEN):\n{}",
+                answer.token
+            );
         }
         Ok(ExitCode::SUCCESS)
     })
@@ -73,7 +83,11 @@ pub fn run_owner(command: OwnerCommand) -> anyhow::Result<ExitCode> {
 pub fn run(command: BotCommand) -> anyhow::Result<ExitCode> {
     crate::client::runtime()?.block_on(async {
         match command {
-            BotCommand::Add { folder, owner, json } => add(&folder, &owner, json).await,
+            BotCommand::Add {
+                folder,
+                owner,
+                json,
+            } => add(&folder, &owner, json).await,
             BotCommand::List { arena, json } => list(&arena, json).await,
             BotCommand::Show { name, arena, json } => show(&name, &arena, json).await,
         }
@@ -82,22 +96,44 @@ pub fn run(command: BotCommand) -> anyhow::Result<ExitCode> {
 
 async fn add(folder: &std::path::Path, owner: &OwnerArgs, json: bool) -> anyhow::Result<ExitCode> {
     let token = owner.token()?;
-    let archive = cairn_proto::archive::pack_folder(folder).with_context(|| format!("cannot pack {}", folder.display()))?;
+    let archive = cairn_proto::archive::pack_folder(folder)
+        .with_context(|| format!("cannot pack {}", folder.display()))?;
     let mut client = connect(&owner.arena).await?;
-    let answer = client.submit_bot_version(authorized(pb::SubmitBotVersionRequest { archive }, token)).await.map_err(status_error)?.into_inner();
+    let answer = client
+        .submit_bot_version(authorized(pb::SubmitBotVersionRequest { archive }, token))
+        .await
+        .map_err(status_error)?
+        .into_inner();
     let version = answer.version.unwrap_or_default();
     if json {
-        println!("{}", json!({"created": answer.created, "version": version_json(&version)}));
+        println!(
+            "{}",
+            json!({"created": answer.created, "version": version_json(&version)})
+        );
     } else if answer.created {
-        println!("added {}@{} ({})", version.bot_name, version.version, &version.content_hash[..12.min(version.content_hash.len())]);
+        println!(
+            "added {}@{} ({})",
+            version.bot_name,
+            version.version,
+            &version.content_hash[..12.min(version.content_hash.len())]
+        );
     } else {
-        println!("unchanged: {}@{} already has these contents", version.bot_name, version.version);
+        println!(
+            "unchanged: {}@{} already has these contents",
+            version.bot_name, version.version
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
 
 async fn list(arena: &ArenaArgs, json: bool) -> anyhow::Result<ExitCode> {
-    let bots = connect(arena).await?.list_bots(pb::ListBotsRequest {}).await.map_err(status_error)?.into_inner().bots;
+    let bots = connect(arena)
+        .await?
+        .list_bots(pb::ListBotsRequest {})
+        .await
+        .map_err(status_error)?
+        .into_inner()
+        .bots;
     if json {
         let rows: Vec<Value> = bots.iter().map(summary_json).collect();
         println!("{}", serde_json::to_string_pretty(&rows)?);
@@ -106,25 +142,59 @@ async fn list(arena: &ArenaArgs, json: bool) -> anyhow::Result<ExitCode> {
     let mut table = Table::new(&["bot", "owner", ">versions", ">latest", "deleted"]);
     for bot in &bots {
         let deleted = if bot.deleted { "yes" } else { "" };
-        table.row(vec![bot.name.clone(), bot.owner.clone(), bot.versions.to_string(), bot.latest_version.to_string(), deleted.into()]);
+        table.row(vec![
+            bot.name.clone(),
+            bot.owner.clone(),
+            bot.versions.to_string(),
+            bot.latest_version.to_string(),
+            deleted.into(),
+        ]);
     }
     print!("{}", table.render());
     Ok(ExitCode::SUCCESS)
 }
 
 async fn show(name: &str, arena: &ArenaArgs, json: bool) -> anyhow::Result<ExitCode> {
-    let answer = connect(arena).await?.show_bot(pb::ShowBotRequest { name: name.into() }).await.map_err(status_error)?.into_inner();
+    let answer = connect(arena)
+        .await?
+        .show_bot(pb::ShowBotRequest { name: name.into() })
+        .await
+        .map_err(status_error)?
+        .into_inner();
     if json {
         let versions: Vec<Value> = answer.versions.iter().map(version_json).collect();
-        println!("{}", serde_json::to_string_pretty(&json!({"bot": answer.bot.as_ref().map(summary_json), "versions": versions}))?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(
+                &json!({"bot": answer.bot.as_ref().map(summary_json), "versions": versions})
+            )?
+        );
         return Ok(ExitCode::SUCCESS);
     }
-    let mut table = Table::new(&[">version", ">id", "content hash", ">bytes", "command", "games"]);
+    let mut table = Table::new(&[
+        ">version",
+        ">id",
+        "content hash",
+        ">bytes",
+        "command",
+        "games",
+    ]);
     for version in &answer.versions {
         let manifest = version.manifest.clone().unwrap_or_default();
-        let games = if manifest.games.is_empty() { "any".to_string() } else { manifest.games.join(",") };
+        let games = if manifest.games.is_empty() {
+            "any".to_string()
+        } else {
+            manifest.games.join(",")
+        };
         let hash = version.content_hash.chars().take(12).collect();
-        table.row(vec![version.version.to_string(), version.id.to_string(), hash, version.size_bytes.to_string(), manifest.command.join(" "), games]);
+        table.row(vec![
+            version.version.to_string(),
+            version.id.to_string(),
+            hash,
+            version.size_bytes.to_string(),
+            manifest.command.join(" "),
+            games,
+        ]);
     }
     let owner = answer.bot.as_ref().map_or("", |bot| bot.owner.as_str());
     println!("bot {name} (owner {owner})\n");

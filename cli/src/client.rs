@@ -38,7 +38,9 @@ impl OwnerArgs {
 /// A client of the `Arena` service.
 pub async fn connect(arena: &ArenaArgs) -> anyhow::Result<ArenaClient<Channel>> {
     let channel = connect_channel(&arena.arena).await.map_err(remote_error)?;
-    Ok(ArenaClient::new(channel).max_encoding_message_size(32 * 1024 * 1024).max_decoding_message_size(64 * 1024 * 1024))
+    Ok(ArenaClient::new(channel)
+        .max_encoding_message_size(32 * 1024 * 1024)
+        .max_decoding_message_size(64 * 1024 * 1024))
 }
 
 /// `message` carrying `token` as a bearer token.
@@ -54,11 +56,16 @@ pub fn authorized<T>(message: T, token: &str) -> Request<T> {
 pub fn status_error(status: Status) -> anyhow::Error {
     let message = status.message();
     match status.code() {
-        Code::Unauthenticated => anyhow!("the arena refused the token: {message} (check --token or CAIRN_TOKEN)"),
+        Code::Unauthenticated => {
+            anyhow!("the arena refused the token: {message} (check --token or CAIRN_TOKEN)")
+        }
         Code::PermissionDenied => anyhow!("permission denied: {message}"),
         Code::Unavailable => anyhow!("the arena is unreachable: {message}"),
         Code::NotFound => anyhow!("{message}"),
-        Code::InvalidArgument | Code::ResourceExhausted | Code::AlreadyExists | Code::FailedPrecondition => anyhow!("{message}"),
+        Code::InvalidArgument
+        | Code::ResourceExhausted
+        | Code::AlreadyExists
+        | Code::FailedPrecondition => anyhow!("{message}"),
         code => anyhow!("the arena answered {code:?}: {message}"),
     }
 }
@@ -74,5 +81,7 @@ pub fn options(flags: &[String]) -> anyhow::Result<cairn_engine::GameOptions> {
 
 /// A tokio runtime for one command.
 pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    Ok(tokio::runtime::Builder::new_multi_thread().enable_all().build()?)
+    Ok(tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?)
 }

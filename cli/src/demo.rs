@@ -48,10 +48,30 @@ struct DemoTournament {
 }
 
 const DEMO_TOURNAMENTS: &[DemoTournament] = &[
-    DemoTournament { label: "Schotten Totten", game: "schotten-totten", options: &[], seats: 2 },
-    DemoTournament { label: "Schotten Totten (tactics)", game: "schotten-totten", options: &[("tactics", "true")], seats: 2 },
-    DemoTournament { label: "Lords of Scotland", game: "lords-of-scotland", options: &[], seats: 2 },
-    DemoTournament { label: "Bullfrogs (3 seats)", game: "bullfrogs", options: &[], seats: 3 },
+    DemoTournament {
+        label: "Schotten Totten",
+        game: "schotten-totten",
+        options: &[],
+        seats: 2,
+    },
+    DemoTournament {
+        label: "Schotten Totten (tactics)",
+        game: "schotten-totten",
+        options: &[("tactics", "true")],
+        seats: 2,
+    },
+    DemoTournament {
+        label: "Lords of Scotland",
+        game: "lords-of-scotland",
+        options: &[],
+        seats: 2,
+    },
+    DemoTournament {
+        label: "Bullfrogs (3 seats)",
+        game: "bullfrogs",
+        options: &[],
+        seats: 3,
+    },
 ];
 
 const RUNNER_TOKEN: &str = "cairn-demo-runner-token";
@@ -59,7 +79,10 @@ const RUNNER_TOKEN: &str = "cairn-demo-runner-token";
 pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
     let started = Instant::now();
     let temporary = tempfile::Builder::new().prefix("cairn-demo-").tempdir()?;
-    let dir = args.dir.clone().unwrap_or_else(|| temporary.path().to_path_buf());
+    let dir = args
+        .dir
+        .clone()
+        .unwrap_or_else(|| temporary.path().to_path_buf());
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let db = dir.join("arena.sqlite");
     for stale in ["arena.sqlite", "arena.sqlite-wal", "arena.sqlite-shm"] {
@@ -67,7 +90,10 @@ pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
     }
     println!("cairn demo: arena database {}", db.display());
     crate::client::runtime()?.block_on(demo(&args, &dir, &db))?;
-    println!("\ndemo finished in {:.1} s", started.elapsed().as_secs_f64());
+    println!(
+        "\ndemo finished in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
     Ok(ExitCode::SUCCESS)
 }
 
@@ -95,42 +121,99 @@ async fn demo(args: &DemoArgs, dir: &Path, db: &Path) -> anyhow::Result<()> {
     let _ = stop_arena.send(());
     let _ = arena.await;
     outcome?;
-    runner_result.context("the runner task failed")?.map_err(crate::client::remote_error)?;
+    runner_result
+        .context("the runner task failed")?
+        .map_err(crate::client::remote_error)?;
     Ok(())
 }
 
 async fn play_tournaments(args: &DemoArgs, dir: &Path, arena: &ArenaArgs) -> anyhow::Result<()> {
     let mut client = connect(arena).await?;
-    let token = client.register_owner(pb::RegisterOwnerRequest { name: "demo".into() }).await.map_err(status_error)?.into_inner().token;
+    let token = client
+        .register_owner(pb::RegisterOwnerRequest {
+            name: "demo".into(),
+        })
+        .await
+        .map_err(status_error)?
+        .into_inner()
+        .token;
     let exe = std::env::current_exe().context("cannot find the cairn binary")?;
     for (name, bundled, games) in DEMO_BOTS {
         let folder = write_bot_folder(dir, &exe, name, bundled, *games)?;
         let archive = cairn_proto::archive::pack_folder(&folder)?;
-        client.submit_bot_version(authorized(pb::SubmitBotVersionRequest { archive }, &token)).await.map_err(status_error)?;
+        client
+            .submit_bot_version(authorized(pb::SubmitBotVersionRequest { archive }, &token))
+            .await
+            .map_err(status_error)?;
     }
-    println!("registered bots: {}\n", DEMO_BOTS.iter().map(|(name, ..)| *name).collect::<Vec<_>>().join(", "));
+    println!(
+        "registered bots: {}\n",
+        DEMO_BOTS
+            .iter()
+            .map(|(name, ..)| *name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     let mut created = Vec::new();
-    for (seed, DemoTournament { label, game, options, seats }) in DEMO_TOURNAMENTS.iter().enumerate() {
-        let bots = DEMO_BOTS.iter().filter(|(_, _, games)| games.is_none_or(|only| only == *game)).map(|(name, ..)| name.to_string()).collect();
+    for (
+        seed,
+        DemoTournament {
+            label,
+            game,
+            options,
+            seats,
+        },
+    ) in DEMO_TOURNAMENTS.iter().enumerate()
+    {
+        let bots = DEMO_BOTS
+            .iter()
+            .filter(|(_, _, games)| games.is_none_or(|only| only == *game))
+            .map(|(name, ..)| name.to_string())
+            .collect();
         let request = pb::CreateTournamentRequest {
             game: game.to_string(),
-            options: options.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            options: options
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
             bots,
             seats_per_game: *seats,
             // A table plays every rotation of its seats equally often.
             games_per_pairing: args.games_per_pairing.div_ceil(*seats) * *seats,
             seed: seed as u64 + 1,
         };
-        let tournament = client.create_tournament(authorized(request, &token)).await.map_err(status_error)?.into_inner();
+        let tournament = client
+            .create_tournament(authorized(request, &token))
+            .await
+            .map_err(status_error)?
+            .into_inner();
         created.push((*label, tournament));
     }
-    let width = created.iter().map(|(label, _)| label.len()).max().unwrap_or(0);
+    let width = created
+        .iter()
+        .map(|(label, _)| label.len())
+        .max()
+        .unwrap_or(0);
     for (label, tournament) in &created {
-        crate::tournaments::watch(&mut client, tournament.id, false, &format!("{label:<width$}  ")).await?;
+        crate::tournaments::watch(
+            &mut client,
+            tournament.id,
+            false,
+            &format!("{label:<width$}  "),
+        )
+        .await?;
     }
     for (label, tournament) in &created {
-        let request = pb::GetLeaderboardRequest { game: tournament.game.clone(), options: tournament.options.clone(), model: String::new() };
-        let board = client.get_leaderboard(request).await.map_err(status_error)?.into_inner();
+        let request = pb::GetLeaderboardRequest {
+            game: tournament.game.clone(),
+            options: tournament.options.clone(),
+            model: String::new(),
+        };
+        let board = client
+            .get_leaderboard(request)
+            .await
+            .map_err(status_error)?
+            .into_inner();
         println!("\n{label}");
         print!("{}", crate::ratings::leaderboard_table(&board));
     }
@@ -138,11 +221,20 @@ async fn play_tournaments(args: &DemoArgs, dir: &Path, arena: &ArenaArgs) -> any
 }
 
 /// A bot folder whose command runs `cairn bot-run BUNDLED`.
-fn write_bot_folder(dir: &Path, exe: &Path, name: &str, bundled: &str, games: Option<&str>) -> anyhow::Result<PathBuf> {
+fn write_bot_folder(
+    dir: &Path,
+    exe: &Path,
+    name: &str,
+    bundled: &str,
+    games: Option<&str>,
+) -> anyhow::Result<PathBuf> {
     let folder = dir.join("bots").join(name);
     std::fs::create_dir_all(&folder)?;
     let games = games.map_or(String::new(), |game| format!("games = [\"{game}\"]\n"));
-    let manifest = format!("name = \"{name}\"\ncommand = [{:?}, \"bot-run\", \"{bundled}\"]\n{games}", exe.display().to_string());
+    let manifest = format!(
+        "name = \"{name}\"\ncommand = [{:?}, \"bot-run\", \"{bundled}\"]\n{games}",
+        exe.display().to_string()
+    );
     std::fs::write(folder.join("cairn-bot.toml"), manifest)?;
     Ok(folder)
 }

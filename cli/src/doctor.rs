@@ -9,5 +9,9 @@ pub struct DoctorArgs {}
 pub fn run(_args: DoctorArgs) -> anyhow::Result<ExitCode> {
     let report = cairn_runner::sandbox::doctor();
     println!("{report}");
-    Ok(if report.is_complete() { ExitCode::SUCCESS } else { ExitCode::from(1) })
+    Ok(if report.is_complete() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }

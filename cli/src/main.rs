@@ -101,7 +101,12 @@ fn main() -> std::process::ExitCode {
 
 fn bot_run(name: &str) -> anyhow::Result<std::process::ExitCode> {
     match cairn_sdk::bots::run_bundled(name) {
-        Some(result) => result.map(|()| std::process::ExitCode::SUCCESS).map_err(|error| anyhow::anyhow!("{error}")),
-        None => anyhow::bail!("no bundled bot `{name}` (known: {})", cairn_sdk::bots::BUNDLED_BOTS.join(", ")),
+        Some(result) => result
+            .map(|()| std::process::ExitCode::SUCCESS)
+            .map_err(|error| anyhow::anyhow!("{error}")),
+        None => anyhow::bail!(
+            "no bundled bot `{name}` (known: {})",
+            cairn_sdk::bots::BUNDLED_BOTS.join(", ")
+        ),
     }
 }

@@ -11,7 +11,8 @@ use cairn_engine::game::parse_options;
 use cairn_runner::bot_folder::{load_bot, PreparedBot};
 use cairn_runner::sandbox::Limits;
 use cairn_runner::{
-    mirrored_plan, BotLauncher, SandboxLauncher, play_match, rotating_plan, MatchResult, MatchSpec, PlainLauncher, ReplayFile, SeatResult, TimeControl,
+    mirrored_plan, play_match, rotating_plan, BotLauncher, MatchResult, MatchSpec, PlainLauncher,
+    ReplayFile, SandboxLauncher, SeatResult, TimeControl,
 };
 use serde_json::{json, Value};
 
@@ -61,12 +62,17 @@ pub struct PlayArgs {
 
 pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     let seed = args.seed;
-    let options = parse_options(args.options.iter().map(String::as_str)).map_err(anyhow::Error::msg)?;
+    let options =
+        parse_options(args.options.iter().map(String::as_str)).map_err(anyhow::Error::msg)?;
     if args.games == 0 {
         bail!("--games must be at least 1");
     }
     let bots = prepare_bots(&args)?;
-    let plan = if args.mirror { mirrored_plan } else { rotating_plan };
+    let plan = if args.mirror {
+        mirrored_plan
+    } else {
+        rotating_plan
+    };
     let spec = MatchSpec {
         game: args.game.clone(),
         options,
@@ -82,8 +88,11 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         // then never wakes another CPU.
         cpu: cairn_runner::affinity::current_cpu(),
     };
-    let launcher: Box<dyn BotLauncher> =
-        if args.no_sandbox { Box::new(PlainLauncher) } else { Box::new(SandboxLauncher::new(Limits::default())) };
+    let launcher: Box<dyn BotLauncher> = if args.no_sandbox {
+        Box::new(PlainLauncher)
+    } else {
+        Box::new(SandboxLauncher::new(Limits::default()))
+    };
     eprintln!("{}", launcher.describe());
     let result = play_match(&spec, launcher.as_ref()).context("the match could not be played")?;
     if let Some(path) = &args.replay {
@@ -91,7 +100,10 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         replay.write(path)?;
     }
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&match_json(&spec, seed, &result))?);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&match_json(&spec, seed, &result))?
+        );
     } else {
         print!("{}", match_tables(&spec, seed, &result));
     }
@@ -117,7 +129,12 @@ fn millis(duration: Duration) -> f64 {
 
 fn seat_json(spec: &MatchSpec, seat: usize, result: &SeatResult) -> Value {
     let cpu: Duration = result.timings.iter().map(|t| t.cpu).sum();
-    let max_wall = result.timings.iter().map(|t| t.wall).max().unwrap_or_default();
+    let max_wall = result
+        .timings
+        .iter()
+        .map(|t| t.wall)
+        .max()
+        .unwrap_or_default();
     json!({
         "seat": seat,
         "bot": spec.bots[result.bot].name,
@@ -168,36 +185,64 @@ struct Totals {
 
 impl Totals {
     fn of(result: &MatchResult, bot: usize) -> Totals {
-        let seats: Vec<&SeatResult> = result.games.iter().flat_map(|g| g.seats.iter()).filter(|s| s.bot == bot).collect();
+        let seats: Vec<&SeatResult> = result
+            .games
+            .iter()
+            .flat_map(|g| g.seats.iter())
+            .filter(|s| s.bot == bot)
+            .collect();
         Totals {
             games: seats.len(),
             wins: seats.iter().filter(|s| s.rank == 1).count(),
             points: seats.iter().map(|s| s.score as i64).sum(),
             forfeits: seats.iter().filter(|s| s.forfeit.is_some()).count(),
             decisions: seats.iter().map(|s| s.timings.len()).sum(),
-            cpu: seats.iter().flat_map(|s| s.timings.iter()).map(|t| t.cpu).sum(),
+            cpu: seats
+                .iter()
+                .flat_map(|s| s.timings.iter())
+                .map(|t| t.cpu)
+                .sum(),
         }
     }
 }
 
 fn match_tables(spec: &MatchSpec, seed: u64, result: &MatchResult) -> String {
-    let mut games = Table::new(&[">game", ">seed", ">seat", "bot", ">score", ">rank", "result"]);
+    let mut games = Table::new(&[
+        ">game", ">seed", ">seat", "bot", ">score", ">rank", "result",
+    ]);
     for game in &result.games {
         for (seat, r) in game.seats.iter().enumerate() {
             let outcome = match &r.forfeit {
                 Some(f) => format!("forfeit: {} ({})", f.reason.as_str(), f.detail),
                 None => game.record.score.ended_by.as_str().to_string(),
             };
-            let cells = [game.index.to_string(), game.seed.to_string(), seat.to_string(), spec.bots[r.bot].name.clone()];
+            let cells = [
+                game.index.to_string(),
+                game.seed.to_string(),
+                seat.to_string(),
+                spec.bots[r.bot].name.clone(),
+            ];
             let mut row: Vec<String> = cells.into();
             row.extend([r.score.to_string(), r.rank.to_string(), outcome]);
             games.row(row);
         }
     }
-    let mut totals = Table::new(&["bot", ">games", ">wins", ">points", ">forfeits", ">decisions", ">cpu ms/decision"]);
+    let mut totals = Table::new(&[
+        "bot",
+        ">games",
+        ">wins",
+        ">points",
+        ">forfeits",
+        ">decisions",
+        ">cpu ms/decision",
+    ]);
     for (index, bot) in spec.bots.iter().enumerate() {
         let t = Totals::of(result, index);
-        let per_decision = if t.decisions == 0 { 0.0 } else { millis(t.cpu) / t.decisions as f64 };
+        let per_decision = if t.decisions == 0 {
+            0.0
+        } else {
+            millis(t.cpu) / t.decisions as f64
+        };
         totals.row(vec![
             bot.name.clone(),
             t.games.to_string(),
@@ -208,13 +253,23 @@ fn match_tables(spec: &MatchSpec, seed: u64, result: &MatchResult) -> String {
             format!("{per_decision:.3}"),
         ]);
     }
-    let mut out = format!("{} {:?}, {} game(s) from seed {}\n\n", spec.game, spec.options, result.games.len(), seed);
+    let mut out = format!(
+        "{} {:?}, {} game(s) from seed {}\n\n",
+        spec.game,
+        spec.options,
+        result.games.len(),
+        seed
+    );
     out.push_str(&games.render());
     out.push('\n');
     out.push_str(&totals.render());
     for (index, text) in result.stderr.iter().enumerate() {
         if !text.is_empty() && Totals::of(result, index).forfeits > 0 {
-            out.push_str(&format!("\nstderr of {}:\n{}\n", spec.bots[index].name, text.trim_end()));
+            out.push_str(&format!(
+                "\nstderr of {}:\n{}\n",
+                spec.bots[index].name,
+                text.trim_end()
+            ));
         }
     }
     out

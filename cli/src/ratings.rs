@@ -29,10 +29,22 @@ pub struct RatingsArgs {
 
 pub fn run(args: RatingsArgs) -> anyhow::Result<ExitCode> {
     crate::client::runtime()?.block_on(async {
-        let request = pb::GetLeaderboardRequest { game: args.game, options: crate::client::options(&args.options)?, model: args.model.unwrap_or_default() };
-        let board = connect(&args.arena).await?.get_leaderboard(request).await.map_err(status_error)?.into_inner();
+        let request = pb::GetLeaderboardRequest {
+            game: args.game,
+            options: crate::client::options(&args.options)?,
+            model: args.model.unwrap_or_default(),
+        };
+        let board = connect(&args.arena)
+            .await?
+            .get_leaderboard(request)
+            .await
+            .map_err(status_error)?
+            .into_inner();
         if args.json {
-            println!("{}", serde_json::to_string_pretty(&leaderboard_json(&board))?);
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&leaderboard_json(&board))?
+            );
         } else {
             print!("{}", leaderboard_table(&board));
         }
@@ -41,7 +53,19 @@ pub fn run(args: RatingsArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn leaderboard_table(board: &pb::Leaderboard) -> String {
-    let mut table = Table::new(&[">#", "bot", "owner", ">rating", ">±", ">games", ">W", ">D", ">L", ">forfeits", "provisional"]);
+    let mut table = Table::new(&[
+        ">#",
+        "bot",
+        "owner",
+        ">rating",
+        ">±",
+        ">games",
+        ">W",
+        ">D",
+        ">L",
+        ">forfeits",
+        "provisional",
+    ]);
     // Weng-Lin ratings live around 25, Elo and Glicko-2 around 1500.
     let decimals = if board.model == "weng-lin" { 1 } else { 0 };
     for row in &board.rows {
@@ -56,10 +80,20 @@ pub fn leaderboard_table(board: &pb::Leaderboard) -> String {
             row.draws.to_string(),
             row.losses.to_string(),
             row.forfeits.to_string(),
-            if row.provisional { "yes".into() } else { String::new() },
+            if row.provisional {
+                "yes".into()
+            } else {
+                String::new()
+            },
         ]);
     }
-    format!("{} {} ({})\n{}", board.game, board.variant, board.model, table.render())
+    format!(
+        "{} {} ({})\n{}",
+        board.game,
+        board.variant,
+        board.model,
+        table.render()
+    )
 }
 
 pub fn leaderboard_json(board: &pb::Leaderboard) -> Value {
@@ -141,17 +175,42 @@ fn seats_json(seats: &[pb::SeatResult]) -> Value {
 
 fn match_json(m: &pb::MatchSummary) -> Value {
     let seats: Vec<Value> = m.seats.iter().map(|e| json!({"bot_version_id": e.bot_version_id, "bot": e.bot_name, "version": e.version})).collect();
-    let games: Vec<Value> = m.games.iter().map(|g| json!({"game_id": g.game_id, "seed": g.seed, "result": seats_json(&g.result)})).collect();
+    let games: Vec<Value> = m
+        .games
+        .iter()
+        .map(|g| json!({"game_id": g.game_id, "seed": g.seed, "result": seats_json(&g.result)}))
+        .collect();
     json!({"match_id": m.match_id, "match_index": m.match_index, "status": m.status, "seats": seats, "games": games})
 }
 
 fn matches_table(matches: &[pb::MatchSummary]) -> String {
     let mut table = Table::new(&[">match", "status", "seats", ">game", ">seed", "scores"]);
     for m in matches {
-        let seats: Vec<String> = m.seats.iter().map(|e| format!("{}@{}", e.bot_name, e.version)).collect();
+        let seats: Vec<String> = m
+            .seats
+            .iter()
+            .map(|e| format!("{}@{}", e.bot_name, e.version))
+            .collect();
         for game in &m.games {
-            let scores: Vec<String> = game.result.iter().map(|s| if s.forfeit.is_some() { format!("{} (forfeit)", s.score) } else { s.score.to_string() }).collect();
-            table.row(vec![m.match_id.to_string(), m.status.clone(), seats.join(" vs "), game.game_id.to_string(), game.seed.to_string(), scores.join(" : ")]);
+            let scores: Vec<String> = game
+                .result
+                .iter()
+                .map(|s| {
+                    if s.forfeit.is_some() {
+                        format!("{} (forfeit)", s.score)
+                    } else {
+                        s.score.to_string()
+                    }
+                })
+                .collect();
+            table.row(vec![
+                m.match_id.to_string(),
+                m.status.clone(),
+                seats.join(" vs "),
+                game.game_id.to_string(),
+                game.seed.to_string(),
+                scores.join(" : "),
+            ]);
         }
     }
     table.render()
@@ -159,13 +218,39 @@ fn matches_table(matches: &[pb::MatchSummary]) -> String {
 
 fn game_text(answer: &pb::Replay, replay: &Value) -> String {
     let record = &replay["games"][0];
-    let names: Vec<String> = record["seats"].as_array().map(|seats| seats.iter().map(|s| s.as_str().unwrap_or("?").to_string()).collect()).unwrap_or_default();
+    let names: Vec<String> = record["seats"]
+        .as_array()
+        .map(|seats| {
+            seats
+                .iter()
+                .map(|s| s.as_str().unwrap_or("?").to_string())
+                .collect()
+        })
+        .unwrap_or_default();
     let mut table = Table::new(&[">seat", "bot", ">score", ">rank", "forfeit"]);
     for (seat, result) in answer.result.iter().enumerate() {
-        let forfeit = result.forfeit.as_ref().map_or(String::new(), |f| format!("{} ({})", f.reason, f.detail));
-        let name = names.get(seat).cloned().unwrap_or_else(|| result.bot_version_id.to_string());
-        table.row(vec![seat.to_string(), name, result.score.to_string(), result.rank.to_string(), forfeit]);
+        let forfeit = result
+            .forfeit
+            .as_ref()
+            .map_or(String::new(), |f| format!("{} ({})", f.reason, f.detail));
+        let name = names
+            .get(seat)
+            .cloned()
+            .unwrap_or_else(|| result.bot_version_id.to_string());
+        table.row(vec![
+            seat.to_string(),
+            name,
+            result.score.to_string(),
+            result.rank.to_string(),
+            forfeit,
+        ]);
     }
     let n_actions = record["actions"].as_array().map_or(0, Vec::len);
-    format!("game {} · {} · seed {} · {n_actions} actions\n{}", answer.game_id, record["game"].as_str().unwrap_or("?"), record["seed"], table.render())
+    format!(
+        "game {} · {} · seed {} · {n_actions} actions\n{}",
+        answer.game_id,
+        record["game"].as_str().unwrap_or("?"),
+        record["seed"],
+        table.render()
+    )
 }

@@ -27,7 +27,10 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     match replay.verify() {
         Ok(()) => {
             let n_actions: usize = replay.games.iter().map(|g| g.actions.len()).sum();
-            println!("verified: {} game(s), {n_actions} actions re-simulated, every state hash matches", replay.games.len());
+            println!(
+                "verified: {} game(s), {n_actions} actions re-simulated, every state hash matches",
+                replay.games.len()
+            );
             Ok(ExitCode::SUCCESS)
         }
         Err(error) => {
@@ -38,7 +41,10 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn describe_game(index: usize, game: &GameRecord) -> String {
-    let mut out = format!("game {index}: {} {:?}, seed {}\n", game.game, game.options, game.seed);
+    let mut out = format!(
+        "game {index}: {} {:?}, seed {}\n",
+        game.game, game.options, game.seed
+    );
     for (seat, name) in game.seats.iter().enumerate() {
         out.push_str(&format!("  seat {seat}: {name}\n"));
     }
@@ -47,9 +53,17 @@ fn describe_game(index: usize, game: &GameRecord) -> String {
     let mut state = new_game(&game.game, &game.options, game.seats.len(), game.seed).ok();
     for (step, action) in game.actions.iter().enumerate() {
         for forfeit in game.forfeits.iter().filter(|f| f.after_actions == step) {
-            out.push_str(&format!("  -- seat {} forfeits: {} ({})\n", forfeit.seat, forfeit.reason.as_str(), forfeit.detail));
+            out.push_str(&format!(
+                "  -- seat {} forfeits: {} ({})\n",
+                forfeit.seat,
+                forfeit.reason.as_str(),
+                forfeit.detail
+            ));
         }
-        let seat = state.as_ref().and_then(|s| s.current_seat()).map_or("?".to_string(), |s| s.to_string());
+        let seat = state
+            .as_ref()
+            .and_then(|s| s.current_seat())
+            .map_or("?".to_string(), |s| s.to_string());
         out.push_str(&format!("  {step:>4}  seat {seat}  {action}\n"));
         if let Some(live) = state.as_mut() {
             if live.apply_text(action).is_err() {
@@ -57,8 +71,17 @@ fn describe_game(index: usize, game: &GameRecord) -> String {
             }
         }
     }
-    for forfeit in game.forfeits.iter().filter(|f| f.after_actions >= game.actions.len()) {
-        out.push_str(&format!("  -- seat {} forfeits: {} ({})\n", forfeit.seat, forfeit.reason.as_str(), forfeit.detail));
+    for forfeit in game
+        .forfeits
+        .iter()
+        .filter(|f| f.after_actions >= game.actions.len())
+    {
+        out.push_str(&format!(
+            "  -- seat {} forfeits: {} ({})\n",
+            forfeit.seat,
+            forfeit.reason.as_str(),
+            forfeit.detail
+        ));
     }
     out.push_str(&format!(
         "  ended by {}; scores {:?}, ranks {:?}\n\n",

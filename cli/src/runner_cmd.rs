@@ -47,8 +47,13 @@ pub fn run(args: RunnerArgs) -> anyhow::Result<ExitCode> {
     config.verbose = true;
     crate::client::runtime()?.block_on(async {
         let shutdown = crate::serve::shutdown_signal();
-        let summary = run_runner(config, shutdown).await.map_err(crate::client::remote_error)?;
-        eprintln!("runner stopped: {} match(es) reported, {} lease(s) lost", summary.matches_reported, summary.leases_lost);
+        let summary = run_runner(config, shutdown)
+            .await
+            .map_err(crate::client::remote_error)?;
+        eprintln!(
+            "runner stopped: {} match(es) reported, {} lease(s) lost",
+            summary.matches_reported, summary.leases_lost
+        );
         Ok(ExitCode::SUCCESS)
     })
 }

@@ -27,14 +27,19 @@ pub struct ServeArgs {
 pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     crate::client::runtime()?.block_on(async {
         let (store, runner_token) = open_store(&args.db, args.runner_token.as_deref()).await?;
-        let listener = TcpListener::bind(&args.listen).await.with_context(|| format!("cannot listen on {}", args.listen))?;
+        let listener = TcpListener::bind(&args.listen)
+            .await
+            .with_context(|| format!("cannot listen on {}", args.listen))?;
         let address = listener.local_addr()?;
         if args.runner_token.is_none() {
             eprintln!("runner token (give it to `cairn runner --token`): {runner_token}");
         }
         let shutdown = shutdown_signal();
         // Scripts and tests read the address from this line.
-        println!("cairn arena listening on http://{address} (database {})", args.db.display());
+        println!(
+            "cairn arena listening on http://{address} (database {})",
+            args.db.display()
+        );
         std::io::stdout().flush()?;
         cairn_arena::run(listener, store, shutdown).await?;
         eprintln!("cairn arena stopped");
@@ -45,7 +50,9 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
 /// Opens the store and makes sure a runner with `runner_token` (or a fresh
 /// token) exists; returns the token.
 pub async fn open_store(db: &Path, runner_token: Option<&str>) -> anyhow::Result<(Store, String)> {
-    let store = Store::open(db).await.with_context(|| format!("cannot open the database {}", db.display()))?;
+    let store = Store::open(db)
+        .await
+        .with_context(|| format!("cannot open the database {}", db.display()))?;
     let token = match runner_token {
         Some(token) => {
             store.register_runner_with_token("runner", token).await?;
@@ -55,7 +62,12 @@ pub async fn open_store(db: &Path, runner_token: Option<&str>) -> anyhow::Result
             let name = format!("runner-{}", std::process::id());
             match store.register_runner(&name).await {
                 Ok((_, token)) => token,
-                Err(_) => store.register_runner(&format!("{name}-{}", unix_ms())).await?.1,
+                Err(_) => {
+                    store
+                        .register_runner(&format!("{name}-{}", unix_ms()))
+                        .await?
+                        .1
+                }
             }
         }
     };
@@ -63,7 +75,9 @@ pub async fn open_store(db: &Path, runner_token: Option<&str>) -> anyhow::Result
 }
 
 fn unix_ms() -> u128 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis())
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis())
 }
 
 /// Completes on Ctrl-C or SIGTERM. The handlers are installed now, not on

@@ -11,8 +11,14 @@ impl Table {
     /// A table with `header`; a column named with a leading `>` is right-aligned.
     pub fn new(header: &[&str]) -> Table {
         let right_aligned = header.iter().map(|h| h.starts_with('>')).collect();
-        let header = header.iter().map(|h| h.trim_start_matches('>').to_string()).collect();
-        Table { rows: vec![header], right_aligned }
+        let header = header
+            .iter()
+            .map(|h| h.trim_start_matches('>').to_string())
+            .collect();
+        Table {
+            rows: vec![header],
+            right_aligned,
+        }
     }
 
     pub fn row(&mut self, cells: Vec<String>) {
@@ -21,8 +27,15 @@ impl Table {
 
     pub fn render(&self) -> String {
         let n_columns = self.right_aligned.len();
-        let widths: Vec<usize> =
-            (0..n_columns).map(|c| self.rows.iter().map(|r| r.get(c).map_or(0, |s| s.chars().count())).max().unwrap_or(0)).collect();
+        let widths: Vec<usize> = (0..n_columns)
+            .map(|c| {
+                self.rows
+                    .iter()
+                    .map(|r| r.get(c).map_or(0, |s| s.chars().count()))
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
         let mut out = String::new();
         for row in &self.rows {
             let cells: Vec<String> = (0..n_columns)
@@ -52,6 +65,9 @@ mod tests {
         let mut table = Table::new(&["bot", ">score"]);
         table.row(vec!["long-name".into(), "5".into()]);
         table.row(vec!["b".into(), "12".into()]);
-        assert_eq!(table.render(), "bot        score\nlong-name      5\nb             12\n");
+        assert_eq!(
+            table.render(),
+            "bot        score\nlong-name      5\nb             12\n"
+        );
     }
 }

@@ -73,7 +73,16 @@ pub enum TournamentCommand {
 pub fn run(command: TournamentCommand) -> anyhow::Result<ExitCode> {
     crate::client::runtime()?.block_on(async {
         match command {
-            TournamentCommand::Create { game, options, seats, games_per_pairing, seed, bots, owner, json } => {
+            TournamentCommand::Create {
+                game,
+                options,
+                seats,
+                games_per_pairing,
+                seed,
+                bots,
+                owner,
+                json,
+            } => {
                 let request = pb::CreateTournamentRequest {
                     game,
                     options: crate::client::options(&options)?,
@@ -83,41 +92,75 @@ pub fn run(command: TournamentCommand) -> anyhow::Result<ExitCode> {
                     seed,
                 };
                 let token = owner.token()?;
-                let created = connect(&owner.arena).await?.create_tournament(authorized(request, token)).await.map_err(status_error)?.into_inner();
+                let created = connect(&owner.arena)
+                    .await?
+                    .create_tournament(authorized(request, token))
+                    .await
+                    .map_err(status_error)?
+                    .into_inner();
                 if json {
                     println!("{}", tournament_json(&created));
                 } else {
-                    println!("created tournament {} ({} {}, {} bots)", created.id, created.game, created.variant, created.entries.len());
+                    println!(
+                        "created tournament {} ({} {}, {} bots)",
+                        created.id,
+                        created.game,
+                        created.variant,
+                        created.entries.len()
+                    );
                 }
                 Ok(ExitCode::SUCCESS)
             }
-            TournamentCommand::Status { id, arena, json } => status(&mut connect(&arena).await?, id, json).await,
+            TournamentCommand::Status { id, arena, json } => {
+                status(&mut connect(&arena).await?, id, json).await
+            }
             TournamentCommand::Watch { id, arena, json } => {
                 watch(&mut connect(&arena).await?, id, json, "").await?;
                 Ok(ExitCode::SUCCESS)
             }
-            TournamentCommand::List { arena, json } => list(&mut connect(&arena).await?, json).await,
+            TournamentCommand::List { arena, json } => {
+                list(&mut connect(&arena).await?, json).await
+            }
         }
     })
 }
 
 async fn status(client: &mut Client, id: i64, json: bool) -> anyhow::Result<ExitCode> {
-    let status = client.get_tournament(pb::GetTournamentRequest { tournament_id: id }).await.map_err(status_error)?.into_inner();
+    let status = client
+        .get_tournament(pb::GetTournamentRequest { tournament_id: id })
+        .await
+        .map_err(status_error)?
+        .into_inner();
     let tournament = status.tournament.unwrap_or_default();
     let progress = status.progress.unwrap_or_default();
     if json {
-        println!("{}", json!({"tournament": tournament_json(&tournament), "progress": progress_json(&progress)}));
+        println!(
+            "{}",
+            json!({"tournament": tournament_json(&tournament), "progress": progress_json(&progress)})
+        );
         return Ok(ExitCode::SUCCESS);
     }
-    println!("tournament {} · {} {} · seed {}", tournament.id, tournament.game, tournament.variant, tournament.seed);
-    let names: Vec<String> = tournament.entries.iter().map(|e| format!("{}@{}", e.bot_name, e.version)).collect();
+    println!(
+        "tournament {} · {} {} · seed {}",
+        tournament.id, tournament.game, tournament.variant, tournament.seed
+    );
+    let names: Vec<String> = tournament
+        .entries
+        .iter()
+        .map(|e| format!("{}@{}", e.bot_name, e.version))
+        .collect();
     println!("bots: {}", names.join(", "));
     println!("{}", progress_line(&progress));
     Ok(ExitCode::SUCCESS)
 }
 
 async fn list(client: &mut Client, json: bool) -> anyhow::Result<ExitCode> {
-    let tournaments = client.list_tournaments(pb::ListTournamentsRequest {}).await.map_err(status_error)?.into_inner().tournaments;
+    let tournaments = client
+        .list_tournaments(pb::ListTournamentsRequest {})
+        .await
+        .map_err(status_error)?
+        .into_inner()
+        .tournaments;
     if json {
         let rows: Vec<Value> = tournaments
             .iter()
@@ -126,19 +169,41 @@ async fn list(client: &mut Client, json: bool) -> anyhow::Result<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&rows)?);
         return Ok(ExitCode::SUCCESS);
     }
-    let mut table = Table::new(&[">id", "game", "variant", ">bots", ">games", ">done", "state"]);
+    let mut table = Table::new(&[
+        ">id", "game", "variant", ">bots", ">games", ">done", "state",
+    ]);
     for status in &tournaments {
-        let (t, p) = (status.tournament.clone().unwrap_or_default(), status.progress.unwrap_or_default());
+        let (t, p) = (
+            status.tournament.clone().unwrap_or_default(),
+            status.progress.unwrap_or_default(),
+        );
         let state = if p.finished { "finished" } else { "running" };
-        table.row(vec![t.id.to_string(), t.game, t.variant, t.entries.len().to_string(), p.games_total.to_string(), p.games_done.to_string(), state.into()]);
+        table.row(vec![
+            t.id.to_string(),
+            t.game,
+            t.variant,
+            t.entries.len().to_string(),
+            p.games_total.to_string(),
+            p.games_done.to_string(),
+            state.into(),
+        ]);
     }
     print!("{}", table.render());
     Ok(ExitCode::SUCCESS)
 }
 
 /// Follows progress until the tournament finishes; `label` prefixes the bar.
-pub async fn watch(client: &mut Client, id: i64, json: bool, label: &str) -> anyhow::Result<pb::TournamentProgress> {
-    let mut stream = client.watch_tournament(pb::WatchTournamentRequest { tournament_id: id }).await.map_err(status_error)?.into_inner();
+pub async fn watch(
+    client: &mut Client,
+    id: i64,
+    json: bool,
+    label: &str,
+) -> anyhow::Result<pb::TournamentProgress> {
+    let mut stream = client
+        .watch_tournament(pb::WatchTournamentRequest { tournament_id: id })
+        .await
+        .map_err(status_error)?
+        .into_inner();
     let terminal = std::io::stderr().is_terminal();
     let mut last = pb::TournamentProgress::default();
     while let Some(progress) = stream.message().await.map_err(status_error)? {
@@ -169,14 +234,25 @@ pub fn progress_bar(progress: &pb::TournamentProgress) -> String {
     let total = progress.games_total.max(1);
     let filled = (progress.games_done * WIDTH / total).clamp(0, WIDTH) as usize;
     let percent = progress.games_done * 100 / total;
-    format!("[{}{}] {percent:>3}% {}/{} games", "#".repeat(filled), "-".repeat(WIDTH as usize - filled), progress.games_done, progress.games_total)
+    format!(
+        "[{}{}] {percent:>3}% {}/{} games",
+        "#".repeat(filled),
+        "-".repeat(WIDTH as usize - filled),
+        progress.games_done,
+        progress.games_total
+    )
 }
 
 fn progress_line(p: &pb::TournamentProgress) -> String {
     let state = if p.finished { "finished" } else { "running" };
     format!(
         "{state}: {}/{} games; matches {} queued, {} leased, {} done of {}",
-        p.games_done, p.games_total, p.matches_queued, p.matches_leased, p.matches_done, p.matches_total
+        p.games_done,
+        p.games_total,
+        p.matches_queued,
+        p.matches_leased,
+        p.matches_done,
+        p.matches_total
     )
 }
 
@@ -197,7 +273,14 @@ mod tests {
 
     #[test]
     fn the_progress_bar_fills_in_proportion_to_games_done() {
-        let progress = pb::TournamentProgress { games_total: 40, games_done: 20, ..Default::default() };
-        assert_eq!(progress_bar(&progress), format!("[{}{}]  50% 20/40 games", "#".repeat(15), "-".repeat(15)));
+        let progress = pb::TournamentProgress {
+            games_total: 40,
+            games_done: 20,
+            ..Default::default()
+        };
+        assert_eq!(
+            progress_bar(&progress),
+            format!("[{}{}]  50% 20/40 games", "#".repeat(15), "-".repeat(15))
+        );
     }
 }

@@ -7,11 +7,18 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 fn cairn(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cairn")).args(args).current_dir(workspace()).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .args(args)
+        .current_dir(workspace())
+        .output()
+        .unwrap()
 }
 
 fn temp_path(name: &str) -> PathBuf {
@@ -20,8 +27,25 @@ fn temp_path(name: &str) -> PathBuf {
 
 #[test]
 fn play_json_reports_every_game_and_seat_with_names_scores_ranks_and_forfeits() {
-    let output = cairn(&["play", "--game", "schotten-totten", "--opt", "tactics=true", "--games", "3", "--seed", "5", "--json", "sdk/python", "sdk/js"]);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let output = cairn(&[
+        "play",
+        "--game",
+        "schotten-totten",
+        "--opt",
+        "tactics=true",
+        "--games",
+        "3",
+        "--seed",
+        "5",
+        "--json",
+        "sdk/python",
+        "sdk/js",
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
     let games = report["games"].as_array().unwrap();
     assert_eq!(games.len(), 3);
@@ -34,21 +58,37 @@ fn play_json_reports_every_game_and_seat_with_names_scores_ranks_and_forfeits() 
             assert!(seat["score"].is_i64() && seat["rank"].is_u64());
         }
         let names: Vec<&str> = seats.iter().map(|s| s["bot"].as_str().unwrap()).collect();
-        assert!(names.contains(&"python-random") && names.contains(&"js-random"), "{names:?}");
+        assert!(
+            names.contains(&"python-random") && names.contains(&"js-random"),
+            "{names:?}"
+        );
     }
     assert_eq!(report["options"]["tactics"], "true");
 }
 
 #[test]
 fn a_misbehaving_bare_command_is_a_forfeit_and_the_exit_code_is_still_zero() {
-    let output = cairn(&["play", "--game", "schotten-totten", "--json", "python3 tests/bots/hostile.py garbage", "sdk/python"]);
+    let output = cairn(&[
+        "play",
+        "--game",
+        "schotten-totten",
+        "--json",
+        "python3 tests/bots/hostile.py garbage",
+        "sdk/python",
+    ]);
     assert!(output.status.success());
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
     let seats = report["games"][0]["seats"].as_array().unwrap();
     assert_eq!(seats[0]["forfeit"]["reason"], "protocol_error");
     assert_eq!(seats[0]["rank"], 2);
     assert_eq!(seats[1]["rank"], 1);
-    let table = cairn(&["play", "--game", "schotten-totten", "python3 tests/bots/hostile.py illegal", "sdk/python"]);
+    let table = cairn(&[
+        "play",
+        "--game",
+        "schotten-totten",
+        "python3 tests/bots/hostile.py illegal",
+        "sdk/python",
+    ]);
     let text = String::from_utf8_lossy(&table.stdout);
     assert!(text.contains("forfeit: illegal_action"), "{text}");
 }
@@ -56,12 +96,29 @@ fn a_misbehaving_bare_command_is_a_forfeit_and_the_exit_code_is_still_zero() {
 #[test]
 fn a_written_replay_verifies_and_a_tampered_one_does_not() {
     let path = temp_path("replay.json");
-    let output = cairn(&["play", "--game", "schotten-totten", "--games", "2", "--replay", path.to_str().unwrap(), "sdk/python", "sdk/js"]);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let output = cairn(&[
+        "play",
+        "--game",
+        "schotten-totten",
+        "--games",
+        "2",
+        "--replay",
+        path.to_str().unwrap(),
+        "sdk/python",
+        "sdk/js",
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let verified = cairn(&["replay", path.to_str().unwrap()]);
     let text = String::from_utf8_lossy(&verified.stdout);
     assert!(verified.status.success(), "{text}");
-    assert!(text.contains("seat 0: ") && text.contains("verified: 2 game(s)"), "{text}");
+    assert!(
+        text.contains("seat 0: ") && text.contains("verified: 2 game(s)"),
+        "{text}"
+    );
 
     let mut replay: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let actions = replay["games"][0]["actions"].as_array_mut().unwrap();
@@ -80,7 +137,15 @@ fn an_unknown_game_or_a_bad_option_is_an_error_before_any_bot_starts() {
     let unknown = cairn(&["play", "--game", "chess", "sdk/python", "sdk/js"]);
     assert_eq!(unknown.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("unknown game `chess`"));
-    let bad = cairn(&["play", "--game", "schotten-totten", "--opt", "tactics=maybe", "sdk/python", "sdk/js"]);
+    let bad = cairn(&[
+        "play",
+        "--game",
+        "schotten-totten",
+        "--opt",
+        "tactics=maybe",
+        "sdk/python",
+        "sdk/js",
+    ]);
     assert_eq!(bad.status.code(), Some(2));
     let seats = cairn(&["play", "--game", "schotten-totten", "sdk/python"]);
     assert!(String::from_utf8_lossy(&seats.stderr).contains("2 seats"));
@@ -88,8 +153,24 @@ fn an_unknown_game_or_a_bad_option_is_an_error_before_any_bot_starts() {
 
 #[test]
 fn mirror_plays_each_deal_from_both_seats() {
-    let output = cairn(&["play", "--game", "schotten-totten", "--games", "4", "--seed", "9", "--mirror", "--json", "sdk/python", "sdk/js"]);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let output = cairn(&[
+        "play",
+        "--game",
+        "schotten-totten",
+        "--games",
+        "4",
+        "--seed",
+        "9",
+        "--mirror",
+        "--json",
+        "sdk/python",
+        "sdk/js",
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
     let games = report["games"].as_array().unwrap();
     let seeds: Vec<u64> = games.iter().map(|g| g["seed"].as_u64().unwrap()).collect();

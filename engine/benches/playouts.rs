@@ -5,10 +5,10 @@
 
 use std::time::{Duration, Instant};
 
-use cairn_engine::game::parse_options;
-use cairn_engine::schotten_totten::SchottenTotten;
-use cairn_engine::lords_of_scotland::LordsOfScotland;
 use cairn_engine::bullfrogs::Bullfrogs;
+use cairn_engine::game::parse_options;
+use cairn_engine::lords_of_scotland::LordsOfScotland;
+use cairn_engine::schotten_totten::SchottenTotten;
 use cairn_engine::{Game, Rng};
 
 /// Plays seeded random games of `G` for about `budget` and prints the rate.
@@ -35,29 +35,45 @@ fn bench_game<G: Game>(name: &str, options: &[&str], n_seats: usize, budget: Dur
     }
     let seconds = (cpu_seconds() - cpu_start).max(1e-3);
     println!("bench: {name} {:.0} games/s", games as f64 / seconds);
-    println!("bench: {name}/decisions {:.0} decisions/s", decisions as f64 / seconds);
+    println!(
+        "bench: {name}/decisions {:.0} decisions/s",
+        decisions as f64 / seconds
+    );
 }
 
 /// User + system CPU time of this process, from /proc (10 ms ticks);
 /// falls back to wall time where /proc is missing.
 fn cpu_seconds() -> f64 {
-    let ticks = std::fs::read_to_string("/proc/self/stat").ok().and_then(|stat| {
-        let after_name = &stat[stat.rfind(')')? + 2..];
-        let fields: Vec<&str> = after_name.split(' ').collect();
-        Some(fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?)
-    });
+    let ticks = std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|stat| {
+            let after_name = &stat[stat.rfind(')')? + 2..];
+            let fields: Vec<&str> = after_name.split(' ').collect();
+            Some(fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?)
+        });
     match ticks {
         Some(ticks) => ticks as f64 / 100.0,
-        None => std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64()),
+        None => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64()),
     }
 }
 
 fn main() {
-    let budget = Duration::from_millis(if std::env::args().any(|a| a == "--quick") { 100 } else { 2000 });
+    let budget = Duration::from_millis(if std::env::args().any(|a| a == "--quick") {
+        100
+    } else {
+        2000
+    });
     bench_game::<SchottenTotten>("schotten_totten/base/2p", &[], 2, budget);
     bench_game::<SchottenTotten>("schotten_totten/expert/2p", &["expert=true"], 2, budget);
     bench_game::<SchottenTotten>("schotten_totten/tactics/2p", &["tactics=true"], 2, budget);
-    bench_game::<SchottenTotten>("schotten_totten/tactics_expert/2p", &["tactics=true", "expert=true"], 2, budget);
+    bench_game::<SchottenTotten>(
+        "schotten_totten/tactics_expert/2p",
+        &["tactics=true", "expert=true"],
+        2,
+        budget,
+    );
     bench_game::<LordsOfScotland>("lords_of_scotland/2p", &[], 2, budget);
     bench_game::<LordsOfScotland>("lords_of_scotland/4p", &[], 4, budget);
     bench_game::<LordsOfScotland>("lords_of_scotland/5p/bruce", &["bruce=true"], 5, budget);

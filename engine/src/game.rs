@@ -25,9 +25,18 @@ pub enum SetupError {
     #[error("{game} does not know the option `{key}`")]
     UnknownOption { game: &'static str, key: String },
     #[error("{game}: option `{key}` cannot be `{value}`: {expected}")]
-    BadOption { game: &'static str, key: String, value: String, expected: &'static str },
+    BadOption {
+        game: &'static str,
+        key: String,
+        value: String,
+        expected: &'static str,
+    },
     #[error("{game} is played by {allowed} seats, not {n_seats}")]
-    SeatCount { game: &'static str, n_seats: usize, allowed: &'static str },
+    SeatCount {
+        game: &'static str,
+        n_seats: usize,
+        allowed: &'static str,
+    },
 }
 
 /// An action that is not legal in the current state; the state is unchanged.
@@ -47,7 +56,10 @@ pub struct ParseActionError {
 
 impl ParseActionError {
     pub fn new(text: &str, why: &'static str) -> ParseActionError {
-        ParseActionError { text: text.to_string(), why }
+        ParseActionError {
+            text: text.to_string(),
+            why,
+        }
     }
 }
 
@@ -74,8 +86,15 @@ impl Outcome {
     /// Ranks seats by `keys` (greater is better, compared lexicographically);
     /// equal keys share a rank.
     pub fn ranked_by<K: Ord>(scores: Vec<i32>, keys: &[K], reason: EndReason) -> Outcome {
-        let ranks = keys.iter().map(|k| 1 + keys.iter().filter(|other| *other > k).count() as u32).collect();
-        Outcome { scores, ranks, reason }
+        let ranks = keys
+            .iter()
+            .map(|k| 1 + keys.iter().filter(|other| *other > k).count() as u32)
+            .collect();
+        Outcome {
+            scores,
+            ranks,
+            reason,
+        }
     }
 
     /// Ranks seats by score alone.
@@ -126,7 +145,9 @@ pub trait Game: Clone + Debug + Hash + Send + Sync + 'static {
     /// Applies `action`, or refuses it and leaves the state unchanged.
     fn apply(&mut self, action: &Self::Action) -> Result<(), IllegalAction> {
         if !self.is_legal(action) {
-            return Err(IllegalAction { action: action.to_string() });
+            return Err(IllegalAction {
+                action: action.to_string(),
+            });
         }
         self.apply_legal(action);
         Ok(())
@@ -157,12 +178,22 @@ pub trait Game: Clone + Debug + Hash + Send + Sync + 'static {
 }
 
 /// Reads a boolean option (`true` / `false`), `default` when absent.
-pub fn bool_option(game: &'static str, options: &GameOptions, key: &str, default: bool) -> Result<bool, SetupError> {
+pub fn bool_option(
+    game: &'static str,
+    options: &GameOptions,
+    key: &str,
+    default: bool,
+) -> Result<bool, SetupError> {
     match options.get(key).map(String::as_str) {
         None => Ok(default),
         Some("true") => Ok(true),
         Some("false") => Ok(false),
-        Some(other) => Err(SetupError::BadOption { game, key: key.to_string(), value: other.to_string(), expected: "true or false" }),
+        Some(other) => Err(SetupError::BadOption {
+            game,
+            key: key.to_string(),
+            value: other.to_string(),
+            expected: "true or false",
+        }),
     }
 }
 
@@ -179,15 +210,27 @@ pub fn int_option(
         None => Ok(default),
         Some(text) => match text.parse::<u32>() {
             Ok(n) if range.contains(&n) => Ok(n),
-            _ => Err(SetupError::BadOption { game, key: key.to_string(), value: text.clone(), expected }),
+            _ => Err(SetupError::BadOption {
+                game,
+                key: key.to_string(),
+                value: text.clone(),
+                expected,
+            }),
         },
     }
 }
 
 /// Refuses any option key not in `known`.
-pub fn check_option_keys(game: &'static str, options: &GameOptions, known: &[&str]) -> Result<(), SetupError> {
+pub fn check_option_keys(
+    game: &'static str,
+    options: &GameOptions,
+    known: &[&str],
+) -> Result<(), SetupError> {
     match options.keys().find(|key| !known.contains(&key.as_str())) {
-        Some(key) => Err(SetupError::UnknownOption { game, key: key.clone() }),
+        Some(key) => Err(SetupError::UnknownOption {
+            game,
+            key: key.clone(),
+        }),
         None => Ok(()),
     }
 }
@@ -196,7 +239,9 @@ pub fn check_option_keys(game: &'static str, options: &GameOptions, known: &[&st
 pub fn parse_options<'a>(words: impl IntoIterator<Item = &'a str>) -> Result<GameOptions, String> {
     let mut options = GameOptions::new();
     for word in words {
-        let (key, value) = word.split_once('=').ok_or_else(|| format!("option `{word}` is not of the form key=value"))?;
+        let (key, value) = word
+            .split_once('=')
+            .ok_or_else(|| format!("option `{word}` is not of the form key=value"))?;
         if key.is_empty() {
             return Err(format!("option `{word}` has an empty key"));
         }
@@ -220,7 +265,10 @@ mod tests {
     fn options_parse_and_refuse_unknown_keys() {
         let options = parse_options(["tactics=true", "rounds=3"]).unwrap();
         assert_eq!(bool_option("g", &options, "tactics", false), Ok(true));
-        assert_eq!(int_option("g", &options, "rounds", 1, 1..=9, "1 to 9"), Ok(3));
+        assert_eq!(
+            int_option("g", &options, "rounds", 1, 1..=9, "1 to 9"),
+            Ok(3)
+        );
         assert!(check_option_keys("g", &options, &["tactics"]).is_err());
         assert!(parse_options(["novalue"]).is_err());
         let bad = parse_options(["tactics=yes"]).unwrap();

@@ -37,7 +37,9 @@ pub mod schotten_totten;
 pub mod testing;
 pub mod text;
 
-pub use game::{EndReason, Game, GameOptions, IllegalAction, Outcome, ParseActionError, Seat, SetupError};
+pub use game::{
+    EndReason, Game, GameOptions, IllegalAction, Outcome, ParseActionError, Seat, SetupError,
+};
 pub use registry::{new_game, AnyGame, GAME_IDS};
 pub use replay::{Replay, ReplayError, Simulation};
 pub use rng::Rng;

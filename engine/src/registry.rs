@@ -49,7 +49,9 @@ impl<G: Game> AnyGame for G {
     }
 
     fn apply_text(&mut self, action: &str) -> Result<(), IllegalAction> {
-        let parsed: G::Action = action.parse().map_err(|_| IllegalAction { action: action.to_string() })?;
+        let parsed: G::Action = action.parse().map_err(|_| IllegalAction {
+            action: action.to_string(),
+        })?;
         Game::apply(self, &parsed)
     }
 
@@ -82,8 +84,17 @@ impl Clone for Box<dyn AnyGame> {
 }
 
 /// Sets up a game by id.
-pub fn new_game(game_id: &str, options: &GameOptions, n_seats: usize, seed: u64) -> Result<Box<dyn AnyGame>, SetupError> {
-    fn boxed<G: Game>(options: &GameOptions, n_seats: usize, seed: u64) -> Result<Box<dyn AnyGame>, SetupError> {
+pub fn new_game(
+    game_id: &str,
+    options: &GameOptions,
+    n_seats: usize,
+    seed: u64,
+) -> Result<Box<dyn AnyGame>, SetupError> {
+    fn boxed<G: Game>(
+        options: &GameOptions,
+        n_seats: usize,
+        seed: u64,
+    ) -> Result<Box<dyn AnyGame>, SetupError> {
         Ok(Box::new(G::new(options, n_seats, seed)?))
     }
     match game_id {

@@ -25,7 +25,11 @@ pub enum ReplayError {
     #[error("action {index} `{action}` comes after the game ended")]
     AfterEnd { index: usize, action: String },
     #[error("the hash after action {index} is {actual:016x}, the replay says {expected:016x}")]
-    HashMismatch { index: usize, expected: u64, actual: u64 },
+    HashMismatch {
+        index: usize,
+        expected: u64,
+        actual: u64,
+    },
 }
 
 /// A re-simulated replay: the final state and the hash after each step
@@ -50,9 +54,17 @@ impl Replay {
         hashes.push(state.state_hash());
         for (index, action) in self.actions.iter().enumerate() {
             if state.current_seat().is_none() {
-                return Err(ReplayError::AfterEnd { index, action: action.clone() });
+                return Err(ReplayError::AfterEnd {
+                    index,
+                    action: action.clone(),
+                });
             }
-            state.apply_text(action).map_err(|_| ReplayError::IllegalAction { index, action: action.clone() })?;
+            state
+                .apply_text(action)
+                .map_err(|_| ReplayError::IllegalAction {
+                    index,
+                    action: action.clone(),
+                })?;
             hashes.push(state.state_hash());
         }
         Ok(Simulation { state, hashes })
@@ -65,7 +77,11 @@ impl Replay {
         let simulation = self.simulate()?;
         for (index, (&want, &got)) in expected.iter().zip(&simulation.hashes[1..]).enumerate() {
             if want != got {
-                return Err(ReplayError::HashMismatch { index, expected: want, actual: got });
+                return Err(ReplayError::HashMismatch {
+                    index,
+                    expected: want,
+                    actual: got,
+                });
             }
         }
         Ok(simulation)

@@ -21,7 +21,14 @@ impl Rng {
     /// A generator whose whole sequence is fixed by `seed`.
     pub fn seeded(seed: u64) -> Rng {
         let mut state = seed;
-        Rng { s: [splitmix64(&mut state), splitmix64(&mut state), splitmix64(&mut state), splitmix64(&mut state)] }
+        Rng {
+            s: [
+                splitmix64(&mut state),
+                splitmix64(&mut state),
+                splitmix64(&mut state),
+                splitmix64(&mut state),
+            ],
+        }
     }
 
     /// An independent generator derived from this one's seed and a stream

@@ -22,7 +22,13 @@ pub struct Conformance {
 
 impl Default for Conformance {
     fn default() -> Self {
-        Conformance { games: 10_000, first_seed: 1, legal_sample: 8, leak_every: 4, max_decisions: 20_000 }
+        Conformance {
+            games: 10_000,
+            first_seed: 1,
+            legal_sample: 8,
+            leak_every: 4,
+            max_decisions: 20_000,
+        }
     }
 }
 
@@ -44,7 +50,8 @@ pub struct ConformanceReport {
 /// proof that it checked something: every game played, leak checks that
 /// moved hidden state, illegal actions refused.
 pub fn assert_conforms<G: Game>(words: &[&str], n_seats: usize) -> ConformanceReport {
-    let options = crate::game::parse_options(words.iter().copied()).expect("test options are key=value");
+    let options =
+        crate::game::parse_options(words.iter().copied()).expect("test options are key=value");
     let config = Conformance::default();
     let report = check_conformance::<G>(&options, n_seats, &config);
     assert_eq!(report.games, config.games);
@@ -62,23 +69,35 @@ pub fn assert_conforms<G: Game>(words: &[&str], n_seats: usize) -> ConformanceRe
 /// - replaying the action list reproduces the final state hash;
 /// - a state resampled for a seat gives that seat the same observation (and,
 ///   for the seat to move, the same legal actions).
-pub fn check_conformance<G: Game>(options: &GameOptions, n_seats: usize, config: &Conformance) -> ConformanceReport {
+pub fn check_conformance<G: Game>(
+    options: &GameOptions,
+    n_seats: usize,
+    config: &Conformance,
+) -> ConformanceReport {
     let mut report = ConformanceReport::default();
     let mut foreign: Vec<G::Action> = Vec::new();
     let mut legal = Vec::new();
     let mut rng = Rng::seeded(config.first_seed ^ 0xC0FF_EE00);
     for seed in config.first_seed..config.first_seed + config.games {
-        let mut state = G::new(options, n_seats, seed).unwrap_or_else(|e| panic!("seed {seed}: setup failed: {e}"));
+        let mut state = G::new(options, n_seats, seed)
+            .unwrap_or_else(|e| panic!("seed {seed}: setup failed: {e}"));
         let initial = state.clone();
         let mut history: Vec<G::Action> = Vec::new();
         while let Some(seat) = state.current_seat() {
             let step = history.len() as u64;
-            assert!(step < config.max_decisions, "seed {seed}: no end after {step} decisions");
+            assert!(
+                step < config.max_decisions,
+                "seed {seed}: no end after {step} decisions"
+            );
             legal.clear();
             state.legal_actions(&mut legal);
-            assert!(!legal.is_empty(), "seed {seed} step {step}: no legal action for seat {seat} in a live game");
+            assert!(
+                !legal.is_empty(),
+                "seed {seed} step {step}: no legal action for seat {seat} in a live game"
+            );
             check_legal_actions(&state, &legal, config.legal_sample, &mut rng, seed, step);
-            report.illegal_refused += check_foreign_actions_refused(&mut state, &legal, &foreign, seed, step);
+            report.illegal_refused +=
+                check_foreign_actions_refused(&mut state, &legal, &foreign, seed, step);
             if step % config.leak_every == 0 {
                 report.leak_checks += 1;
                 if check_no_leak(&state, &legal, seat, &mut rng, seed, step) {
@@ -87,21 +106,46 @@ pub fn check_conformance<G: Game>(options: &GameOptions, n_seats: usize, config:
             }
             let action = legal[rng.below(legal.len())].clone();
             remember_foreign(&mut foreign, &legal, &mut rng);
-            state.apply(&action).unwrap_or_else(|e| panic!("seed {seed} step {step}: {e}"));
+            state
+                .apply(&action)
+                .unwrap_or_else(|e| panic!("seed {seed} step {step}: {e}"));
             history.push(action);
         }
-        let outcome = state.outcome().unwrap_or_else(|| panic!("seed {seed}: terminal state without an outcome"));
-        assert_eq!(outcome.scores.len(), n_seats, "seed {seed}: scores for every seat");
-        assert_eq!(outcome.ranks.len(), n_seats, "seed {seed}: ranks for every seat");
-        assert!(outcome.ranks.contains(&1), "seed {seed}: somebody ranks first");
-        assert_ne!(outcome.reason, EndReason::MoveLimit, "seed {seed}: the move limit ended a legal game");
+        let outcome = state
+            .outcome()
+            .unwrap_or_else(|| panic!("seed {seed}: terminal state without an outcome"));
+        assert_eq!(
+            outcome.scores.len(),
+            n_seats,
+            "seed {seed}: scores for every seat"
+        );
+        assert_eq!(
+            outcome.ranks.len(),
+            n_seats,
+            "seed {seed}: ranks for every seat"
+        );
+        assert!(
+            outcome.ranks.contains(&1),
+            "seed {seed}: somebody ranks first"
+        );
+        assert_ne!(
+            outcome.reason,
+            EndReason::MoveLimit,
+            "seed {seed}: the move limit ended a legal game"
+        );
         let mut replayed = initial;
         for action in &history {
             let text = action.to_string();
             let parsed: G::Action = text.parse().unwrap_or_else(|e| panic!("seed {seed}: {e}"));
-            replayed.apply(&parsed).unwrap_or_else(|e| panic!("seed {seed}: replay: {e}"));
+            replayed
+                .apply(&parsed)
+                .unwrap_or_else(|e| panic!("seed {seed}: replay: {e}"));
         }
-        assert_eq!(replayed.state_hash(), state.state_hash(), "seed {seed}: replay reached another state");
+        assert_eq!(
+            replayed.state_hash(),
+            state.state_hash(),
+            "seed {seed}: replay reached another state"
+        );
         report.games += 1;
         report.decisions += history.len() as u64;
         report.outcomes.push(outcome);
@@ -109,29 +153,69 @@ pub fn check_conformance<G: Game>(options: &GameOptions, n_seats: usize, config:
     report
 }
 
-fn check_legal_actions<G: Game>(state: &G, legal: &[G::Action], sample: usize, rng: &mut Rng, seed: u64, step: u64) {
+fn check_legal_actions<G: Game>(
+    state: &G,
+    legal: &[G::Action],
+    sample: usize,
+    rng: &mut Rng,
+    seed: u64,
+    step: u64,
+) {
     let distinct: HashSet<&G::Action> = legal.iter().collect();
-    assert_eq!(distinct.len(), legal.len(), "seed {seed} step {step}: duplicate legal actions {legal:?}");
+    assert_eq!(
+        distinct.len(),
+        legal.len(),
+        "seed {seed} step {step}: duplicate legal actions {legal:?}"
+    );
     for action in legal {
-        assert!(state.is_legal(action), "seed {seed} step {step}: listed action {action} is not is_legal");
+        assert!(
+            state.is_legal(action),
+            "seed {seed} step {step}: listed action {action} is not is_legal"
+        );
         let text = action.to_string();
-        let parsed: G::Action = text.parse().unwrap_or_else(|e| panic!("seed {seed} step {step}: {e}"));
-        assert_eq!(&parsed, action, "seed {seed} step {step}: `{text}` does not round-trip");
+        let parsed: G::Action = text
+            .parse()
+            .unwrap_or_else(|e| panic!("seed {seed} step {step}: {e}"));
+        assert_eq!(
+            &parsed, action,
+            "seed {seed} step {step}: `{text}` does not round-trip"
+        );
     }
-    let picks: Vec<usize> = if legal.len() <= sample { (0..legal.len()).collect() } else { (0..sample).map(|_| rng.below(legal.len())).collect() };
+    let picks: Vec<usize> = if legal.len() <= sample {
+        (0..legal.len()).collect()
+    } else {
+        (0..sample).map(|_| rng.below(legal.len())).collect()
+    };
     for index in picks {
         let mut copy = state.clone();
-        copy.apply(&legal[index]).unwrap_or_else(|e| panic!("seed {seed} step {step}: listed action refused: {e}"));
+        copy.apply(&legal[index])
+            .unwrap_or_else(|e| panic!("seed {seed} step {step}: listed action refused: {e}"));
     }
 }
 
-fn check_foreign_actions_refused<G: Game>(state: &mut G, legal: &[G::Action], foreign: &[G::Action], seed: u64, step: u64) -> u64 {
+fn check_foreign_actions_refused<G: Game>(
+    state: &mut G,
+    legal: &[G::Action],
+    foreign: &[G::Action],
+    seed: u64,
+    step: u64,
+) -> u64 {
     let before = state.state_hash();
     let mut refused = 0;
     for action in foreign.iter().filter(|a| !legal.contains(a)).take(4) {
-        assert!(!state.is_legal(action), "seed {seed} step {step}: {action} is_legal but not listed");
-        assert!(state.apply(action).is_err(), "seed {seed} step {step}: unlisted {action} applied");
-        assert_eq!(state.state_hash(), before, "seed {seed} step {step}: a refused action changed the state");
+        assert!(
+            !state.is_legal(action),
+            "seed {seed} step {step}: {action} is_legal but not listed"
+        );
+        assert!(
+            state.apply(action).is_err(),
+            "seed {seed} step {step}: unlisted {action} applied"
+        );
+        assert_eq!(
+            state.state_hash(),
+            before,
+            "seed {seed} step {step}: a refused action changed the state"
+        );
         refused += 1;
     }
     refused
@@ -150,7 +234,14 @@ fn remember_foreign<A: Clone>(foreign: &mut Vec<A>, legal: &[A], rng: &mut Rng) 
 }
 
 /// Returns whether the resampled state differed from the real one somewhere.
-fn check_no_leak<G: Game>(state: &G, legal: &[G::Action], to_move: usize, rng: &mut Rng, seed: u64, step: u64) -> bool {
+fn check_no_leak<G: Game>(
+    state: &G,
+    legal: &[G::Action],
+    to_move: usize,
+    rng: &mut Rng,
+    seed: u64,
+    step: u64,
+) -> bool {
     let mut changed = false;
     let n_seats = state.n_seats();
     for viewer in 0..n_seats {
@@ -161,18 +252,27 @@ fn check_no_leak<G: Game>(state: &G, legal: &[G::Action], to_move: usize, rng: &
         changed |= if n_seats == 1 {
             resampled.state_hash() != state.state_hash()
         } else {
-            (0..n_seats).any(|other| other != viewer && resampled.observation(other) != state.observation(other))
+            (0..n_seats).any(|other| {
+                other != viewer && resampled.observation(other) != state.observation(other)
+            })
         };
         assert_eq!(
             resampled.observation(viewer),
             seen,
             "seed {seed} step {step}: seat {viewer}'s observation depends on what it cannot see"
         );
-        assert_eq!(resampled.current_seat(), state.current_seat(), "seed {seed} step {step}: resampling changed the turn");
+        assert_eq!(
+            resampled.current_seat(),
+            state.current_seat(),
+            "seed {seed} step {step}: resampling changed the turn"
+        );
         if viewer == to_move {
             let mut again = Vec::new();
             resampled.legal_actions(&mut again);
-            assert_eq!(again, legal, "seed {seed} step {step}: legal actions depend on hidden state");
+            assert_eq!(
+                again, legal,
+                "seed {seed} step {step}: legal actions depend on hidden state"
+            );
         }
     }
     changed

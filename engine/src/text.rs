@@ -24,7 +24,10 @@ pub fn write_number(out: &mut impl Write, number: i32) -> fmt::Result {
             break;
         }
     }
-    digits[..n_digits].iter().rev().try_for_each(|&digit| out.write_char(char::from(digit)))
+    digits[..n_digits]
+        .iter()
+        .rev()
+        .try_for_each(|&digit| out.write_char(char::from(digit)))
 }
 
 /// Writes `words` one after another (the spaces are in the words).

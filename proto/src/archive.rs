@@ -23,7 +23,6 @@ pub use self::pack::{pack_folder, unpack_archive, PackError};
 
 use sha2::{Digest, Sha256};
 
-
 /// The largest archive accepted, compressed.
 pub const MAX_ARCHIVE_BYTES: usize = 16 * 1024 * 1024;
 /// The most an archive may unpack to.
@@ -50,7 +49,9 @@ pub enum ArchiveError {
     UnsafePath(String),
     #[error("the archive entry `{0}` is a link; bot archives may hold only files and folders")]
     Link(String),
-    #[error("the archive entry `{path}` is a {kind}; bot archives may hold only files and folders")]
+    #[error(
+        "the archive entry `{path}` is a {kind}; bot archives may hold only files and folders"
+    )]
     UnsupportedEntry { path: String, kind: String },
     #[error("the archive holds `{0}` twice")]
     DuplicateEntry(String),
@@ -76,25 +77,42 @@ pub struct Manifest {
 impl Manifest {
     /// Reads and checks a manifest's text.
     pub fn parse(text: &str) -> Result<Manifest, ArchiveError> {
-        let manifest: Manifest = toml::from_str(text).map_err(|error| ArchiveError::BadManifest(error.message().to_string()))?;
+        let manifest: Manifest = toml::from_str(text)
+            .map_err(|error| ArchiveError::BadManifest(error.message().to_string()))?;
         if manifest.name.trim().is_empty() {
             return Err(ArchiveError::BadManifest("`name` is empty".into()));
         }
-        if manifest.command.first().is_none_or(|program| program.is_empty()) {
-            return Err(ArchiveError::BadManifest("`command` must be a non-empty argv list".into()));
+        if manifest
+            .command
+            .first()
+            .is_none_or(|program| program.is_empty())
+        {
+            return Err(ArchiveError::BadManifest(
+                "`command` must be a non-empty argv list".into(),
+            ));
         }
-        if manifest.build.as_ref().is_some_and(|build| build.first().is_none_or(|program| program.is_empty())) {
-            return Err(ArchiveError::BadManifest("`build`, when given, must be a non-empty argv list".into()));
+        if manifest
+            .build
+            .as_ref()
+            .is_some_and(|build| build.first().is_none_or(|program| program.is_empty()))
+        {
+            return Err(ArchiveError::BadManifest(
+                "`build`, when given, must be a non-empty argv list".into(),
+            ));
         }
         if manifest.games.as_ref().is_some_and(Vec::is_empty) {
-            return Err(ArchiveError::BadManifest("`games`, when given, must list at least one game".into()));
+            return Err(ArchiveError::BadManifest(
+                "`games`, when given, must list at least one game".into(),
+            ));
         }
         Ok(manifest)
     }
 
     /// Whether the bot says it plays `game` (a bot that lists no games plays any).
     pub fn plays(&self, game: &str) -> bool {
-        self.games.as_ref().is_none_or(|games| games.iter().any(|listed| listed == game))
+        self.games
+            .as_ref()
+            .is_none_or(|games| games.iter().any(|listed| listed == game))
     }
 }
 
@@ -121,13 +139,33 @@ pub fn check_archive(archive: &[u8]) -> Result<CheckedArchive, ArchiveError> {
         return Err(ArchiveError::Empty);
     }
     if archive.len() > MAX_ARCHIVE_BYTES {
-        return Err(ArchiveError::TooLarge { size: archive.len(), limit: MAX_ARCHIVE_BYTES });
+        return Err(ArchiveError::TooLarge {
+            size: archive.len(),
+            limit: MAX_ARCHIVE_BYTES,
+        });
     }
     let items = read_items(archive)?;
     let manifest = find_manifest(&items)?;
-    let n_files = items.values().filter(|item| matches!(item, Item::File { .. })).count();
-    let unpacked_bytes = items.values().map(|item| if let Item::File { bytes, .. } = item { bytes.len() as u64 } else { 0 }).sum();
-    Ok(CheckedArchive { manifest, content_hash: content_hash(&items), n_files, unpacked_bytes })
+    let n_files = items
+        .values()
+        .filter(|item| matches!(item, Item::File { .. }))
+        .count();
+    let unpacked_bytes = items
+        .values()
+        .map(|item| {
+            if let Item::File { bytes, .. } = item {
+                bytes.len() as u64
+            } else {
+                0
+            }
+        })
+        .sum();
+    Ok(CheckedArchive {
+        manifest,
+        content_hash: content_hash(&items),
+        n_files,
+        unpacked_bytes,
+    })
 }
 
 fn read_items(archive: &[u8]) -> Result<BTreeMap<String, Item>, ArchiveError> {
@@ -142,8 +180,14 @@ fn read_items(archive: &[u8]) -> Result<BTreeMap<String, Item>, ArchiveError> {
         if items.len() >= MAX_ENTRIES {
             return Err(ArchiveError::TooManyEntries { limit: MAX_ENTRIES });
         }
-        let raw_path = entry.path().map_err(corrupt)?.to_string_lossy().into_owned();
-        let Some(path) = normalised_path(&raw_path)? else { continue };
+        let raw_path = entry
+            .path()
+            .map_err(corrupt)?
+            .to_string_lossy()
+            .into_owned();
+        let Some(path) = normalised_path(&raw_path)? else {
+            continue;
+        };
         let item = read_item(&mut entry, &path, &mut total_bytes)?;
         if items.insert(path.clone(), item).is_some() {
             return Err(ArchiveError::DuplicateEntry(path));
@@ -155,29 +199,45 @@ fn read_items(archive: &[u8]) -> Result<BTreeMap<String, Item>, ArchiveError> {
 /// A truncated stream past the unpack cap is a bomb, not corruption.
 fn corrupt_or_too_large(error: std::io::Error, total_bytes: u64) -> ArchiveError {
     if total_bytes >= MAX_UNPACKED_BYTES {
-        ArchiveError::UnpacksTooLarge { limit: MAX_UNPACKED_BYTES }
+        ArchiveError::UnpacksTooLarge {
+            limit: MAX_UNPACKED_BYTES,
+        }
     } else {
         ArchiveError::Corrupt(error.to_string())
     }
 }
 
-fn read_item<R: Read>(entry: &mut tar::Entry<R>, path: &str, total_bytes: &mut u64) -> Result<Item, ArchiveError> {
+fn read_item<R: Read>(
+    entry: &mut tar::Entry<R>,
+    path: &str,
+    total_bytes: &mut u64,
+) -> Result<Item, ArchiveError> {
     let kind = entry.header().entry_type();
     match kind {
         tar::EntryType::Directory => Ok(Item::Folder),
         tar::EntryType::Regular | tar::EntryType::Continuous => {
-            let declared = entry.header().size().map_err(|error| ArchiveError::Corrupt(error.to_string()))?;
+            let declared = entry
+                .header()
+                .size()
+                .map_err(|error| ArchiveError::Corrupt(error.to_string()))?;
             *total_bytes = total_bytes.saturating_add(declared);
             if *total_bytes > MAX_UNPACKED_BYTES {
-                return Err(ArchiveError::UnpacksTooLarge { limit: MAX_UNPACKED_BYTES });
+                return Err(ArchiveError::UnpacksTooLarge {
+                    limit: MAX_UNPACKED_BYTES,
+                });
             }
             let mut bytes = Vec::with_capacity(usize::try_from(declared).unwrap_or(0));
-            entry.read_to_end(&mut bytes).map_err(|error| corrupt_or_too_large(error, *total_bytes))?;
+            entry
+                .read_to_end(&mut bytes)
+                .map_err(|error| corrupt_or_too_large(error, *total_bytes))?;
             let executable = entry.header().mode().is_ok_and(|mode| mode & 0o111 != 0);
             Ok(Item::File { executable, bytes })
         }
         tar::EntryType::Symlink | tar::EntryType::Link => Err(ArchiveError::Link(path.to_string())),
-        other => Err(ArchiveError::UnsupportedEntry { path: path.to_string(), kind: format!("{other:?}").to_lowercase() }),
+        other => Err(ArchiveError::UnsupportedEntry {
+            path: path.to_string(),
+            kind: format!("{other:?}").to_lowercase(),
+        }),
     }
 }
 
@@ -200,11 +260,14 @@ fn normalised_path(raw: &str) -> Result<Option<String>, ArchiveError> {
 fn find_manifest(items: &BTreeMap<String, Item>) -> Result<Manifest, ArchiveError> {
     match items.get(MANIFEST_FILE) {
         Some(Item::File { bytes, .. }) => {
-            let text = std::str::from_utf8(bytes).map_err(|_| ArchiveError::BadManifest("it is not UTF-8 text".into()))?;
+            let text = std::str::from_utf8(bytes)
+                .map_err(|_| ArchiveError::BadManifest("it is not UTF-8 text".into()))?;
             Manifest::parse(text)
         }
         Some(Item::Folder) => Err(ArchiveError::BadManifest("it is a folder".into())),
-        None => Err(ArchiveError::MissingManifest { hint: nested_manifest_hint(items) }),
+        None => Err(ArchiveError::MissingManifest {
+            hint: nested_manifest_hint(items),
+        }),
     }
 }
 
@@ -231,7 +294,9 @@ fn content_hash(items: &BTreeMap<String, Item>) -> String {
         match item {
             Item::Folder => hasher.update(format!("folder {path}\n").as_bytes()),
             Item::File { executable, bytes } => {
-                hasher.update(format!("file {path} {} {}\n", u8::from(*executable), bytes.len()).as_bytes());
+                hasher.update(
+                    format!("file {path} {} {}\n", u8::from(*executable), bytes.len()).as_bytes(),
+                );
                 hasher.update(bytes);
             }
         }

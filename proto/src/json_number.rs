@@ -67,19 +67,27 @@ impl<T: WireNumber> Visitor<'_> for NumberVisitor<T> {
     }
 
     fn visit_u64<E: Error>(self, n: u64) -> Result<Self::Value, E> {
-        T::from_u64(n).map(NumberDeserialize).ok_or_else(|| E::custom(format!("{n} is out of range")))
+        T::from_u64(n)
+            .map(NumberDeserialize)
+            .ok_or_else(|| E::custom(format!("{n} is out of range")))
     }
 
     fn visit_i64<E: Error>(self, n: i64) -> Result<Self::Value, E> {
-        T::from_i64(n).map(NumberDeserialize).ok_or_else(|| E::custom(format!("{n} is out of range")))
+        T::from_i64(n)
+            .map(NumberDeserialize)
+            .ok_or_else(|| E::custom(format!("{n} is out of range")))
     }
 
     fn visit_f64<E: Error>(self, n: f64) -> Result<Self::Value, E> {
-        T::from_f64(n).map(NumberDeserialize).ok_or_else(|| E::custom(format!("{n} is not a valid value here")))
+        T::from_f64(n)
+            .map(NumberDeserialize)
+            .ok_or_else(|| E::custom(format!("{n} is not a valid value here")))
     }
 
     fn visit_str<E: Error>(self, text: &str) -> Result<Self::Value, E> {
-        text.parse().map(NumberDeserialize).map_err(|_| E::custom(format!("`{text}` is not a number")))
+        text.parse()
+            .map(NumberDeserialize)
+            .map_err(|_| E::custom(format!("`{text}` is not a number")))
     }
 }
 

@@ -55,7 +55,8 @@ pub mod arena {
         tonic::include_proto!("cairn.arena.v1");
 
         /// The encoded descriptors of `arena.proto`, for reflection.
-        pub const FILE_DESCRIPTOR_SET: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/arena_descriptor.bin"));
+        pub const FILE_DESCRIPTOR_SET: &[u8] =
+            include_bytes!(concat!(env!("OUT_DIR"), "/arena_descriptor.bin"));
     }
 }
 

@@ -78,17 +78,28 @@ mod tests {
             options: [("tactics".to_string(), "true".to_string())].into(),
             seat: 0,
             n_seats: 2,
-            time_control: Some(TimeControl { per_decision_ms: 1000, bank_ms: 10_000 }),
+            time_control: Some(TimeControl {
+                per_decision_ms: 1000,
+                bank_ms: 10_000,
+            }),
             game_index: 0,
             n_games: 3,
         };
-        let message = ArenaMessage { message: Some(arena_message::Message::Hello(hello)) };
+        let message = ArenaMessage {
+            message: Some(arena_message::Message::Hello(hello)),
+        };
         let line = encode_arena_message(&message);
         assert_eq!(line.iter().filter(|&&b| b == b'\n').count(), 1);
         assert!(line.ends_with(b"\n"));
         let text = String::from_utf8(line.clone()).unwrap();
-        assert!(text.contains(r#""protocolVersion":"PROTOCOL_VERSION_1""#), "{text}");
-        assert!(text.contains(r#""seat":0"#), "default values are written out: {text}");
+        assert!(
+            text.contains(r#""protocolVersion":"PROTOCOL_VERSION_1""#),
+            "{text}"
+        );
+        assert!(
+            text.contains(r#""seat":0"#),
+            "default values are written out: {text}"
+        );
         assert_eq!(decode_arena_message(&line).unwrap(), message);
         let mut reused = b"old contents".to_vec();
         encode_arena_message_into(&message, &mut reused);
@@ -98,17 +109,30 @@ mod tests {
     #[test]
     fn bot_messages_accept_snake_case_and_ignore_unknown_fields() {
         let line = br#"{"action":{"decision_id":3,"action":"pass","note":"thinking"}}"#;
-        let expected = BotMessage { message: Some(bot_message::Message::Action(Action { decision_id: 3, action: "pass".into() })) };
+        let expected = BotMessage {
+            message: Some(bot_message::Message::Action(Action {
+                decision_id: 3,
+                action: "pass".into(),
+            })),
+        };
         assert_eq!(decode_bot_message(line).unwrap(), expected);
-        let ready = encode_bot_message(&BotMessage { message: Some(bot_message::Message::Ready(Ready { name: "x".into() })) });
+        let ready = encode_bot_message(&BotMessage {
+            message: Some(bot_message::Message::Ready(Ready { name: "x".into() })),
+        });
         assert_eq!(ready, b"{\"ready\":{\"name\":\"x\"}}\n");
     }
 
     #[test]
     fn garbage_and_empty_envelopes_are_refused() {
-        assert!(matches!(decode_bot_message(b"hello there"), Err(WireError::Json(_))));
+        assert!(matches!(
+            decode_bot_message(b"hello there"),
+            Err(WireError::Json(_))
+        ));
         assert!(matches!(decode_bot_message(b"{}"), Err(WireError::Empty)));
-        assert!(matches!(decode_bot_message(br#"{"action":{"decisionId":"x"}}"#), Err(WireError::Json(_))));
+        assert!(matches!(
+            decode_bot_message(br#"{"action":{"decisionId":"x"}}"#),
+            Err(WireError::Json(_))
+        ));
         assert!(decode_bot_message(b"").is_err());
     }
 }

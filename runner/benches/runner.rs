@@ -17,7 +17,10 @@ use cairn_engine::{GameOptions, Rng};
 use cairn_proto::game::v1::{arena_message::Message, bot_message, Action, BotMessage, Ready};
 use cairn_proto::wire;
 use cairn_runner::sandbox::Limits;
-use cairn_runner::{play_match, BotEntry, BotLauncher, LaunchSpec, MatchSpec, PlainLauncher, SandboxLauncher, TimeControl};
+use cairn_runner::{
+    play_match, BotEntry, BotLauncher, LaunchSpec, MatchSpec, PlainLauncher, SandboxLauncher,
+    TimeControl,
+};
 
 const ROLE: &str = "CAIRN_RUNNER_BENCH_ROLE";
 
@@ -30,13 +33,20 @@ fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
     // Everything on one CPU, as the runner plays a match (see
     // cairn_runner::affinity), so the raw round trip is measured alike.
-    let _pinned = cairn_runner::affinity::current_cpu().and_then(|cpu| cairn_runner::affinity::pin_current_thread(cpu).ok());
+    let _pinned = cairn_runner::affinity::current_cpu()
+        .and_then(|cpu| cairn_runner::affinity::pin_current_thread(cpu).ok());
     let (round_trips, games) = if quick { (2_000, 100) } else { (20_000, 2_000) };
     codec_costs(if quick { 2_000 } else { 20_000 });
     let raw = pipe_round_trips(round_trips);
     let raw_median = percentile(&raw, 0.5);
-    println!("bench: runner/pipe_rtt_median_us {:.1} us", micros(raw_median));
-    println!("bench: runner/pipe_rtt_p99_us {:.1} us", micros(percentile(&raw, 0.99)));
+    println!(
+        "bench: runner/pipe_rtt_median_us {:.1} us",
+        micros(raw_median)
+    );
+    println!(
+        "bench: runner/pipe_rtt_p99_us {:.1} us",
+        micros(percentile(&raw, 0.99))
+    );
     // The named figures are the sandboxed run's, as bots are run for real;
     // the plain run (`_plain`) shows what the sandbox adds.
     let sandbox = SandboxLauncher::new(Limits::default());
@@ -50,12 +60,30 @@ fn report_match(suffix: &str, launcher: &dyn BotLauncher, games: u32, raw_median
     let (timings, seconds, decisions) = match_run(launcher, games);
     let referee_cpu = own_cpu_time() - referee_cpu_before;
     let median = percentile(&timings, 0.5);
-    println!("bench: runner/referee_cpu_per_decision_us{suffix} {:.1} us", micros(referee_cpu) / decisions as f64);
-    println!("bench: runner/decision_overhead_median_us{suffix} {:.1} us", micros(median));
-    println!("bench: runner/decision_overhead_p99_us{suffix} {:.1} us", micros(percentile(&timings, 0.99)));
-    println!("bench: runner/decision_overhead_vs_pipe_rtt{suffix} {:.2} x", micros(median) / micros(raw_median));
-    println!("bench: runner/decision_all_in_mean_us{suffix} {:.1} us", seconds * 1e6 / decisions as f64);
-    println!("bench: runner/schotten_totten_games_per_s{suffix} {:.0} games/s", games as f64 / seconds);
+    println!(
+        "bench: runner/referee_cpu_per_decision_us{suffix} {:.1} us",
+        micros(referee_cpu) / decisions as f64
+    );
+    println!(
+        "bench: runner/decision_overhead_median_us{suffix} {:.1} us",
+        micros(median)
+    );
+    println!(
+        "bench: runner/decision_overhead_p99_us{suffix} {:.1} us",
+        micros(percentile(&timings, 0.99))
+    );
+    println!(
+        "bench: runner/decision_overhead_vs_pipe_rtt{suffix} {:.2} x",
+        micros(median) / micros(raw_median)
+    );
+    println!(
+        "bench: runner/decision_all_in_mean_us{suffix} {:.1} us",
+        seconds * 1e6 / decisions as f64
+    );
+    println!(
+        "bench: runner/schotten_totten_games_per_s{suffix} {:.0} games/s",
+        games as f64 / seconds
+    );
 }
 
 /// This process's CPU time (all threads).
@@ -70,13 +98,17 @@ fn micros(duration: Duration) -> f64 {
 fn percentile(samples: &[Duration], q: f64) -> Duration {
     let mut sorted = samples.to_vec();
     sorted.sort();
-    sorted.get(((sorted.len() as f64 - 1.0) * q).round() as usize).copied().unwrap_or_default()
+    sorted
+        .get(((sorted.len() as f64 - 1.0) * q).round() as usize)
+        .copied()
+        .unwrap_or_default()
 }
 
 /// What one request costs to build, encode and decode, on a mid-game
 /// Schotten Totten state (no processes involved).
 fn codec_costs(n: u32) {
-    let mut state = cairn_engine::new_game("schotten-totten", &GameOptions::new(), 2, 3).expect("a valid game");
+    let mut state =
+        cairn_engine::new_game("schotten-totten", &GameOptions::new(), 2, 3).expect("a valid game");
     for _ in 0..20 {
         let first = state.legal_actions()[0].clone();
         state.apply_text(&first).expect("a legal action");
@@ -86,39 +118,60 @@ fn codec_costs(n: u32) {
         let request = cairn_proto::game::v1::Request {
             decision_id: 1,
             events: vec![],
-            observation: Some(cairn_proto::convert::observation(state.as_ref(), seat).expect("an encoder")),
+            observation: Some(
+                cairn_proto::convert::observation(state.as_ref(), seat).expect("an encoder"),
+            ),
             legal_actions: state.legal_actions(),
             bank_left_ms: 0,
         };
-        cairn_proto::game::v1::ArenaMessage { message: Some(Message::Request(request)) }
+        cairn_proto::game::v1::ArenaMessage {
+            message: Some(Message::Request(request)),
+        }
     };
     let start = Instant::now();
     for _ in 0..n {
         std::hint::black_box(state.legal_actions());
     }
-    println!("bench: runner/legal_actions_text_us {:.2} us", micros(start.elapsed()) / n as f64);
+    println!(
+        "bench: runner/legal_actions_text_us {:.2} us",
+        micros(start.elapsed()) / n as f64
+    );
     let start = Instant::now();
     for _ in 0..n {
-        std::hint::black_box(cairn_proto::convert::observation(state.as_ref(), seat).expect("an encoder"));
+        std::hint::black_box(
+            cairn_proto::convert::observation(state.as_ref(), seat).expect("an encoder"),
+        );
     }
-    println!("bench: runner/observation_us {:.2} us", micros(start.elapsed()) / n as f64);
+    println!(
+        "bench: runner/observation_us {:.2} us",
+        micros(start.elapsed()) / n as f64
+    );
     let start = Instant::now();
     let mut bytes = Vec::new();
     for _ in 0..n {
         bytes = wire::encode_arena_message(&build());
     }
-    println!("bench: runner/request_build_and_encode_us {:.2} us", micros(start.elapsed()) / n as f64);
+    println!(
+        "bench: runner/request_build_and_encode_us {:.2} us",
+        micros(start.elapsed()) / n as f64
+    );
     let message = build();
     let start = Instant::now();
     for _ in 0..n {
         std::hint::black_box(wire::encode_arena_message(&message));
     }
-    println!("bench: runner/request_encode_us {:.2} us", micros(start.elapsed()) / n as f64);
+    println!(
+        "bench: runner/request_encode_us {:.2} us",
+        micros(start.elapsed()) / n as f64
+    );
     let start = Instant::now();
     for _ in 0..n {
         std::hint::black_box(wire::decode_arena_message(&bytes).expect("our own line decodes"));
     }
-    println!("bench: runner/request_decode_us {:.2} us", micros(start.elapsed()) / n as f64);
+    println!(
+        "bench: runner/request_decode_us {:.2} us",
+        micros(start.elapsed()) / n as f64
+    );
     println!("bench: runner/request_bytes {} bytes", bytes.len());
 }
 
@@ -128,7 +181,10 @@ fn echo_role() {
     let mut stdout = std::io::stdout().lock();
     for line in stdin.lock().lines() {
         let Ok(line) = line else { return };
-        if writeln!(stdout, "{line}").and_then(|_| stdout.flush()).is_err() {
+        if writeln!(stdout, "{line}")
+            .and_then(|_| stdout.flush())
+            .is_err()
+        {
             return;
         }
     }
@@ -160,18 +216,34 @@ fn bot_role() {
     let mut stdout = std::io::stdout().lock();
     for line in stdin.lock().lines() {
         let Ok(line) = line else { return };
-        let Ok(message) = serde_json::from_str::<MinimalMessage>(&line) else { return };
+        let Ok(message) = serde_json::from_str::<MinimalMessage>(&line) else {
+            return;
+        };
         let reply = match message {
-            MinimalMessage { hello: Some(_), .. } => bot_message::Message::Ready(Ready { name: "bench".into() }),
-            MinimalMessage { request: Some(request), .. } => {
+            MinimalMessage { hello: Some(_), .. } => bot_message::Message::Ready(Ready {
+                name: "bench".into(),
+            }),
+            MinimalMessage {
+                request: Some(request),
+                ..
+            } => {
                 let action = request.legal_actions[rng.below(request.legal_actions.len())].clone();
-                bot_message::Message::Action(Action { decision_id: request.decision_id, action })
+                bot_message::Message::Action(Action {
+                    decision_id: request.decision_id,
+                    action,
+                })
             }
             MinimalMessage { quit: Some(_), .. } => return,
             _ => continue,
         };
-        let bytes = wire::encode_bot_message(&BotMessage { message: Some(reply) });
-        if stdout.write_all(&bytes).and_then(|_| stdout.flush()).is_err() {
+        let bytes = wire::encode_bot_message(&BotMessage {
+            message: Some(reply),
+        });
+        if stdout
+            .write_all(&bytes)
+            .and_then(|_| stdout.flush())
+            .is_err()
+        {
             return;
         }
     }
@@ -180,7 +252,12 @@ fn bot_role() {
 /// Round trips of a request-sized line through a child that echoes it.
 fn pipe_round_trips(n: usize) -> Vec<Duration> {
     let exe = std::env::current_exe().expect("the benchmark knows its own path");
-    let mut child = Command::new(exe).env(ROLE, "echo").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().expect("echo child starts");
+    let mut child = Command::new(exe)
+        .env(ROLE, "echo")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("echo child starts");
     let mut to_child = child.stdin.take().expect("piped stdin");
     let mut from_child = BufReader::new(child.stdout.take().expect("piped stdout"));
     let line = format!("{}\n", "x".repeat(200));
@@ -188,9 +265,13 @@ fn pipe_round_trips(n: usize) -> Vec<Duration> {
     let mut samples = Vec::with_capacity(n);
     for _ in 0..n {
         let start = Instant::now();
-        to_child.write_all(line.as_bytes()).expect("echo child reads");
+        to_child
+            .write_all(line.as_bytes())
+            .expect("echo child reads");
         answer.clear();
-        from_child.read_line(&mut answer).expect("echo child answers");
+        from_child
+            .read_line(&mut answer)
+            .expect("echo child answers");
         samples.push(start.elapsed());
     }
     drop(to_child);
@@ -202,11 +283,21 @@ fn pipe_round_trips(n: usize) -> Vec<Duration> {
 fn match_run(launcher: &dyn BotLauncher, games: u32) -> (Vec<Duration>, f64, usize) {
     let exe = std::env::current_exe().expect("the benchmark knows its own path");
     // The binary's own folder is the bot folder, so the sandbox shows it.
-    let folder = exe.parent().expect("the benchmark binary lives in a folder").to_path_buf();
-    let name = exe.file_name().expect("the benchmark binary has a name").to_string_lossy();
+    let folder = exe
+        .parent()
+        .expect("the benchmark binary lives in a folder")
+        .to_path_buf();
+    let name = exe
+        .file_name()
+        .expect("the benchmark binary has a name")
+        .to_string_lossy();
     let bot = |bot_name: &str| BotEntry {
         name: bot_name.into(),
-        launch: LaunchSpec { command: vec![format!("./{name}")], bot_dir: folder.clone(), env: vec![(ROLE.into(), "bot".into())] },
+        launch: LaunchSpec {
+            command: vec![format!("./{name}")],
+            bot_dir: folder.clone(),
+            env: vec![(ROLE.into(), "bot".into())],
+        },
     };
     let spec = MatchSpec {
         game: "schotten-totten".into(),
@@ -220,9 +311,19 @@ fn match_run(launcher: &dyn BotLauncher, games: u32) -> (Vec<Duration>, f64, usi
     let start = Instant::now();
     let result = play_match(&spec, launcher).expect("the benchmark match is valid");
     let seconds = start.elapsed().as_secs_f64();
-    let timings: Vec<Duration> =
-        result.games.iter().flat_map(|g| g.seats.iter()).flat_map(|s| s.timings.iter()).map(|t| t.wall).collect();
-    let forfeits = result.games.iter().flat_map(|g| g.seats.iter()).filter(|s| s.forfeit.is_some()).count();
+    let timings: Vec<Duration> = result
+        .games
+        .iter()
+        .flat_map(|g| g.seats.iter())
+        .flat_map(|s| s.timings.iter())
+        .map(|t| t.wall)
+        .collect();
+    let forfeits = result
+        .games
+        .iter()
+        .flat_map(|g| g.seats.iter())
+        .filter(|s| s.forfeit.is_some())
+        .count();
     assert_eq!(forfeits, 0, "benchmark bots never forfeit");
     let decisions = timings.len();
     (timings, seconds, decisions)

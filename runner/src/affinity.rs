@@ -28,7 +28,10 @@ pub fn pin_current_thread(cpu: usize) -> std::io::Result<PinnedThread> {
         return Err(std::io::Error::last_os_error());
     }
     if cpu >= libc::CPU_SETSIZE as usize {
-        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "no such cpu"));
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "no such cpu",
+        ));
     }
     // SAFETY: as above; CPU_SET writes inside the set for cpu < CPU_SETSIZE.
     let mut only: libc::cpu_set_t = unsafe { std::mem::zeroed() };
@@ -69,7 +72,10 @@ mod tests {
             assert_eq!(current_cpu(), Some(cpu));
             assert_eq!(std::thread::available_parallelism().unwrap().get(), 1);
         }
-        assert_eq!(std::thread::available_parallelism().unwrap(), allowed_before);
+        assert_eq!(
+            std::thread::available_parallelism().unwrap(),
+            allowed_before
+        );
         assert!(pin_current_thread(usize::MAX).is_err());
     }
 }

@@ -27,11 +27,21 @@ pub use cairn_proto::archive::Manifest as BotManifest;
 #[derive(Debug, thiserror::Error)]
 pub enum BotFolderError {
     #[error("cannot read {path}: {source}")]
-    Read { path: String, source: std::io::Error },
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("{path}: {source}")]
-    Manifest { path: String, source: cairn_proto::archive::ArchiveError },
+    Manifest {
+        path: String,
+        source: cairn_proto::archive::ArchiveError,
+    },
     #[error("bot `{name}` does not play {game} (its games: {games})")]
-    WrongGame { name: String, game: String, games: String },
+    WrongGame {
+        name: String,
+        game: String,
+        games: String,
+    },
     #[error("building bot `{name}` failed: {detail}")]
     Build { name: String, detail: String },
 }
@@ -55,17 +65,44 @@ pub fn load_bot(argument: &str) -> Result<PreparedBot, BotFolderError> {
         bot_dir: current,
         env: Vec::new(),
     };
-    Ok(PreparedBot { entry: BotEntry { name: argument.to_string(), launch }, manifest: None })
+    Ok(PreparedBot {
+        entry: BotEntry {
+            name: argument.to_string(),
+            launch,
+        },
+        manifest: None,
+    })
 }
 
 fn load_folder(folder: &Path) -> Result<PreparedBot, BotFolderError> {
     let path = folder.join(MANIFEST_NAME);
     let shown = path.display().to_string();
-    let text = std::fs::read_to_string(&path).map_err(|source| BotFolderError::Read { path: shown.clone(), source })?;
-    let manifest = BotManifest::parse(&text).map_err(|source| BotFolderError::Manifest { path: shown.clone(), source })?;
-    let bot_dir = folder.canonicalize().map_err(|source| BotFolderError::Read { path: shown, source })?;
-    let launch = LaunchSpec { command: manifest.command.clone(), bot_dir, env: Vec::new() };
-    Ok(PreparedBot { entry: BotEntry { name: manifest.name.clone(), launch }, manifest: Some(manifest) })
+    let text = std::fs::read_to_string(&path).map_err(|source| BotFolderError::Read {
+        path: shown.clone(),
+        source,
+    })?;
+    let manifest = BotManifest::parse(&text).map_err(|source| BotFolderError::Manifest {
+        path: shown.clone(),
+        source,
+    })?;
+    let bot_dir = folder
+        .canonicalize()
+        .map_err(|source| BotFolderError::Read {
+            path: shown,
+            source,
+        })?;
+    let launch = LaunchSpec {
+        command: manifest.command.clone(),
+        bot_dir,
+        env: Vec::new(),
+    };
+    Ok(PreparedBot {
+        entry: BotEntry {
+            name: manifest.name.clone(),
+            launch,
+        },
+        manifest: Some(manifest),
+    })
 }
 
 impl PreparedBot {
@@ -83,20 +120,38 @@ impl PreparedBot {
 
     /// Runs the manifest's build command in the bot folder, if it has one.
     pub fn build(&self) -> Result<(), BotFolderError> {
-        let Some(build) = self.manifest.as_ref().and_then(|m| m.build.as_ref()) else { return Ok(()) };
+        let Some(build) = self.manifest.as_ref().and_then(|m| m.build.as_ref()) else {
+            return Ok(());
+        };
         let name = self.entry.name.clone();
-        let Some((program, args)) = build.split_first() else { return Ok(()) };
+        let Some((program, args)) = build.split_first() else {
+            return Ok(());
+        };
         let output = Command::new(program)
             .args(args)
             .current_dir(&self.entry.launch.bot_dir)
             .output()
-            .map_err(|e| BotFolderError::Build { name: name.clone(), detail: format!("cannot run `{program}`: {e}") })?;
+            .map_err(|e| BotFolderError::Build {
+                name: name.clone(),
+                detail: format!("cannot run `{program}`: {e}"),
+            })?;
         if output.status.success() {
             return Ok(());
         }
         let stderr = String::from_utf8_lossy(&output.stderr);
-        let tail: String = stderr.lines().rev().take(20).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n");
-        Err(BotFolderError::Build { name, detail: format!("{}\n{tail}", output.status) })
+        let tail: String = stderr
+            .lines()
+            .rev()
+            .take(20)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect::<Vec<_>>()
+            .join("\n");
+        Err(BotFolderError::Build {
+            name,
+            detail: format!("{}\n{tail}", output.status),
+        })
     }
 }
 
@@ -109,8 +164,14 @@ mod tests {
         let text = "name = \"x\"\ncommand = [\"python3\", \"bot.py\"]\nbuild = [\"make\"]\ngames = [\"schotten-totten\"]\n";
         let manifest: BotManifest = toml::from_str(text).unwrap();
         assert_eq!(manifest.command, vec!["python3", "bot.py"]);
-        assert_eq!(manifest.games.as_deref(), Some(&["schotten-totten".to_string()][..]));
-        assert!(toml::from_str::<BotManifest>("name = \"x\"\ncommand = [\"a\"]\ncolour = \"red\"\n").is_err());
+        assert_eq!(
+            manifest.games.as_deref(),
+            Some(&["schotten-totten".to_string()][..])
+        );
+        assert!(toml::from_str::<BotManifest>(
+            "name = \"x\"\ncommand = [\"a\"]\ncolour = \"red\"\n"
+        )
+        .is_err());
     }
 
     #[test]
@@ -123,13 +184,21 @@ mod tests {
 
     #[test]
     fn a_bot_folder_refuses_games_it_does_not_list() {
-        let dir = std::env::temp_dir().join(format!("cairn-bot-folder-test-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("cairn-bot-folder-test-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join(MANIFEST_NAME), "name = \"b\"\ncommand = [\"./run\"]\ngames = [\"bullfrogs\"]\n").unwrap();
+        std::fs::write(
+            dir.join(MANIFEST_NAME),
+            "name = \"b\"\ncommand = [\"./run\"]\ngames = [\"bullfrogs\"]\n",
+        )
+        .unwrap();
         let bot = load_bot(dir.to_str().unwrap()).unwrap();
         assert_eq!(bot.entry.name, "b");
         assert!(bot.check_game("bullfrogs").is_ok());
-        assert!(matches!(bot.check_game("schotten-totten"), Err(BotFolderError::WrongGame { .. })));
+        assert!(matches!(
+            bot.check_game("schotten-totten"),
+            Err(BotFolderError::WrongGame { .. })
+        ));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -23,7 +23,10 @@ pub struct IoLimits {
 
 impl Default for IoLimits {
     fn default() -> Self {
-        IoLimits { max_line: 1 << 20, stderr_cap: 64 << 10 }
+        IoLimits {
+            max_line: 1 << 20,
+            stderr_cap: 64 << 10,
+        }
     }
 }
 
@@ -36,7 +39,10 @@ pub struct Failure {
 
 impl Failure {
     pub fn new(reason: ForfeitReason, detail: impl Into<String>) -> Failure {
-        Failure { reason, detail: detail.into() }
+        Failure {
+            reason,
+            detail: detail.into(),
+        }
     }
 }
 
@@ -78,15 +84,36 @@ pub struct BotConnection {
 }
 
 impl BotConnection {
-    pub fn start(launcher: &dyn BotLauncher, spec: &LaunchSpec, limits: &IoLimits) -> Result<BotConnection, Failure> {
-        let mut process = launcher.launch(spec).map_err(|e| Failure::new(ForfeitReason::Crash, e.to_string()))?;
-        let pipes = process.take_pipes().ok_or_else(|| Failure::new(ForfeitReason::Crash, "the launcher gave no pipes"))?;
-        let io = |e: std::io::Error| Failure::new(ForfeitReason::Crash, format!("cannot set up the pipes: {e}"));
+    pub fn start(
+        launcher: &dyn BotLauncher,
+        spec: &LaunchSpec,
+        limits: &IoLimits,
+    ) -> Result<BotConnection, Failure> {
+        let mut process = launcher
+            .launch(spec)
+            .map_err(|e| Failure::new(ForfeitReason::Crash, e.to_string()))?;
+        let pipes = process
+            .take_pipes()
+            .ok_or_else(|| Failure::new(ForfeitReason::Crash, "the launcher gave no pipes"))?;
+        let io = |e: std::io::Error| {
+            Failure::new(
+                ForfeitReason::Crash,
+                format!("cannot set up the pipes: {e}"),
+            )
+        };
         let writer = LineWriter::new(pipes.stdin).map_err(io)?;
         let reader = LineReader::new(pipes.stdout, limits.max_line).map_err(io)?;
         let stderr = StderrLog::drain(pipes.stderr, limits.stderr_cap);
         let line = Vec::with_capacity(4096);
-        Ok(BotConnection { process, writer, reader, stderr, cpu_mark: Duration::ZERO, sent_at: Instant::now(), line })
+        Ok(BotConnection {
+            process,
+            writer,
+            reader,
+            stderr,
+            cpu_mark: Duration::ZERO,
+            sent_at: Instant::now(),
+            line,
+        })
     }
 
     pub fn stderr(&self) -> &StderrLog {
@@ -101,7 +128,9 @@ impl BotConnection {
         self.sent_at = Instant::now();
         match self.writer.write_all(&self.line, wait) {
             Ok(()) => Ok(()),
-            Err(PipeError::TimedOut) => Err(self.fail(ForfeitReason::Timeout, "it stopped reading its stdin")),
+            Err(PipeError::TimedOut) => {
+                Err(self.fail(ForfeitReason::Timeout, "it stopped reading its stdin"))
+            }
             Err(PipeError::Closed) => Err(self.exit_failure("closed its stdin")),
             Err(other) => Err(self.fail(ForfeitReason::Crash, other.to_string())),
         }
@@ -117,7 +146,10 @@ impl BotConnection {
         loop {
             let waited = self.sent_at.elapsed();
             if waited >= budget.wall {
-                let detail = format!("no answer within {} ms of wall-clock time", budget.wall.as_millis());
+                let detail = format!(
+                    "no answer within {} ms of wall-clock time",
+                    budget.wall.as_millis()
+                );
                 return Err(self.fail(ForfeitReason::Timeout, detail));
             }
             let slice = (budget.wall - waited).min(CPU_CHECK_INTERVAL);
@@ -126,7 +158,10 @@ impl BotConnection {
                 Ok(None) => self.check_while_waiting(budget)?,
                 Err(PipeError::Closed) => return Err(self.exit_failure("closed its stdout")),
                 Err(PipeError::LineTooLong(cap)) => {
-                    return Err(self.fail(ForfeitReason::ProtocolError, format!("wrote a line longer than {cap} bytes")))
+                    return Err(self.fail(
+                        ForfeitReason::ProtocolError,
+                        format!("wrote a line longer than {cap} bytes"),
+                    ))
                 }
                 Err(other) => return Err(self.fail(ForfeitReason::Crash, other.to_string())),
             }
@@ -149,9 +184,16 @@ impl BotConnection {
 
     fn check_while_waiting(&mut self, budget: Budget) -> Result<(), Failure> {
         if let Some(limit) = budget.cpu {
-            let used = self.process.cpu_time().unwrap_or(self.cpu_mark).saturating_sub(self.cpu_mark);
+            let used = self
+                .process
+                .cpu_time()
+                .unwrap_or(self.cpu_mark)
+                .saturating_sub(self.cpu_mark);
             if used > limit {
-                let detail = format!("used more than {} ms of CPU on one decision", limit.as_millis());
+                let detail = format!(
+                    "used more than {} ms of CPU on one decision",
+                    limit.as_millis()
+                );
                 return Err(self.fail(ForfeitReason::Timeout, detail));
             }
         }
@@ -177,7 +219,10 @@ impl BotConnection {
 
     fn failure_from_exit(&mut self, exit: &ExitReport) -> Failure {
         let failure = match (&exit.broken_limit, exit.status.code()) {
-            (Some(limit), _) => Failure::new(ForfeitReason::ResourceLimit, format!("broke the {limit} limit")),
+            (Some(limit), _) => Failure::new(
+                ForfeitReason::ResourceLimit,
+                format!("broke the {limit} limit"),
+            ),
             (None, Some(_)) => Failure::new(ForfeitReason::Exit, exit.describe()),
             (None, None) => Failure::new(ForfeitReason::Crash, exit.describe()),
         };

@@ -98,10 +98,16 @@ pub struct FinalScore {
 /// dropped out the better it ranks, and a game stopped by forfeits scores
 /// zero points for everyone (the ranks carry the result).
 pub fn final_score(engine: Option<&Outcome>, n_seats: usize, forfeits: &[Forfeit]) -> FinalScore {
-    let out: Vec<bool> = (0..n_seats).map(|seat| forfeits.iter().any(|f| f.seat == seat)).collect();
+    let out: Vec<bool> = (0..n_seats)
+        .map(|seat| forfeits.iter().any(|f| f.seat == seat))
+        .collect();
     let engine_rank = |seat: Seat| engine.map_or(1, |o| o.ranks[seat]);
     let mut ranks: Vec<u32> = (0..n_seats)
-        .map(|seat| 1 + (0..n_seats).filter(|&other| !out[other] && engine_rank(other) < engine_rank(seat)).count() as u32)
+        .map(|seat| {
+            1 + (0..n_seats)
+                .filter(|&other| !out[other] && engine_rank(other) < engine_rank(seat))
+                .count() as u32
+        })
         .collect();
     for (order, forfeit) in forfeits.iter().enumerate() {
         ranks[forfeit.seat] = (n_seats - order) as u32;
@@ -112,7 +118,11 @@ pub fn final_score(engine: Option<&Outcome>, n_seats: usize, forfeits: &[Forfeit
         None => EndedBy::Forfeit,
     };
     let scores = engine.map_or_else(|| vec![0; n_seats], |o| o.scores.clone());
-    FinalScore { scores, ranks, ended_by }
+    FinalScore {
+        scores,
+        ranks,
+        ended_by,
+    }
 }
 
 #[cfg(test)]
@@ -120,7 +130,12 @@ mod tests {
     use super::*;
 
     fn forfeit(seat: Seat) -> Forfeit {
-        Forfeit { seat, reason: ForfeitReason::Timeout, detail: String::new(), after_actions: 0 }
+        Forfeit {
+            seat,
+            reason: ForfeitReason::Timeout,
+            detail: String::new(),
+            after_actions: 0,
+        }
     }
 
     #[test]

@@ -67,6 +67,9 @@ pub use forfeit::{EndedBy, FinalScore, Forfeit, ForfeitReason};
 pub use plan::{mirrored_plan, rotating_plan, GamePlan};
 pub use process::{BotLauncher, BotProcess, LaunchSpec, PlainLauncher};
 pub use record::{GameRecord, ReplayFile};
+pub use referee::{
+    play_match, BotEntry, DecisionTiming, GameResult, MatchError, MatchResult, MatchSpec,
+    SeatResult,
+};
 pub use sandboxed::SandboxLauncher;
-pub use referee::{play_match, BotEntry, DecisionTiming, GameResult, MatchError, MatchResult, MatchSpec, SeatResult};
 pub use time_control::TimeControl;

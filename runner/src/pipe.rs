@@ -34,14 +34,22 @@ fn set_nonblocking(fd: &OwnedFd) -> std::io::Result<()> {
 /// Waits up to `wait` for `events` on `fd`; true when it is ready (or
 /// hung up / in error, which the next read or write reports).
 fn poll_ready(fd: &File, events: libc::c_short, wait: Duration) -> std::io::Result<bool> {
-    let mut entry = libc::pollfd { fd: fd.as_raw_fd(), events, revents: 0 };
+    let mut entry = libc::pollfd {
+        fd: fd.as_raw_fd(),
+        events,
+        revents: 0,
+    };
     // Round up so a short wait never spins; zero polls without waiting.
     let millis = wait.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int;
     // SAFETY: one valid pollfd for the duration of the call.
     let n = unsafe { libc::poll(&mut entry, 1, millis) };
     if n < 0 {
         let error = std::io::Error::last_os_error();
-        return if error.kind() == ErrorKind::Interrupted { Ok(false) } else { Err(error) };
+        return if error.kind() == ErrorKind::Interrupted {
+            Ok(false)
+        } else {
+            Err(error)
+        };
     }
     Ok(n > 0)
 }
@@ -60,7 +68,12 @@ pub struct LineReader {
 impl LineReader {
     pub fn new(fd: OwnedFd, max_line: usize) -> std::io::Result<LineReader> {
         set_nonblocking(&fd)?;
-        Ok(LineReader { file: File::from(fd), buffer: Vec::with_capacity(4096), scanned: 0, max_line })
+        Ok(LineReader {
+            file: File::from(fd),
+            buffer: Vec::with_capacity(4096),
+            scanned: 0,
+            max_line,
+        })
     }
 
     /// The next line (without its newline), waiting at most `wait`;
@@ -112,14 +125,18 @@ impl LineReader {
     fn fill(&mut self) -> Result<bool, PipeError> {
         let mut chunk = [0u8; 16 * 1024];
         // Never read past the cap by more than one chunk.
-        let room = (self.max_line + 1).saturating_sub(self.buffer.len()).clamp(1, chunk.len());
+        let room = (self.max_line + 1)
+            .saturating_sub(self.buffer.len())
+            .clamp(1, chunk.len());
         match self.file.read(&mut chunk[..room]) {
             Ok(0) => Err(PipeError::Closed),
             Ok(n) => {
                 self.buffer.extend_from_slice(&chunk[..n]);
                 Ok(true)
             }
-            Err(e) if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::Interrupted => Ok(false),
+            Err(e) if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::Interrupted => {
+                Ok(false)
+            }
             Err(e) => Err(PipeError::Io(e)),
         }
     }
@@ -134,7 +151,9 @@ pub struct LineWriter {
 impl LineWriter {
     pub fn new(fd: OwnedFd) -> std::io::Result<LineWriter> {
         set_nonblocking(&fd)?;
-        Ok(LineWriter { file: File::from(fd) })
+        Ok(LineWriter {
+            file: File::from(fd),
+        })
     }
 
     pub fn write_all(&mut self, mut bytes: &[u8], wait: Duration) -> Result<(), PipeError> {
@@ -144,7 +163,9 @@ impl LineWriter {
                 Ok(0) => return Err(PipeError::Closed),
                 Ok(n) => bytes = &bytes[n..],
                 Err(e) if e.kind() == ErrorKind::BrokenPipe => return Err(PipeError::Closed),
-                Err(e) if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::Interrupted => {
+                Err(e)
+                    if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::Interrupted =>
+                {
                     let left = deadline.saturating_duration_since(Instant::now());
                     if left.is_zero() {
                         return Err(PipeError::TimedOut);
@@ -178,14 +199,27 @@ mod tests {
         let (r, w) = pipe();
         let mut reader = LineReader::new(r, 100).unwrap();
         let mut writer = LineWriter::new(w).unwrap();
-        writer.write_all(b"{\"a\":", Duration::from_secs(1)).unwrap();
+        writer
+            .write_all(b"{\"a\":", Duration::from_secs(1))
+            .unwrap();
         assert_eq!(reader.read_line(Duration::ZERO).unwrap(), None);
-        writer.write_all(b"1}\nsecond\nthi", Duration::from_secs(1)).unwrap();
-        assert_eq!(reader.read_line(Duration::from_secs(1)).unwrap().unwrap(), b"{\"a\":1}");
-        assert_eq!(reader.read_line(Duration::from_secs(1)).unwrap().unwrap(), b"second");
+        writer
+            .write_all(b"1}\nsecond\nthi", Duration::from_secs(1))
+            .unwrap();
+        assert_eq!(
+            reader.read_line(Duration::from_secs(1)).unwrap().unwrap(),
+            b"{\"a\":1}"
+        );
+        assert_eq!(
+            reader.read_line(Duration::from_secs(1)).unwrap().unwrap(),
+            b"second"
+        );
         assert_eq!(reader.read_line(Duration::from_millis(1)).unwrap(), None);
         drop(writer);
-        assert!(matches!(reader.read_line(Duration::from_secs(1)), Err(PipeError::Closed)));
+        assert!(matches!(
+            reader.read_line(Duration::from_secs(1)),
+            Err(PipeError::Closed)
+        ));
     }
 
     #[test]
@@ -195,13 +229,18 @@ mod tests {
         let mut writer = LineWriter::new(w).unwrap();
         let mut outcome = Ok(None);
         for _ in 0..10 {
-            writer.write_all(&[b'x'; 600], Duration::from_secs(1)).unwrap();
+            writer
+                .write_all(&[b'x'; 600], Duration::from_secs(1))
+                .unwrap();
             outcome = reader.read_line(Duration::ZERO);
             if outcome.is_err() {
                 break;
             }
         }
-        assert!(matches!(outcome, Err(PipeError::LineTooLong(1000))), "{outcome:?}");
+        assert!(
+            matches!(outcome, Err(PipeError::LineTooLong(1000))),
+            "{outcome:?}"
+        );
         assert!(reader.buffer.len() <= 1001);
     }
 
@@ -210,6 +249,9 @@ mod tests {
         let (_r, w) = pipe();
         let mut writer = LineWriter::new(w).unwrap();
         let big = vec![b'x'; 1 << 20];
-        assert!(matches!(writer.write_all(&big, Duration::from_millis(50)), Err(PipeError::TimedOut)));
+        assert!(matches!(
+            writer.write_all(&big, Duration::from_millis(50)),
+            Err(PipeError::TimedOut)
+        ));
     }
 }

@@ -19,14 +19,24 @@ pub struct BadSeating {
 
 /// Seats rotate by one each game; game `g` is dealt from `seed + g`.
 pub fn rotating_plan(n_games: u32, seed: u64, n_bots: usize) -> Vec<GamePlan> {
-    (0..n_games as usize).map(|g| GamePlan { seed: seed.wrapping_add(g as u64), seating: rotation(g, n_bots) }).collect()
+    (0..n_games as usize)
+        .map(|g| GamePlan {
+            seed: seed.wrapping_add(g as u64),
+            seating: rotation(g, n_bots),
+        })
+        .collect()
 }
 
 /// Every deal is played once from each rotation of the seats, so the luck
 /// of the deal cancels out: game `g` is dealt from `seed + g / n_bots`.
 pub fn mirrored_plan(n_games: u32, seed: u64, n_bots: usize) -> Vec<GamePlan> {
     let n = n_bots.max(1);
-    (0..n_games as usize).map(|g| GamePlan { seed: seed.wrapping_add((g / n) as u64), seating: rotation(g, n_bots) }).collect()
+    (0..n_games as usize)
+        .map(|g| GamePlan {
+            seed: seed.wrapping_add((g / n) as u64),
+            seating: rotation(g, n_bots),
+        })
+        .collect()
 }
 
 fn rotation(shift: usize, n_bots: usize) -> Vec<usize> {
@@ -38,9 +48,16 @@ pub fn check_plan(plan: &[GamePlan], n_bots: usize) -> Result<(), BadSeating> {
     for (game, entry) in plan.iter().enumerate() {
         let mut seen = vec![false; n_bots];
         let is_order = entry.seating.len() == n_bots
-            && entry.seating.iter().all(|&bot| bot < n_bots && !std::mem::replace(&mut seen[bot], true));
+            && entry
+                .seating
+                .iter()
+                .all(|&bot| bot < n_bots && !std::mem::replace(&mut seen[bot], true));
         if !is_order {
-            return Err(BadSeating { game, seating: entry.seating.clone(), n_bots });
+            return Err(BadSeating {
+                game,
+                seating: entry.seating.clone(),
+                n_bots,
+            });
         }
     }
     Ok(())
@@ -53,9 +70,27 @@ mod tests {
     #[test]
     fn a_rotating_plan_moves_every_bot_one_seat_per_game_on_fresh_deals() {
         let plan = rotating_plan(3, 10, 3);
-        assert_eq!(plan[0], GamePlan { seed: 10, seating: vec![0, 1, 2] });
-        assert_eq!(plan[1], GamePlan { seed: 11, seating: vec![1, 2, 0] });
-        assert_eq!(plan[2], GamePlan { seed: 12, seating: vec![2, 0, 1] });
+        assert_eq!(
+            plan[0],
+            GamePlan {
+                seed: 10,
+                seating: vec![0, 1, 2]
+            }
+        );
+        assert_eq!(
+            plan[1],
+            GamePlan {
+                seed: 11,
+                seating: vec![1, 2, 0]
+            }
+        );
+        assert_eq!(
+            plan[2],
+            GamePlan {
+                seed: 12,
+                seating: vec![2, 0, 1]
+            }
+        );
     }
 
     #[test]
@@ -70,11 +105,20 @@ mod tests {
     #[test]
     fn a_seating_must_be_an_order_of_the_bots() {
         assert!(check_plan(&rotating_plan(5, 1, 4), 4).is_ok());
-        let twice = [GamePlan { seed: 1, seating: vec![0, 0] }];
+        let twice = [GamePlan {
+            seed: 1,
+            seating: vec![0, 0],
+        }];
         assert!(check_plan(&twice, 2).is_err());
-        let short = [GamePlan { seed: 1, seating: vec![1] }];
+        let short = [GamePlan {
+            seed: 1,
+            seating: vec![1],
+        }];
         assert!(check_plan(&short, 2).is_err());
-        let unknown = [GamePlan { seed: 1, seating: vec![0, 2] }];
+        let unknown = [GamePlan {
+            seed: 1,
+            seating: vec![0, 2],
+        }];
         assert!(check_plan(&unknown, 2).is_err());
     }
 }

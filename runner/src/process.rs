@@ -32,7 +32,10 @@ pub enum LaunchError {
     #[error("the bot command is empty")]
     EmptyCommand,
     #[error("cannot start `{program}`: {source}")]
-    Spawn { program: String, source: std::io::Error },
+    Spawn {
+        program: String,
+        source: std::io::Error,
+    },
     #[error("the sandbox cannot start the bot: {0}")]
     Sandbox(String),
 }
@@ -105,12 +108,16 @@ impl BotLauncher for PlainLauncher {
             .stderr(Stdio::piped())
             // Its own group, so killing the group takes its children too.
             .process_group(0);
-        let child = command.spawn().map_err(|source| LaunchError::Spawn { program: program.clone(), source })?;
+        let child = command.spawn().map_err(|source| LaunchError::Spawn {
+            program: program.clone(),
+            source,
+        })?;
         Ok(Box::new(PlainProcess { child, exit: None }))
     }
 
     fn describe(&self) -> String {
-        "no sandbox: bots run as plain processes with this user's rights (trusted bots only)".to_string()
+        "no sandbox: bots run as plain processes with this user's rights (trusted bots only)"
+            .to_string()
     }
 }
 
@@ -135,7 +142,11 @@ impl BotProcess for PlainProcess {
         let stdin = self.child.stdin.take()?;
         let stdout = self.child.stdout.take()?;
         let stderr = self.child.stderr.take()?;
-        Some(BotPipes { stdin: stdin.into(), stdout: stdout.into(), stderr: stderr.into() })
+        Some(BotPipes {
+            stdin: stdin.into(),
+            stdout: stdout.into(),
+            stderr: stderr.into(),
+        })
     }
 
     fn cpu_time(&self) -> Option<Duration> {
@@ -148,7 +159,10 @@ impl BotProcess for PlainProcess {
     fn try_status(&mut self) -> Option<ExitReport> {
         if self.exit.is_none() {
             if let Ok(Some(status)) = self.child.try_wait() {
-                self.exit = Some(ExitReport { status, broken_limit: None });
+                self.exit = Some(ExitReport {
+                    status,
+                    broken_limit: None,
+                });
             }
         }
         self.exit.clone()
@@ -163,7 +177,10 @@ impl BotProcess for PlainProcess {
         }
         if self.exit.is_none() {
             if let Ok(status) = self.child.wait() {
-                self.exit = Some(ExitReport { status, broken_limit: None });
+                self.exit = Some(ExitReport {
+                    status,
+                    broken_limit: None,
+                });
             }
         }
     }
@@ -184,7 +201,10 @@ pub fn process_cpu_time(pid: u32) -> Option<Duration> {
     // `(!pid << 3) | CPUCLOCK_SCHED`, part of the stable Linux ABI.
     const CPUCLOCK_SCHED: libc::clockid_t = 2;
     let clock = (!(pid as libc::clockid_t) << 3) | CPUCLOCK_SCHED;
-    let mut time = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut time = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: clock_gettime only writes the timespec passed by pointer.
     if unsafe { libc::clock_gettime(clock, &mut time) } != 0 {
         return None;
@@ -197,7 +217,11 @@ mod tests {
     use super::*;
 
     fn shell(script: &str) -> LaunchSpec {
-        LaunchSpec { command: vec!["sh".into(), "-c".into(), script.into()], bot_dir: std::env::temp_dir(), env: vec![] }
+        LaunchSpec {
+            command: vec!["sh".into(), "-c".into(), script.into()],
+            bot_dir: std::env::temp_dir(),
+            env: vec![],
+        }
     }
 
     #[test]
@@ -218,9 +242,22 @@ mod tests {
 
     #[test]
     fn a_missing_program_is_a_launch_error() {
-        let spec = LaunchSpec { command: vec!["/nonexistent/bot".into()], bot_dir: std::env::temp_dir(), env: vec![] };
-        assert!(matches!(PlainLauncher.launch(&spec), Err(LaunchError::Spawn { .. })));
-        let empty = LaunchSpec { command: vec![], ..spec };
-        assert!(matches!(PlainLauncher.launch(&empty), Err(LaunchError::EmptyCommand)));
+        let spec = LaunchSpec {
+            command: vec!["/nonexistent/bot".into()],
+            bot_dir: std::env::temp_dir(),
+            env: vec![],
+        };
+        assert!(matches!(
+            PlainLauncher.launch(&spec),
+            Err(LaunchError::Spawn { .. })
+        ));
+        let empty = LaunchSpec {
+            command: vec![],
+            ..spec
+        };
+        assert!(matches!(
+            PlainLauncher.launch(&empty),
+            Err(LaunchError::EmptyCommand)
+        ));
     }
 }

@@ -41,9 +41,15 @@ pub struct GameRecord {
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
     #[error("cannot read {path}: {source}")]
-    Read { path: String, source: std::io::Error },
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("cannot write {path}: {source}")]
-    Write { path: String, source: std::io::Error },
+    Write {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("not a replay file: {0}")]
     Format(#[from] serde_json::Error),
     #[error("unknown replay format `{0}` (expected {REPLAY_FORMAT})")]
@@ -56,7 +62,10 @@ pub enum RecordError {
 
 impl ReplayFile {
     pub fn new(games: Vec<GameRecord>) -> ReplayFile {
-        ReplayFile { format: REPLAY_FORMAT.to_string(), games }
+        ReplayFile {
+            format: REPLAY_FORMAT.to_string(),
+            games,
+        }
     }
 
     pub fn to_json(&self) -> String {
@@ -76,17 +85,26 @@ impl ReplayFile {
     }
 
     pub fn write(&self, path: &Path) -> Result<(), RecordError> {
-        std::fs::write(path, self.to_json()).map_err(|source| RecordError::Write { path: path.display().to_string(), source })
+        std::fs::write(path, self.to_json()).map_err(|source| RecordError::Write {
+            path: path.display().to_string(),
+            source,
+        })
     }
 
     pub fn read(path: &Path) -> Result<ReplayFile, RecordError> {
-        let text = std::fs::read_to_string(path).map_err(|source| RecordError::Read { path: path.display().to_string(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| RecordError::Read {
+            path: path.display().to_string(),
+            source,
+        })?;
         ReplayFile::from_json(&text)
     }
 
     /// Verifies every game by re-simulation.
     pub fn verify(&self) -> Result<(), RecordError> {
-        self.games.iter().enumerate().try_for_each(|(index, game)| game.verify(index))
+        self.games
+            .iter()
+            .enumerate()
+            .try_for_each(|(index, game)| game.verify(index))
     }
 }
 
@@ -107,22 +125,41 @@ impl GameRecord {
     pub fn verify(&self, index: usize) -> Result<(), RecordError> {
         let mismatch = |what: String| RecordError::Mismatch { game: index, what };
         if self.hashes.len() != self.actions.len() {
-            return Err(mismatch(format!("{} hashes for {} actions", self.hashes.len(), self.actions.len())));
+            return Err(mismatch(format!(
+                "{} hashes for {} actions",
+                self.hashes.len(),
+                self.actions.len()
+            )));
         }
         let hashes = self
             .hashes
             .iter()
-            .map(|text| u64::from_str_radix(text, 16).map_err(|_| mismatch(format!("`{text}` is not a hash"))))
+            .map(|text| {
+                u64::from_str_radix(text, 16)
+                    .map_err(|_| mismatch(format!("`{text}` is not a hash")))
+            })
             .collect::<Result<Vec<u64>, RecordError>>()?;
-        let simulation = self.replay().verify(&hashes).map_err(|source| RecordError::Simulation { game: index, source })?;
+        let simulation =
+            self.replay()
+                .verify(&hashes)
+                .map_err(|source| RecordError::Simulation {
+                    game: index,
+                    source,
+                })?;
         let outcome = simulation.outcome();
         let stopped_early = self.score.ended_by == EndedBy::Forfeit;
         if stopped_early == outcome.is_some() {
-            return Err(mismatch(format!("the record says the game ended by {}", self.score.ended_by.as_str())));
+            return Err(mismatch(format!(
+                "the record says the game ended by {}",
+                self.score.ended_by.as_str()
+            )));
         }
         let expected = final_score(outcome.as_ref(), self.seats.len(), &self.forfeits);
         if expected != self.score {
-            return Err(mismatch(format!("the recorded score {:?} does not follow from the play ({:?})", self.score, expected)));
+            return Err(mismatch(format!(
+                "the recorded score {:?} does not follow from the play ({:?})",
+                self.score, expected
+            )));
         }
         Ok(())
     }

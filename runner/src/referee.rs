@@ -119,15 +119,27 @@ pub fn play_match(spec: &MatchSpec, launcher: &dyn BotLauncher) -> Result<MatchR
     let n_seats = spec.bots.len();
     // Refuse a bad setup before any bot starts.
     check_plan(&spec.games, n_seats)?;
-    let probe = new_game(&spec.game, &spec.options, n_seats, spec.games.first().map_or(0, |g| g.seed))?;
+    let probe = new_game(
+        &spec.game,
+        &spec.options,
+        n_seats,
+        spec.games.first().map_or(0, |g| g.seed),
+    )?;
     if let Some(seat) = probe.current_seat() {
         convert::observation(probe.as_ref(), seat)?;
     }
     // Pinning is a speed-up, not a requirement: a CPU we may not use leaves
     // the match where the scheduler puts it.
     let _pinned = spec.cpu.and_then(|cpu| pin_current_thread(cpu).ok());
-    let mut slots: Vec<BotSlot> =
-        spec.bots.iter().map(|entry| BotSlot { entry: entry.clone(), connection: None, stderr: Vec::new() }).collect();
+    let mut slots: Vec<BotSlot> = spec
+        .bots
+        .iter()
+        .map(|entry| BotSlot {
+            entry: entry.clone(),
+            connection: None,
+            stderr: Vec::new(),
+        })
+        .collect();
     let mut games = Vec::with_capacity(spec.games.len());
     let mut failure = None;
     for index in 0..spec.games.len() as u32 {
@@ -142,12 +154,17 @@ pub fn play_match(spec: &MatchSpec, launcher: &dyn BotLauncher) -> Result<MatchR
     say_goodbye(&mut slots);
     match failure {
         Some(error) => Err(error),
-        None => Ok(MatchResult { games, stderr: slots.iter().map(stderr_text).collect() }),
+        None => Ok(MatchResult {
+            games,
+            stderr: slots.iter().map(stderr_text).collect(),
+        }),
     }
 }
 
 fn say_goodbye(slots: &mut [BotSlot]) {
-    let quit = wire::ArenaMessage { message: Some(arena_message::Message::Quit(wire::Quit {})) };
+    let quit = wire::ArenaMessage {
+        message: Some(arena_message::Message::Quit(wire::Quit {})),
+    };
     for slot in slots.iter_mut() {
         if let Some(connection) = slot.connection.as_mut() {
             let _ = connection.send(&quit, Duration::from_millis(100));
@@ -159,7 +176,12 @@ fn say_goodbye(slots: &mut [BotSlot]) {
 }
 
 fn stderr_text(slot: &BotSlot) -> String {
-    let texts: Vec<String> = slot.stderr.iter().map(StderrLog::text).filter(|t| !t.is_empty()).collect();
+    let texts: Vec<String> = slot
+        .stderr
+        .iter()
+        .map(StderrLog::text)
+        .filter(|t| !t.is_empty())
+        .collect();
     texts.join("\n[--- restarted ---]\n")
 }
 
@@ -181,7 +203,12 @@ struct Table<'a> {
     next_decision_id: u32,
 }
 
-fn play_game(spec: &MatchSpec, launcher: &dyn BotLauncher, slots: &mut [BotSlot], index: u32) -> Result<GameResult, MatchError> {
+fn play_game(
+    spec: &MatchSpec,
+    launcher: &dyn BotLauncher,
+    slots: &mut [BotSlot],
+    index: u32,
+) -> Result<GameResult, MatchError> {
     let n_seats = slots.len();
     let plan = &spec.games[index as usize];
     let mut table = Table {
@@ -215,7 +242,9 @@ impl Table<'_> {
     }
 
     fn seats_still_in(&self) -> Vec<Seat> {
-        (0..self.n_seats()).filter(|&seat| !self.out[seat]).collect()
+        (0..self.n_seats())
+            .filter(|&seat| !self.out[seat])
+            .collect()
     }
 
     /// Forfeits leave nobody to play against (or nobody at all).
@@ -228,7 +257,12 @@ impl Table<'_> {
         slots[self.seat_bot[seat]].retire(None);
         self.out[seat] = true;
         self.pending[seat].clear();
-        let forfeit = Forfeit { seat, reason: failure.reason, detail: failure.detail, after_actions: self.actions.len() };
+        let forfeit = Forfeit {
+            seat,
+            reason: failure.reason,
+            detail: failure.detail,
+            after_actions: self.actions.len(),
+        };
         self.forfeits.push(forfeit);
     }
 
@@ -240,11 +274,12 @@ impl Table<'_> {
             let slot = &mut slots[self.seat_bot[seat]];
             let result = match slot.connection.as_mut() {
                 Some(connection) => connection.send(&self.hello(seat, index), setup),
-                None => BotConnection::start(launcher, &slot.entry.launch, &self.spec.limits).and_then(|mut connection| {
-                    let sent = connection.send(&self.hello(seat, index), setup);
-                    slot.connection = Some(connection);
-                    sent
-                }),
+                None => BotConnection::start(launcher, &slot.entry.launch, &self.spec.limits)
+                    .and_then(|mut connection| {
+                        let sent = connection.send(&self.hello(seat, index), setup);
+                        slot.connection = Some(connection);
+                        sent
+                    }),
             };
             if let Err(failure) = result {
                 self.forfeit(slots, seat, failure);
@@ -272,18 +307,26 @@ impl Table<'_> {
             game_index: index,
             n_games: self.spec.games.len() as u32,
         };
-        wire::ArenaMessage { message: Some(arena_message::Message::Hello(hello)) }
+        wire::ArenaMessage {
+            message: Some(arena_message::Message::Hello(hello)),
+        }
     }
 
     fn await_ready(&mut self, slots: &mut [BotSlot], seat: Seat) -> Result<(), Failure> {
         let connection = connection_of(slots, self.seat_bot[seat])?;
-        let answer = connection.receive(Budget { cpu: None, wall: self.spec.time_control.setup })?;
+        let answer = connection.receive(Budget {
+            cpu: None,
+            wall: self.spec.time_control.setup,
+        })?;
         match answer.message.message {
             Some(bot_message::Message::Ready(_)) => {
                 connection.reset_cpu_mark();
                 Ok(())
             }
-            _ => Err(Failure::new(ForfeitReason::ProtocolError, "answered hello with something other than ready")),
+            _ => Err(Failure::new(
+                ForfeitReason::ProtocolError,
+                "answered hello with something other than ready",
+            )),
         }
     }
 
@@ -296,7 +339,10 @@ impl Table<'_> {
             // RULING (ours): an out seat of a 3-5 seat game plays its first
             // legal action: deterministic, so the replay stays a plain list.
             let action = if self.out[seat] {
-                legal.into_iter().next().ok_or_else(|| MatchError::Engine("no legal action in a live game".into()))?
+                legal
+                    .into_iter()
+                    .next()
+                    .ok_or_else(|| MatchError::Engine("no legal action in a live game".into()))?
             } else {
                 match self.ask(slots, seat, legal)? {
                     Ok(action) => action,
@@ -313,12 +359,24 @@ impl Table<'_> {
 
     /// Shows the other seats what they may see of `action`, then applies it.
     fn apply(&mut self, seat: Seat, action: &str) -> Result<(), MatchError> {
-        for viewer in self.seats_still_in().into_iter().filter(|&viewer| viewer != seat) {
-            let seen = self.state.action_seen_by(action, viewer).unwrap_or_else(|| action.to_string());
-            self.pending[viewer].push(wire::Event { seat: seat as u32, action: seen });
+        for viewer in self
+            .seats_still_in()
+            .into_iter()
+            .filter(|&viewer| viewer != seat)
+        {
+            let seen = self
+                .state
+                .action_seen_by(action, viewer)
+                .unwrap_or_else(|| action.to_string());
+            self.pending[viewer].push(wire::Event {
+                seat: seat as u32,
+                action: seen,
+            });
         }
         // Only actions from the engine's own legal list get here.
-        self.state.apply_text(action).map_err(|_| MatchError::Engine(action.to_string()))?;
+        self.state
+            .apply_text(action)
+            .map_err(|_| MatchError::Engine(action.to_string()))?;
         self.actions.push(action.to_string());
         self.hashes.push(hash_text(self.state.state_hash()));
         Ok(())
@@ -326,7 +384,12 @@ impl Table<'_> {
 
     /// The seat's decision: Ok(Ok(action)), Ok(Err(forfeit)), or our own
     /// error when the state cannot be put on the wire.
-    fn ask(&mut self, slots: &mut [BotSlot], seat: Seat, legal: Vec<String>) -> Result<Result<String, Failure>, MatchError> {
+    fn ask(
+        &mut self,
+        slots: &mut [BotSlot],
+        seat: Seat,
+        legal: Vec<String>,
+    ) -> Result<Result<String, Failure>, MatchError> {
         let decision_id = self.next_decision_id;
         self.next_decision_id += 1;
         let request = wire::Request {
@@ -336,7 +399,9 @@ impl Table<'_> {
             legal_actions: legal,
             bank_left_ms: self.clocks[seat].bank_left().as_millis() as u32,
         };
-        let message = wire::ArenaMessage { message: Some(arena_message::Message::Request(request)) };
+        let message = wire::ArenaMessage {
+            message: Some(arena_message::Message::Request(request)),
+        };
         let answer = self.exchange(slots, seat, &message);
         // The legal actions travel inside the request; take them back out
         // rather than keeping a second copy.
@@ -347,31 +412,63 @@ impl Table<'_> {
         Ok(answer.and_then(|answer| self.check_answer(seat, decision_id, answer, &legal)))
     }
 
-    fn exchange(&mut self, slots: &mut [BotSlot], seat: Seat, message: &wire::ArenaMessage) -> Result<Answer, Failure> {
+    fn exchange(
+        &mut self,
+        slots: &mut [BotSlot],
+        seat: Seat,
+        message: &wire::ArenaMessage,
+    ) -> Result<Answer, Failure> {
         let clock = &self.clocks[seat];
-        let budget = Budget { cpu: Some(clock.allowance()), wall: clock.wall_backstop() };
+        let budget = Budget {
+            cpu: Some(clock.allowance()),
+            wall: clock.wall_backstop(),
+        };
         let connection = connection_of(slots, self.seat_bot[seat])?;
         connection.send(message, budget.wall)?;
         connection.receive(budget)
     }
 
-    fn check_answer(&mut self, seat: Seat, decision_id: u32, answer: Answer, legal: &[String]) -> Result<String, Failure> {
+    fn check_answer(
+        &mut self,
+        seat: Seat,
+        decision_id: u32,
+        answer: Answer,
+        legal: &[String],
+    ) -> Result<String, Failure> {
         if let Err(overdrawn) = self.clocks[seat].charge(answer.cpu) {
-            let detail = format!("used {} ms of CPU, {} ms allowed", overdrawn.used.as_millis(), overdrawn.allowed.as_millis());
+            let detail = format!(
+                "used {} ms of CPU, {} ms allowed",
+                overdrawn.used.as_millis(),
+                overdrawn.allowed.as_millis()
+            );
             return Err(Failure::new(ForfeitReason::Timeout, detail));
         }
-        self.timings[seat].push(DecisionTiming { wall: answer.wall, cpu: answer.cpu });
+        self.timings[seat].push(DecisionTiming {
+            wall: answer.wall,
+            cpu: answer.cpu,
+        });
         let action = match answer.message.message {
             Some(bot_message::Message::Action(action)) => action,
-            _ => return Err(Failure::new(ForfeitReason::ProtocolError, "answered a request with something other than an action")),
+            _ => {
+                return Err(Failure::new(
+                    ForfeitReason::ProtocolError,
+                    "answered a request with something other than an action",
+                ))
+            }
         };
         if action.decision_id != decision_id {
-            let detail = format!("answered decision {} while {} was asked", action.decision_id, decision_id);
+            let detail = format!(
+                "answered decision {} while {} was asked",
+                action.decision_id, decision_id
+            );
             return Err(Failure::new(ForfeitReason::ProtocolError, detail));
         }
         if !legal.contains(&action.action) {
             let shown: String = action.action.chars().take(80).collect();
-            return Err(Failure::new(ForfeitReason::IllegalAction, format!("`{shown}` is not a legal action")));
+            return Err(Failure::new(
+                ForfeitReason::IllegalAction,
+                format!("`{shown}` is not a legal action"),
+            ));
         }
         Ok(action.action)
     }
@@ -381,7 +478,11 @@ impl Table<'_> {
         let forfeits: Vec<wire::Forfeit> = self
             .forfeits
             .iter()
-            .map(|f| wire::Forfeit { seat: f.seat as u32, reason: f.reason.to_wire() as i32, detail: f.detail.clone() })
+            .map(|f| wire::Forfeit {
+                seat: f.seat as u32,
+                reason: f.reason.to_wire() as i32,
+                detail: f.detail.clone(),
+            })
             .collect();
         for seat in self.seats_still_in() {
             let game_over = wire::GameOver {
@@ -391,9 +492,14 @@ impl Table<'_> {
                 ended_by: score.ended_by.as_str().to_string(),
                 forfeits: forfeits.clone(),
             };
-            let message = wire::ArenaMessage { message: Some(arena_message::Message::GameOver(game_over)) };
+            let message = wire::ArenaMessage {
+                message: Some(arena_message::Message::GameOver(game_over)),
+            };
             let slot = &mut slots[self.seat_bot[seat]];
-            let sent = slot.connection.as_mut().map(|connection| connection.send(&message, Duration::from_secs(1)));
+            let sent = slot
+                .connection
+                .as_mut()
+                .map(|connection| connection.send(&message, Duration::from_secs(1)));
             // The game is scored; a bot that cannot take the news is simply
             // restarted for the next game.
             if let Some(Err(_)) = sent {
@@ -416,16 +522,28 @@ impl Table<'_> {
             game: self.spec.game.clone(),
             options: self.spec.options.clone(),
             seed: self.seed,
-            seats: self.seat_bot.iter().map(|&bot| slots[bot].entry.name.clone()).collect(),
+            seats: self
+                .seat_bot
+                .iter()
+                .map(|&bot| slots[bot].entry.name.clone())
+                .collect(),
             actions: self.actions,
             hashes: self.hashes,
             forfeits: self.forfeits,
             score,
         };
-        GameResult { index, seed: self.seed, seats, record }
+        GameResult {
+            index,
+            seed: self.seed,
+            seats,
+            record,
+        }
     }
 }
 
 fn connection_of(slots: &mut [BotSlot], bot: usize) -> Result<&mut BotConnection, Failure> {
-    slots[bot].connection.as_mut().ok_or_else(|| Failure::new(ForfeitReason::Exit, "the bot is not running"))
+    slots[bot]
+        .connection
+        .as_mut()
+        .ok_or_else(|| Failure::new(ForfeitReason::Exit, "the bot is not running"))
 }

@@ -20,7 +20,10 @@ pub struct SandboxLauncher {
 impl SandboxLauncher {
     /// The process-wide sandbox (probed once) with `limits`.
     pub fn new(limits: Limits) -> SandboxLauncher {
-        SandboxLauncher { sandbox: Sandbox::shared(), limits }
+        SandboxLauncher {
+            sandbox: Sandbox::shared(),
+            limits,
+        }
     }
 
     pub fn sandbox(&self) -> &'static Sandbox {
@@ -30,18 +33,34 @@ impl SandboxLauncher {
 
 impl BotLauncher for SandboxLauncher {
     fn launch(&self, spec: &LaunchSpec) -> Result<Box<dyn BotProcess>, LaunchError> {
-        let sandbox_spec =
-            SandboxSpec { command: spec.command.clone(), bot_dir: spec.bot_dir.clone(), limits: self.limits, env: spec.env.clone() };
-        let process = self.sandbox.spawn(&sandbox_spec).map_err(|e| LaunchError::Sandbox(e.to_string()))?;
+        let sandbox_spec = SandboxSpec {
+            command: spec.command.clone(),
+            bot_dir: spec.bot_dir.clone(),
+            limits: self.limits,
+            env: spec.env.clone(),
+        };
+        let process = self
+            .sandbox
+            .spawn(&sandbox_spec)
+            .map_err(|e| LaunchError::Sandbox(e.to_string()))?;
         Ok(Box::new(SandboxBot { process }))
     }
 
     fn describe(&self) -> String {
         let layers = self.sandbox.layers();
-        let missing: Vec<&str> = layers.iter().filter(|layer| !layer.active).map(|layer| layer.name).collect();
+        let missing: Vec<&str> = layers
+            .iter()
+            .filter(|layer| !layer.active)
+            .map(|layer| layer.name)
+            .collect();
         match missing.is_empty() {
             true => format!("sandbox: all {} layers active", layers.len()),
-            false => format!("sandbox INCOMPLETE: {} of {} layers unavailable ({})", missing.len(), layers.len(), missing.join(", ")),
+            false => format!(
+                "sandbox INCOMPLETE: {} of {} layers unavailable ({})",
+                missing.len(),
+                layers.len(),
+                missing.join(", ")
+            ),
         }
     }
 }
@@ -59,7 +78,10 @@ fn exit_report(outcome: ProcessOutcome) -> ExitReport {
         Ending::Signaled(signal) => ExitStatus::from_raw(signal & 0x7f),
         Ending::Killed => ExitStatus::from_raw(libc::SIGKILL),
     };
-    ExitReport { status, broken_limit: outcome.limit_broken.map(|limit| limit.name().to_string()) }
+    ExitReport {
+        status,
+        broken_limit: outcome.limit_broken.map(|limit| limit.name().to_string()),
+    }
 }
 
 impl BotProcess for SandboxBot {
@@ -67,7 +89,11 @@ impl BotProcess for SandboxBot {
         let stdin: OwnedFd = self.process.take_stdin()?.into();
         let stdout: OwnedFd = self.process.take_stdout()?.into();
         let stderr: OwnedFd = self.process.take_stderr()?.into();
-        Some(BotPipes { stdin, stdout, stderr })
+        Some(BotPipes {
+            stdin,
+            stdout,
+            stderr,
+        })
     }
 
     fn cpu_time(&self) -> Option<Duration> {
@@ -90,9 +116,17 @@ mod tests {
 
     #[test]
     fn sandbox_endings_read_as_exit_codes_signals_and_broken_limits() {
-        let exited = exit_report(ProcessOutcome { ending: Ending::Exited(3), limit_broken: None, cpu_time: Duration::ZERO });
+        let exited = exit_report(ProcessOutcome {
+            ending: Ending::Exited(3),
+            limit_broken: None,
+            cpu_time: Duration::ZERO,
+        });
         assert_eq!((exited.status.code(), exited.broken_limit), (Some(3), None));
-        let signaled = exit_report(ProcessOutcome { ending: Ending::Signaled(11), limit_broken: None, cpu_time: Duration::ZERO });
+        let signaled = exit_report(ProcessOutcome {
+            ending: Ending::Signaled(11),
+            limit_broken: None,
+            cpu_time: Duration::ZERO,
+        });
         assert_eq!(signaled.status.signal(), Some(11));
         let killed = exit_report(ProcessOutcome {
             ending: Ending::Killed,

@@ -19,7 +19,11 @@ pub struct TimeControl {
 
 impl Default for TimeControl {
     fn default() -> Self {
-        TimeControl { per_decision: Duration::from_secs(1), bank: Duration::from_secs(10), setup: Duration::from_secs(10) }
+        TimeControl {
+            per_decision: Duration::from_secs(1),
+            bank: Duration::from_secs(10),
+            setup: Duration::from_secs(10),
+        }
     }
 }
 
@@ -46,7 +50,10 @@ pub struct Overdrawn {
 
 impl GameClock {
     pub fn new(control: &TimeControl) -> GameClock {
-        GameClock { per_decision: control.per_decision, bank_left: control.bank }
+        GameClock {
+            per_decision: control.per_decision,
+            bank_left: control.bank,
+        }
     }
 
     pub fn bank_left(&self) -> Duration {
@@ -84,18 +91,32 @@ mod tests {
 
     #[test]
     fn decisions_within_the_limit_leave_the_bank_untouched() {
-        let mut clock = GameClock::new(&TimeControl { per_decision: ms(100), bank: ms(300), setup: ms(1) });
+        let mut clock = GameClock::new(&TimeControl {
+            per_decision: ms(100),
+            bank: ms(300),
+            setup: ms(1),
+        });
         clock.charge(ms(100)).unwrap();
         assert_eq!(clock.bank_left(), ms(300));
     }
 
     #[test]
     fn overruns_draw_on_the_bank_until_it_is_overdrawn() {
-        let mut clock = GameClock::new(&TimeControl { per_decision: ms(100), bank: ms(300), setup: ms(1) });
+        let mut clock = GameClock::new(&TimeControl {
+            per_decision: ms(100),
+            bank: ms(300),
+            setup: ms(1),
+        });
         clock.charge(ms(250)).unwrap();
         assert_eq!(clock.bank_left(), ms(150));
         assert_eq!(clock.allowance(), ms(250));
         assert_eq!(clock.wall_backstop(), ms(2000));
-        assert_eq!(clock.charge(ms(251)), Err(Overdrawn { used: ms(251), allowed: ms(250) }));
+        assert_eq!(
+            clock.charge(ms(251)),
+            Err(Overdrawn {
+                used: ms(251),
+                allowed: ms(250)
+            })
+        );
     }
 }

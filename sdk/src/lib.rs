@@ -45,11 +45,11 @@ use std::io::{BufRead, Write};
 pub use cairn_engine::Rng;
 /// Every protocol message, for bots that need more than the re-exports below.
 pub use cairn_proto::game::v1 as messages;
-pub use cairn_proto::game::v1::{
-    observation::Game as GameObservation, BullfrogsObservation, GameOver, Hello, LordsOfScotlandObservation, Observation,
-    Request, SchottenTottenObservation,
-};
 use cairn_proto::game::v1::{arena_message::Message, bot_message, Action, BotMessage, Ready};
+pub use cairn_proto::game::v1::{
+    observation::Game as GameObservation, BullfrogsObservation, GameOver, Hello,
+    LordsOfScotlandObservation, Observation, Request, SchottenTottenObservation,
+};
 use cairn_proto::wire;
 
 /// A bot: it names itself and picks one of the legal actions.
@@ -99,7 +99,11 @@ pub fn run<B: Bot>(bot: B) -> Result<(), SdkError> {
 }
 
 /// Runs `bot` on any line source and sink (for tests).
-pub fn run_with<B: Bot>(mut bot: B, input: impl BufRead, mut output: impl Write) -> Result<(), SdkError> {
+pub fn run_with<B: Bot>(
+    mut bot: B,
+    input: impl BufRead,
+    mut output: impl Write,
+) -> Result<(), SdkError> {
     for line in input.lines() {
         let line = line?;
         if line.trim().is_empty() {
@@ -118,7 +122,10 @@ pub fn run_with<B: Bot>(mut bot: B, input: impl BufRead, mut output: impl Write)
             }
             Some(Message::Request(request)) => {
                 let action = bot.decide(&request);
-                bot_message::Message::Action(Action { decision_id: request.decision_id, action })
+                bot_message::Message::Action(Action {
+                    decision_id: request.decision_id,
+                    action,
+                })
             }
             Some(Message::GameOver(game_over)) => {
                 bot.game_over(&game_over);
@@ -126,7 +133,9 @@ pub fn run_with<B: Bot>(mut bot: B, input: impl BufRead, mut output: impl Write)
             }
             Some(Message::Quit(_)) | None => break,
         };
-        output.write_all(&wire::encode_bot_message(&BotMessage { message: Some(reply) }))?;
+        output.write_all(&wire::encode_bot_message(&BotMessage {
+            message: Some(reply),
+        }))?;
         output.flush()?;
     }
     Ok(())
@@ -135,10 +144,15 @@ pub fn run_with<B: Bot>(mut bot: B, input: impl BufRead, mut output: impl Write)
 /// A generator seeded from `CAIRN_BOT_SEED` when set (reproducible runs),
 /// else from the clock and the process id.
 pub fn seeded_rng() -> Rng {
-    let seed = std::env::var("CAIRN_BOT_SEED").ok().and_then(|s| s.parse::<u64>().ok()).unwrap_or_else(|| {
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
-        nanos ^ (std::process::id() as u64) << 32
-    });
+    let seed = std::env::var("CAIRN_BOT_SEED")
+        .ok()
+        .and_then(|s| s.parse::<u64>().ok())
+        .unwrap_or_else(|| {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64);
+            nanos ^ (std::process::id() as u64) << 32
+        });
     Rng::seeded(seed)
 }
 

@@ -26,7 +26,10 @@ use cairn_runner::{BotEntry, LaunchSpec, MatchSpec, TimeControl};
 
 /// The workspace root.
 pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default()
 }
 
 /// The directory cargo puts this build's binaries in (next to `deps/`).
@@ -44,7 +47,9 @@ pub fn sdk_binary(name: &str) -> PathBuf {
     BUILT.get_or_init(|| {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let mut command = Command::new(cargo);
-        command.args(["build", "--quiet", "-p", "cairn-sdk", "--bins"]).current_dir(workspace_root());
+        command
+            .args(["build", "--quiet", "-p", "cairn-sdk", "--bins"])
+            .current_dir(workspace_root());
         if dir.file_name().is_some_and(|n| n == "release") {
             command.arg("--release");
         }
@@ -56,8 +61,15 @@ pub fn sdk_binary(name: &str) -> PathBuf {
 
 /// A bot run as `command` in `dir`, named `name`.
 pub fn bot(name: &str, dir: &Path, command: &[&str]) -> BotEntry {
-    let launch = LaunchSpec { command: command.iter().map(|s| s.to_string()).collect(), bot_dir: dir.to_path_buf(), env: vec![] };
-    BotEntry { name: name.to_string(), launch }
+    let launch = LaunchSpec {
+        command: command.iter().map(|s| s.to_string()).collect(),
+        bot_dir: dir.to_path_buf(),
+        env: vec![],
+    };
+    BotEntry {
+        name: name.to_string(),
+        launch,
+    }
 }
 
 /// The SDK's Rust bot `binary`.
@@ -68,7 +80,11 @@ pub fn rust_bot(name: &str, binary: &str) -> BotEntry {
 
 /// `script` from `sdk/python`.
 pub fn python_bot(name: &str, script: &str) -> BotEntry {
-    bot(name, &workspace_root().join("sdk/python"), &["python3", script])
+    bot(
+        name,
+        &workspace_root().join("sdk/python"),
+        &["python3", script],
+    )
 }
 
 /// `script` from `sdk/js`.
@@ -84,12 +100,23 @@ pub fn hostile_bot(script: &str, args: &[&str]) -> BotEntry {
 }
 
 /// A Schotten Totten match with `options` (`key=value` words).
-pub fn schotten_totten(options: &[&str], n_games: u32, seed: u64, bots: Vec<BotEntry>) -> MatchSpec {
+pub fn schotten_totten(
+    options: &[&str],
+    n_games: u32,
+    seed: u64,
+    bots: Vec<BotEntry>,
+) -> MatchSpec {
     match_of("schotten-totten", options, n_games, seed, bots)
 }
 
 /// A match of `game` with `options` (`key=value` words), seats rotating.
-pub fn match_of(game: &str, options: &[&str], n_games: u32, seed: u64, bots: Vec<BotEntry>) -> MatchSpec {
+pub fn match_of(
+    game: &str,
+    options: &[&str],
+    n_games: u32,
+    seed: u64,
+    bots: Vec<BotEntry>,
+) -> MatchSpec {
     MatchSpec {
         game: game.into(),
         options: parse_options(options.iter().copied()).expect("test options are well formed"),
@@ -104,26 +131,43 @@ pub fn match_of(game: &str, options: &[&str], n_games: u32, seed: u64, bots: Vec
 /// A tight time control for hostile bots: 50 ms a decision, 50 ms bank
 /// (so a wall backstop of 1.4 s).
 pub fn tight_time_control() -> TimeControl {
-    TimeControl { per_decision: Duration::from_millis(50), bank: Duration::from_millis(50), setup: Duration::from_secs(20) }
+    TimeControl {
+        per_decision: Duration::from_millis(50),
+        bank: Duration::from_millis(50),
+        setup: Duration::from_secs(20),
+    }
 }
 
 /// Whether any process that can still run has `marker` in its command
 /// line. Zombies and processes with a SIGKILL pending are dead already:
 /// the kernel finishes them the next time they are scheduled.
 pub fn process_with_marker_exists(marker: &str) -> bool {
-    let Ok(entries) = std::fs::read_dir("/proc") else { return false };
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return false;
+    };
     entries.flatten().any(|entry| {
         let path = entry.path();
-        let has_marker = std::fs::read(path.join("cmdline"))
-            .is_ok_and(|cmdline| cmdline.windows(marker.len()).any(|window| window == marker.as_bytes()));
-        has_marker && std::fs::read_to_string(path.join("status")).is_ok_and(|status| can_still_run(&status))
+        let has_marker = std::fs::read(path.join("cmdline")).is_ok_and(|cmdline| {
+            cmdline
+                .windows(marker.len())
+                .any(|window| window == marker.as_bytes())
+        });
+        has_marker
+            && std::fs::read_to_string(path.join("status"))
+                .is_ok_and(|status| can_still_run(&status))
     })
 }
 
 fn can_still_run(status: &str) -> bool {
     const SIGKILL_BIT: u64 = 1 << (9 - 1);
-    let field = |name: &str| status.lines().find_map(|line| line.strip_prefix(name)).map(str::trim);
-    let zombie = field("State:").is_some_and(|state| state.starts_with('Z') || state.starts_with('X'));
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|line| line.strip_prefix(name))
+            .map(str::trim)
+    };
+    let zombie =
+        field("State:").is_some_and(|state| state.starts_with('Z') || state.starts_with('X'));
     let kill_pending = ["SigPnd:", "ShdPnd:"]
         .iter()
         .filter_map(|name| field(name))

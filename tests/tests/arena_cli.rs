@@ -9,13 +9,26 @@ use serde_json::Value;
 
 fn json_of(args: &[&str]) -> Value {
     let output = cairn(args);
-    assert!(output.status.success(), "cairn {args:?}: {}", String::from_utf8_lossy(&output.stderr));
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|error| panic!("cairn {args:?} printed no JSON ({error}): {}", String::from_utf8_lossy(&output.stdout)))
+    assert!(
+        output.status.success(),
+        "cairn {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
+        panic!(
+            "cairn {args:?} printed no JSON ({error}): {}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    })
 }
 
 fn text_of(args: &[&str]) -> String {
     let output = cairn(args);
-    assert!(output.status.success(), "cairn {args:?}: {}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "cairn {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     String::from_utf8(output.stdout).unwrap()
 }
 
@@ -25,33 +38,117 @@ fn an_owner_adds_bots_runs_a_tournament_and_reads_ratings_matches_and_replays_fr
     let address = arena.address.as_str();
     let owner = json_of(&["owner", "register", "ada", "--arena", address, "--json"]);
     let token = owner["token"].as_str().unwrap().to_string();
-    for (name, bundled) in [("greedy", "schotten-totten-greedy"), ("random", "random"), ("first", "first")] {
+    for (name, bundled) in [
+        ("greedy", "schotten-totten-greedy"),
+        ("random", "random"),
+        ("first", "first"),
+    ] {
         let folder = bot_folder(arena.folder.path(), name, bundled);
-        let added = json_of(&["bot", "add", folder.to_str().unwrap(), "--arena", address, "--token", &token, "--json"]);
-        assert_eq!((added["created"].as_bool(), added["version"]["version"].as_i64()), (Some(true), Some(1)));
+        let added = json_of(&[
+            "bot",
+            "add",
+            folder.to_str().unwrap(),
+            "--arena",
+            address,
+            "--token",
+            &token,
+            "--json",
+        ]);
+        assert_eq!(
+            (
+                added["created"].as_bool(),
+                added["version"]["version"].as_i64()
+            ),
+            (Some(true), Some(1))
+        );
     }
     let listed = text_of(&["bot", "list", "--arena", address]);
-    assert!(listed.lines().next().unwrap().starts_with("bot ") && listed.lines().count() == 4, "{listed}");
-    assert_eq!(json_of(&["bot", "show", "greedy", "--arena", address, "--json"])["versions"].as_array().unwrap().len(), 1);
+    assert!(
+        listed.lines().next().unwrap().starts_with("bot ") && listed.lines().count() == 4,
+        "{listed}"
+    );
+    assert_eq!(
+        json_of(&["bot", "show", "greedy", "--arena", address, "--json"])["versions"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
     let created = json_of(&[
-        "tournament", "create", "--game", "schotten-totten", "--opt", "tactics=true", "--games-per-pairing", "2", "--arena", address,
-        "--token", &token, "--json", "greedy", "random", "first",
+        "tournament",
+        "create",
+        "--game",
+        "schotten-totten",
+        "--opt",
+        "tactics=true",
+        "--games-per-pairing",
+        "2",
+        "--arena",
+        address,
+        "--token",
+        &token,
+        "--json",
+        "greedy",
+        "random",
+        "first",
     ]);
     let id = created["id"].as_i64().unwrap().to_string();
     let _runner = arena.runner(10_000, 2);
     let watch = cairn(&["tournament", "watch", &id, "--arena", address]);
     assert!(watch.status.success());
-    assert!(String::from_utf8_lossy(&watch.stderr).contains("100% 6/6 games"), "{}", String::from_utf8_lossy(&watch.stderr));
-    assert_eq!(json_of(&["tournament", "status", &id, "--arena", address, "--json"])["progress"]["finished"], true);
+    assert!(
+        String::from_utf8_lossy(&watch.stderr).contains("100% 6/6 games"),
+        "{}",
+        String::from_utf8_lossy(&watch.stderr)
+    );
+    assert_eq!(
+        json_of(&["tournament", "status", &id, "--arena", address, "--json"])["progress"]
+            ["finished"],
+        true
+    );
     assert!(text_of(&["tournament", "list", "--arena", address]).contains("finished"));
-    let board = json_of(&["ratings", "--game", "schotten-totten", "--opt", "tactics=true", "--arena", address, "--json"]);
+    let board = json_of(&[
+        "ratings",
+        "--game",
+        "schotten-totten",
+        "--opt",
+        "tactics=true",
+        "--arena",
+        address,
+        "--json",
+    ]);
     assert_eq!(board["rows"].as_array().unwrap().len(), 3);
-    assert!(text_of(&["ratings", "--game", "schotten-totten", "--opt", "tactics=true", "--arena", address]).contains("greedy@1"));
+    assert!(text_of(&[
+        "ratings",
+        "--game",
+        "schotten-totten",
+        "--opt",
+        "tactics=true",
+        "--arena",
+        address
+    ])
+    .contains("greedy@1"));
     let matches = json_of(&["match", "list", &id, "--arena", address, "--json"]);
-    let game_id = matches[0]["games"][0]["game_id"].as_i64().unwrap().to_string();
+    let game_id = matches[0]["games"][0]["game_id"]
+        .as_i64()
+        .unwrap()
+        .to_string();
     let replay_path = arena.folder.path().join("game.json");
-    let shown = json_of(&["match", "show", &game_id, "--replay", replay_path.to_str().unwrap(), "--arena", address, "--json"]);
+    let shown = json_of(&[
+        "match",
+        "show",
+        &game_id,
+        "--replay",
+        replay_path.to_str().unwrap(),
+        "--arena",
+        address,
+        "--json",
+    ]);
     assert_eq!(shown["result"].as_array().unwrap().len(), 2);
     let verified = cairn(&["replay", replay_path.to_str().unwrap()]);
-    assert!(verified.status.success(), "{}", String::from_utf8_lossy(&verified.stderr));
+    assert!(
+        verified.status.success(),
+        "{}",
+        String::from_utf8_lossy(&verified.stderr)
+    );
 }

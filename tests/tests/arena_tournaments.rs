@@ -12,14 +12,19 @@ const FOUR_BOTS: [&str; 4] = ["greedy", "random", "random-too", "first"];
 async fn arena_with_four_bots() -> (Arena, String) {
     let arena = Arena::start();
     let token = register_owner(&arena, "ada").await;
-    for (name, bundled) in FOUR_BOTS.iter().zip(["schotten-totten-greedy", "random", "random", "first"]) {
+    for (name, bundled) in
+        FOUR_BOTS
+            .iter()
+            .zip(["schotten-totten-greedy", "random", "random", "first"])
+    {
         add_bot(&arena, &token, name, bundled);
     }
     (arena, token)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_round_robin_of_four_bots_plays_exactly_the_planned_games_and_greedy_rates_above_random() {
+async fn a_round_robin_of_four_bots_plays_exactly_the_planned_games_and_greedy_rates_above_random()
+{
     let (arena, token) = arena_with_four_bots().await;
     // 6 pairs x 10 games.
     let tournament = create_round_robin(&arena, &token, &FOUR_BOTS, 10).await;
@@ -27,10 +32,24 @@ async fn a_round_robin_of_four_bots_plays_exactly_the_planned_games_and_greedy_r
     wait_for_progress(&arena, tournament.id, |p| p.finished).await;
     assert_complete_and_exact(&arena, &tournament, 60).await;
     let board = leaderboard(&arena, "schotten-totten").await;
-    let position = |name: &str| board.rows.iter().find(|row| row.bot_name == name).map(|row| row.position).unwrap();
+    let position = |name: &str| {
+        board
+            .rows
+            .iter()
+            .find(|row| row.bot_name == name)
+            .map(|row| row.position)
+            .unwrap()
+    };
     assert_eq!(position("greedy"), 1, "{board:?}");
     assert!(board.rows.iter().all(|row| row.forfeits == 0), "{board:?}");
-    let ratings = cairn(&["ratings", "--game", "schotten-totten", "--json", "--arena", &arena.address]);
+    let ratings = cairn(&[
+        "ratings",
+        "--game",
+        "schotten-totten",
+        "--json",
+        "--arena",
+        &arena.address,
+    ]);
     assert!(ratings.status.success());
     let json: serde_json::Value = serde_json::from_slice(&ratings.stdout).unwrap();
     assert_eq!(json["rows"][0]["bot"], "greedy");
@@ -41,7 +60,17 @@ async fn a_runner_killed_mid_tournament_loses_its_leases_and_another_runner_fini
     let (arena, token) = arena_with_four_bots().await;
     let tournament = create_round_robin(&arena, &token, &FOUR_BOTS, 4).await;
     // A lease taken and never reported, as by a runner that died at once.
-    let orphan = arena.runner_client().await.lease_match(authorized(pb::LeaseMatchRequest { lease_ms: 500 }, RUNNER_TOKEN)).await.unwrap().into_inner().lease;
+    let orphan = arena
+        .runner_client()
+        .await
+        .lease_match(authorized(
+            pb::LeaseMatchRequest { lease_ms: 500 },
+            RUNNER_TOKEN,
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .lease;
     assert!(orphan.is_some());
     let mut doomed = arena.runner(600, 1);
     wait_for_progress(&arena, tournament.id, |p| p.matches_done >= 2).await;
@@ -58,8 +87,21 @@ async fn an_arena_killed_mid_tournament_resumes_on_the_same_database_and_finishe
     let mut runner = arena.runner(600, 1);
     wait_for_progress(&arena, tournament.id, |p| p.matches_done >= 2).await;
     arena.kill_and_restart();
-    let progress = arena.client().await.get_tournament(pb::GetTournamentRequest { tournament_id: tournament.id }).await.unwrap().into_inner().progress.unwrap();
-    assert!(progress.matches_done >= 2, "results written before the kill survive it: {progress:?}");
+    let progress = arena
+        .client()
+        .await
+        .get_tournament(pb::GetTournamentRequest {
+            tournament_id: tournament.id,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .progress
+        .unwrap();
+    assert!(
+        progress.matches_done >= 2,
+        "results written before the kill survive it: {progress:?}"
+    );
     // The runner rides out the restart; a second one joins to show nothing depends on the first.
     let _another = arena.runner(600, 1);
     wait_for_progress(&arena, tournament.id, |p| p.finished).await;
@@ -74,7 +116,14 @@ fn a_runner_stops_cleanly_on_ctrl_c() {
 
     let arena = Arena::start();
     let mut runner = Command::new(cairn_binary())
-        .args(["runner", "--arena", &arena.address, "--token", RUNNER_TOKEN, "--no-sandbox"])
+        .args([
+            "runner",
+            "--arena",
+            &arena.address,
+            "--token",
+            RUNNER_TOKEN,
+            "--no-sandbox",
+        ])
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
@@ -82,7 +131,10 @@ fn a_runner_stops_cleanly_on_ctrl_c() {
     let mut line = String::new();
     stderr.read_line(&mut line).unwrap();
     assert!(line.starts_with("runner: connected"), "{line}");
-    let interrupt = Command::new("kill").args(["-INT", &runner.id().to_string()]).status().unwrap();
+    let interrupt = Command::new("kill")
+        .args(["-INT", &runner.id().to_string()])
+        .status()
+        .unwrap();
     assert!(interrupt.success());
     // Waits on the process's exit in a thread, so a hang fails under the deadline.
     let (sender, receiver) = std::sync::mpsc::channel();
@@ -91,33 +143,58 @@ fn a_runner_stops_cleanly_on_ctrl_c() {
         let _ = std::io::Read::read_to_string(&mut stderr, &mut rest);
         let _ = sender.send((runner.wait().unwrap(), rest));
     });
-    let (status, rest) = receiver.recv_timeout(DEADLINE).expect("the runner exits after Ctrl-C");
+    let (status, rest) = receiver
+        .recv_timeout(DEADLINE)
+        .expect("the runner exits after Ctrl-C");
     assert!(status.success(), "{status:?} {rest}");
     assert!(rest.contains("runner stopped"), "{rest}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_bots_build_command_runs_before_it_plays_and_each_artifact_is_cached_once_by_content_hash() {
+async fn a_bots_build_command_runs_before_it_plays_and_each_artifact_is_cached_once_by_content_hash(
+) {
     let arena = Arena::start();
     let token = register_owner(&arena, "ada").await;
     add_bot(&arena, &token, "plain", "first");
     // This bot refuses to start unless its build step left `built.txt` behind.
     let folder = arena.folder.path().join("bots").join("built");
     std::fs::create_dir_all(&folder).unwrap();
-    let command = format!("test -f built.txt && exec {:?} bot-run random", cairn_binary().display().to_string());
+    let command = format!(
+        "test -f built.txt && exec {:?} bot-run random",
+        cairn_binary().display().to_string()
+    );
     let manifest = format!("name = \"built\"\nbuild = [\"sh\", \"-c\", \"echo ok > built.txt\"]\ncommand = [\"sh\", \"-c\", {command:?}]\n");
     std::fs::write(folder.join("cairn-bot.toml"), manifest).unwrap();
-    let added = cairn(&["bot", "add", folder.to_str().unwrap(), "--arena", &arena.address, "--token", &token]);
-    assert!(added.status.success(), "{}", String::from_utf8_lossy(&added.stderr));
+    let added = cairn(&[
+        "bot",
+        "add",
+        folder.to_str().unwrap(),
+        "--arena",
+        &arena.address,
+        "--token",
+        &token,
+    ]);
+    assert!(
+        added.status.success(),
+        "{}",
+        String::from_utf8_lossy(&added.stderr)
+    );
     let tournament = create_round_robin(&arena, &token, &["plain", "built"], 4).await;
     let _runner = arena.runner(10_000, 2);
     wait_for_progress(&arena, tournament.id, |p| p.finished).await;
     assert_complete_and_exact(&arena, &tournament, 4).await;
     let board = leaderboard(&arena, "schotten-totten").await;
     assert!(board.rows.iter().all(|row| row.forfeits == 0), "{board:?}");
-    let mut cached: Vec<String> =
-        std::fs::read_dir(arena.folder.path().join("runner-cache")).unwrap().map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let mut cached: Vec<String> = std::fs::read_dir(arena.folder.path().join("runner-cache"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
     cached.sort();
     assert_eq!(cached.len(), 2, "{cached:?}");
-    assert!(cached.iter().all(|name| name.len() == 64 && name.chars().all(|c| c.is_ascii_hexdigit())), "{cached:?}");
+    assert!(
+        cached
+            .iter()
+            .all(|name| name.len() == 64 && name.chars().all(|c| c.is_ascii_hexdigit())),
+        "{cached:?}"
+    );
 }

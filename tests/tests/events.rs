@@ -20,8 +20,16 @@ fn read_log(path: &std::path::Path) -> Vec<Seen> {
         let entry: serde_json::Value = serde_json::from_str(line).unwrap();
         let seat = entry["seat"].as_u64().unwrap() as Seat;
         match entry.get("game") {
-            Some(game) => games.push(Seen { game: game.as_u64().unwrap() as usize, seat, actions: Vec::new() }),
-            None => games.last_mut().unwrap().actions.push((seat, entry["action"].as_str().unwrap().to_string())),
+            Some(game) => games.push(Seen {
+                game: game.as_u64().unwrap() as usize,
+                seat,
+                actions: Vec::new(),
+            }),
+            None => games
+                .last_mut()
+                .unwrap()
+                .actions
+                .push((seat, entry["action"].as_str().unwrap().to_string())),
         }
     }
     games
@@ -29,11 +37,21 @@ fn read_log(path: &std::path::Path) -> Vec<Seen> {
 
 /// The game as `viewer` should have seen it, by re-simulating the record.
 fn expected_view(record: &GameRecord, viewer: Seat) -> Vec<(Seat, String)> {
-    let mut state = new_game(&record.game, &record.options, record.seats.len(), record.seed).unwrap();
+    let mut state = new_game(
+        &record.game,
+        &record.options,
+        record.seats.len(),
+        record.seed,
+    )
+    .unwrap();
     let mut view = Vec::new();
     for action in &record.actions {
         let mover = state.current_seat().unwrap();
-        let shown = if mover == viewer { action.clone() } else { state.action_seen_by(action, viewer).unwrap() };
+        let shown = if mover == viewer {
+            action.clone()
+        } else {
+            state.action_seen_by(action, viewer).unwrap()
+        };
         view.push((mover, shown));
         state.apply_text(action).unwrap();
     }
@@ -46,8 +64,19 @@ fn own_actions_and_received_events_replay_the_whole_game_for_each_seat() {
     std::fs::create_dir_all(&dir).unwrap();
     let logs = [dir.join("a.jsonl"), dir.join("b.jsonl")];
     let bots_dir = workspace_root().join("tests/bots");
-    let recorder = |log: &std::path::Path, seed: &str| bot("recorder", &bots_dir, &["python3", "recorder.py", log.to_str().unwrap(), seed]);
-    let spec = schotten_totten(&["tactics=true", "rounds=2"], 4, 21, vec![recorder(&logs[0], "1"), recorder(&logs[1], "2")]);
+    let recorder = |log: &std::path::Path, seed: &str| {
+        bot(
+            "recorder",
+            &bots_dir,
+            &["python3", "recorder.py", log.to_str().unwrap(), seed],
+        )
+    };
+    let spec = schotten_totten(
+        &["tactics=true", "rounds=2"],
+        4,
+        21,
+        vec![recorder(&logs[0], "1"), recorder(&logs[1], "2")],
+    );
     let result = play_match(&spec, &PlainLauncher).unwrap();
     for (bot_index, log) in logs.iter().enumerate() {
         let games = read_log(log);
@@ -56,7 +85,13 @@ fn own_actions_and_received_events_replay_the_whole_game_for_each_seat() {
             let game = &result.games[seen.game];
             assert!(game.seats.iter().all(|s| s.forfeit.is_none()));
             assert_eq!(game.seats[seen.seat].bot, bot_index);
-            assert_eq!(seen.actions, expected_view(&game.record, seen.seat), "game {}, seat {}", seen.game, seen.seat);
+            assert_eq!(
+                seen.actions,
+                expected_view(&game.record, seen.seat),
+                "game {}, seat {}",
+                seen.game,
+                seen.seat
+            );
         }
     }
     std::fs::remove_dir_all(&dir).unwrap();

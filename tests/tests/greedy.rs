@@ -13,19 +13,43 @@ const REQUIRED_WINS: usize = 35;
 
 fn seeded_random_bot() -> BotEntry {
     let mut random = rust_bot("random", "cairn-random-bot");
-    random.launch.env.push(("CAIRN_BOT_SEED".into(), "20261122".into()));
+    random
+        .launch
+        .env
+        .push(("CAIRN_BOT_SEED".into(), "20261122".into()));
     random
 }
 
 /// Plays `GAMES` games of `game`, seats rotating, and counts the games the
 /// greedy bot (bot 0) won outright, a shared first place not counting.
 fn greedy_wins(game: &str, greedy_binary: &str, seed: u64) -> usize {
-    let spec = match_of(game, &[], GAMES, seed, vec![rust_bot("greedy", greedy_binary), seeded_random_bot()]);
+    let spec = match_of(
+        game,
+        &[],
+        GAMES,
+        seed,
+        vec![rust_bot("greedy", greedy_binary), seeded_random_bot()],
+    );
     let result = play_match(&spec, &PlainLauncher).expect("the match is refereed");
-    assert!(result.games.iter().all(|g| g.seats.iter().all(|s| s.forfeit.is_none())), "{:?}", result.stderr);
-    ReplayFile::new(result.games.iter().map(|g| g.record.clone()).collect()).verify().expect("the replay re-simulates");
-    let rank_of = |game: &cairn_runner::GameResult, bot: usize| game.seats.iter().find(|s| s.bot == bot).map(|s| s.rank);
-    result.games.iter().filter(|g| rank_of(g, 0) == Some(1) && rank_of(g, 1) == Some(2)).count()
+    assert!(
+        result
+            .games
+            .iter()
+            .all(|g| g.seats.iter().all(|s| s.forfeit.is_none())),
+        "{:?}",
+        result.stderr
+    );
+    ReplayFile::new(result.games.iter().map(|g| g.record.clone()).collect())
+        .verify()
+        .expect("the replay re-simulates");
+    let rank_of = |game: &cairn_runner::GameResult, bot: usize| {
+        game.seats.iter().find(|s| s.bot == bot).map(|s| s.rank)
+    };
+    result
+        .games
+        .iter()
+        .filter(|g| rank_of(g, 0) == Some(1) && rank_of(g, 1) == Some(2))
+        .count()
 }
 
 #[test]

@@ -6,24 +6,48 @@
 use cairn_runner::{play_match, EndedBy, PlainLauncher, ReplayFile};
 use cairn_tests::{js_bot, match_of, python_bot, rust_bot, schotten_totten};
 
-const VARIANTS: &[&[&str]] =
-    &[&[], &["expert=true"], &["tactics=true"], &["tactics=true", "expert=true"], &["tactics=true", "rounds=3"]];
+const VARIANTS: &[&[&str]] = &[
+    &[],
+    &["expert=true"],
+    &["tactics=true"],
+    &["tactics=true", "expert=true"],
+    &["tactics=true", "rounds=3"],
+];
 
 #[test]
 fn random_bots_in_rust_python_and_js_play_every_schotten_totten_variant_to_the_end() {
     for (index, options) in VARIANTS.iter().enumerate() {
         let pairs = [
-            (rust_bot("rust", "cairn-random-bot"), python_bot("python", "random_bot.py")),
-            (python_bot("python", "random_bot.py"), js_bot("js", "random_bot.js")),
-            (js_bot("js", "random_bot.js"), rust_bot("rust", "cairn-random-bot")),
+            (
+                rust_bot("rust", "cairn-random-bot"),
+                python_bot("python", "random_bot.py"),
+            ),
+            (
+                python_bot("python", "random_bot.py"),
+                js_bot("js", "random_bot.js"),
+            ),
+            (
+                js_bot("js", "random_bot.js"),
+                rust_bot("rust", "cairn-random-bot"),
+            ),
         ];
         for (a, b) in pairs {
             let spec = schotten_totten(options, 2, 100 + index as u64, vec![a, b]);
             let result = play_match(&spec, &PlainLauncher).unwrap();
             assert_eq!(result.games.len(), 2);
             for game in &result.games {
-                assert_eq!(game.record.score.ended_by, EndedBy::Finished, "{options:?}: {:?}", game.seats);
-                assert!(game.seats.iter().all(|s| s.forfeit.is_none()), "{options:?}: {:?} {:?}", game.seats, result.stderr);
+                assert_eq!(
+                    game.record.score.ended_by,
+                    EndedBy::Finished,
+                    "{options:?}: {:?}",
+                    game.seats
+                );
+                assert!(
+                    game.seats.iter().all(|s| s.forfeit.is_none()),
+                    "{options:?}: {:?} {:?}",
+                    game.seats,
+                    result.stderr
+                );
                 assert!(game.seats.iter().any(|s| s.rank == 1));
                 assert!(game.seats.iter().all(|s| !s.timings.is_empty()));
             }
@@ -35,7 +59,12 @@ fn random_bots_in_rust_python_and_js_play_every_schotten_totten_variant_to_the_e
 
 #[test]
 fn random_bots_in_rust_python_and_js_play_lords_of_scotland_at_every_table_size() {
-    for (n_seats, options) in [(2, &[][..]), (3, &["bruce=true"][..]), (4, &[][..]), (5, &["bruce=true"][..])] {
+    for (n_seats, options) in [
+        (2, &[][..]),
+        (3, &["bruce=true"][..]),
+        (4, &[][..]),
+        (5, &["bruce=true"][..]),
+    ] {
         let makers = [
             || rust_bot("rust", "cairn-random-bot"),
             || python_bot("python", "random_bot.py"),
@@ -45,15 +74,32 @@ fn random_bots_in_rust_python_and_js_play_lords_of_scotland_at_every_table_size(
         let spec = match_of("lords-of-scotland", options, 1, 30 + n_seats as u64, bots);
         let result = play_match(&spec, &PlainLauncher).unwrap();
         let game = &result.games[0];
-        assert_eq!(game.record.score.ended_by, EndedBy::Finished, "{n_seats} seats: {:?} {:?}", game.seats, result.stderr);
-        assert!(game.seats.iter().all(|s| s.forfeit.is_none() && !s.timings.is_empty()), "{n_seats} seats: {:?}", game.seats);
+        assert_eq!(
+            game.record.score.ended_by,
+            EndedBy::Finished,
+            "{n_seats} seats: {:?} {:?}",
+            game.seats,
+            result.stderr
+        );
+        assert!(
+            game.seats
+                .iter()
+                .all(|s| s.forfeit.is_none() && !s.timings.is_empty()),
+            "{n_seats} seats: {:?}",
+            game.seats
+        );
         ReplayFile::new(vec![game.record.clone()]).verify().unwrap();
     }
 }
 
 #[test]
 fn random_bots_in_rust_python_and_js_play_bullfrogs_at_every_table_size_and_solo() {
-    for (n_seats, options) in [(1, &["solo=true"][..]), (2, &[][..]), (3, &[][..]), (4, &[][..])] {
+    for (n_seats, options) in [
+        (1, &["solo=true"][..]),
+        (2, &[][..]),
+        (3, &[][..]),
+        (4, &[][..]),
+    ] {
         let makers = [
             || js_bot("js", "random_bot.js"),
             || rust_bot("rust", "cairn-random-bot"),
@@ -63,28 +109,65 @@ fn random_bots_in_rust_python_and_js_play_bullfrogs_at_every_table_size_and_solo
         let spec = match_of("bullfrogs", options, 1, 50 + n_seats as u64, bots);
         let result = play_match(&spec, &PlainLauncher).unwrap();
         let game = &result.games[0];
-        assert_eq!(game.record.score.ended_by, EndedBy::Finished, "{n_seats} seats: {:?} {:?}", game.seats, result.stderr);
-        assert!(game.seats.iter().all(|s| s.forfeit.is_none() && !s.timings.is_empty()), "{n_seats} seats: {:?}", game.seats);
+        assert_eq!(
+            game.record.score.ended_by,
+            EndedBy::Finished,
+            "{n_seats} seats: {:?} {:?}",
+            game.seats,
+            result.stderr
+        );
+        assert!(
+            game.seats
+                .iter()
+                .all(|s| s.forfeit.is_none() && !s.timings.is_empty()),
+            "{n_seats} seats: {:?}",
+            game.seats
+        );
         ReplayFile::new(vec![game.record.clone()]).verify().unwrap();
     }
 }
 
 /// The replay of a match between first-action bots made by `make`.
-fn first_action_replay(game: &str, options: &[&str], n_seats: usize, make: &dyn Fn() -> cairn_runner::BotEntry) -> String {
+fn first_action_replay(
+    game: &str,
+    options: &[&str],
+    n_seats: usize,
+    make: &dyn Fn() -> cairn_runner::BotEntry,
+) -> String {
     let spec = match_of(game, options, 2, 8, (0..n_seats).map(|_| make()).collect());
     let result = play_match(&spec, &PlainLauncher).unwrap();
     let replay = ReplayFile::new(result.games.into_iter().map(|g| g.record).collect());
-    assert!(replay.games.iter().all(|g| g.forfeits.is_empty() && g.seats.len() == n_seats && !g.actions.is_empty()));
+    assert!(replay
+        .games
+        .iter()
+        .all(|g| g.forfeits.is_empty() && g.seats.len() == n_seats && !g.actions.is_empty()));
     replay.verify().unwrap();
     replay.to_json()
 }
 
 #[test]
 fn first_action_bots_write_byte_identical_replays_of_the_other_games_in_every_language() {
-    for (game, options, n_seats) in [("lords-of-scotland", &["bruce=true"][..], 3), ("bullfrogs", &[][..], 4), ("bullfrogs", &["solo=true"][..], 1)] {
-        let rust = first_action_replay(game, options, n_seats, &|| rust_bot("first", "cairn-first-bot"));
-        assert_eq!(rust, first_action_replay(game, options, n_seats, &|| python_bot("first", "first_bot.py")), "{game}");
-        assert_eq!(rust, first_action_replay(game, options, n_seats, &|| js_bot("first", "first_bot.js")), "{game}");
+    for (game, options, n_seats) in [
+        ("lords-of-scotland", &["bruce=true"][..], 3),
+        ("bullfrogs", &[][..], 4),
+        ("bullfrogs", &["solo=true"][..], 1),
+    ] {
+        let rust = first_action_replay(game, options, n_seats, &|| {
+            rust_bot("first", "cairn-first-bot")
+        });
+        assert_eq!(
+            rust,
+            first_action_replay(game, options, n_seats, &|| python_bot(
+                "first",
+                "first_bot.py"
+            )),
+            "{game}"
+        );
+        assert_eq!(
+            rust,
+            first_action_replay(game, options, n_seats, &|| js_bot("first", "first_bot.js")),
+            "{game}"
+        );
     }
 }
 
@@ -99,7 +182,13 @@ fn first_action_bots_in_rust_python_and_js_write_byte_identical_replays() {
     let python = replay_of(&|| python_bot("first", "first_bot.py"));
     let js = replay_of(&|| js_bot("first", "first_bot.js"));
     let parsed = ReplayFile::from_json(&rust).unwrap();
-    assert!(parsed.games.iter().all(|g| g.forfeits.is_empty() && !g.actions.is_empty()), "{rust}");
+    assert!(
+        parsed
+            .games
+            .iter()
+            .all(|g| g.forfeits.is_empty() && !g.actions.is_empty()),
+        "{rust}"
+    );
     assert_eq!(rust, python);
     assert_eq!(rust, js);
     parsed.verify().unwrap();
@@ -107,8 +196,20 @@ fn first_action_bots_in_rust_python_and_js_write_byte_identical_replays() {
 
 #[test]
 fn the_greedy_bot_beats_the_random_bot_more_often_than_not() {
-    let spec = schotten_totten(&[], 20, 7, vec![rust_bot("greedy", "schotten-totten-greedy"), rust_bot("random", "cairn-random-bot")]);
+    let spec = schotten_totten(
+        &[],
+        20,
+        7,
+        vec![
+            rust_bot("greedy", "schotten-totten-greedy"),
+            rust_bot("random", "cairn-random-bot"),
+        ],
+    );
     let result = play_match(&spec, &PlainLauncher).unwrap();
-    let greedy_wins = result.games.iter().filter(|g| g.seats.iter().any(|s| s.bot == 0 && s.rank == 1)).count();
+    let greedy_wins = result
+        .games
+        .iter()
+        .filter(|g| g.seats.iter().any(|s| s.bot == 0 && s.rank == 1))
+        .count();
     assert!(greedy_wins > 10, "greedy won {greedy_wins} of 20");
 }

@@ -16,13 +16,25 @@ use std::io::ErrorKind;
 use std::path::Path;
 
 use cairn_runner::sandbox::{Limits, Sandbox};
-use cairn_runner::{play_match, BotEntry, EndedBy, ForfeitReason, MatchResult, ReplayFile, SandboxLauncher};
-use cairn_tests::{bot, hostile_bot, process_with_marker_exists, python_bot, schotten_totten, workspace_root};
+use cairn_runner::{
+    play_match, BotEntry, EndedBy, ForfeitReason, MatchResult, ReplayFile, SandboxLauncher,
+};
+use cairn_tests::{
+    bot, hostile_bot, process_with_marker_exists, python_bot, schotten_totten, workspace_root,
+};
 
 fn full_sandbox() -> SandboxLauncher {
-    let missing: Vec<String> =
-        Sandbox::shared().layers().into_iter().filter(|layer| !layer.active).map(|layer| layer.to_string()).collect();
-    assert!(missing.is_empty(), "these tests need the full sandbox (root); unavailable layers:\n{}", missing.join("\n"));
+    let missing: Vec<String> = Sandbox::shared()
+        .layers()
+        .into_iter()
+        .filter(|layer| !layer.active)
+        .map(|layer| layer.to_string())
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "these tests need the full sandbox (root); unavailable layers:\n{}",
+        missing.join("\n")
+    );
     SandboxLauncher::new(Limits::default())
 }
 
@@ -35,11 +47,21 @@ fn marker(name: &str) -> String {
 /// in the sandbox; checks that both games were refereed, the replay
 /// re-simulates and nothing carrying `marker` is left.
 fn sandboxed_match(hostile: BotEntry, marker: &str) -> MatchResult {
-    let spec = schotten_totten(&[], 2, 3, vec![hostile, python_bot("random", "random_bot.py")]);
+    let spec = schotten_totten(
+        &[],
+        2,
+        3,
+        vec![hostile, python_bot("random", "random_bot.py")],
+    );
     let result = play_match(&spec, &full_sandbox()).expect("the runner survives any bot");
     assert_eq!(result.games.len(), 2, "the runner plays on after the act");
-    ReplayFile::new(result.games.iter().map(|g| g.record.clone()).collect()).verify().expect("the replay re-simulates");
-    assert!(!process_with_marker_exists(marker), "a process of the bot outlived the match");
+    ReplayFile::new(result.games.iter().map(|g| g.record.clone()).collect())
+        .verify()
+        .expect("the replay re-simulates");
+    assert!(
+        !process_with_marker_exists(marker),
+        "a process of the bot outlived the match"
+    );
     result
 }
 
@@ -51,8 +73,15 @@ fn forfeit_in_sandbox(mode: &str, reason: ForfeitReason) -> String {
     let mut details = Vec::new();
     for game in &result.games {
         assert_eq!(game.record.score.ended_by, EndedBy::Forfeit, "{mode}");
-        let hostile = game.seats.iter().find(|s| s.bot == 0).expect("bot 0 has a seat");
-        let forfeit = hostile.forfeit.as_ref().unwrap_or_else(|| panic!("{mode} did not forfeit: {:?}", result.stderr));
+        let hostile = game
+            .seats
+            .iter()
+            .find(|s| s.bot == 0)
+            .expect("bot 0 has a seat");
+        let forfeit = hostile
+            .forfeit
+            .as_ref()
+            .unwrap_or_else(|| panic!("{mode} did not forfeit: {:?}", result.stderr));
         assert_eq!(forfeit.reason, reason, "{mode}: {}", forfeit.detail);
         assert_eq!(hostile.rank, 2, "{mode}: the opponent wins");
         details.push(forfeit.detail.clone());
@@ -65,14 +94,28 @@ fn forfeit_in_sandbox(mode: &str, reason: ForfeitReason) -> String {
 /// Returns the prober's stderr.
 fn denied_in_sandbox(probe: &str, argument: &str) -> String {
     let marker = marker(probe);
-    let prober = bot("prober", &workspace_root().join("tests/bots"), &["python3", "prober.py", probe, &marker, argument]);
+    let prober = bot(
+        "prober",
+        &workspace_root().join("tests/bots"),
+        &["python3", "prober.py", probe, &marker, argument],
+    );
     let result = sandboxed_match(prober, &marker);
     let stderr = &result.stderr[0];
     for game in &result.games {
-        assert_eq!(game.record.score.ended_by, EndedBy::Finished, "{probe}: {stderr}");
-        assert!(game.seats.iter().all(|s| s.forfeit.is_none()), "{probe} got through: {stderr}");
+        assert_eq!(
+            game.record.score.ended_by,
+            EndedBy::Finished,
+            "{probe}: {stderr}"
+        );
+        assert!(
+            game.seats.iter().all(|s| s.forfeit.is_none()),
+            "{probe} got through: {stderr}"
+        );
     }
-    assert!(stderr.contains(&format!("probe {probe}: denied")), "{stderr}");
+    assert!(
+        stderr.contains(&format!("probe {probe}: denied")),
+        "{stderr}"
+    );
     stderr.clone()
 }
 
@@ -119,7 +162,11 @@ fn tcp_to_a_loopback_listener_of_the_host_is_denied_and_nothing_arrives() {
     let port = listener.local_addr().expect("address").port().to_string();
     denied_in_sandbox("tcp", &port);
     let accepted = listener.accept().map(|(_, peer)| peer);
-    assert_eq!(accepted.map_err(|e| e.kind()), Err(ErrorKind::WouldBlock), "a bot connected");
+    assert_eq!(
+        accepted.map_err(|e| e.kind()),
+        Err(ErrorKind::WouldBlock),
+        "a bot connected"
+    );
 }
 
 #[test]
@@ -129,7 +176,11 @@ fn udp_to_a_loopback_socket_of_the_host_is_denied_and_nothing_arrives() {
     let port = socket.local_addr().expect("address").port().to_string();
     denied_in_sandbox("udp", &port);
     let received = socket.recv(&mut [0; 64]);
-    assert_eq!(received.map_err(|e| e.kind()), Err(ErrorKind::WouldBlock), "a datagram arrived");
+    assert_eq!(
+        received.map_err(|e| e.kind()),
+        Err(ErrorKind::WouldBlock),
+        "a datagram arrived"
+    );
 }
 
 #[test]

@@ -17,15 +17,29 @@ fn by_table(plan: &[PlannedMatch]) -> BTreeMap<Vec<usize>, Vec<&PlannedMatch>> {
 
 fn check_every_table_is_balanced(plan: &[PlannedMatch], seats: usize, games_per_pairing: usize) {
     for (members, matches) in by_table(plan) {
-        assert_eq!(matches.len(), seats, "one match per rotation at {members:?}");
+        assert_eq!(
+            matches.len(),
+            seats,
+            "one match per rotation at {members:?}"
+        );
         let deals = &matches[0].game_seeds;
         assert_eq!(deals.len() * seats, games_per_pairing);
         for planned in &matches {
-            assert_eq!(&planned.game_seeds, deals, "every rotation plays the same deals");
+            assert_eq!(
+                &planned.game_seeds, deals,
+                "every rotation plays the same deals"
+            );
         }
         for &member in &members {
-            let seats_taken: BTreeSet<usize> = matches.iter().map(|m| m.seats.iter().position(|&e| e == member).unwrap()).collect();
-            assert_eq!(seats_taken.len(), seats, "entry {member} sits in every seat once at {members:?}");
+            let seats_taken: BTreeSet<usize> = matches
+                .iter()
+                .map(|m| m.seats.iter().position(|&e| e == member).unwrap())
+                .collect();
+            assert_eq!(
+                seats_taken.len(),
+                seats,
+                "entry {member} sits in every seat once at {members:?}"
+            );
         }
     }
 }
@@ -70,7 +84,10 @@ fn every_bot_has_every_seat_equally_often_overall() {
             }
         }
         for (entry, counts) in games_by_entry_and_seat.iter().enumerate() {
-            assert!(counts.iter().all(|&count| count == counts[0] && count > 0), "{entries}/{seats}: entry {entry} has {counts:?}");
+            assert!(
+                counts.iter().all(|&count| count == counts[0] && count > 0),
+                "{entries}/{seats}: entry {entry} has {counts:?}"
+            );
         }
     }
 }
@@ -80,7 +97,11 @@ fn multi_player_tables_let_every_bot_meet_every_other() {
     for seats in 3..=5 {
         for entries in seats..=10 {
             let plan = plan_round_robin(entries, seats, seats, entries as u64).unwrap();
-            assert_eq!(pairs_met(&plan).len(), entries * (entries - 1) / 2, "{entries} bots at tables of {seats}");
+            assert_eq!(
+                pairs_met(&plan).len(),
+                entries * (entries - 1) / 2,
+                "{entries} bots at tables of {seats}"
+            );
             check_every_table_is_balanced(&plan, seats, seats);
             for planned in &plan {
                 let distinct: BTreeSet<_> = planned.seats.iter().collect();
@@ -99,8 +120,17 @@ fn as_many_bots_as_seats_play_at_one_table() {
 
 #[test]
 fn the_plan_is_fixed_by_the_seed() {
-    assert_eq!(plan_round_robin(7, 3, 6, 99).unwrap(), plan_round_robin(7, 3, 6, 99).unwrap());
-    let seeds = |seed| plan_round_robin(4, 2, 2, seed).unwrap().into_iter().flat_map(|m| m.game_seeds).collect::<Vec<_>>();
+    assert_eq!(
+        plan_round_robin(7, 3, 6, 99).unwrap(),
+        plan_round_robin(7, 3, 6, 99).unwrap()
+    );
+    let seeds = |seed| {
+        plan_round_robin(4, 2, 2, seed)
+            .unwrap()
+            .into_iter()
+            .flat_map(|m| m.game_seeds)
+            .collect::<Vec<_>>()
+    };
     assert_ne!(seeds(1), seeds(2));
     let distinct_deals: BTreeSet<u64> = seeds(1).into_iter().collect();
     assert_eq!(distinct_deals.len(), 6, "each pair gets its own deal");
@@ -110,8 +140,23 @@ fn the_plan_is_fixed_by_the_seed() {
 fn impossible_tournaments_are_refused_with_the_reason() {
     assert_eq!(plan_round_robin(4, 6, 6, 0), Err(PlanError::SeatCount(6)));
     assert_eq!(plan_round_robin(4, 1, 2, 0), Err(PlanError::SeatCount(1)));
-    assert_eq!(plan_round_robin(2, 3, 3, 0), Err(PlanError::TooFewEntries { entries: 2, seats: 3 }));
-    assert_eq!(plan_round_robin(4, 2, 3, 0), Err(PlanError::GamesPerPairing { games: 3, seats: 2 }));
-    assert_eq!(plan_round_robin(4, 2, 0, 0), Err(PlanError::GamesPerPairing { games: 0, seats: 2 }));
-    assert!(matches!(plan_round_robin(1000, 2, 2, 0), Err(PlanError::TooManyGames { .. })));
+    assert_eq!(
+        plan_round_robin(2, 3, 3, 0),
+        Err(PlanError::TooFewEntries {
+            entries: 2,
+            seats: 3
+        })
+    );
+    assert_eq!(
+        plan_round_robin(4, 2, 3, 0),
+        Err(PlanError::GamesPerPairing { games: 3, seats: 2 })
+    );
+    assert_eq!(
+        plan_round_robin(4, 2, 0, 0),
+        Err(PlanError::GamesPerPairing { games: 0, seats: 2 })
+    );
+    assert!(matches!(
+        plan_round_robin(1000, 2, 2, 0),
+        Err(PlanError::TooManyGames { .. })
+    ));
 }

@@ -30,19 +30,32 @@ impl ArenaApi {
         self.store.owner_by_token(&token).await
     }
 
-    async fn tournament_status(&self, tournament_id: i64) -> Result<pb::TournamentStatus, ArenaError> {
+    async fn tournament_status(
+        &self,
+        tournament_id: i64,
+    ) -> Result<pb::TournamentStatus, ArenaError> {
         let tournament = self.store.tournament(tournament_id).await?;
         let progress = self.store.tournament_progress(tournament_id).await?;
-        Ok(pb::TournamentStatus { tournament: Some(convert::tournament(&tournament)), progress: Some(convert::progress(&progress)) })
+        Ok(pb::TournamentStatus {
+            tournament: Some(convert::tournament(&tournament)),
+            progress: Some(convert::progress(&progress)),
+        })
     }
 
-    async fn match_summaries(&self, tournament_id: i64) -> Result<Vec<pb::MatchSummary>, ArenaError> {
+    async fn match_summaries(
+        &self,
+        tournament_id: i64,
+    ) -> Result<Vec<pb::MatchSummary>, ArenaError> {
         let matches = self.store.list_matches(tournament_id).await?;
         let mut summaries = Vec::with_capacity(matches.len());
         for summary in &matches {
             let mut results = Vec::with_capacity(summary.games.len());
             for &(game_id, _) in &summary.games {
-                let result = if summary.status == "done" { self.store.game_result(game_id).await? } else { Vec::new() };
+                let result = if summary.status == "done" {
+                    self.store.game_result(game_id).await?
+                } else {
+                    Vec::new()
+                };
                 results.push(result.iter().map(convert::seat_result).collect());
             }
             summaries.push(convert::match_summary(summary, results));
@@ -88,43 +101,92 @@ type ProgressStream = Pin<Box<dyn Stream<Item = Result<pb::TournamentProgress, S
 
 #[tonic::async_trait]
 impl Arena for ArenaApi {
-    async fn register_owner(&self, request: Request<pb::RegisterOwnerRequest>) -> Result<Response<pb::RegisterOwnerResponse>, Status> {
-        let (owner, token) = self.store.register_owner(&request.into_inner().name).await?;
-        Ok(Response::new(pb::RegisterOwnerResponse { owner_id: owner.id, token }))
+    async fn register_owner(
+        &self,
+        request: Request<pb::RegisterOwnerRequest>,
+    ) -> Result<Response<pb::RegisterOwnerResponse>, Status> {
+        let (owner, token) = self
+            .store
+            .register_owner(&request.into_inner().name)
+            .await?;
+        Ok(Response::new(pb::RegisterOwnerResponse {
+            owner_id: owner.id,
+            token,
+        }))
     }
 
-    async fn submit_bot_version(&self, request: Request<pb::SubmitBotVersionRequest>) -> Result<Response<pb::SubmitBotVersionResponse>, Status> {
+    async fn submit_bot_version(
+        &self,
+        request: Request<pb::SubmitBotVersionRequest>,
+    ) -> Result<Response<pb::SubmitBotVersionResponse>, Status> {
         let owner = self.owner(&request).await?;
-        let submitted = self.store.submit_bot_version(&owner, &request.into_inner().archive).await?;
-        Ok(Response::new(pb::SubmitBotVersionResponse { version: Some(convert::bot_version(&submitted.version)), created: submitted.created }))
+        let submitted = self
+            .store
+            .submit_bot_version(&owner, &request.into_inner().archive)
+            .await?;
+        Ok(Response::new(pb::SubmitBotVersionResponse {
+            version: Some(convert::bot_version(&submitted.version)),
+            created: submitted.created,
+        }))
     }
 
-    async fn list_bots(&self, _request: Request<pb::ListBotsRequest>) -> Result<Response<pb::ListBotsResponse>, Status> {
+    async fn list_bots(
+        &self,
+        _request: Request<pb::ListBotsRequest>,
+    ) -> Result<Response<pb::ListBotsResponse>, Status> {
         let bots = self.store.list_bots().await?;
-        Ok(Response::new(pb::ListBotsResponse { bots: bots.iter().map(convert::bot_summary).collect() }))
+        Ok(Response::new(pb::ListBotsResponse {
+            bots: bots.iter().map(convert::bot_summary).collect(),
+        }))
     }
 
-    async fn show_bot(&self, request: Request<pb::ShowBotRequest>) -> Result<Response<pb::ShowBotResponse>, Status> {
+    async fn show_bot(
+        &self,
+        request: Request<pb::ShowBotRequest>,
+    ) -> Result<Response<pb::ShowBotResponse>, Status> {
         let name = request.into_inner().name;
         let versions = self.store.bot_versions(&name).await?;
-        let bot = self.store.list_bots().await?.into_iter().find(|bot| bot.name == name).ok_or_else(|| ArenaError::not_found("bot", &name))?;
-        Ok(Response::new(pb::ShowBotResponse { bot: Some(convert::bot_summary(&bot)), versions: versions.iter().map(convert::bot_version).collect() }))
+        let bot = self
+            .store
+            .list_bots()
+            .await?
+            .into_iter()
+            .find(|bot| bot.name == name)
+            .ok_or_else(|| ArenaError::not_found("bot", &name))?;
+        Ok(Response::new(pb::ShowBotResponse {
+            bot: Some(convert::bot_summary(&bot)),
+            versions: versions.iter().map(convert::bot_version).collect(),
+        }))
     }
 
-    async fn delete_bot(&self, request: Request<pb::DeleteBotRequest>) -> Result<Response<pb::DeleteBotResponse>, Status> {
+    async fn delete_bot(
+        &self,
+        request: Request<pb::DeleteBotRequest>,
+    ) -> Result<Response<pb::DeleteBotResponse>, Status> {
         let owner = self.owner(&request).await?;
-        self.store.delete_bot(&owner, &request.into_inner().name).await?;
+        self.store
+            .delete_bot(&owner, &request.into_inner().name)
+            .await?;
         Ok(Response::new(pb::DeleteBotResponse {}))
     }
 
-    async fn create_tournament(&self, request: Request<pb::CreateTournamentRequest>) -> Result<Response<pb::Tournament>, Status> {
+    async fn create_tournament(
+        &self,
+        request: Request<pb::CreateTournamentRequest>,
+    ) -> Result<Response<pb::Tournament>, Status> {
         let owner = self.owner(&request).await?;
-        let tournament = self.store.create_tournament(&owner, &convert::new_tournament(request.into_inner())).await?;
+        let tournament = self
+            .store
+            .create_tournament(&owner, &convert::new_tournament(request.into_inner()))
+            .await?;
         self.store.notify_change();
         Ok(Response::new(convert::tournament(&tournament)))
     }
 
-    async fn list_tournaments(&self, _request: Request<pb::ListTournamentsRequest>) -> Result<Response<pb::ListTournamentsResponse>, Status> {
+    async fn list_tournaments(
+        &self,
+        _request: Request<pb::ListTournamentsRequest>,
+    ) -> Result<Response<pb::ListTournamentsResponse>, Status> {
         let mut tournaments = Vec::new();
         for id in self.store.list_tournament_ids().await? {
             tournaments.push(self.tournament_status(id).await?);
@@ -132,13 +194,22 @@ impl Arena for ArenaApi {
         Ok(Response::new(pb::ListTournamentsResponse { tournaments }))
     }
 
-    async fn get_tournament(&self, request: Request<pb::GetTournamentRequest>) -> Result<Response<pb::TournamentStatus>, Status> {
-        Ok(Response::new(self.tournament_status(request.into_inner().tournament_id).await?))
+    async fn get_tournament(
+        &self,
+        request: Request<pb::GetTournamentRequest>,
+    ) -> Result<Response<pb::TournamentStatus>, Status> {
+        Ok(Response::new(
+            self.tournament_status(request.into_inner().tournament_id)
+                .await?,
+        ))
     }
 
     type WatchTournamentStream = ProgressStream;
 
-    async fn watch_tournament(&self, request: Request<pb::WatchTournamentRequest>) -> Result<Response<ProgressStream>, Status> {
+    async fn watch_tournament(
+        &self,
+        request: Request<pb::WatchTournamentRequest>,
+    ) -> Result<Response<ProgressStream>, Status> {
         let tournament_id = request.into_inner().tournament_id;
         // Subscribed before the first read, so no change slips between them.
         let changes = self.store.subscribe_changes();
@@ -148,27 +219,55 @@ impl Arena for ArenaApi {
         Ok(Response::new(Box::pin(ReceiverStream::new(receiver))))
     }
 
-    async fn list_matches(&self, request: Request<pb::ListMatchesRequest>) -> Result<Response<pb::ListMatchesResponse>, Status> {
-        Ok(Response::new(pb::ListMatchesResponse { matches: self.match_summaries(request.into_inner().tournament_id).await? }))
+    async fn list_matches(
+        &self,
+        request: Request<pb::ListMatchesRequest>,
+    ) -> Result<Response<pb::ListMatchesResponse>, Status> {
+        Ok(Response::new(pb::ListMatchesResponse {
+            matches: self
+                .match_summaries(request.into_inner().tournament_id)
+                .await?,
+        }))
     }
 
-    async fn get_replay(&self, request: Request<pb::GetReplayRequest>) -> Result<Response<pb::Replay>, Status> {
+    async fn get_replay(
+        &self,
+        request: Request<pb::GetReplayRequest>,
+    ) -> Result<Response<pb::Replay>, Status> {
         let game_id = request.into_inner().game_id;
         let replay = self.store.replay(game_id).await?;
         let result = self.store.game_result(game_id).await?;
-        Ok(Response::new(pb::Replay { game_id, replay, result: result.iter().map(convert::seat_result).collect() }))
+        Ok(Response::new(pb::Replay {
+            game_id,
+            replay,
+            result: result.iter().map(convert::seat_result).collect(),
+        }))
     }
 
-    async fn get_leaderboard(&self, request: Request<pb::GetLeaderboardRequest>) -> Result<Response<pb::Leaderboard>, Status> {
+    async fn get_leaderboard(
+        &self,
+        request: Request<pb::GetLeaderboardRequest>,
+    ) -> Result<Response<pb::Leaderboard>, Status> {
         let request = request.into_inner();
         let model = match request.model.as_str() {
             "" => None,
-            id => Some(RatingModel::from_id(id).ok_or_else(|| ArenaError::invalid(format!("unknown rating model `{id}` (known: elo, glicko2, weng-lin)")))?),
+            id => Some(RatingModel::from_id(id).ok_or_else(|| {
+                ArenaError::invalid(format!(
+                    "unknown rating model `{id}` (known: elo, glicko2, weng-lin)"
+                ))
+            })?),
         };
-        self.store.check_game_known(&request.game, &request.options)?;
-        let query = LeaderboardQuery { game: request.game, options: request.options, model };
+        self.store
+            .check_game_known(&request.game, &request.options)?;
+        let query = LeaderboardQuery {
+            game: request.game,
+            options: request.options,
+            model,
+        };
         let rows = self.store.leaderboard(&query).await?;
-        let model = rows.first().map_or_else(|| model.map_or("", RatingModel::id), |row| row.model.id());
+        let model = rows
+            .first()
+            .map_or_else(|| model.map_or("", RatingModel::id), |row| row.model.id());
         Ok(Response::new(pb::Leaderboard {
             game: query.game.clone(),
             variant: crate::store::variant_key(&query.options),

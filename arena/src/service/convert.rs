@@ -4,8 +4,8 @@
 use super::pb;
 use crate::archive::Manifest;
 use crate::store::{
-    BotSummary, BotVersion, Entry, Forfeit, GameReport, Lease, LeaderboardRow, MatchReport, MatchSummary, NewTournament, SeatResult, Tournament,
-    TournamentProgress,
+    BotSummary, BotVersion, Entry, Forfeit, GameReport, LeaderboardRow, Lease, MatchReport,
+    MatchSummary, NewTournament, SeatResult, Tournament, TournamentProgress,
 };
 
 pub(super) fn manifest(manifest: &Manifest) -> pb::BotManifest {
@@ -42,7 +42,11 @@ pub(super) fn bot_summary(bot: &BotSummary) -> pb::BotSummary {
 }
 
 pub(super) fn entry(entry: &Entry) -> pb::Entry {
-    pb::Entry { bot_version_id: entry.bot_version_id, bot_name: entry.bot_name.clone(), version: entry.version }
+    pb::Entry {
+        bot_version_id: entry.bot_version_id,
+        bot_name: entry.bot_name.clone(),
+        version: entry.version,
+    }
 }
 
 pub(super) fn new_tournament(request: pb::CreateTournamentRequest) -> NewTournament {
@@ -50,7 +54,11 @@ pub(super) fn new_tournament(request: pb::CreateTournamentRequest) -> NewTournam
         game: request.game,
         options: request.options,
         bots: request.bots,
-        seats_per_game: if request.seats_per_game == 0 { 2 } else { request.seats_per_game as usize },
+        seats_per_game: if request.seats_per_game == 0 {
+            2
+        } else {
+            request.seats_per_game as usize
+        },
         games_per_pairing: request.games_per_pairing as usize,
         seed: request.seed,
     }
@@ -84,8 +92,20 @@ pub(super) fn progress(progress: &TournamentProgress) -> pb::TournamentProgress 
     }
 }
 
-pub(super) fn match_summary(summary: &MatchSummary, results: Vec<Vec<pb::SeatResult>>) -> pb::MatchSummary {
-    let games = summary.games.iter().zip(results).map(|(&(game_id, seed), result)| pb::GameSummary { game_id, seed, result }).collect();
+pub(super) fn match_summary(
+    summary: &MatchSummary,
+    results: Vec<Vec<pb::SeatResult>>,
+) -> pb::MatchSummary {
+    let games = summary
+        .games
+        .iter()
+        .zip(results)
+        .map(|(&(game_id, seed), result)| pb::GameSummary {
+            game_id,
+            seed,
+            result,
+        })
+        .collect();
     pb::MatchSummary {
         match_id: summary.id,
         match_index: summary.match_index,
@@ -100,7 +120,10 @@ pub(super) fn seat_result(result: &SeatResult) -> pb::SeatResult {
         bot_version_id: result.bot_version_id,
         score: result.score,
         rank: result.rank,
-        forfeit: result.forfeit.as_ref().map(|forfeit| pb::Forfeit { reason: forfeit.reason.clone(), detail: forfeit.detail.clone() }),
+        forfeit: result.forfeit.as_ref().map(|forfeit| pb::Forfeit {
+            reason: forfeit.reason.clone(),
+            detail: forfeit.detail.clone(),
+        }),
     }
 }
 
@@ -142,7 +165,15 @@ pub(super) fn lease(lease: &Lease) -> pb::MatchLease {
                 manifest: Some(manifest(&seat.manifest)),
             })
             .collect(),
-        games: lease.games.iter().map(|game| pb::LeasedGame { game_id: game.game_id, game_index: game.game_index, seed: game.seed }).collect(),
+        games: lease
+            .games
+            .iter()
+            .map(|game| pb::LeasedGame {
+                game_id: game.game_id,
+                game_index: game.game_index,
+                seed: game.seed,
+            })
+            .collect(),
     }
 }
 
@@ -150,9 +181,17 @@ pub(super) fn match_report(request: pb::ReportResultRequest) -> MatchReport {
     let games = request
         .games
         .into_iter()
-        .map(|game| GameReport { game_index: game.game_index, seats: game.seats.into_iter().map(report_seat).collect(), replay: game.replay })
+        .map(|game| GameReport {
+            game_index: game.game_index,
+            seats: game.seats.into_iter().map(report_seat).collect(),
+            replay: game.replay,
+        })
         .collect();
-    MatchReport { match_id: request.match_id, lease_generation: request.lease_generation, games }
+    MatchReport {
+        match_id: request.match_id,
+        lease_generation: request.lease_generation,
+        games,
+    }
 }
 
 fn report_seat(seat: pb::SeatResult) -> SeatResult {
@@ -160,6 +199,9 @@ fn report_seat(seat: pb::SeatResult) -> SeatResult {
         bot_version_id: seat.bot_version_id,
         score: seat.score,
         rank: seat.rank,
-        forfeit: seat.forfeit.map(|forfeit| Forfeit { reason: forfeit.reason, detail: forfeit.detail }),
+        forfeit: seat.forfeit.map(|forfeit| Forfeit {
+            reason: forfeit.reason,
+            detail: forfeit.detail,
+        }),
     }
 }

@@ -35,15 +35,29 @@ const MAX_ARENA_REQUEST_BYTES: usize = MAX_ARCHIVE_BYTES + 1024 * 1024;
 const MAX_RUNNER_REQUEST_BYTES: usize = 64 * 1024 * 1024;
 
 /// Serves the arena on `listener` until `shutdown` completes.
-pub async fn run(listener: TcpListener, store: Store, shutdown: impl Future<Output = ()> + Send) -> Result<(), ArenaError> {
-    let arena = pb::arena_server::ArenaServer::new(ArenaApi::new(store.clone())).max_decoding_message_size(MAX_ARENA_REQUEST_BYTES);
-    let runners = pb::runner_service_server::RunnerServiceServer::new(RunnerApi::new(store)).max_decoding_message_size(MAX_RUNNER_REQUEST_BYTES);
+pub async fn run(
+    listener: TcpListener,
+    store: Store,
+    shutdown: impl Future<Output = ()> + Send,
+) -> Result<(), ArenaError> {
+    let arena = pb::arena_server::ArenaServer::new(ArenaApi::new(store.clone()))
+        .max_decoding_message_size(MAX_ARENA_REQUEST_BYTES);
+    let runners = pb::runner_service_server::RunnerServiceServer::new(RunnerApi::new(store))
+        .max_decoding_message_size(MAX_RUNNER_REQUEST_BYTES);
     let (health_reporter, health) = tonic_health::server::health_reporter();
-    health_reporter.set_serving::<pb::arena_server::ArenaServer<ArenaApi>>().await;
-    health_reporter.set_serving::<pb::runner_service_server::RunnerServiceServer<RunnerApi>>().await;
-    let reflection_error = |error: tonic_reflection::server::Error| ArenaError::Internal(format!("reflection: {error}"));
+    health_reporter
+        .set_serving::<pb::arena_server::ArenaServer<ArenaApi>>()
+        .await;
+    health_reporter
+        .set_serving::<pb::runner_service_server::RunnerServiceServer<RunnerApi>>()
+        .await;
+    let reflection_error = |error: tonic_reflection::server::Error| {
+        ArenaError::Internal(format!("reflection: {error}"))
+    };
     let reflection_v1 = reflection_builder().build_v1().map_err(reflection_error)?;
-    let reflection_v1alpha = reflection_builder().build_v1alpha().map_err(reflection_error)?;
+    let reflection_v1alpha = reflection_builder()
+        .build_v1alpha()
+        .map_err(reflection_error)?;
     // Without TCP_NODELAY, small answers wait ~40 ms on delayed ACKs.
     let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
     Server::builder()
@@ -68,8 +82,15 @@ fn reflection_builder() -> tonic_reflection::server::Builder<'static> {
 
 /// The bearer token in a request's `authorization` metadata.
 fn bearer_token(metadata: &MetadataMap, whose: &'static str) -> Result<String, ArenaError> {
-    let value = metadata.get("authorization").and_then(|value| value.to_str().ok()).ok_or(ArenaError::Unauthenticated(whose))?;
-    let token = value.strip_prefix("Bearer ").or_else(|| value.strip_prefix("bearer ")).unwrap_or(value).trim();
+    let value = metadata
+        .get("authorization")
+        .and_then(|value| value.to_str().ok())
+        .ok_or(ArenaError::Unauthenticated(whose))?;
+    let token = value
+        .strip_prefix("Bearer ")
+        .or_else(|| value.strip_prefix("bearer "))
+        .unwrap_or(value)
+        .trim();
     if token.is_empty() {
         return Err(ArenaError::Unauthenticated(whose));
     }
@@ -79,18 +100,25 @@ fn bearer_token(metadata: &MetadataMap, whose: &'static str) -> Result<String, A
 impl From<ArenaError> for Status {
     fn from(error: ArenaError) -> Status {
         let code = match &error {
-            ArenaError::Database(_) | ArenaError::Migration(_) | ArenaError::Internal(_) => Code::Internal,
+            ArenaError::Database(_) | ArenaError::Migration(_) | ArenaError::Internal(_) => {
+                Code::Internal
+            }
             ArenaError::Unauthenticated(_) => Code::Unauthenticated,
             ArenaError::PermissionDenied(_) => Code::PermissionDenied,
             ArenaError::NotFound { .. } => Code::NotFound,
             ArenaError::AlreadyExists(_) => Code::AlreadyExists,
             ArenaError::LeaseLost { .. } => Code::FailedPrecondition,
             ArenaError::TooLarge(_) => Code::ResourceExhausted,
-            ArenaError::Archive(ArchiveError::TooLarge { .. } | ArchiveError::UnpacksTooLarge { .. } | ArchiveError::TooManyEntries { .. }) => {
-                Code::ResourceExhausted
-            }
+            ArenaError::Archive(
+                ArchiveError::TooLarge { .. }
+                | ArchiveError::UnpacksTooLarge { .. }
+                | ArchiveError::TooManyEntries { .. },
+            ) => Code::ResourceExhausted,
             ArenaError::Plan(PlanError::TooManyGames { .. }) => Code::ResourceExhausted,
-            ArenaError::InvalidArgument(_) | ArenaError::Game(_) | ArenaError::Archive(_) | ArenaError::Plan(_) => Code::InvalidArgument,
+            ArenaError::InvalidArgument(_)
+            | ArenaError::Game(_)
+            | ArenaError::Archive(_)
+            | ArenaError::Plan(_) => Code::InvalidArgument,
         };
         Status::new(code, error.to_string())
     }

@@ -45,35 +45,74 @@ type ChunkStream = Pin<Box<dyn Stream<Item = Result<pb::ArtifactChunk, Status>> 
 
 #[tonic::async_trait]
 impl RunnerService for RunnerApi {
-    async fn lease_match(&self, request: Request<pb::LeaseMatchRequest>) -> Result<Response<pb::LeaseMatchResponse>, Status> {
+    async fn lease_match(
+        &self,
+        request: Request<pb::LeaseMatchRequest>,
+    ) -> Result<Response<pb::LeaseMatchResponse>, Status> {
         let runner = self.runner(&request).await?;
-        let lease = self.store.lease_match(&runner, lease_ms(request.into_inner().lease_ms)).await?;
+        let lease = self
+            .store
+            .lease_match(&runner, lease_ms(request.into_inner().lease_ms))
+            .await?;
         if lease.is_some() {
             self.store.notify_change();
         }
-        Ok(Response::new(pb::LeaseMatchResponse { lease: lease.as_ref().map(convert::lease) }))
+        Ok(Response::new(pb::LeaseMatchResponse {
+            lease: lease.as_ref().map(convert::lease),
+        }))
     }
 
-    async fn heartbeat(&self, request: Request<pb::HeartbeatRequest>) -> Result<Response<pb::HeartbeatResponse>, Status> {
+    async fn heartbeat(
+        &self,
+        request: Request<pb::HeartbeatRequest>,
+    ) -> Result<Response<pb::HeartbeatResponse>, Status> {
         let runner = self.runner(&request).await?;
         let request = request.into_inner();
-        let expires_at_ms = self.store.heartbeat(&runner, request.match_id, request.lease_generation, lease_ms(request.lease_ms)).await?;
+        let expires_at_ms = self
+            .store
+            .heartbeat(
+                &runner,
+                request.match_id,
+                request.lease_generation,
+                lease_ms(request.lease_ms),
+            )
+            .await?;
         Ok(Response::new(pb::HeartbeatResponse { expires_at_ms }))
     }
 
     type FetchArtifactStream = ChunkStream;
 
-    async fn fetch_artifact(&self, request: Request<pb::FetchArtifactRequest>) -> Result<Response<ChunkStream>, Status> {
+    async fn fetch_artifact(
+        &self,
+        request: Request<pb::FetchArtifactRequest>,
+    ) -> Result<Response<ChunkStream>, Status> {
         self.runner(&request).await?;
-        let data = self.store.artifact(&request.into_inner().content_hash).await?;
-        let chunks: Vec<Result<pb::ArtifactChunk, Status>> =
-            data.chunks(ARTIFACT_CHUNK_BYTES).map(|chunk| Ok(pb::ArtifactChunk { data: chunk.to_vec() })).collect();
+        let data = self
+            .store
+            .artifact(&request.into_inner().content_hash)
+            .await?;
+        let chunks: Vec<Result<pb::ArtifactChunk, Status>> = data
+            .chunks(ARTIFACT_CHUNK_BYTES)
+            .map(|chunk| {
+                Ok(pb::ArtifactChunk {
+                    data: chunk.to_vec(),
+                })
+            })
+            .collect();
         Ok(Response::new(Box::pin(tokio_stream::iter(chunks))))
     }
 
-    async fn report_result(&self, request: Request<pb::ReportResultRequest>) -> Result<Response<pb::ReportResultResponse>, Status> {
+    async fn report_result(
+        &self,
+        request: Request<pb::ReportResultRequest>,
+    ) -> Result<Response<pb::ReportResultResponse>, Status> {
         let runner = self.runner(&request).await?;
-        let outcome = self.store.report_result(&runner, &convert::match_report(request.into_inner())).await?;
-        Ok(Response::new(pb::ReportResultResponse { already_recorded: outcome == ReportOutcome::AlreadyRecorded }))
+        let outcome = self
+            .store
+            .report_result(&runner, &convert::match_report(request.into_inner()))
+            .await?;
+        Ok(Response::new(pb::ReportResultResponse {
+            already_recorded: outcome == ReportOutcome::AlreadyRecorded,
+        }))
     }
 }

@@ -42,7 +42,10 @@ impl TestApp {
             shutdown.send(()).expect("the server is running");
         }
         if let Some(server) = self.server.take() {
-            server.await.expect("the server task ends").expect("the server stops cleanly");
+            server
+                .await
+                .expect("the server task ends")
+                .expect("the server stops cleanly");
         }
     }
 }
@@ -52,31 +55,64 @@ impl TestApp {
 async fn spawn_app() -> TestApp {
     let folder = tempfile::tempdir().unwrap();
     let clock = ManualClock::starting_at(1_000_000);
-    let store = Store::open_with_clock(folder.path().join("arena.db"), Arc::new(clock.clone())).await.unwrap().with_game_check(test_game_check);
-    store.register_runner_with_token("box-1", RUNNER_TOKEN).await.unwrap();
-    store.register_runner_with_token("box-2", &format!("{RUNNER_TOKEN}-2")).await.unwrap();
+    let store = Store::open_with_clock(folder.path().join("arena.db"), Arc::new(clock.clone()))
+        .await
+        .unwrap()
+        .with_game_check(test_game_check);
+    store
+        .register_runner_with_token("box-1", RUNNER_TOKEN)
+        .await
+        .unwrap();
+    store
+        .register_runner_with_token("box-2", &format!("{RUNNER_TOKEN}-2"))
+        .await
+        .unwrap();
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
     let (shutdown, stopped) = oneshot::channel::<()>();
     let server = tokio::spawn(run(listener, store, async move {
         let _ = stopped.await;
     }));
-    let channel = Channel::from_shared(format!("http://{address}")).unwrap().connect().await.unwrap();
-    TestApp { channel, clock, shutdown: Some(shutdown), server: Some(server), _folder: folder }
+    let channel = Channel::from_shared(format!("http://{address}"))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    TestApp {
+        channel,
+        clock,
+        shutdown: Some(shutdown),
+        server: Some(server),
+        _folder: folder,
+    }
 }
 
 fn authorized<T>(message: T, token: &str) -> Request<T> {
     let mut request = Request::new(message);
-    request.metadata_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
+    request
+        .metadata_mut()
+        .insert("authorization", format!("Bearer {token}").parse().unwrap());
     request
 }
 
 async fn register(app: &TestApp, name: &str) -> String {
-    app.arena().register_owner(pb::RegisterOwnerRequest { name: name.into() }).await.unwrap().into_inner().token
+    app.arena()
+        .register_owner(pb::RegisterOwnerRequest { name: name.into() })
+        .await
+        .unwrap()
+        .into_inner()
+        .token
 }
 
-async fn submit(app: &TestApp, token: &str, archive: Vec<u8>) -> Result<pb::SubmitBotVersionResponse, Status> {
-    app.arena().submit_bot_version(authorized(pb::SubmitBotVersionRequest { archive }, token)).await.map(|response| response.into_inner())
+async fn submit(
+    app: &TestApp,
+    token: &str,
+    archive: Vec<u8>,
+) -> Result<pb::SubmitBotVersionResponse, Status> {
+    app.arena()
+        .submit_bot_version(authorized(pb::SubmitBotVersionRequest { archive }, token))
+        .await
+        .map(|response| response.into_inner())
 }
 
 fn duel(bots: &[&str], games_per_pairing: u32) -> pb::CreateTournamentRequest {
@@ -91,7 +127,13 @@ fn duel(bots: &[&str], games_per_pairing: u32) -> pb::CreateTournamentRequest {
 }
 
 async fn bot_count(app: &TestApp) -> usize {
-    app.arena().list_bots(pb::ListBotsRequest {}).await.unwrap().into_inner().bots.len()
+    app.arena()
+        .list_bots(pb::ListBotsRequest {})
+        .await
+        .unwrap()
+        .into_inner()
+        .bots
+        .len()
 }
 
 #[tokio::test]
@@ -99,8 +141,18 @@ async fn health_reports_both_services_serving() {
     let app = spawn_app().await;
     let mut health = tonic_health::pb::health_client::HealthClient::new(app.channel.clone());
     for service in ["cairn.arena.v1.Arena", "cairn.arena.v1.RunnerService"] {
-        let answer = health.check(tonic_health::pb::HealthCheckRequest { service: service.into() }).await.unwrap().into_inner();
-        assert_eq!(answer.status(), tonic_health::pb::health_check_response::ServingStatus::Serving, "{service}");
+        let answer = health
+            .check(tonic_health::pb::HealthCheckRequest {
+                service: service.into(),
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(
+            answer.status(),
+            tonic_health::pb::health_check_response::ServingStatus::Serving,
+            "{service}"
+        );
     }
     app.stop().await;
 }
@@ -123,13 +175,29 @@ macro_rules! reflection_lists_every_service {
             use tonic_reflection::pb::$version::server_reflection_response::MessageResponse;
             use tonic_reflection::pb::$version::ServerReflectionRequest;
             let app = spawn_app().await;
-            let request = ServerReflectionRequest { host: String::new(), message_request: Some(MessageRequest::ListServices(String::new())) };
-            let mut answers = ServerReflectionClient::new(app.channel.clone()).server_reflection_info(tokio_stream::iter([request])).await.unwrap().into_inner();
-            let Some(MessageResponse::ListServicesResponse(list)) = answers.next().await.unwrap().unwrap().message_response else {
+            let request = ServerReflectionRequest {
+                host: String::new(),
+                message_request: Some(MessageRequest::ListServices(String::new())),
+            };
+            let mut answers = ServerReflectionClient::new(app.channel.clone())
+                .server_reflection_info(tokio_stream::iter([request]))
+                .await
+                .unwrap()
+                .into_inner();
+            let Some(MessageResponse::ListServicesResponse(list)) =
+                answers.next().await.unwrap().unwrap().message_response
+            else {
                 panic!("reflection answered something other than a service list");
             };
-            let names: BTreeSet<String> = list.service.into_iter().map(|service| service.name).collect();
-            assert_eq!(names, EVERY_SERVICE.iter().map(|name| name.to_string()).collect());
+            let names: BTreeSet<String> = list
+                .service
+                .into_iter()
+                .map(|service| service.name)
+                .collect();
+            assert_eq!(
+                names,
+                EVERY_SERVICE.iter().map(|name| name.to_string()).collect()
+            );
             app.stop().await;
         }
     };
@@ -142,16 +210,48 @@ reflection_lists_every_service!(reflection_v1alpha_lists_every_service, v1alpha)
 async fn an_owner_submits_lists_and_shows_bots() {
     let app = spawn_app().await;
     let token = register(&app, "ada").await;
-    let first = submit(&app, &token, bot_archive("greedy", 1)).await.unwrap();
+    let first = submit(&app, &token, bot_archive("greedy", 1))
+        .await
+        .unwrap();
     assert!(first.created);
     let version = first.version.unwrap();
-    assert_eq!((version.bot_name.as_str(), version.version, version.owner.as_str()), ("greedy", 1, "ada"));
+    assert_eq!(
+        (
+            version.bot_name.as_str(),
+            version.version,
+            version.owner.as_str()
+        ),
+        ("greedy", 1, "ada")
+    );
     assert_eq!(version.manifest.unwrap().command, ["python3", "bot.py"]);
-    assert!(!submit(&app, &token, bot_archive("greedy", 1)).await.unwrap().created);
-    submit(&app, &token, bot_archive("greedy", 2)).await.unwrap();
-    let shown = app.arena().show_bot(pb::ShowBotRequest { name: "greedy".into() }).await.unwrap().into_inner();
-    assert_eq!((shown.bot.unwrap().latest_version, shown.versions.len()), (2, 2));
-    let missing = app.arena().show_bot(pb::ShowBotRequest { name: "nobody".into() }).await.unwrap_err();
+    assert!(
+        !submit(&app, &token, bot_archive("greedy", 1))
+            .await
+            .unwrap()
+            .created
+    );
+    submit(&app, &token, bot_archive("greedy", 2))
+        .await
+        .unwrap();
+    let shown = app
+        .arena()
+        .show_bot(pb::ShowBotRequest {
+            name: "greedy".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(
+        (shown.bot.unwrap().latest_version, shown.versions.len()),
+        (2, 2)
+    );
+    let missing = app
+        .arena()
+        .show_bot(pb::ShowBotRequest {
+            name: "nobody".into(),
+        })
+        .await
+        .unwrap_err();
     assert_eq!(missing.code(), Code::NotFound);
     app.stop().await;
 }
@@ -161,18 +261,66 @@ async fn tokens_are_required_and_a_stranger_cannot_touch_anothers_bot() {
     let app = spawn_app().await;
     let owner = register(&app, "ada").await;
     let stranger = register(&app, "mallory").await;
-    submit(&app, &owner, bot_archive("greedy", 1)).await.unwrap();
-    let anonymous = app.arena().submit_bot_version(pb::SubmitBotVersionRequest { archive: bot_archive("x", 1) }).await.unwrap_err();
+    submit(&app, &owner, bot_archive("greedy", 1))
+        .await
+        .unwrap();
+    let anonymous = app
+        .arena()
+        .submit_bot_version(pb::SubmitBotVersionRequest {
+            archive: bot_archive("x", 1),
+        })
+        .await
+        .unwrap_err();
     assert_eq!(anonymous.code(), Code::Unauthenticated);
-    assert_eq!(submit(&app, "not-a-token", bot_archive("x", 1)).await.unwrap_err().code(), Code::Unauthenticated);
-    let overwrite = submit(&app, &stranger, bot_archive("greedy", 9)).await.unwrap_err();
+    assert_eq!(
+        submit(&app, "not-a-token", bot_archive("x", 1))
+            .await
+            .unwrap_err()
+            .code(),
+        Code::Unauthenticated
+    );
+    let overwrite = submit(&app, &stranger, bot_archive("greedy", 9))
+        .await
+        .unwrap_err();
     assert_eq!(overwrite.code(), Code::PermissionDenied, "{overwrite:?}");
-    let delete = app.arena().delete_bot(authorized(pb::DeleteBotRequest { name: "greedy".into() }, &stranger)).await.unwrap_err();
+    let delete = app
+        .arena()
+        .delete_bot(authorized(
+            pb::DeleteBotRequest {
+                name: "greedy".into(),
+            },
+            &stranger,
+        ))
+        .await
+        .unwrap_err();
     assert_eq!(delete.code(), Code::PermissionDenied);
-    let shown = app.arena().show_bot(pb::ShowBotRequest { name: "greedy".into() }).await.unwrap().into_inner();
-    assert_eq!((shown.versions.len(), shown.bot.unwrap().deleted), (1, false), "the refused calls changed nothing");
-    app.arena().delete_bot(authorized(pb::DeleteBotRequest { name: "greedy".into() }, &owner)).await.unwrap();
-    let runner_with_owner_token = app.runners().lease_match(authorized(pb::LeaseMatchRequest { lease_ms: 0 }, &owner)).await.unwrap_err();
+    let shown = app
+        .arena()
+        .show_bot(pb::ShowBotRequest {
+            name: "greedy".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(
+        (shown.versions.len(), shown.bot.unwrap().deleted),
+        (1, false),
+        "the refused calls changed nothing"
+    );
+    app.arena()
+        .delete_bot(authorized(
+            pb::DeleteBotRequest {
+                name: "greedy".into(),
+            },
+            &owner,
+        ))
+        .await
+        .unwrap();
+    let runner_with_owner_token = app
+        .runners()
+        .lease_match(authorized(pb::LeaseMatchRequest { lease_ms: 0 }, &owner))
+        .await
+        .unwrap_err();
     assert_eq!(runner_with_owner_token.code(), Code::Unauthenticated);
     app.stop().await;
 }
@@ -184,13 +332,34 @@ async fn bad_archives_are_refused_with_a_clear_status_and_change_nothing() {
     let oversized = vec![0_u8; crate::archive::MAX_ARCHIVE_BYTES + 1];
     let refused = submit(&app, &token, oversized).await.unwrap_err();
     assert_eq!(refused.code(), Code::ResourceExhausted, "{refused:?}");
-    let corrupt = submit(&app, &token, b"not a tarball".to_vec()).await.unwrap_err();
+    let corrupt = submit(&app, &token, b"not a tarball".to_vec())
+        .await
+        .unwrap_err();
     assert_eq!(corrupt.code(), Code::InvalidArgument);
-    assert!(corrupt.message().contains("tar.gz"), "{}", corrupt.message());
-    let no_manifest = submit(&app, &token, tar_gz(&[("bot.py", b"print(1)")])).await.unwrap_err();
+    assert!(
+        corrupt.message().contains("tar.gz"),
+        "{}",
+        corrupt.message()
+    );
+    let no_manifest = submit(&app, &token, tar_gz(&[("bot.py", b"print(1)")]))
+        .await
+        .unwrap_err();
     assert_eq!(no_manifest.code(), Code::InvalidArgument);
-    assert!(no_manifest.message().contains("cairn-bot.toml"), "{}", no_manifest.message());
-    let escaping = submit(&app, &token, tar_gz(&[("cairn-bot.toml", b"name = \"x\"\ncommand = [\"a\"]\n"), ("../x", b"")])).await.unwrap_err();
+    assert!(
+        no_manifest.message().contains("cairn-bot.toml"),
+        "{}",
+        no_manifest.message()
+    );
+    let escaping = submit(
+        &app,
+        &token,
+        tar_gz(&[
+            ("cairn-bot.toml", b"name = \"x\"\ncommand = [\"a\"]\n"),
+            ("../x", b""),
+        ]),
+    )
+    .await
+    .unwrap_err();
     assert_eq!(escaping.code(), Code::InvalidArgument);
     assert_eq!(bot_count(&app).await, 0);
     app.stop().await;
@@ -205,24 +374,74 @@ async fn bad_tournaments_and_unknown_ids_are_refused_and_change_nothing() {
     }
     let mut unknown_game = duel(&["a", "b"], 2);
     unknown_game.game = "chess".into();
-    let refused = app.arena().create_tournament(authorized(unknown_game, &token)).await.unwrap_err();
+    let refused = app
+        .arena()
+        .create_tournament(authorized(unknown_game, &token))
+        .await
+        .unwrap_err();
     assert_eq!(refused.code(), Code::InvalidArgument);
-    assert!(refused.message().contains("unknown game `chess`"), "{}", refused.message());
-    let odd_games = app.arena().create_tournament(authorized(duel(&["a", "b"], 3), &token)).await.unwrap_err();
+    assert!(
+        refused.message().contains("unknown game `chess`"),
+        "{}",
+        refused.message()
+    );
+    let odd_games = app
+        .arena()
+        .create_tournament(authorized(duel(&["a", "b"], 3), &token))
+        .await
+        .unwrap_err();
     assert_eq!(odd_games.code(), Code::InvalidArgument);
-    let unknown_bot = app.arena().create_tournament(authorized(duel(&["a", "ghost"], 2), &token)).await.unwrap_err();
+    let unknown_bot = app
+        .arena()
+        .create_tournament(authorized(duel(&["a", "ghost"], 2), &token))
+        .await
+        .unwrap_err();
     assert_eq!(unknown_bot.code(), Code::NotFound);
-    let tournaments = app.arena().list_tournaments(pb::ListTournamentsRequest {}).await.unwrap().into_inner().tournaments;
+    let tournaments = app
+        .arena()
+        .list_tournaments(pb::ListTournamentsRequest {})
+        .await
+        .unwrap()
+        .into_inner()
+        .tournaments;
     assert!(tournaments.is_empty());
-    let status = app.arena().get_tournament(pb::GetTournamentRequest { tournament_id: 42 }).await.unwrap_err();
+    let status = app
+        .arena()
+        .get_tournament(pb::GetTournamentRequest { tournament_id: 42 })
+        .await
+        .unwrap_err();
     assert_eq!(status.code(), Code::NotFound);
-    let watch = app.arena().watch_tournament(pb::WatchTournamentRequest { tournament_id: -1 }).await.unwrap_err();
+    let watch = app
+        .arena()
+        .watch_tournament(pb::WatchTournamentRequest { tournament_id: -1 })
+        .await
+        .unwrap_err();
     assert_eq!(watch.code(), Code::NotFound);
-    assert_eq!(app.arena().get_replay(pb::GetReplayRequest { game_id: 7 }).await.unwrap_err().code(), Code::NotFound);
-    let board = pb::GetLeaderboardRequest { game: "chess".into(), ..Default::default() };
-    assert_eq!(app.arena().get_leaderboard(board).await.unwrap_err().code(), Code::InvalidArgument);
-    let model = pb::GetLeaderboardRequest { game: TEST_DUEL.into(), model: "trueskill".into(), ..Default::default() };
-    assert_eq!(app.arena().get_leaderboard(model).await.unwrap_err().code(), Code::InvalidArgument);
+    assert_eq!(
+        app.arena()
+            .get_replay(pb::GetReplayRequest { game_id: 7 })
+            .await
+            .unwrap_err()
+            .code(),
+        Code::NotFound
+    );
+    let board = pb::GetLeaderboardRequest {
+        game: "chess".into(),
+        ..Default::default()
+    };
+    assert_eq!(
+        app.arena().get_leaderboard(board).await.unwrap_err().code(),
+        Code::InvalidArgument
+    );
+    let model = pb::GetLeaderboardRequest {
+        game: TEST_DUEL.into(),
+        model: "trueskill".into(),
+        ..Default::default()
+    };
+    assert_eq!(
+        app.arena().get_leaderboard(model).await.unwrap_err().code(),
+        Code::InvalidArgument
+    );
     app.stop().await;
 }
 
@@ -233,19 +452,70 @@ async fn an_expired_lease_goes_back_to_the_queue_and_the_late_report_is_refused(
     for bot in ["a", "b"] {
         submit(&app, &token, bot_archive(bot, 1)).await.unwrap();
     }
-    app.arena().create_tournament(authorized(duel(&["a", "b"], 2), &token)).await.unwrap();
+    app.arena()
+        .create_tournament(authorized(duel(&["a", "b"], 2), &token))
+        .await
+        .unwrap();
     let slow_token = RUNNER_TOKEN.to_string();
     let fast_token = format!("{RUNNER_TOKEN}-2");
-    let first = app.runners().lease_match(authorized(pb::LeaseMatchRequest { lease_ms: 1_000 }, &slow_token)).await.unwrap().into_inner().lease.unwrap();
+    let first = app
+        .runners()
+        .lease_match(authorized(
+            pb::LeaseMatchRequest { lease_ms: 1_000 },
+            &slow_token,
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .lease
+        .unwrap();
     app.clock.advance_ms(1_001);
-    let heartbeat = pb::HeartbeatRequest { match_id: first.match_id, lease_generation: first.lease_generation, lease_ms: 1_000 };
-    assert_eq!(app.runners().heartbeat(authorized(heartbeat, &slow_token)).await.unwrap_err().code(), Code::FailedPrecondition);
-    let retaken = app.runners().lease_match(authorized(pb::LeaseMatchRequest { lease_ms: 0 }, &fast_token)).await.unwrap().into_inner().lease.unwrap();
-    assert_eq!((retaken.match_id, retaken.lease_generation), (first.match_id, first.lease_generation + 1));
-    let late = app.runners().report_result(authorized(report_first_seat_wins(&first), &slow_token)).await.unwrap_err();
+    let heartbeat = pb::HeartbeatRequest {
+        match_id: first.match_id,
+        lease_generation: first.lease_generation,
+        lease_ms: 1_000,
+    };
+    assert_eq!(
+        app.runners()
+            .heartbeat(authorized(heartbeat, &slow_token))
+            .await
+            .unwrap_err()
+            .code(),
+        Code::FailedPrecondition
+    );
+    let retaken = app
+        .runners()
+        .lease_match(authorized(
+            pb::LeaseMatchRequest { lease_ms: 0 },
+            &fast_token,
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .lease
+        .unwrap();
+    assert_eq!(
+        (retaken.match_id, retaken.lease_generation),
+        (first.match_id, first.lease_generation + 1)
+    );
+    let late = app
+        .runners()
+        .report_result(authorized(report_first_seat_wins(&first), &slow_token))
+        .await
+        .unwrap_err();
     assert_eq!(late.code(), Code::FailedPrecondition, "{late:?}");
-    let on_time = app.runners().report_result(authorized(report_first_seat_wins(&retaken), &fast_token)).await.unwrap().into_inner();
-    let repeated = app.runners().report_result(authorized(report_first_seat_wins(&retaken), &fast_token)).await.unwrap().into_inner();
+    let on_time = app
+        .runners()
+        .report_result(authorized(report_first_seat_wins(&retaken), &fast_token))
+        .await
+        .unwrap()
+        .into_inner();
+    let repeated = app
+        .runners()
+        .report_result(authorized(report_first_seat_wins(&retaken), &fast_token))
+        .await
+        .unwrap()
+        .into_inner();
     assert!(!on_time.already_recorded && repeated.already_recorded);
     app.stop().await;
 }
@@ -258,19 +528,41 @@ fn report_first_seat_wins(lease: &pb::MatchLease) -> pb::ReportResultRequest {
             .iter()
             .map(|seat| {
                 let won = seat.bot_version_id == winner;
-                pb::SeatResult { bot_version_id: seat.bot_version_id, score: i64::from(won), rank: if won { 1 } else { 2 }, forfeit: None }
+                pb::SeatResult {
+                    bot_version_id: seat.bot_version_id,
+                    score: i64::from(won),
+                    rank: if won { 1 } else { 2 },
+                    forfeit: None,
+                }
             })
             .collect()
     };
     let winner = lease.seats[0].bot_version_id;
-    let games = lease.games.iter().map(|game| pb::GameResult { game_index: game.game_index, seats: seats(winner), replay: b"{}".to_vec() }).collect();
-    pb::ReportResultRequest { match_id: lease.match_id, lease_generation: lease.lease_generation, games }
+    let games = lease
+        .games
+        .iter()
+        .map(|game| pb::GameResult {
+            game_index: game.game_index,
+            seats: seats(winner),
+            replay: b"{}".to_vec(),
+        })
+        .collect();
+    pb::ReportResultRequest {
+        match_id: lease.match_id,
+        lease_generation: lease.lease_generation,
+        games,
+    }
 }
 
 /// A report where the bot with the highest version id wins, the strongest
 /// registered last; seat 1 forfeits the second game when it loses it.
 fn report_latest_bot_wins(lease: &pb::MatchLease) -> pb::ReportResultRequest {
-    let best = lease.seats.iter().map(|seat| seat.bot_version_id).max().unwrap();
+    let best = lease
+        .seats
+        .iter()
+        .map(|seat| seat.bot_version_id)
+        .max()
+        .unwrap();
     let games = lease
         .games
         .iter()
@@ -281,19 +573,46 @@ fn report_latest_bot_wins(lease: &pb::MatchLease) -> pb::ReportResultRequest {
                 .enumerate()
                 .map(|(seat_index, seat)| {
                     let won = seat.bot_version_id == best;
-                    let forfeit = (!won && seat_index == 1 && game.game_index == 1).then(|| pb::Forfeit { reason: "timeout".into(), detail: "3 s".into() });
-                    pb::SeatResult { bot_version_id: seat.bot_version_id, score: if won { 2 } else { 0 }, rank: if won { 1 } else { 2 }, forfeit }
+                    let forfeit =
+                        (!won && seat_index == 1 && game.game_index == 1).then(|| pb::Forfeit {
+                            reason: "timeout".into(),
+                            detail: "3 s".into(),
+                        });
+                    pb::SeatResult {
+                        bot_version_id: seat.bot_version_id,
+                        score: if won { 2 } else { 0 },
+                        rank: if won { 1 } else { 2 },
+                        forfeit,
+                    }
                 })
                 .collect();
-            pb::GameResult { game_index: game.game_index, seats, replay: format!("{{\"seed\":{}}}", game.seed).into_bytes() }
+            pb::GameResult {
+                game_index: game.game_index,
+                seats,
+                replay: format!("{{\"seed\":{}}}", game.seed).into_bytes(),
+            }
         })
         .collect();
-    pb::ReportResultRequest { match_id: lease.match_id, lease_generation: lease.lease_generation, games }
+    pb::ReportResultRequest {
+        match_id: lease.match_id,
+        lease_generation: lease.lease_generation,
+        games,
+    }
 }
 
 async fn fetch_artifact(app: &TestApp, content_hash: &str) -> Vec<u8> {
-    let request = authorized(pb::FetchArtifactRequest { content_hash: content_hash.into() }, RUNNER_TOKEN);
-    let mut chunks = app.runners().fetch_artifact(request).await.unwrap().into_inner();
+    let request = authorized(
+        pb::FetchArtifactRequest {
+            content_hash: content_hash.into(),
+        },
+        RUNNER_TOKEN,
+    );
+    let mut chunks = app
+        .runners()
+        .fetch_artifact(request)
+        .await
+        .unwrap()
+        .into_inner();
     let mut data = Vec::new();
     while let Some(chunk) = chunks.next().await {
         data.extend(chunk.unwrap().data);
@@ -305,15 +624,43 @@ async fn fetch_artifact(app: &TestApp, content_hash: &str) -> Vec<u8> {
 async fn play_queue(app: &TestApp, archives: &[(&str, Vec<u8>)]) -> usize {
     let mut played = 0;
     loop {
-        let leased = app.runners().lease_match(authorized(pb::LeaseMatchRequest { lease_ms: 0 }, RUNNER_TOKEN)).await.unwrap().into_inner();
-        let Some(lease) = leased.lease else { return played };
+        let leased = app
+            .runners()
+            .lease_match(authorized(
+                pb::LeaseMatchRequest { lease_ms: 0 },
+                RUNNER_TOKEN,
+            ))
+            .await
+            .unwrap()
+            .into_inner();
+        let Some(lease) = leased.lease else {
+            return played;
+        };
         for seat in &lease.seats {
-            let expected = &archives.iter().find(|(name, _)| *name == seat.bot_name).unwrap().1;
-            assert_eq!(&fetch_artifact(app, &seat.content_hash).await, expected, "the runner gets the archive as submitted");
+            let expected = &archives
+                .iter()
+                .find(|(name, _)| *name == seat.bot_name)
+                .unwrap()
+                .1;
+            assert_eq!(
+                &fetch_artifact(app, &seat.content_hash).await,
+                expected,
+                "the runner gets the archive as submitted"
+            );
         }
-        let heartbeat = pb::HeartbeatRequest { match_id: lease.match_id, lease_generation: lease.lease_generation, lease_ms: 0 };
-        app.runners().heartbeat(authorized(heartbeat, RUNNER_TOKEN)).await.unwrap();
-        app.runners().report_result(authorized(report_latest_bot_wins(&lease), RUNNER_TOKEN)).await.unwrap();
+        let heartbeat = pb::HeartbeatRequest {
+            match_id: lease.match_id,
+            lease_generation: lease.lease_generation,
+            lease_ms: 0,
+        };
+        app.runners()
+            .heartbeat(authorized(heartbeat, RUNNER_TOKEN))
+            .await
+            .unwrap();
+        app.runners()
+            .report_result(authorized(report_latest_bot_wins(&lease), RUNNER_TOKEN))
+            .await
+            .unwrap();
         played += 1;
     }
 }
@@ -322,32 +669,98 @@ async fn play_queue(app: &TestApp, archives: &[(&str, Vec<u8>)]) -> usize {
 async fn a_round_robin_runs_to_the_end_while_a_watcher_sees_it_progress() {
     let app = spawn_app().await;
     let token = register(&app, "ada").await;
-    let archives: Vec<(&str, Vec<u8>)> = ["weak", "middling", "strong"].into_iter().map(|name| (name, bot_archive(name, 1))).collect();
+    let archives: Vec<(&str, Vec<u8>)> = ["weak", "middling", "strong"]
+        .into_iter()
+        .map(|name| (name, bot_archive(name, 1)))
+        .collect();
     for (_, archive) in &archives {
         submit(&app, &token, archive.clone()).await.unwrap();
     }
-    let tournament = app.arena().create_tournament(authorized(duel(&["weak", "middling", "strong"], 4), &token)).await.unwrap().into_inner();
-    let mut watch = app.arena().watch_tournament(pb::WatchTournamentRequest { tournament_id: tournament.id }).await.unwrap().into_inner();
+    let tournament = app
+        .arena()
+        .create_tournament(authorized(duel(&["weak", "middling", "strong"], 4), &token))
+        .await
+        .unwrap()
+        .into_inner();
+    let mut watch = app
+        .arena()
+        .watch_tournament(pb::WatchTournamentRequest {
+            tournament_id: tournament.id,
+        })
+        .await
+        .unwrap()
+        .into_inner();
     let first = watch.next().await.unwrap().unwrap();
-    assert_eq!((first.matches_total, first.games_total, first.games_done, first.finished), (6, 12, 0, false));
+    assert_eq!(
+        (
+            first.matches_total,
+            first.games_total,
+            first.games_done,
+            first.finished
+        ),
+        (6, 12, 0, false)
+    );
     assert_eq!(play_queue(&app, &archives).await, 6);
     let mut last = first;
     while let Some(progress) = watch.next().await {
         let progress = progress.unwrap();
-        assert!(progress.games_done >= last.games_done, "progress never goes back");
+        assert!(
+            progress.games_done >= last.games_done,
+            "progress never goes back"
+        );
         last = progress;
     }
     assert!(last.finished && last.games_done == 12, "{last:?}");
-    let matches = app.arena().list_matches(pb::ListMatchesRequest { tournament_id: tournament.id }).await.unwrap().into_inner().matches;
-    assert!(matches.iter().all(|m| m.status == "done" && m.games.iter().all(|game| game.result.len() == 2)));
+    let matches = app
+        .arena()
+        .list_matches(pb::ListMatchesRequest {
+            tournament_id: tournament.id,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .matches;
+    assert!(matches
+        .iter()
+        .all(|m| m.status == "done" && m.games.iter().all(|game| game.result.len() == 2)));
     let game = &matches[0].games[0];
-    let replay = app.arena().get_replay(pb::GetReplayRequest { game_id: game.game_id }).await.unwrap().into_inner();
-    assert_eq!(replay.replay, format!("{{\"seed\":{}}}", game.seed).into_bytes());
-    let board = app.arena().get_leaderboard(pb::GetLeaderboardRequest { game: TEST_DUEL.into(), ..Default::default() }).await.unwrap().into_inner();
+    let replay = app
+        .arena()
+        .get_replay(pb::GetReplayRequest {
+            game_id: game.game_id,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(
+        replay.replay,
+        format!("{{\"seed\":{}}}", game.seed).into_bytes()
+    );
+    let board = app
+        .arena()
+        .get_leaderboard(pb::GetLeaderboardRequest {
+            game: TEST_DUEL.into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
     let names: Vec<&str> = board.rows.iter().map(|row| row.bot_name.as_str()).collect();
-    assert_eq!((board.model.as_str(), names), ("glicko2", vec!["strong", "middling", "weak"]));
+    assert_eq!(
+        (board.model.as_str(), names),
+        ("glicko2", vec!["strong", "middling", "weak"])
+    );
     let strong = &board.rows[0];
-    assert_eq!((strong.games, strong.wins, strong.losses, strong.draws, strong.forfeits), (8, 8, 0, 0, 0));
+    assert_eq!(
+        (
+            strong.games,
+            strong.wins,
+            strong.losses,
+            strong.draws,
+            strong.forfeits
+        ),
+        (8, 8, 0, 0, 0)
+    );
     assert!(board.rows[2].forfeits > 0 && strong.provisional && strong.uncertainty > 0.0);
     app.stop().await;
 }
@@ -357,19 +770,48 @@ async fn a_table_game_tournament_is_rated_with_weng_lin() {
     let app = spawn_app().await;
     let token = register(&app, "ada").await;
     let names = ["w", "x", "y", "z"];
-    let archives: Vec<(&str, Vec<u8>)> = names.into_iter().map(|name| (name, bot_archive(name, 1))).collect();
+    let archives: Vec<(&str, Vec<u8>)> = names
+        .into_iter()
+        .map(|name| (name, bot_archive(name, 1)))
+        .collect();
     for (_, archive) in &archives {
         submit(&app, &token, archive.clone()).await.unwrap();
     }
     let mut request = duel(&names, 3);
     (request.game, request.seats_per_game) = (crate::testkit::TEST_TABLE.into(), 3);
-    let tournament = app.arena().create_tournament(authorized(request, &token)).await.unwrap().into_inner();
-    let matches = app.arena().list_matches(pb::ListMatchesRequest { tournament_id: tournament.id }).await.unwrap().into_inner().matches;
-    assert!(matches.iter().all(|m| m.seats.len() == 3 && m.games.len() == 1));
+    let tournament = app
+        .arena()
+        .create_tournament(authorized(request, &token))
+        .await
+        .unwrap()
+        .into_inner();
+    let matches = app
+        .arena()
+        .list_matches(pb::ListMatchesRequest {
+            tournament_id: tournament.id,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .matches;
+    assert!(matches
+        .iter()
+        .all(|m| m.seats.len() == 3 && m.games.len() == 1));
     play_queue(&app, &archives).await;
-    let board = pb::GetLeaderboardRequest { game: crate::testkit::TEST_TABLE.into(), ..Default::default() };
-    let board = app.arena().get_leaderboard(board).await.unwrap().into_inner();
+    let board = pb::GetLeaderboardRequest {
+        game: crate::testkit::TEST_TABLE.into(),
+        ..Default::default()
+    };
+    let board = app
+        .arena()
+        .get_leaderboard(board)
+        .await
+        .unwrap()
+        .into_inner();
     assert_eq!(board.model, "weng-lin");
-    assert_eq!(board.rows[0].bot_name, "z", "the bot registered last wins every table it sits at");
+    assert_eq!(
+        board.rows[0].bot_name, "z",
+        "the bot registered last wins every table it sits at"
+    );
     app.stop().await;
 }

@@ -38,15 +38,25 @@ impl Store {
     pub async fn register_owner(&self, name: &str) -> Result<(Owner, String), ArenaError> {
         check_name("owner", name)?;
         let token = new_token()?;
-        let inserted = sqlx::query_scalar("INSERT INTO owners (name, token_hash, created_at) VALUES (?, ?, ?) RETURNING id")
-            .bind(name)
-            .bind(token_hash(&token))
-            .bind(self.now_ms())
-            .fetch_one(self.pool())
-            .await;
+        let inserted = sqlx::query_scalar(
+            "INSERT INTO owners (name, token_hash, created_at) VALUES (?, ?, ?) RETURNING id",
+        )
+        .bind(name)
+        .bind(token_hash(&token))
+        .bind(self.now_ms())
+        .fetch_one(self.pool())
+        .await;
         match inserted {
-            Ok(id) => Ok((Owner { id, name: name.to_string() }, token)),
-            Err(error) if unique_violation(&error) => Err(ArenaError::AlreadyExists(format!("owner `{name}` already exists"))),
+            Ok(id) => Ok((
+                Owner {
+                    id,
+                    name: name.to_string(),
+                },
+                token,
+            )),
+            Err(error) if unique_violation(&error) => Err(ArenaError::AlreadyExists(format!(
+                "owner `{name}` already exists"
+            ))),
             Err(error) => Err(error.into()),
         }
     }
@@ -70,29 +80,43 @@ impl Store {
     /// Registers a runner with a token chosen by the operator (e.g. given
     /// to `cairn serve` on the command line); registering the same name and
     /// token again is a no-op.
-    pub async fn register_runner_with_token(&self, name: &str, token: &str) -> Result<Runner, ArenaError> {
+    pub async fn register_runner_with_token(
+        &self,
+        name: &str,
+        token: &str,
+    ) -> Result<Runner, ArenaError> {
         check_name("runner", name)?;
         if token.len() < 16 {
-            return Err(ArenaError::invalid("a runner token must be at least 16 characters"));
+            return Err(ArenaError::invalid(
+                "a runner token must be at least 16 characters",
+            ));
         }
         let hash = token_hash(token);
-        let existing: Option<Runner> = sqlx::query_as("SELECT id, name FROM runners WHERE name = ? AND token_hash = ?")
-            .bind(name)
-            .bind(&hash)
-            .fetch_optional(self.pool())
-            .await?;
+        let existing: Option<Runner> =
+            sqlx::query_as("SELECT id, name FROM runners WHERE name = ? AND token_hash = ?")
+                .bind(name)
+                .bind(&hash)
+                .fetch_optional(self.pool())
+                .await?;
         if let Some(runner) = existing {
             return Ok(runner);
         }
-        let inserted = sqlx::query_scalar("INSERT INTO runners (name, token_hash, created_at) VALUES (?, ?, ?) RETURNING id")
-            .bind(name)
-            .bind(hash)
-            .bind(self.now_ms())
-            .fetch_one(self.pool())
-            .await;
+        let inserted = sqlx::query_scalar(
+            "INSERT INTO runners (name, token_hash, created_at) VALUES (?, ?, ?) RETURNING id",
+        )
+        .bind(name)
+        .bind(hash)
+        .bind(self.now_ms())
+        .fetch_one(self.pool())
+        .await;
         match inserted {
-            Ok(id) => Ok(Runner { id, name: name.to_string() }),
-            Err(error) if unique_violation(&error) => Err(ArenaError::AlreadyExists(format!("runner `{name}` or its token already exists"))),
+            Ok(id) => Ok(Runner {
+                id,
+                name: name.to_string(),
+            }),
+            Err(error) if unique_violation(&error) => Err(ArenaError::AlreadyExists(format!(
+                "runner `{name}` or its token already exists"
+            ))),
             Err(error) => Err(error.into()),
         }
     }

@@ -57,7 +57,9 @@ const VERSION_SELECT: &str = "SELECT v.id, b.name AS bot_name, o.name AS owner, 
 
 impl VersionRow {
     fn into_version(self) -> Result<BotVersion, ArenaError> {
-        let manifest = serde_json::from_str(&self.manifest).map_err(|error| ArenaError::Internal(format!("stored manifest unreadable: {error}")))?;
+        let manifest = serde_json::from_str(&self.manifest).map_err(|error| {
+            ArenaError::Internal(format!("stored manifest unreadable: {error}"))
+        })?;
         Ok(BotVersion {
             id: self.id,
             bot_name: self.bot_name,
@@ -74,44 +76,80 @@ impl VersionRow {
 impl Store {
     /// Checks and stores a bot archive as a new version of the bot its
     /// manifest names, creating the bot for `owner` if it is new.
-    pub async fn submit_bot_version(&self, owner: &Owner, archive: &[u8]) -> Result<SubmittedVersion, ArenaError> {
+    pub async fn submit_bot_version(
+        &self,
+        owner: &Owner,
+        archive: &[u8],
+    ) -> Result<SubmittedVersion, ArenaError> {
         let checked = check_archive(archive)?;
         check_name("bot", &checked.manifest.name)?;
         let mut tx = self.begin_write().await?;
-        let bot_id = self.bot_for_submission(&mut tx, owner, &checked.manifest.name).await?;
-        let existing: Option<i64> = sqlx::query_scalar("SELECT id FROM bot_versions WHERE bot_id = ? AND content_hash = ?")
-            .bind(bot_id)
-            .bind(&checked.content_hash)
-            .fetch_optional(&mut *tx)
+        let bot_id = self
+            .bot_for_submission(&mut tx, owner, &checked.manifest.name)
             .await?;
+        let existing: Option<i64> =
+            sqlx::query_scalar("SELECT id FROM bot_versions WHERE bot_id = ? AND content_hash = ?")
+                .bind(bot_id)
+                .bind(&checked.content_hash)
+                .fetch_optional(&mut *tx)
+                .await?;
         let (version_id, created) = match existing {
             Some(id) => (id, false),
-            None => (self.insert_version(&mut tx, bot_id, archive, &checked).await?, true),
+            None => (
+                self.insert_version(&mut tx, bot_id, archive, &checked)
+                    .await?,
+                true,
+            ),
         };
         tx.commit().await?;
-        Ok(SubmittedVersion { version: self.bot_version(version_id).await?, created })
+        Ok(SubmittedVersion {
+            version: self.bot_version(version_id).await?,
+            created,
+        })
     }
 
     /// The bot's id, creating it for `owner` if new; refuses another owner's bot.
     /// RULING (ours): the owner submitting to their deleted bot brings it back.
-    async fn bot_for_submission(&self, tx: &mut SqliteConnection, owner: &Owner, name: &str) -> Result<i64, ArenaError> {
-        let found: Option<(i64, i64)> = sqlx::query_as("SELECT id, owner_id FROM bots WHERE name = ?").bind(name).fetch_optional(&mut *tx).await?;
+    async fn bot_for_submission(
+        &self,
+        tx: &mut SqliteConnection,
+        owner: &Owner,
+        name: &str,
+    ) -> Result<i64, ArenaError> {
+        let found: Option<(i64, i64)> =
+            sqlx::query_as("SELECT id, owner_id FROM bots WHERE name = ?")
+                .bind(name)
+                .fetch_optional(&mut *tx)
+                .await?;
         match found {
-            Some((_, owner_id)) if owner_id != owner.id => Err(ArenaError::PermissionDenied(format!("bot `{name}` belongs to another owner"))),
+            Some((_, owner_id)) if owner_id != owner.id => Err(ArenaError::PermissionDenied(
+                format!("bot `{name}` belongs to another owner"),
+            )),
             Some((bot_id, _)) => {
-                sqlx::query("UPDATE bots SET deleted_at = NULL WHERE id = ?").bind(bot_id).execute(&mut *tx).await?;
+                sqlx::query("UPDATE bots SET deleted_at = NULL WHERE id = ?")
+                    .bind(bot_id)
+                    .execute(&mut *tx)
+                    .await?;
                 Ok(bot_id)
             }
-            None => Ok(sqlx::query_scalar("INSERT INTO bots (owner_id, name, created_at) VALUES (?, ?, ?) RETURNING id")
-                .bind(owner.id)
-                .bind(name)
-                .bind(self.now_ms())
-                .fetch_one(&mut *tx)
-                .await?),
+            None => Ok(sqlx::query_scalar(
+                "INSERT INTO bots (owner_id, name, created_at) VALUES (?, ?, ?) RETURNING id",
+            )
+            .bind(owner.id)
+            .bind(name)
+            .bind(self.now_ms())
+            .fetch_one(&mut *tx)
+            .await?),
         }
     }
 
-    async fn insert_version(&self, tx: &mut SqliteConnection, bot_id: i64, archive: &[u8], checked: &CheckedArchive) -> Result<i64, ArenaError> {
+    async fn insert_version(
+        &self,
+        tx: &mut SqliteConnection,
+        bot_id: i64,
+        archive: &[u8],
+        checked: &CheckedArchive,
+    ) -> Result<i64, ArenaError> {
         // Two bots may ship the same folder: the archive is stored once.
         sqlx::query("INSERT OR IGNORE INTO artifacts (content_hash, size_bytes, data, created_at) VALUES (?, ?, ?, ?)")
             .bind(&checked.content_hash)
@@ -120,7 +158,8 @@ impl Store {
             .bind(self.now_ms())
             .execute(&mut *tx)
             .await?;
-        let manifest = serde_json::to_string(&checked.manifest).map_err(|error| ArenaError::Internal(error.to_string()))?;
+        let manifest = serde_json::to_string(&checked.manifest)
+            .map_err(|error| ArenaError::Internal(error.to_string()))?;
         let id = sqlx::query_scalar(
             "INSERT INTO bot_versions (bot_id, version, content_hash, manifest, created_at) \
              VALUES (?, (SELECT COALESCE(MAX(version), 0) + 1 FROM bot_versions WHERE bot_id = ?), ?, ?, ?) RETURNING id",
@@ -149,14 +188,21 @@ impl Store {
     /// One version by id.
     pub async fn bot_version(&self, version_id: i64) -> Result<BotVersion, ArenaError> {
         let sql = format!("{VERSION_SELECT} WHERE v.id = ?");
-        let row: Option<VersionRow> = sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(version_id).fetch_optional(self.pool()).await?;
-        row.ok_or_else(|| ArenaError::not_found("bot version", version_id))?.into_version()
+        let row: Option<VersionRow> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(version_id)
+            .fetch_optional(self.pool())
+            .await?;
+        row.ok_or_else(|| ArenaError::not_found("bot version", version_id))?
+            .into_version()
     }
 
     /// Every version of a bot, oldest first.
     pub async fn bot_versions(&self, bot_name: &str) -> Result<Vec<BotVersion>, ArenaError> {
         let sql = format!("{VERSION_SELECT} WHERE b.name = ? ORDER BY v.version");
-        let rows: Vec<VersionRow> = sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(bot_name).fetch_all(self.pool()).await?;
+        let rows: Vec<VersionRow> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(bot_name)
+            .fetch_all(self.pool())
+            .await?;
         if rows.is_empty() {
             return Err(ArenaError::not_found("bot", bot_name));
         }
@@ -167,14 +213,18 @@ impl Store {
     pub async fn resolve_bot_version(&self, reference: &str) -> Result<BotVersion, ArenaError> {
         let (name, wanted) = match reference.split_once('@') {
             Some((name, number)) => {
-                let number: i64 = number.parse().map_err(|_| ArenaError::invalid(format!("`{reference}` is not `bot` or `bot@version`")))?;
+                let number: i64 = number.parse().map_err(|_| {
+                    ArenaError::invalid(format!("`{reference}` is not `bot` or `bot@version`"))
+                })?;
                 (name, Some(number))
             }
             None => (reference, None),
         };
         let versions = self.bot_versions(name).await?;
         let found = match wanted {
-            Some(number) => versions.into_iter().find(|version| version.version == number),
+            Some(number) => versions
+                .into_iter()
+                .find(|version| version.version == number),
             None => versions.into_iter().last(),
         };
         found.ok_or_else(|| ArenaError::not_found("bot version", reference))
@@ -183,15 +233,24 @@ impl Store {
     /// Marks a bot deleted: it keeps its history but joins no new tournament.
     pub async fn delete_bot(&self, owner: &Owner, bot_name: &str) -> Result<(), ArenaError> {
         let mut tx = self.begin_write().await?;
-        let found: Option<i64> = sqlx::query_scalar("SELECT owner_id FROM bots WHERE name = ?").bind(bot_name).fetch_optional(&mut *tx).await?;
+        let found: Option<i64> = sqlx::query_scalar("SELECT owner_id FROM bots WHERE name = ?")
+            .bind(bot_name)
+            .fetch_optional(&mut *tx)
+            .await?;
         match found {
             None => return Err(ArenaError::not_found("bot", bot_name)),
             Some(owner_id) if owner_id != owner.id => {
-                return Err(ArenaError::PermissionDenied(format!("bot `{bot_name}` belongs to another owner")));
+                return Err(ArenaError::PermissionDenied(format!(
+                    "bot `{bot_name}` belongs to another owner"
+                )));
             }
             Some(_) => {}
         }
-        sqlx::query("UPDATE bots SET deleted_at = COALESCE(deleted_at, ?) WHERE name = ?").bind(self.now_ms()).bind(bot_name).execute(&mut *tx).await?;
+        sqlx::query("UPDATE bots SET deleted_at = COALESCE(deleted_at, ?) WHERE name = ?")
+            .bind(self.now_ms())
+            .bind(bot_name)
+            .execute(&mut *tx)
+            .await?;
         tx.commit().await?;
         Ok(())
     }
@@ -199,7 +258,10 @@ impl Store {
     /// Whether a bot has been deleted.
     pub(crate) async fn bot_is_deleted(&self, bot_name: &str) -> Result<bool, ArenaError> {
         let deleted: Option<bool> =
-            sqlx::query_scalar("SELECT deleted_at IS NOT NULL FROM bots WHERE name = ?").bind(bot_name).fetch_optional(self.pool()).await?;
+            sqlx::query_scalar("SELECT deleted_at IS NOT NULL FROM bots WHERE name = ?")
+                .bind(bot_name)
+                .fetch_optional(self.pool())
+                .await?;
         deleted.ok_or_else(|| ArenaError::not_found("bot", bot_name))
     }
 

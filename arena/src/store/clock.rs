@@ -17,7 +17,9 @@ pub struct SystemClock;
 
 impl Clock for SystemClock {
     fn now_ms(&self) -> i64 {
-        let since_epoch = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+        let since_epoch = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default();
         i64::try_from(since_epoch.as_millis()).unwrap_or(i64::MAX)
     }
 }
@@ -30,7 +32,9 @@ pub struct ManualClock {
 
 impl ManualClock {
     pub fn starting_at(now_ms: i64) -> ManualClock {
-        ManualClock { now_ms: Arc::new(AtomicI64::new(now_ms)) }
+        ManualClock {
+            now_ms: Arc::new(AtomicI64::new(now_ms)),
+        }
     }
 
     pub fn advance_ms(&self, by_ms: i64) {

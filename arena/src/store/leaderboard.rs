@@ -60,7 +60,11 @@ struct StandingColumns {
 impl StandingColumns {
     fn standing(&self) -> Standing {
         Standing {
-            rating: crate::ratings::Rating { value: self.rating, uncertainty: self.uncertainty, volatility: self.volatility },
+            rating: crate::ratings::Rating {
+                value: self.rating,
+                uncertainty: self.uncertainty,
+                volatility: self.volatility,
+            },
             games: self.games,
             wins: self.wins,
             draws: self.draws,
@@ -72,7 +76,10 @@ impl StandingColumns {
 
 impl Store {
     /// A leaderboard, best rating first.
-    pub async fn leaderboard(&self, query: &LeaderboardQuery) -> Result<Vec<LeaderboardRow>, ArenaError> {
+    pub async fn leaderboard(
+        &self,
+        query: &LeaderboardQuery,
+    ) -> Result<Vec<LeaderboardRow>, ArenaError> {
         let variant = variant_key(&query.options);
         let model = match query.model {
             Some(model) => model,
@@ -109,23 +116,37 @@ impl Store {
     }
 
     async fn default_model(&self, game: &str, variant: &str) -> Result<RatingModel, ArenaError> {
-        let two_seat: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM ratings WHERE game = ? AND variant = ? AND model = ?)")
-            .bind(game)
-            .bind(variant)
-            .bind(RatingModel::Glicko2.id())
-            .fetch_one(self.pool())
-            .await?;
-        Ok(if two_seat { RatingModel::Glicko2 } else { RatingModel::WengLin })
+        let two_seat: bool = sqlx::query_scalar(
+            "SELECT EXISTS (SELECT 1 FROM ratings WHERE game = ? AND variant = ? AND model = ?)",
+        )
+        .bind(game)
+        .bind(variant)
+        .bind(RatingModel::Glicko2.id())
+        .fetch_one(self.pool())
+        .await?;
+        Ok(if two_seat {
+            RatingModel::Glicko2
+        } else {
+            RatingModel::WengLin
+        })
     }
 
     /// Throws away a game and variant's ratings and rebuilds them from the
     /// stored results, in the order they were recorded.
-    pub async fn recompute_ratings(&self, game: &str, options: &GameOptions) -> Result<(), ArenaError> {
+    pub async fn recompute_ratings(
+        &self,
+        game: &str,
+        options: &GameOptions,
+    ) -> Result<(), ArenaError> {
         let variant = variant_key(options);
         let mut tx = self.begin_write().await?;
         for table in ["rating_history", "ratings"] {
             let sql = format!("DELETE FROM {table} WHERE game = ? AND variant = ?");
-            sqlx::query(sqlx::AssertSqlSafe(sql)).bind(game).bind(&variant).execute(&mut *tx).await?;
+            sqlx::query(sqlx::AssertSqlSafe(sql))
+                .bind(game)
+                .bind(&variant)
+                .execute(&mut *tx)
+                .await?;
         }
         let rows: Vec<(i64, i64, i64, bool)> = sqlx::query_as(
             "SELECT r.id, rs.bot_version_id, rs.rank, rs.forfeit_reason IS NOT NULL FROM results r \
@@ -156,7 +177,11 @@ impl Store {
 fn group_by_result(rows: Vec<(i64, i64, i64, bool)>) -> Vec<(i64, Vec<RatedSeat>)> {
     let mut grouped: Vec<(i64, Vec<RatedSeat>)> = Vec::new();
     for (result_id, bot_version_id, rank, forfeited) in rows {
-        let seat = RatedSeat { bot_version_id, rank: rank as u32, forfeited };
+        let seat = RatedSeat {
+            bot_version_id,
+            rank: rank as u32,
+            forfeited,
+        };
         match grouped.last_mut() {
             Some((last_id, seats)) if *last_id == result_id => seats.push(seat),
             _ => grouped.push((result_id, vec![seat])),
@@ -166,24 +191,46 @@ fn group_by_result(rows: Vec<(i64, i64, i64, bool)>) -> Vec<(i64, Vec<RatedSeat>
 }
 
 /// Rates one recorded game under every model that fits its table.
-pub(crate) async fn rate_result(tx: &mut SqliteConnection, game: &str, variant: &str, result_id: i64, seats: &[RatedSeat]) -> Result<(), ArenaError> {
+pub(crate) async fn rate_result(
+    tx: &mut SqliteConnection,
+    game: &str,
+    variant: &str,
+    result_id: i64,
+    seats: &[RatedSeat],
+) -> Result<(), ArenaError> {
     for &model in RatingModel::for_seats(seats.len()) {
         let mut standings = Standings::new();
         for seat in seats {
-            if let Some(standing) = load_standing(tx, game, variant, model, seat.bot_version_id).await? {
+            if let Some(standing) =
+                load_standing(tx, game, variant, model, seat.bot_version_id).await?
+            {
                 standings.insert(seat.bot_version_id, standing);
             }
         }
         let changes = apply_game(model, &mut standings, seats);
         for seat in seats {
-            save_standing(tx, game, variant, model, seat.bot_version_id, &standings[&seat.bot_version_id]).await?;
+            save_standing(
+                tx,
+                game,
+                variant,
+                model,
+                seat.bot_version_id,
+                &standings[&seat.bot_version_id],
+            )
+            .await?;
         }
         insert_history(tx, result_id, game, variant, model, &changes).await?;
     }
     Ok(())
 }
 
-async fn load_standing(tx: &mut SqliteConnection, game: &str, variant: &str, model: RatingModel, bot_version_id: i64) -> Result<Option<Standing>, ArenaError> {
+async fn load_standing(
+    tx: &mut SqliteConnection,
+    game: &str,
+    variant: &str,
+    model: RatingModel,
+    bot_version_id: i64,
+) -> Result<Option<Standing>, ArenaError> {
     let row: Option<StandingColumns> = sqlx::query_as(
         "SELECT rating, uncertainty, volatility, games, wins, draws, losses, forfeits FROM ratings \
          WHERE game = ? AND variant = ? AND model = ? AND bot_version_id = ?",

@@ -64,7 +64,9 @@ impl LeaseState {
 
 pub(crate) fn check_lease_duration(duration_ms: i64) -> Result<(), ArenaError> {
     if !(1..=MAX_LEASE_MS).contains(&duration_ms) {
-        return Err(ArenaError::invalid(format!("a lease lasts 1 to {MAX_LEASE_MS} ms, not {duration_ms}")));
+        return Err(ArenaError::invalid(format!(
+            "a lease lasts 1 to {MAX_LEASE_MS} ms, not {duration_ms}"
+        )));
     }
     Ok(())
 }
@@ -72,15 +74,26 @@ pub(crate) fn check_lease_duration(duration_ms: i64) -> Result<(), ArenaError> {
 impl Store {
     /// Leases the oldest queued (or expired) match to `runner` for
     /// `duration_ms`; `None` when nothing is waiting.
-    pub async fn lease_match(&self, runner: &Runner, duration_ms: i64) -> Result<Option<Lease>, ArenaError> {
+    pub async fn lease_match(
+        &self,
+        runner: &Runner,
+        duration_ms: i64,
+    ) -> Result<Option<Lease>, ArenaError> {
         check_lease_duration(duration_ms)?;
         let now = self.now_ms();
         let mut tx = self.begin_write().await?;
-        sqlx::query("UPDATE runners SET last_seen_at = ? WHERE id = ?").bind(now).bind(runner.id).execute(&mut *tx).await?;
+        sqlx::query("UPDATE runners SET last_seen_at = ? WHERE id = ?")
+            .bind(now)
+            .bind(runner.id)
+            .execute(&mut *tx)
+            .await?;
         // Two indexed lookups rather than one OR, which would scan every
         // finished match of every tournament.
-        let queued: Option<i64> =
-            sqlx::query_scalar("SELECT id FROM matches WHERE status = 'queued' ORDER BY id LIMIT 1").fetch_optional(&mut *tx).await?;
+        let queued: Option<i64> = sqlx::query_scalar(
+            "SELECT id FROM matches WHERE status = 'queued' ORDER BY id LIMIT 1",
+        )
+        .fetch_optional(&mut *tx)
+        .await?;
         let expired: Option<i64> = sqlx::query_scalar("SELECT id FROM matches WHERE status = 'leased' AND lease_expires_at <= ? ORDER BY id LIMIT 1")
             .bind(now)
             .fetch_optional(&mut *tx)
@@ -103,7 +116,13 @@ impl Store {
     }
 
     /// Extends a lease `runner` still holds; refuses a lost one.
-    pub async fn heartbeat(&self, runner: &Runner, match_id: i64, generation: i64, duration_ms: i64) -> Result<i64, ArenaError> {
+    pub async fn heartbeat(
+        &self,
+        runner: &Runner,
+        match_id: i64,
+        generation: i64,
+        duration_ms: i64,
+    ) -> Result<i64, ArenaError> {
         check_lease_duration(duration_ms)?;
         let now = self.now_ms();
         let mut tx = self.begin_write().await?;
@@ -112,13 +131,25 @@ impl Store {
             return Err(ArenaError::LeaseLost { match_id });
         }
         let expires_at = now + duration_ms;
-        sqlx::query("UPDATE matches SET lease_expires_at = ? WHERE id = ?").bind(expires_at).bind(match_id).execute(&mut *tx).await?;
-        sqlx::query("UPDATE runners SET last_seen_at = ? WHERE id = ?").bind(now).bind(runner.id).execute(&mut *tx).await?;
+        sqlx::query("UPDATE matches SET lease_expires_at = ? WHERE id = ?")
+            .bind(expires_at)
+            .bind(match_id)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("UPDATE runners SET last_seen_at = ? WHERE id = ?")
+            .bind(now)
+            .bind(runner.id)
+            .execute(&mut *tx)
+            .await?;
         tx.commit().await?;
         Ok(expires_at)
     }
 
-    pub(crate) async fn lease_state(&self, tx: &mut sqlx::SqliteConnection, match_id: i64) -> Result<LeaseState, ArenaError> {
+    pub(crate) async fn lease_state(
+        &self,
+        tx: &mut sqlx::SqliteConnection,
+        match_id: i64,
+    ) -> Result<LeaseState, ArenaError> {
         sqlx::query_as("SELECT status, lease_generation, lease_holder, lease_expires_at FROM matches WHERE id = ?")
             .bind(match_id)
             .fetch_optional(&mut *tx)
@@ -127,11 +158,12 @@ impl Store {
     }
 
     async fn lease_details(&self, match_id: i64) -> Result<Lease, ArenaError> {
-        let (tournament_id, lease_generation, expires_at): (i64, i64, i64) =
-            sqlx::query_as("SELECT tournament_id, lease_generation, lease_expires_at FROM matches WHERE id = ?")
-                .bind(match_id)
-                .fetch_one(self.pool())
-                .await?;
+        let (tournament_id, lease_generation, expires_at): (i64, i64, i64) = sqlx::query_as(
+            "SELECT tournament_id, lease_generation, lease_expires_at FROM matches WHERE id = ?",
+        )
+        .bind(match_id)
+        .fetch_one(self.pool())
+        .await?;
         let tournament = self.tournament(tournament_id).await?;
         let mut seats = Vec::new();
         for entry in self.match_seats(match_id).await? {
@@ -144,11 +176,29 @@ impl Store {
                 manifest: version.manifest,
             });
         }
-        let games: Vec<(i64, i64, i64)> = sqlx::query_as("SELECT id, game_index, seed FROM games WHERE match_id = ? ORDER BY game_index")
-            .bind(match_id)
-            .fetch_all(self.pool())
-            .await?;
-        let games = games.into_iter().map(|(game_id, game_index, seed)| LeasedGame { game_id, game_index, seed: seed as u64 }).collect();
-        Ok(Lease { match_id, lease_generation, expires_at, tournament_id, game: tournament.game, options: tournament.options, seats, games })
+        let games: Vec<(i64, i64, i64)> = sqlx::query_as(
+            "SELECT id, game_index, seed FROM games WHERE match_id = ? ORDER BY game_index",
+        )
+        .bind(match_id)
+        .fetch_all(self.pool())
+        .await?;
+        let games = games
+            .into_iter()
+            .map(|(game_id, game_index, seed)| LeasedGame {
+                game_id,
+                game_index,
+                seed: seed as u64,
+            })
+            .collect();
+        Ok(Lease {
+            match_id,
+            lease_generation,
+            expires_at,
+            tournament_id,
+            game: tournament.game,
+            options: tournament.options,
+            seats,
+            games,
+        })
     }
 }

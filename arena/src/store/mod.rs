@@ -41,8 +41,12 @@ pub use self::bots::{BotSummary, BotVersion, SubmittedVersion};
 pub use self::clock::{Clock, ManualClock, SystemClock};
 pub use self::leaderboard::{LeaderboardQuery, LeaderboardRow};
 pub use self::leases::{Lease, LeasedGame, LeasedSeat};
-pub use self::results::{Forfeit, GameReport, MatchReport, ReportOutcome, SeatResult, FORFEIT_REASONS, MAX_REPLAY_BYTES};
-pub use self::tournaments::{variant_key, Entry, MatchSummary, NewTournament, Tournament, TournamentProgress};
+pub use self::results::{
+    Forfeit, GameReport, MatchReport, ReportOutcome, SeatResult, FORFEIT_REASONS, MAX_REPLAY_BYTES,
+};
+pub use self::tournaments::{
+    variant_key, Entry, MatchSummary, NewTournament, Tournament, TournamentProgress,
+};
 use crate::error::ArenaError;
 
 /// Where `cairn serve` keeps its database unless told otherwise.
@@ -73,7 +77,10 @@ impl Store {
     }
 
     /// Like [`Store::open`], reading the time from `clock`.
-    pub async fn open_with_clock(path: impl AsRef<Path>, clock: Arc<dyn Clock>) -> Result<Store, ArenaError> {
+    pub async fn open_with_clock(
+        path: impl AsRef<Path>,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Store, ArenaError> {
         let options = SqliteConnectOptions::from_str("sqlite://")?
             .filename(path)
             .create_if_missing(true)
@@ -81,10 +88,19 @@ impl Store {
             .synchronous(SqliteSynchronous::Normal)
             .foreign_keys(true)
             .busy_timeout(Duration::from_secs(10));
-        let pool = SqlitePoolOptions::new().max_connections(8).connect_with(options).await?;
+        let pool = SqlitePoolOptions::new()
+            .max_connections(8)
+            .connect_with(options)
+            .await?;
         MIGRATOR.run(&pool).await?;
         let (changes, _) = watch::channel(0);
-        Ok(Store { pool, clock, game_check: engine_game_check, write_lock: Arc::new(Mutex::new(())), changes: Arc::new(changes) })
+        Ok(Store {
+            pool,
+            clock,
+            game_check: engine_game_check,
+            write_lock: Arc::new(Mutex::new(())),
+            changes: Arc::new(changes),
+        })
     }
 
     /// The same store, checking games with `game_check` instead of the engine.
@@ -111,7 +127,10 @@ impl Store {
     pub(crate) async fn begin_write(&self) -> Result<WriteTransaction, ArenaError> {
         let guard = Arc::clone(&self.write_lock).lock_owned().await;
         let transaction = self.pool.begin_with("BEGIN IMMEDIATE").await?;
-        Ok(WriteTransaction { transaction, _guard: guard })
+        Ok(WriteTransaction {
+            transaction,
+            _guard: guard,
+        })
     }
 
     pub(crate) fn pool(&self) -> &SqlitePool {
@@ -120,7 +139,8 @@ impl Store {
 
     /// Refuses a game id or options no table size of the game accepts.
     pub fn check_game_known(&self, game: &str, options: &GameOptions) -> Result<(), ArenaError> {
-        let mut refusals = (crate::plan::MIN_SEATS..=crate::plan::MAX_SEATS).map(|n_seats| (self.game_check)(game, options, n_seats));
+        let mut refusals = (crate::plan::MIN_SEATS..=crate::plan::MAX_SEATS)
+            .map(|n_seats| (self.game_check)(game, options, n_seats));
         match refusals.find(|refusal| !matches!(refusal, Err(SetupError::SeatCount { .. }))) {
             Some(Err(error)) => Err(error.into()),
             _ => Ok(()),
@@ -163,14 +183,19 @@ impl std::ops::DerefMut for WriteTransaction {
 pub type GameCheck = fn(&str, &GameOptions, usize) -> Result<(), SetupError>;
 
 /// Checks a game against the engine's registry by setting one up.
-pub fn engine_game_check(game: &str, options: &GameOptions, n_seats: usize) -> Result<(), SetupError> {
+pub fn engine_game_check(
+    game: &str,
+    options: &GameOptions,
+    n_seats: usize,
+) -> Result<(), SetupError> {
     cairn_engine::new_game(game, options, n_seats, 0).map(|_| ())
 }
 
 /// A fresh bearer token: 32 random bytes in hex.
 pub(crate) fn new_token() -> Result<String, ArenaError> {
     let mut bytes = [0_u8; 32];
-    getrandom::fill(&mut bytes).map_err(|error| ArenaError::Internal(format!("no randomness for a token: {error}")))?;
+    getrandom::fill(&mut bytes)
+        .map_err(|error| ArenaError::Internal(format!("no randomness for a token: {error}")))?;
     Ok(hex(&bytes))
 }
 

@@ -12,7 +12,14 @@ use crate::ratings::RatedSeat;
 /// The largest replay kept per game.
 pub const MAX_REPLAY_BYTES: usize = 4 * 1024 * 1024;
 /// Why a seat may forfeit (the runner's reasons).
-pub const FORFEIT_REASONS: &[&str] = &["timeout", "crash", "exit", "protocol_error", "illegal_action", "resource_limit"];
+pub const FORFEIT_REASONS: &[&str] = &[
+    "timeout",
+    "crash",
+    "exit",
+    "protocol_error",
+    "illegal_action",
+    "resource_limit",
+];
 
 /// A runner's report of a whole match.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,15 +67,24 @@ pub enum ReportOutcome {
 impl Store {
     /// Records a match's results, once. A repeat under the same lease is
     /// answered `AlreadyRecorded`; a report under a lost lease is refused.
-    pub async fn report_result(&self, runner: &Runner, report: &MatchReport) -> Result<ReportOutcome, ArenaError> {
+    pub async fn report_result(
+        &self,
+        runner: &Runner,
+        report: &MatchReport,
+    ) -> Result<ReportOutcome, ArenaError> {
         let now = self.now_ms();
         let mut tx = self.begin_write().await?;
         let state = self.lease_state(&mut tx, report.match_id).await?;
-        if state.status == "done" && state.lease_generation == report.lease_generation && state.lease_holder == Some(runner.id) {
+        if state.status == "done"
+            && state.lease_generation == report.lease_generation
+            && state.lease_holder == Some(runner.id)
+        {
             return Ok(ReportOutcome::AlreadyRecorded);
         }
         if !state.held_by(runner, report.lease_generation, now) {
-            return Err(ArenaError::LeaseLost { match_id: report.match_id });
+            return Err(ArenaError::LeaseLost {
+                match_id: report.match_id,
+            });
         }
         let planned = planned_games(&mut tx, report.match_id).await?;
         check_report(report, &planned)?;
@@ -83,11 +99,19 @@ impl Store {
             let rated: Vec<RatedSeat> = game_report
                 .seats
                 .iter()
-                .map(|seat| RatedSeat { bot_version_id: seat.bot_version_id, rank: seat.rank, forfeited: seat.forfeit.is_some() })
+                .map(|seat| RatedSeat {
+                    bot_version_id: seat.bot_version_id,
+                    rank: seat.rank,
+                    forfeited: seat.forfeit.is_some(),
+                })
                 .collect();
             super::leaderboard::rate_result(&mut tx, &game, &variant, result_id, &rated).await?;
         }
-        sqlx::query("UPDATE matches SET status = 'done', finished_at = ? WHERE id = ?").bind(now).bind(report.match_id).execute(&mut *tx).await?;
+        sqlx::query("UPDATE matches SET status = 'done', finished_at = ? WHERE id = ?")
+            .bind(now)
+            .bind(report.match_id)
+            .execute(&mut *tx)
+            .await?;
         tx.commit().await?;
         self.notify_change();
         Ok(ReportOutcome::Recorded)
@@ -96,8 +120,13 @@ impl Store {
     /// The replay a runner stored for a game.
     pub async fn replay(&self, game_id: i64) -> Result<Vec<u8>, ArenaError> {
         let replay: Option<Option<Vec<u8>>> =
-            sqlx::query_scalar("SELECT replay FROM results WHERE game_id = ?").bind(game_id).fetch_optional(self.pool()).await?;
-        replay.flatten().ok_or_else(|| ArenaError::not_found("replay of game", game_id))
+            sqlx::query_scalar("SELECT replay FROM results WHERE game_id = ?")
+                .bind(game_id)
+                .fetch_optional(self.pool())
+                .await?;
+        replay
+            .flatten()
+            .ok_or_else(|| ArenaError::not_found("replay of game", game_id))
     }
 
     /// A finished game's seats, by seat.
@@ -117,7 +146,10 @@ impl Store {
                 bot_version_id: row.bot_version_id,
                 score: row.score,
                 rank: row.rank as u32,
-                forfeit: row.forfeit_reason.map(|reason| Forfeit { reason, detail: row.forfeit_detail.unwrap_or_default() }),
+                forfeit: row.forfeit_reason.map(|reason| Forfeit {
+                    reason,
+                    detail: row.forfeit_detail.unwrap_or_default(),
+                }),
             })
             .collect())
     }
@@ -140,50 +172,97 @@ struct PlannedGames {
     seats: Vec<i64>,
 }
 
-async fn planned_games(tx: &mut SqliteConnection, match_id: i64) -> Result<PlannedGames, ArenaError> {
-    let games = sqlx::query_scalar("SELECT id FROM games WHERE match_id = ? ORDER BY game_index").bind(match_id).fetch_all(&mut *tx).await?;
-    let seats = sqlx::query_scalar("SELECT bot_version_id FROM seats WHERE match_id = ? ORDER BY seat").bind(match_id).fetch_all(&mut *tx).await?;
+async fn planned_games(
+    tx: &mut SqliteConnection,
+    match_id: i64,
+) -> Result<PlannedGames, ArenaError> {
+    let games = sqlx::query_scalar("SELECT id FROM games WHERE match_id = ? ORDER BY game_index")
+        .bind(match_id)
+        .fetch_all(&mut *tx)
+        .await?;
+    let seats =
+        sqlx::query_scalar("SELECT bot_version_id FROM seats WHERE match_id = ? ORDER BY seat")
+            .bind(match_id)
+            .fetch_all(&mut *tx)
+            .await?;
     Ok(PlannedGames { games, seats })
 }
 
 fn check_report(report: &MatchReport, planned: &PlannedGames) -> Result<(), ArenaError> {
     if report.games.len() != planned.games.len() {
-        return Err(ArenaError::invalid(format!("match {} has {} games, the report has {}", report.match_id, planned.games.len(), report.games.len())));
+        return Err(ArenaError::invalid(format!(
+            "match {} has {} games, the report has {}",
+            report.match_id,
+            planned.games.len(),
+            report.games.len()
+        )));
     }
     let mut indices: Vec<i64> = report.games.iter().map(|game| game.game_index).collect();
     indices.sort_unstable();
-    if indices.iter().enumerate().any(|(expected, &index)| index != expected as i64) {
-        return Err(ArenaError::invalid(format!("the report must hold game indices 0 to {} once each", planned.games.len() - 1)));
+    if indices
+        .iter()
+        .enumerate()
+        .any(|(expected, &index)| index != expected as i64)
+    {
+        return Err(ArenaError::invalid(format!(
+            "the report must hold game indices 0 to {} once each",
+            planned.games.len() - 1
+        )));
     }
-    report.games.iter().try_for_each(|game| check_game_report(game, planned))
+    report
+        .games
+        .iter()
+        .try_for_each(|game| check_game_report(game, planned))
 }
 
 fn check_game_report(game: &GameReport, planned: &PlannedGames) -> Result<(), ArenaError> {
     let n_seats = planned.seats.len();
     let index = game.game_index;
     if game.seats.len() != n_seats {
-        return Err(ArenaError::invalid(format!("game {index} has {n_seats} seats, the report has {}", game.seats.len())));
+        return Err(ArenaError::invalid(format!(
+            "game {index} has {n_seats} seats, the report has {}",
+            game.seats.len()
+        )));
     }
     if game.replay.len() > MAX_REPLAY_BYTES {
-        return Err(ArenaError::TooLarge(format!("the replay of game {index} is {} bytes, more than the {MAX_REPLAY_BYTES} allowed", game.replay.len())));
+        return Err(ArenaError::TooLarge(format!(
+            "the replay of game {index} is {} bytes, more than the {MAX_REPLAY_BYTES} allowed",
+            game.replay.len()
+        )));
     }
     for (seat, (result, &expected)) in game.seats.iter().zip(&planned.seats).enumerate() {
         if result.bot_version_id != expected {
-            return Err(ArenaError::invalid(format!("game {index} seat {seat} is bot version {expected}, not {}", result.bot_version_id)));
+            return Err(ArenaError::invalid(format!(
+                "game {index} seat {seat} is bot version {expected}, not {}",
+                result.bot_version_id
+            )));
         }
         if result.rank == 0 || result.rank as usize > n_seats {
-            return Err(ArenaError::invalid(format!("game {index} seat {seat} has rank {}, not 1 to {n_seats}", result.rank)));
+            return Err(ArenaError::invalid(format!(
+                "game {index} seat {seat} has rank {}, not 1 to {n_seats}",
+                result.rank
+            )));
         }
         if let Some(forfeit) = &result.forfeit {
             if !FORFEIT_REASONS.contains(&forfeit.reason.as_str()) {
-                return Err(ArenaError::invalid(format!("unknown forfeit reason `{}` (known: {})", forfeit.reason, FORFEIT_REASONS.join(", "))));
+                return Err(ArenaError::invalid(format!(
+                    "unknown forfeit reason `{}` (known: {})",
+                    forfeit.reason,
+                    FORFEIT_REASONS.join(", ")
+                )));
             }
         }
     }
     Ok(())
 }
 
-async fn insert_result(tx: &mut SqliteConnection, runner: &Runner, game_id: i64, game: &GameReport, now: i64) -> Result<i64, ArenaError> {
+async fn insert_result(
+    tx: &mut SqliteConnection,
+    runner: &Runner,
+    game_id: i64,
+    game: &GameReport,
+    now: i64,
+) -> Result<i64, ArenaError> {
     let replay = (!game.replay.is_empty()).then_some(&game.replay);
     let result_id: i64 = sqlx::query_scalar("INSERT INTO results (game_id, runner_id, replay, recorded_at) VALUES (?, ?, ?, ?) RETURNING id")
         .bind(game_id)

@@ -19,14 +19,24 @@ struct TestStore {
 async fn test_store() -> TestStore {
     let folder = tempfile::tempdir().unwrap();
     let clock = ManualClock::starting_at(1_000_000);
-    let store = Store::open_with_clock(folder.path().join("arena.db"), Arc::new(clock.clone())).await.unwrap().with_game_check(test_game_check);
-    TestStore { store, clock, _folder: folder }
+    let store = Store::open_with_clock(folder.path().join("arena.db"), Arc::new(clock.clone()))
+        .await
+        .unwrap()
+        .with_game_check(test_game_check);
+    TestStore {
+        store,
+        clock,
+        _folder: folder,
+    }
 }
 
 async fn owner_with_bots(store: &Store, owner: &str, bots: &[&str]) -> Owner {
     let (owner, _) = store.register_owner(owner).await.unwrap();
     for bot in bots {
-        store.submit_bot_version(&owner, &bot_archive(bot, 1)).await.unwrap();
+        store
+            .submit_bot_version(&owner, &bot_archive(bot, 1))
+            .await
+            .unwrap();
     }
     owner
 }
@@ -43,16 +53,28 @@ fn duel(bots: &[&str], games_per_pairing: usize) -> NewTournament {
 }
 
 async fn count(store: &Store, table: &str) -> i64 {
-    sqlx::query_scalar(sqlx::AssertSqlSafe(format!("SELECT COUNT(*) FROM {table}"))).fetch_one(store.pool()).await.unwrap()
+    sqlx::query_scalar(sqlx::AssertSqlSafe(format!("SELECT COUNT(*) FROM {table}")))
+        .fetch_one(store.pool())
+        .await
+        .unwrap()
 }
 
 #[tokio::test]
 async fn the_database_runs_in_wal_mode_with_foreign_keys_on() {
     let test = test_store().await;
-    let mode: String = sqlx::query_scalar("PRAGMA journal_mode").fetch_one(test.store.pool()).await.unwrap();
-    let foreign_keys: i64 = sqlx::query_scalar("PRAGMA foreign_keys").fetch_one(test.store.pool()).await.unwrap();
+    let mode: String = sqlx::query_scalar("PRAGMA journal_mode")
+        .fetch_one(test.store.pool())
+        .await
+        .unwrap();
+    let foreign_keys: i64 = sqlx::query_scalar("PRAGMA foreign_keys")
+        .fetch_one(test.store.pool())
+        .await
+        .unwrap();
     assert_eq!((mode.as_str(), foreign_keys), ("wal", 1));
-    let orphan = sqlx::query("INSERT INTO bots (owner_id, name, created_at) VALUES (999, 'orphan', 0)").execute(test.store.pool()).await;
+    let orphan =
+        sqlx::query("INSERT INTO bots (owner_id, name, created_at) VALUES (999, 'orphan', 0)")
+            .execute(test.store.pool())
+            .await;
     assert!(orphan.is_err(), "a bot without an owner is refused");
 }
 
@@ -61,10 +83,22 @@ async fn owners_are_known_by_their_token_which_is_stored_only_hashed() {
     let test = test_store().await;
     let (owner, token) = test.store.register_owner("ada").await.unwrap();
     assert_eq!(test.store.owner_by_token(&token).await.unwrap(), owner);
-    assert!(matches!(test.store.owner_by_token("guess").await, Err(ArenaError::Unauthenticated("owner"))));
-    assert!(matches!(test.store.register_owner("ada").await, Err(ArenaError::AlreadyExists(_))));
-    assert!(matches!(test.store.register_owner("no spaces").await, Err(ArenaError::InvalidArgument(_))));
-    let stored: String = sqlx::query_scalar("SELECT token_hash FROM owners").fetch_one(test.store.pool()).await.unwrap();
+    assert!(matches!(
+        test.store.owner_by_token("guess").await,
+        Err(ArenaError::Unauthenticated("owner"))
+    ));
+    assert!(matches!(
+        test.store.register_owner("ada").await,
+        Err(ArenaError::AlreadyExists(_))
+    ));
+    assert!(matches!(
+        test.store.register_owner("no spaces").await,
+        Err(ArenaError::InvalidArgument(_))
+    ));
+    let stored: String = sqlx::query_scalar("SELECT token_hash FROM owners")
+        .fetch_one(test.store.pool())
+        .await
+        .unwrap();
     assert_ne!(stored, token);
 }
 
@@ -72,16 +106,43 @@ async fn owners_are_known_by_their_token_which_is_stored_only_hashed() {
 async fn submitting_the_same_folder_twice_returns_the_same_version() {
     let test = test_store().await;
     let (owner, _) = test.store.register_owner("ada").await.unwrap();
-    let first = test.store.submit_bot_version(&owner, &bot_archive("greedy", 1)).await.unwrap();
-    let again = test.store.submit_bot_version(&owner, &bot_archive("greedy", 1)).await.unwrap();
-    let second = test.store.submit_bot_version(&owner, &bot_archive("greedy", 2)).await.unwrap();
+    let first = test
+        .store
+        .submit_bot_version(&owner, &bot_archive("greedy", 1))
+        .await
+        .unwrap();
+    let again = test
+        .store
+        .submit_bot_version(&owner, &bot_archive("greedy", 1))
+        .await
+        .unwrap();
+    let second = test
+        .store
+        .submit_bot_version(&owner, &bot_archive("greedy", 2))
+        .await
+        .unwrap();
     assert!(first.created && !again.created && second.created);
     assert_eq!(first.version.id, again.version.id);
     assert_eq!((first.version.version, second.version.version), (1, 2));
-    assert_eq!(test.store.resolve_bot_version("greedy").await.unwrap().id, second.version.id);
-    assert_eq!(test.store.resolve_bot_version("greedy@1").await.unwrap().id, first.version.id);
-    assert!(matches!(test.store.resolve_bot_version("greedy@9").await, Err(ArenaError::NotFound { .. })));
-    assert_eq!(test.store.artifact(&first.version.content_hash).await.unwrap(), bot_archive("greedy", 1));
+    assert_eq!(
+        test.store.resolve_bot_version("greedy").await.unwrap().id,
+        second.version.id
+    );
+    assert_eq!(
+        test.store.resolve_bot_version("greedy@1").await.unwrap().id,
+        first.version.id
+    );
+    assert!(matches!(
+        test.store.resolve_bot_version("greedy@9").await,
+        Err(ArenaError::NotFound { .. })
+    ));
+    assert_eq!(
+        test.store
+            .artifact(&first.version.content_hash)
+            .await
+            .unwrap(),
+        bot_archive("greedy", 1)
+    );
 }
 
 #[tokio::test]
@@ -90,9 +151,18 @@ async fn a_stranger_cannot_add_versions_to_or_delete_another_owners_bot() {
     owner_with_bots(&test.store, "ada", &["greedy"]).await;
     let (stranger, _) = test.store.register_owner("mallory").await.unwrap();
     let before = count(&test.store, "bot_versions").await;
-    let submitted = test.store.submit_bot_version(&stranger, &bot_archive("greedy", 2)).await;
-    assert!(matches!(submitted, Err(ArenaError::PermissionDenied(_))), "{submitted:?}");
-    assert!(matches!(test.store.delete_bot(&stranger, "greedy").await, Err(ArenaError::PermissionDenied(_))));
+    let submitted = test
+        .store
+        .submit_bot_version(&stranger, &bot_archive("greedy", 2))
+        .await;
+    assert!(
+        matches!(submitted, Err(ArenaError::PermissionDenied(_))),
+        "{submitted:?}"
+    );
+    assert!(matches!(
+        test.store.delete_bot(&stranger, "greedy").await,
+        Err(ArenaError::PermissionDenied(_))
+    ));
     assert_eq!(count(&test.store, "bot_versions").await, before);
     assert!(!test.store.list_bots().await.unwrap()[0].deleted);
 }
@@ -103,8 +173,14 @@ async fn a_deleted_bot_keeps_its_versions_but_joins_no_tournament() {
     let owner = owner_with_bots(&test.store, "ada", &["a", "b"]).await;
     test.store.delete_bot(&owner, "b").await.unwrap();
     assert!(test.store.list_bots().await.unwrap()[1].deleted);
-    let refused = test.store.create_tournament(&owner, &duel(&["a", "b"], 2)).await;
-    assert!(matches!(refused, Err(ArenaError::InvalidArgument(ref message)) if message.contains("deleted")), "{refused:?}");
+    let refused = test
+        .store
+        .create_tournament(&owner, &duel(&["a", "b"], 2))
+        .await;
+    assert!(
+        matches!(refused, Err(ArenaError::InvalidArgument(ref message)) if message.contains("deleted")),
+        "{refused:?}"
+    );
     assert_eq!(count(&test.store, "tournaments").await, 0);
 }
 
@@ -112,12 +188,25 @@ async fn a_deleted_bot_keeps_its_versions_but_joins_no_tournament() {
 async fn a_tournament_stores_exactly_its_plan() {
     let test = test_store().await;
     let owner = owner_with_bots(&test.store, "ada", &["a", "b", "c", "d"]).await;
-    let tournament = test.store.create_tournament(&owner, &duel(&["a", "b", "c", "d"], 4)).await.unwrap();
+    let tournament = test
+        .store
+        .create_tournament(&owner, &duel(&["a", "b", "c", "d"], 4))
+        .await
+        .unwrap();
     assert_eq!(tournament.entries.len(), 4);
     let progress = test.store.tournament_progress(tournament.id).await.unwrap();
-    assert_eq!((progress.matches_total, progress.games_total, progress.games_done), (12, 24, 0));
+    assert_eq!(
+        (
+            progress.matches_total,
+            progress.games_total,
+            progress.games_done
+        ),
+        (12, 24, 0)
+    );
     let matches = test.store.list_matches(tournament.id).await.unwrap();
-    assert!(matches.iter().all(|m| m.status == "queued" && m.seats.len() == 2 && m.games.len() == 2));
+    assert!(matches
+        .iter()
+        .all(|m| m.status == "queued" && m.seats.len() == 2 && m.games.len() == 2));
 }
 
 #[tokio::test]
@@ -130,55 +219,138 @@ async fn refused_tournaments_leave_the_database_unchanged() {
     bad_option.options.insert("speed".into(), "1".into());
     let mut table_of_two = duel(&["a", "b"], 2);
     table_of_two.game = TEST_TABLE.into();
-    let cases = [unknown_game, bad_option, table_of_two, duel(&["a", "b"], 3), duel(&["a", "a"], 2), duel(&["a", "nobody"], 2)];
+    let cases = [
+        unknown_game,
+        bad_option,
+        table_of_two,
+        duel(&["a", "b"], 3),
+        duel(&["a", "a"], 2),
+        duel(&["a", "nobody"], 2),
+    ];
     for case in cases {
         let refused = test.store.create_tournament(&owner, &case).await;
         assert!(refused.is_err(), "{case:?}");
     }
-    assert_eq!((count(&test.store, "tournaments").await, count(&test.store, "matches").await), (0, 0));
+    assert_eq!(
+        (
+            count(&test.store, "tournaments").await,
+            count(&test.store, "matches").await
+        ),
+        (0, 0)
+    );
 }
 
 #[tokio::test]
 async fn a_reported_match_is_recorded_once() {
     let test = test_store().await;
     let owner = owner_with_bots(&test.store, "ada", &["a", "b"]).await;
-    let tournament = test.store.create_tournament(&owner, &duel(&["a", "b"], 2)).await.unwrap();
+    let tournament = test
+        .store
+        .create_tournament(&owner, &duel(&["a", "b"], 2))
+        .await
+        .unwrap();
     let (runner, _) = test.store.register_runner("box-1").await.unwrap();
-    let lease = test.store.lease_match(&runner, LEASE_MS).await.unwrap().unwrap();
-    assert_eq!((lease.seats.len(), lease.games.len(), lease.lease_generation), (2, 1, 1));
+    let lease = test
+        .store
+        .lease_match(&runner, LEASE_MS)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (lease.seats.len(), lease.games.len(), lease.lease_generation),
+        (2, 1, 1)
+    );
     let report = report_by_strength(&lease, |id| id);
-    assert_eq!(test.store.report_result(&runner, &report).await.unwrap(), ReportOutcome::Recorded);
-    assert_eq!(test.store.report_result(&runner, &report).await.unwrap(), ReportOutcome::AlreadyRecorded);
+    assert_eq!(
+        test.store.report_result(&runner, &report).await.unwrap(),
+        ReportOutcome::Recorded
+    );
+    assert_eq!(
+        test.store.report_result(&runner, &report).await.unwrap(),
+        ReportOutcome::AlreadyRecorded
+    );
     assert_eq!(count(&test.store, "results").await, 1);
     let game_id = lease.games[0].game_id;
-    assert_eq!(test.store.replay(game_id).await.unwrap(), report.games[0].replay);
-    assert_eq!(test.store.game_result(game_id).await.unwrap(), report.games[0].seats);
-    let second = test.store.lease_match(&runner, LEASE_MS).await.unwrap().unwrap();
-    test.store.report_result(&runner, &report_by_strength(&second, |id| id)).await.unwrap();
-    assert!(test.store.tournament_progress(tournament.id).await.unwrap().finished());
-    assert_eq!(test.store.lease_match(&runner, LEASE_MS).await.unwrap(), None);
+    assert_eq!(
+        test.store.replay(game_id).await.unwrap(),
+        report.games[0].replay
+    );
+    assert_eq!(
+        test.store.game_result(game_id).await.unwrap(),
+        report.games[0].seats
+    );
+    let second = test
+        .store
+        .lease_match(&runner, LEASE_MS)
+        .await
+        .unwrap()
+        .unwrap();
+    test.store
+        .report_result(&runner, &report_by_strength(&second, |id| id))
+        .await
+        .unwrap();
+    assert!(test
+        .store
+        .tournament_progress(tournament.id)
+        .await
+        .unwrap()
+        .finished());
+    assert_eq!(
+        test.store.lease_match(&runner, LEASE_MS).await.unwrap(),
+        None
+    );
 }
 
 #[tokio::test]
 async fn an_expired_lease_returns_the_match_to_the_queue_and_its_report_is_refused() {
     let test = test_store().await;
     let owner = owner_with_bots(&test.store, "ada", &["a", "b"]).await;
-    test.store.create_tournament(&owner, &duel(&["a", "b"], 2)).await.unwrap();
+    test.store
+        .create_tournament(&owner, &duel(&["a", "b"], 2))
+        .await
+        .unwrap();
     let (slow, _) = test.store.register_runner("slow").await.unwrap();
     let (fast, _) = test.store.register_runner("fast").await.unwrap();
     let first = test.store.lease_match(&slow, 1_000).await.unwrap().unwrap();
-    test.store.heartbeat(&slow, first.match_id, first.lease_generation, 1_000).await.unwrap();
+    test.store
+        .heartbeat(&slow, first.match_id, first.lease_generation, 1_000)
+        .await
+        .unwrap();
     test.clock.advance_ms(1_001);
-    let heartbeat = test.store.heartbeat(&slow, first.match_id, first.lease_generation, 1_000).await;
+    let heartbeat = test
+        .store
+        .heartbeat(&slow, first.match_id, first.lease_generation, 1_000)
+        .await;
     assert!(matches!(heartbeat, Err(ArenaError::LeaseLost { .. })));
-    let retaken = test.store.lease_match(&fast, LEASE_MS).await.unwrap().unwrap();
-    assert_eq!((retaken.match_id, retaken.lease_generation), (first.match_id, 2));
-    let late = test.store.report_result(&slow, &report_by_strength(&first, |id| id)).await;
-    assert!(matches!(late, Err(ArenaError::LeaseLost { .. })), "{late:?}");
+    let retaken = test
+        .store
+        .lease_match(&fast, LEASE_MS)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (retaken.match_id, retaken.lease_generation),
+        (first.match_id, 2)
+    );
+    let late = test
+        .store
+        .report_result(&slow, &report_by_strength(&first, |id| id))
+        .await;
+    assert!(
+        matches!(late, Err(ArenaError::LeaseLost { .. })),
+        "{late:?}"
+    );
     assert_eq!(count(&test.store, "results").await, 0);
-    let outcome = test.store.report_result(&fast, &report_by_strength(&retaken, |id| id)).await.unwrap();
+    let outcome = test
+        .store
+        .report_result(&fast, &report_by_strength(&retaken, |id| id))
+        .await
+        .unwrap();
     assert_eq!(outcome, ReportOutcome::Recorded);
-    let again = test.store.report_result(&slow, &report_by_strength(&first, |id| id)).await;
+    let again = test
+        .store
+        .report_result(&slow, &report_by_strength(&first, |id| id))
+        .await;
     assert!(matches!(again, Err(ArenaError::LeaseLost { .. })));
 }
 
@@ -186,9 +358,17 @@ async fn an_expired_lease_returns_the_match_to_the_queue_and_its_report_is_refus
 async fn a_malformed_report_is_refused_and_records_nothing() {
     let test = test_store().await;
     let owner = owner_with_bots(&test.store, "ada", &["a", "b"]).await;
-    test.store.create_tournament(&owner, &duel(&["a", "b"], 2)).await.unwrap();
+    test.store
+        .create_tournament(&owner, &duel(&["a", "b"], 2))
+        .await
+        .unwrap();
     let (runner, _) = test.store.register_runner("box-1").await.unwrap();
-    let lease = test.store.lease_match(&runner, LEASE_MS).await.unwrap().unwrap();
+    let lease = test
+        .store
+        .lease_match(&runner, LEASE_MS)
+        .await
+        .unwrap()
+        .unwrap();
     let good = report_by_strength(&lease, |id| id);
     let mut no_games = good.clone();
     no_games.games.clear();
@@ -201,21 +381,50 @@ async fn a_malformed_report_is_refused_and_records_nothing() {
     let mut rank_zero = good.clone();
     rank_zero.games[0].seats[0].rank = 0;
     let mut odd_forfeit = good.clone();
-    odd_forfeit.games[0].seats[0].forfeit = Some(Forfeit { reason: "boredom".into(), detail: String::new() });
+    odd_forfeit.games[0].seats[0].forfeit = Some(Forfeit {
+        reason: "boredom".into(),
+        detail: String::new(),
+    });
     let mut huge_replay = good.clone();
     huge_replay.games[0].replay = vec![b' '; results::MAX_REPLAY_BYTES + 1];
-    for bad in [no_games, bad_index, one_seat, wrong_bot, rank_zero, odd_forfeit, huge_replay] {
+    for bad in [
+        no_games,
+        bad_index,
+        one_seat,
+        wrong_bot,
+        rank_zero,
+        odd_forfeit,
+        huge_replay,
+    ] {
         let refused = test.store.report_result(&runner, &bad).await;
-        assert!(matches!(refused, Err(ArenaError::InvalidArgument(_) | ArenaError::TooLarge(_))), "{refused:?}");
+        assert!(
+            matches!(
+                refused,
+                Err(ArenaError::InvalidArgument(_) | ArenaError::TooLarge(_))
+            ),
+            "{refused:?}"
+        );
     }
-    assert_eq!((count(&test.store, "results").await, count(&test.store, "ratings").await), (0, 0));
-    assert_eq!(test.store.report_result(&runner, &good).await.unwrap(), ReportOutcome::Recorded);
+    assert_eq!(
+        (
+            count(&test.store, "results").await,
+            count(&test.store, "ratings").await
+        ),
+        (0, 0)
+    );
+    assert_eq!(
+        test.store.report_result(&runner, &good).await.unwrap(),
+        ReportOutcome::Recorded
+    );
 }
 
 /// Plays every match of the queue with seats ranked by bot version id.
 async fn play_everything(store: &Store, runner: &Runner) {
     while let Some(lease) = store.lease_match(runner, LEASE_MS).await.unwrap() {
-        store.report_result(runner, &report_by_strength(&lease, |id| id)).await.unwrap();
+        store
+            .report_result(runner, &report_by_strength(&lease, |id| id))
+            .await
+            .unwrap();
     }
 }
 
@@ -224,22 +433,62 @@ async fn ratings_updated_incrementally_equal_ratings_recomputed_from_history() {
     let test = test_store().await;
     let owner = owner_with_bots(&test.store, "ada", &["a", "b", "c", "d"]).await;
     let (runner, _) = test.store.register_runner("box-1").await.unwrap();
-    test.store.create_tournament(&owner, &duel(&["a", "b", "c", "d"], 4)).await.unwrap();
+    test.store
+        .create_tournament(&owner, &duel(&["a", "b", "c", "d"], 4))
+        .await
+        .unwrap();
     let mut table = duel(&["a", "b", "c", "d"], 3);
     (table.game, table.seats_per_game) = (TEST_TABLE.into(), 3);
     test.store.create_tournament(&owner, &table).await.unwrap();
     play_everything(&test.store, &runner).await;
-    for (game, model) in [(TEST_DUEL, RatingModel::Glicko2), (TEST_DUEL, RatingModel::Elo), (TEST_TABLE, RatingModel::WengLin)] {
-        let query = LeaderboardQuery { game: game.into(), options: GameOptions::new(), model: Some(model) };
+    for (game, model) in [
+        (TEST_DUEL, RatingModel::Glicko2),
+        (TEST_DUEL, RatingModel::Elo),
+        (TEST_TABLE, RatingModel::WengLin),
+    ] {
+        let query = LeaderboardQuery {
+            game: game.into(),
+            options: GameOptions::new(),
+            model: Some(model),
+        };
         let incremental = test.store.leaderboard(&query).await.unwrap();
-        let names: Vec<&str> = incremental.iter().map(|row| row.bot_name.as_str()).collect();
-        assert_eq!(names, ["d", "c", "b", "a"], "{model:?}: the strongest (latest registered) bot leads");
-        test.store.recompute_ratings(game, &GameOptions::new()).await.unwrap();
-        assert_eq!(test.store.leaderboard(&query).await.unwrap(), incremental, "{model:?}");
+        let names: Vec<&str> = incremental
+            .iter()
+            .map(|row| row.bot_name.as_str())
+            .collect();
+        assert_eq!(
+            names,
+            ["d", "c", "b", "a"],
+            "{model:?}: the strongest (latest registered) bot leads"
+        );
+        test.store
+            .recompute_ratings(game, &GameOptions::new())
+            .await
+            .unwrap();
+        assert_eq!(
+            test.store.leaderboard(&query).await.unwrap(),
+            incremental,
+            "{model:?}"
+        );
     }
-    let duel_board = test.store.leaderboard(&LeaderboardQuery { game: TEST_DUEL.into(), options: GameOptions::new(), model: None }).await.unwrap();
+    let duel_board = test
+        .store
+        .leaderboard(&LeaderboardQuery {
+            game: TEST_DUEL.into(),
+            options: GameOptions::new(),
+            model: None,
+        })
+        .await
+        .unwrap();
     assert_eq!(duel_board[0].model, RatingModel::Glicko2);
-    assert_eq!((duel_board[0].standing.games, duel_board[0].standing.wins, duel_board[3].standing.losses), (12, 12, 12));
+    assert_eq!(
+        (
+            duel_board[0].standing.games,
+            duel_board[0].standing.wins,
+            duel_board[3].standing.losses
+        ),
+        (12, 12, 12)
+    );
     assert!(duel_board.iter().all(|row| !row.provisional));
 }
 
@@ -251,7 +500,10 @@ async fn without_a_test_check_games_are_checked_against_the_engine() {
     let mut request = duel(&["a", "b"], 2);
     request.game = "no-such-game".into();
     let refused = store.create_tournament(&owner, &request).await;
-    assert!(matches!(refused, Err(ArenaError::Game(cairn_engine::SetupError::UnknownGame(ref game))) if game == "no-such-game"), "{refused:?}");
+    assert!(
+        matches!(refused, Err(ArenaError::Game(cairn_engine::SetupError::UnknownGame(ref game))) if game == "no-such-game"),
+        "{refused:?}"
+    );
 }
 
 #[tokio::test]
@@ -259,10 +511,18 @@ async fn a_reopened_store_keeps_its_leases_and_requeues_them_when_they_expire() 
     let folder = tempfile::tempdir().unwrap();
     let path = folder.path().join("arena.db");
     let clock = ManualClock::starting_at(5_000);
-    let open = || async { Store::open_with_clock(&path, Arc::new(clock.clone())).await.unwrap().with_game_check(test_game_check) };
+    let open = || async {
+        Store::open_with_clock(&path, Arc::new(clock.clone()))
+            .await
+            .unwrap()
+            .with_game_check(test_game_check)
+    };
     let store = open().await;
     let owner = owner_with_bots(&store, "ada", &["a", "b"]).await;
-    let tournament = store.create_tournament(&owner, &duel(&["a", "b"], 2)).await.unwrap();
+    let tournament = store
+        .create_tournament(&owner, &duel(&["a", "b"], 2))
+        .await
+        .unwrap();
     let (runner, token) = store.register_runner("box-1").await.unwrap();
     let lost = store.lease_match(&runner, 1_000).await.unwrap().unwrap();
     // No orderly close: the process is gone and another opens the file.
@@ -274,11 +534,17 @@ async fn a_reopened_store_keeps_its_leases_and_requeues_them_when_they_expire() 
     clock.advance_ms(1_000);
     let mut leased = Vec::new();
     while let Some(lease) = store.lease_match(&runner, LEASE_MS).await.unwrap() {
-        store.report_result(&runner, &report_by_strength(&lease, |id| id)).await.unwrap();
+        store
+            .report_result(&runner, &report_by_strength(&lease, |id| id))
+            .await
+            .unwrap();
         leased.push(lease.match_id);
     }
     leased.sort_unstable();
-    assert!(leased.contains(&lost.match_id) && leased.len() == 2, "{leased:?}");
+    assert!(
+        leased.contains(&lost.match_id) && leased.len() == 2,
+        "{leased:?}"
+    );
     let progress = store.tournament_progress(tournament.id).await.unwrap();
     assert_eq!((progress.games_done, progress.games_total), (2, 2));
 }
@@ -292,9 +558,25 @@ async fn each_variant_has_its_own_leaderboard() {
     fast.options.insert("fast".into(), "true".into());
     test.store.create_tournament(&owner, &fast).await.unwrap();
     play_everything(&test.store, &runner).await;
-    let board = |options: GameOptions| LeaderboardQuery { game: TEST_DUEL.into(), options, model: None };
-    assert_eq!(test.store.leaderboard(&board(fast.options.clone())).await.unwrap().len(), 2);
-    assert!(test.store.leaderboard(&board(GameOptions::new())).await.unwrap().is_empty());
+    let board = |options: GameOptions| LeaderboardQuery {
+        game: TEST_DUEL.into(),
+        options,
+        model: None,
+    };
+    assert_eq!(
+        test.store
+            .leaderboard(&board(fast.options.clone()))
+            .await
+            .unwrap()
+            .len(),
+        2
+    );
+    assert!(test
+        .store
+        .leaderboard(&board(GameOptions::new()))
+        .await
+        .unwrap()
+        .is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -302,15 +584,28 @@ async fn concurrent_runners_play_every_match_exactly_once() {
     let test = test_store().await;
     let names = ["a", "b", "c", "d", "e", "f"];
     let owner = owner_with_bots(&test.store, "ada", &names).await;
-    let tournament = test.store.create_tournament(&owner, &duel(&names, 2)).await.unwrap();
+    let tournament = test
+        .store
+        .create_tournament(&owner, &duel(&names, 2))
+        .await
+        .unwrap();
     let mut tasks = Vec::new();
     for index in 0..4 {
         let store = test.store.clone();
-        let (runner, _) = store.register_runner(&format!("box-{index}")).await.unwrap();
+        let (runner, _) = store
+            .register_runner(&format!("box-{index}"))
+            .await
+            .unwrap();
         tasks.push(tokio::spawn(async move {
             let mut played = Vec::new();
             while let Some(lease) = store.lease_match(&runner, LEASE_MS).await.unwrap() {
-                assert_eq!(store.report_result(&runner, &report_by_strength(&lease, |id| id)).await.unwrap(), ReportOutcome::Recorded);
+                assert_eq!(
+                    store
+                        .report_result(&runner, &report_by_strength(&lease, |id| id))
+                        .await
+                        .unwrap(),
+                    ReportOutcome::Recorded
+                );
                 played.push(lease.match_id);
             }
             played
@@ -321,7 +616,14 @@ async fn concurrent_runners_play_every_match_exactly_once() {
         played.extend(task.await.unwrap());
     }
     played.sort_unstable();
-    let planned: Vec<i64> = test.store.list_matches(tournament.id).await.unwrap().iter().map(|m| m.id).collect();
+    let planned: Vec<i64> = test
+        .store
+        .list_matches(tournament.id)
+        .await
+        .unwrap()
+        .iter()
+        .map(|m| m.id)
+        .collect();
     assert_eq!(played, planned, "every match once, none twice");
     assert_eq!(count(&test.store, "results").await, 30);
 }

@@ -79,7 +79,11 @@ pub struct MatchSummary {
 
 /// The variant key of a set of options.
 pub fn variant_key(options: &GameOptions) -> String {
-    options.iter().map(|(key, value)| format!("{key}={value}")).collect::<Vec<_>>().join(",")
+    options
+        .iter()
+        .map(|(key, value)| format!("{key}={value}"))
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 #[derive(sqlx::FromRow)]
@@ -97,11 +101,21 @@ struct TournamentRow {
 
 impl Store {
     /// Checks, plans and stores a round-robin tournament created by `owner`.
-    pub async fn create_tournament(&self, owner: &Owner, request: &NewTournament) -> Result<Tournament, ArenaError> {
+    pub async fn create_tournament(
+        &self,
+        owner: &Owner,
+        request: &NewTournament,
+    ) -> Result<Tournament, ArenaError> {
         (self.game_check)(&request.game, &request.options, request.seats_per_game)?;
         let entries = self.resolve_entries(request).await?;
-        let plan = plan_round_robin(entries.len(), request.seats_per_game, request.games_per_pairing, request.seed)?;
-        let options = serde_json::to_string(&request.options).map_err(|error| ArenaError::Internal(error.to_string()))?;
+        let plan = plan_round_robin(
+            entries.len(),
+            request.seats_per_game,
+            request.games_per_pairing,
+            request.seed,
+        )?;
+        let options = serde_json::to_string(&request.options)
+            .map_err(|error| ArenaError::Internal(error.to_string()))?;
         let mut tx = self.begin_write().await?;
         let tournament_id: i64 = sqlx::query_scalar(
             "INSERT INTO tournaments (owner_id, game, options, variant, seats_per_game, games_per_pairing, seed, created_at) \
@@ -133,18 +147,29 @@ impl Store {
     }
 
     /// The versions a request names: each once, not deleted, playing the game.
-    async fn resolve_entries(&self, request: &NewTournament) -> Result<Vec<BotVersion>, ArenaError> {
+    async fn resolve_entries(
+        &self,
+        request: &NewTournament,
+    ) -> Result<Vec<BotVersion>, ArenaError> {
         let mut entries: Vec<BotVersion> = Vec::with_capacity(request.bots.len());
         for reference in &request.bots {
             let version = self.resolve_bot_version(reference).await?;
             if entries.iter().any(|entry| entry.id == version.id) {
-                return Err(ArenaError::invalid(format!("`{reference}` is entered twice")));
+                return Err(ArenaError::invalid(format!(
+                    "`{reference}` is entered twice"
+                )));
             }
             if self.bot_is_deleted(&version.bot_name).await? {
-                return Err(ArenaError::invalid(format!("bot `{}` has been deleted", version.bot_name)));
+                return Err(ArenaError::invalid(format!(
+                    "bot `{}` has been deleted",
+                    version.bot_name
+                )));
             }
             if !version.manifest.plays(&request.game) {
-                return Err(ArenaError::invalid(format!("bot `{reference}` does not list `{}` among its games", request.game)));
+                return Err(ArenaError::invalid(format!(
+                    "bot `{reference}` does not list `{}` among its games",
+                    request.game
+                )));
             }
             entries.push(version);
         }
@@ -169,7 +194,8 @@ impl Store {
         .bind(tournament_id)
         .fetch_all(self.pool())
         .await?;
-        let options = serde_json::from_str(&row.options).map_err(|error| ArenaError::Internal(format!("stored options unreadable: {error}")))?;
+        let options = serde_json::from_str(&row.options)
+            .map_err(|error| ArenaError::Internal(format!("stored options unreadable: {error}")))?;
         Ok(Tournament {
             id: row.id,
             owner: row.owner,
@@ -186,11 +212,18 @@ impl Store {
 
     /// Every tournament's id, newest first.
     pub async fn list_tournament_ids(&self) -> Result<Vec<i64>, ArenaError> {
-        Ok(sqlx::query_scalar("SELECT id FROM tournaments ORDER BY id DESC").fetch_all(self.pool()).await?)
+        Ok(
+            sqlx::query_scalar("SELECT id FROM tournaments ORDER BY id DESC")
+                .fetch_all(self.pool())
+                .await?,
+        )
     }
 
     /// How far a tournament has got.
-    pub async fn tournament_progress(&self, tournament_id: i64) -> Result<TournamentProgress, ArenaError> {
+    pub async fn tournament_progress(
+        &self,
+        tournament_id: i64,
+    ) -> Result<TournamentProgress, ArenaError> {
         let (matches_total, matches_queued, matches_leased, matches_done): (i64, i64, i64, i64) = sqlx::query_as(
             "SELECT COUNT(*), COALESCE(SUM(status = 'queued'), 0), COALESCE(SUM(status = 'leased'), 0), COALESCE(SUM(status = 'done'), 0) \
              FROM matches WHERE tournament_id = ?",
@@ -208,7 +241,15 @@ impl Store {
         .bind(tournament_id)
         .fetch_one(self.pool())
         .await?;
-        Ok(TournamentProgress { tournament_id, matches_total, matches_queued, matches_leased, matches_done, games_total, games_done })
+        Ok(TournamentProgress {
+            tournament_id,
+            matches_total,
+            matches_queued,
+            matches_leased,
+            matches_done,
+            games_total,
+            games_done,
+        })
     }
 
     /// A tournament's matches, in plan order.
@@ -222,9 +263,22 @@ impl Store {
         for (id, match_index, status) in rows {
             let seats = self.match_seats(id).await?;
             let games: Vec<(i64, i64)> =
-                sqlx::query_as("SELECT id, seed FROM games WHERE match_id = ? ORDER BY game_index").bind(id).fetch_all(self.pool()).await?;
-            let games = games.into_iter().map(|(game_id, seed)| (game_id, seed as u64)).collect();
-            matches.push(MatchSummary { id, tournament_id, match_index, status, seats, games });
+                sqlx::query_as("SELECT id, seed FROM games WHERE match_id = ? ORDER BY game_index")
+                    .bind(id)
+                    .fetch_all(self.pool())
+                    .await?;
+            let games = games
+                .into_iter()
+                .map(|(game_id, seed)| (game_id, seed as u64))
+                .collect();
+            matches.push(MatchSummary {
+                id,
+                tournament_id,
+                match_index,
+                status,
+                seats,
+                games,
+            });
         }
         Ok(matches)
     }

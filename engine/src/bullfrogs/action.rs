@@ -100,11 +100,17 @@ fn from_to(f: &mut fmt::Formatter<'_>, from: Pos, to: Pos) -> fmt::Result {
 }
 
 fn parse_pos(text: &str, word: &str) -> Result<Pos, ParseActionError> {
-    word.parse().map_err(|_| ParseActionError::new(text, "expected a cell `x,y` with coordinates within 46"))
+    word.parse().map_err(|_| {
+        ParseActionError::new(text, "expected a cell `x,y` with coordinates within 46")
+    })
 }
 
 fn parse_color(text: &str, word: &str) -> Result<u8, ParseActionError> {
-    COLOR_NAMES.iter().position(|c| *c == word).map(|c| c as u8).ok_or_else(|| ParseActionError::new(text, "unknown color"))
+    COLOR_NAMES
+        .iter()
+        .position(|c| *c == word)
+        .map(|c| c as u8)
+        .ok_or_else(|| ParseActionError::new(text, "unknown color"))
 }
 
 fn parse_piece(text: &str, word: &str) -> Result<Piece, ParseActionError> {
@@ -131,21 +137,35 @@ impl FromStr for Action {
         let pos = |word: &str| parse_pos(text, word);
         match &words[..n_words] {
             ["play", kind, "at", at] => {
-                let kind = deck_kind_by_name(kind).ok_or_else(|| ParseActionError::new(text, "unknown lily pad kind"))?;
+                let kind = deck_kind_by_name(kind)
+                    .ok_or_else(|| ParseActionError::new(text, "unknown lily pad kind"))?;
                 Ok(Action::Play { kind, at: pos(at)? })
             }
-            ["recruit", piece, "at", at] => Ok(Action::Recruit { piece: parse_piece(text, piece)?, at: pos(at)? }),
-            ["move", "frog", "from", from, "to", to] => Ok(Action::MoveFrog { from: pos(from)?, to: pos(to)? }),
-            ["sabotage", color, "from", from, "to", to] => {
-                Ok(Action::Sabotage { color: parse_color(text, color)?, from: pos(from)?, to: pos(to)? })
-            }
+            ["recruit", piece, "at", at] => Ok(Action::Recruit {
+                piece: parse_piece(text, piece)?,
+                at: pos(at)?,
+            }),
+            ["move", "frog", "from", from, "to", to] => Ok(Action::MoveFrog {
+                from: pos(from)?,
+                to: pos(to)?,
+            }),
+            ["sabotage", color, "from", from, "to", to] => Ok(Action::Sabotage {
+                color: parse_color(text, color)?,
+                from: pos(from)?,
+                to: pos(to)?,
+            }),
             ["stop"] => Ok(Action::Stop),
             ["score", at] => Ok(Action::Score { at: pos(at)? }),
-            ["jump", color, piece, "to", to] => {
-                Ok(Action::Jump { color: parse_color(text, color)?, piece: parse_piece(text, piece)?, to: pos(to)? })
-            }
+            ["jump", color, piece, "to", to] => Ok(Action::Jump {
+                color: parse_color(text, color)?,
+                piece: parse_piece(text, piece)?,
+                to: pos(to)?,
+            }),
             ["marker", "to", to] => Ok(Action::Marker { to: pos(to)? }),
-            ["slide", from, "to", to] => Ok(Action::Slide { from: pos(from)?, to: pos(to)? }),
+            ["slide", from, "to", to] => Ok(Action::Slide {
+                from: pos(from)?,
+                to: pos(to)?,
+            }),
             _ => Err(ParseActionError::new(text, "not a bullfrogs action")),
         }
     }
@@ -163,11 +183,23 @@ mod tests {
         match action {
             Action::Play { kind, at } => format!("play {} at {}", pad_kind(kind).name, cell(at)),
             Action::Recruit { piece, at } => format!("recruit {} at {}", piece.name(), cell(at)),
-            Action::MoveFrog { from, to } => format!("move frog from {} to {}", cell(from), cell(to)),
-            Action::Sabotage { color, from, to } => format!("sabotage {} from {} to {}", COLOR_NAMES[color as usize], cell(from), cell(to)),
+            Action::MoveFrog { from, to } => {
+                format!("move frog from {} to {}", cell(from), cell(to))
+            }
+            Action::Sabotage { color, from, to } => format!(
+                "sabotage {} from {} to {}",
+                COLOR_NAMES[color as usize],
+                cell(from),
+                cell(to)
+            ),
             Action::Stop => "stop".into(),
             Action::Score { at } => format!("score {}", cell(at)),
-            Action::Jump { color, piece, to } => format!("jump {} {} to {}", COLOR_NAMES[color as usize], piece.name(), cell(to)),
+            Action::Jump { color, piece, to } => format!(
+                "jump {} {} to {}",
+                COLOR_NAMES[color as usize],
+                piece.name(),
+                cell(to)
+            ),
             Action::Marker { to } => format!("marker to {}", cell(to)),
             Action::Slide { from, to } => format!("slide {} to {}", cell(from), cell(to)),
         }
@@ -176,48 +208,101 @@ mod tests {
     #[test]
     fn every_action_is_written_as_the_format_macro_wrote_it() {
         let coordinates = [i8::MIN, -46, -10, -9, -1, 0, 1, 9, 10, 46, i8::MAX];
-        let cells: Vec<Pos> = coordinates.iter().flat_map(|&x| coordinates.map(|y| Pos::new(x, y))).collect();
+        let cells: Vec<Pos> = coordinates
+            .iter()
+            .flat_map(|&x| coordinates.map(|y| Pos::new(x, y)))
+            .collect();
         let mut actions = vec![Action::Stop];
         for &at in &cells {
             actions.extend([Action::Score { at }, Action::Marker { to: at }]);
             actions.extend((0..N_PAD_KINDS as u8).map(|kind| Action::Play { kind, at }));
             for piece in [Piece::Frog, Piece::Bullfrog] {
                 actions.push(Action::Recruit { piece, at });
-                actions.extend((0..COLOR_NAMES.len() as u8).map(|color| Action::Jump { color, piece, to: at }));
+                actions.extend((0..COLOR_NAMES.len() as u8).map(|color| Action::Jump {
+                    color,
+                    piece,
+                    to: at,
+                }));
             }
             for to in [Pos::LOG, Pos::new(-3, 12)] {
-                actions.extend([Action::MoveFrog { from: at, to }, Action::Slide { from: at, to }, Action::Slide { from: to, to: at }]);
-                actions.extend((0..COLOR_NAMES.len() as u8).map(|color| Action::Sabotage { color, from: at, to }));
+                actions.extend([
+                    Action::MoveFrog { from: at, to },
+                    Action::Slide { from: at, to },
+                    Action::Slide { from: to, to: at },
+                ]);
+                actions.extend((0..COLOR_NAMES.len() as u8).map(|color| Action::Sabotage {
+                    color,
+                    from: at,
+                    to,
+                }));
             }
         }
         for action in actions {
-            assert_eq!(action.to_string(), text_by_format_macro(action), "{action:?}");
+            assert_eq!(
+                action.to_string(),
+                text_by_format_macro(action),
+                "{action:?}"
+            );
         }
     }
 
     #[test]
     fn every_action_kind_round_trips_through_its_text() {
         let actions = [
-            Action::Play { kind: 1, at: Pos::new(-1, 1) },
-            Action::Recruit { piece: Piece::Bullfrog, at: Pos::new(0, -12) },
-            Action::MoveFrog { from: Pos::new(2, 0), to: Pos::new(0, 1) },
-            Action::Sabotage { color: 1, from: Pos::new(0, 1), to: Pos::new(1, 1) },
+            Action::Play {
+                kind: 1,
+                at: Pos::new(-1, 1),
+            },
+            Action::Recruit {
+                piece: Piece::Bullfrog,
+                at: Pos::new(0, -12),
+            },
+            Action::MoveFrog {
+                from: Pos::new(2, 0),
+                to: Pos::new(0, 1),
+            },
+            Action::Sabotage {
+                color: 1,
+                from: Pos::new(0, 1),
+                to: Pos::new(1, 1),
+            },
             Action::Stop,
             Action::Score { at: Pos::new(1, 1) },
-            Action::Jump { color: 2, piece: Piece::Frog, to: Pos::new(0, 0) },
+            Action::Jump {
+                color: 2,
+                piece: Piece::Frog,
+                to: Pos::new(0, 0),
+            },
             Action::Marker { to: Pos::new(1, 0) },
-            Action::Slide { from: Pos::new(2, -1), to: Pos::new(1, 0) },
+            Action::Slide {
+                from: Pos::new(2, -1),
+                to: Pos::new(1, 0),
+            },
         ];
         for action in actions {
             let text = action.to_string();
             assert_eq!(text.parse::<Action>(), Ok(action), "{text}");
         }
-        assert_eq!(Action::Play { kind: 1, at: Pos::new(-1, 1) }.to_string(), "play pad3 at -1,1");
+        assert_eq!(
+            Action::Play {
+                kind: 1,
+                at: Pos::new(-1, 1)
+            }
+            .to_string(),
+            "play pad3 at -1,1"
+        );
     }
 
     #[test]
     fn malformed_texts_are_refused() {
-        for text in ["", "play start at 0,1", "play pad3 at 0;1", "jump purple frog to 0,0", "score 47,0", "recruit toad at 1,0"] {
+        for text in [
+            "",
+            "play start at 0,1",
+            "play pad3 at 0;1",
+            "jump purple frog to 0,0",
+            "score 47,0",
+            "recruit toad at 1,0",
+        ] {
             assert!(text.parse::<Action>().is_err(), "{text}");
         }
     }

@@ -27,10 +27,38 @@ pub struct PadKind {
 /// 4 x (4, 3), 3 x (5, 2); a 4-player deck drops one 3-action card; VP =
 /// spaces. The rulebook's worked example totals 14 VP where this gives 13.
 pub const PAD_KINDS: [PadKind; 4] = [
-    PadKind { name: "start", spaces: 6, actions: 0, victory_points: 6, per_deck: 0, per_deck_four_players: 0 },
-    PadKind { name: "pad3", spaces: 3, actions: 4, victory_points: 3, per_deck: 3, per_deck_four_players: 3 },
-    PadKind { name: "pad4", spaces: 4, actions: 3, victory_points: 4, per_deck: 4, per_deck_four_players: 3 },
-    PadKind { name: "pad5", spaces: 5, actions: 2, victory_points: 5, per_deck: 3, per_deck_four_players: 3 },
+    PadKind {
+        name: "start",
+        spaces: 6,
+        actions: 0,
+        victory_points: 6,
+        per_deck: 0,
+        per_deck_four_players: 0,
+    },
+    PadKind {
+        name: "pad3",
+        spaces: 3,
+        actions: 4,
+        victory_points: 3,
+        per_deck: 3,
+        per_deck_four_players: 3,
+    },
+    PadKind {
+        name: "pad4",
+        spaces: 4,
+        actions: 3,
+        victory_points: 4,
+        per_deck: 4,
+        per_deck_four_players: 3,
+    },
+    PadKind {
+        name: "pad5",
+        spaces: 5,
+        actions: 2,
+        victory_points: 5,
+        per_deck: 3,
+        per_deck_four_players: 3,
+    },
 ];
 
 /// Number of pad kinds (the length of [`PAD_KINDS`]).
@@ -88,8 +116,14 @@ pub enum MovementFace {
 }
 
 /// ASSUMPTION (rules page): the faces of the solo dice.
-pub const MOVEMENT_DIE: [MovementFace; 6] =
-    [MovementFace::Up, MovementFace::Down, MovementFace::Left, MovementFace::Right, MovementFace::AnyDirection, MovementFace::Blank];
+pub const MOVEMENT_DIE: [MovementFace; 6] = [
+    MovementFace::Up,
+    MovementFace::Down,
+    MovementFace::Left,
+    MovementFace::Right,
+    MovementFace::AnyDirection,
+    MovementFace::Blank,
+];
 pub const ACTION_DIE: [u8; 6] = [1, 1, 2, 2, 3, 3];
 
 /// Solo rank titles: the lowest final score of each title, best first.
@@ -109,12 +143,17 @@ pub fn pad_kind(kind: u8) -> &'static PadKind {
 
 /// The index of the deck kind called `name` (never the starting pad).
 pub fn deck_kind_by_name(name: &str) -> Option<u8> {
-    (1..N_PAD_KINDS).find(|&k| PAD_KINDS[k].name == name).map(|k| k as u8)
+    (1..N_PAD_KINDS)
+        .find(|&k| PAD_KINDS[k].name == name)
+        .map(|k| k as u8)
 }
 
 /// The solo rank title for a final score.
 pub fn solo_rank_title(score: i32) -> &'static str {
-    SOLO_RANKS.iter().find(|(lowest, _)| score >= *lowest).map_or("Squire Frog", |(_, title)| title)
+    SOLO_RANKS
+        .iter()
+        .find(|(lowest, _)| score >= *lowest)
+        .map_or("Squire Frog", |(_, title)| title)
 }
 
 #[cfg(test)]

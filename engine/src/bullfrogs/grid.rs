@@ -29,7 +29,12 @@ impl Pos {
 
     /// The four orthogonal neighbours: up, right, down, left.
     pub fn neighbours(self) -> [Pos; 4] {
-        [Pos::new(self.x, self.y + 1), Pos::new(self.x + 1, self.y), Pos::new(self.x, self.y - 1), Pos::new(self.x - 1, self.y)]
+        [
+            Pos::new(self.x, self.y + 1),
+            Pos::new(self.x + 1, self.y),
+            Pos::new(self.x, self.y - 1),
+            Pos::new(self.x - 1, self.y),
+        ]
     }
 
     pub fn is_adjacent(self, other: Pos) -> bool {
@@ -88,7 +93,12 @@ pub struct Slot {
 
 impl Slot {
     pub fn pad(pos: Pos, kind: u8, owner: u8) -> Slot {
-        Slot { pos, kind, owner, ..Slot::default() }
+        Slot {
+            pos,
+            kind,
+            owner,
+            ..Slot::default()
+        }
     }
 
     pub fn is_log(&self) -> bool {
@@ -97,7 +107,16 @@ impl Slot {
 
     /// Every field in two words, for hashing.
     fn packed(&self) -> (u64, u64) {
-        let head = u64::from_le_bytes([self.pos.x as u8, self.pos.y as u8, self.kind, self.owner, self.recruited, 0, 0, 0]);
+        let head = u64::from_le_bytes([
+            self.pos.x as u8,
+            self.pos.y as u8,
+            self.kind,
+            self.owner,
+            self.recruited,
+            0,
+            0,
+            0,
+        ]);
         let mut pieces = [0u8; 8];
         pieces[..4].copy_from_slice(&self.frogs);
         pieces[4..].copy_from_slice(&self.bullfrogs);
@@ -146,10 +165,15 @@ pub struct CellSet {
 }
 
 impl CellSet {
-    pub const EMPTY: CellSet = CellSet { rows: [0; BOARD_ROWS] };
+    pub const EMPTY: CellSet = CellSet {
+        rows: [0; BOARD_ROWS],
+    };
 
     fn row_bit(pos: Pos) -> (usize, u128) {
-        ((pos.y as i32 + OFFSET) as usize, 1u128 << (pos.x as i32 + OFFSET))
+        (
+            (pos.y as i32 + OFFSET) as usize,
+            1u128 << (pos.x as i32 + OFFSET),
+        )
     }
 
     /// Whether `pos` is in the set; cells off the board never are.
@@ -183,7 +207,8 @@ impl CellSet {
     fn neighbours_in(&self, rows: std::ops::Range<usize>) -> CellSet {
         let mut out = CellSet::EMPTY;
         for y in rows {
-            out.rows[y] = self.rows[y] << 1 | self.rows[y] >> 1 | self.rows[y - 1] | self.rows[y + 1];
+            out.rows[y] =
+                self.rows[y] << 1 | self.rows[y] >> 1 | self.rows[y - 1] | self.rows[y + 1];
         }
         out
     }
@@ -193,7 +218,12 @@ impl CellSet {
         loop {
             let mut changed = false;
             for y in rows.clone() {
-                let grown = (self.rows[y] | self.rows[y] << 1 | self.rows[y] >> 1 | self.rows[y - 1] | self.rows[y + 1]) & passable.rows[y];
+                let grown = (self.rows[y]
+                    | self.rows[y] << 1
+                    | self.rows[y] >> 1
+                    | self.rows[y - 1]
+                    | self.rows[y + 1])
+                    & passable.rows[y];
                 if grown != self.rows[y] {
                     self.rows[y] = grown;
                     changed = true;
@@ -247,10 +277,19 @@ impl Table {
     /// A table holding only the log.
     pub fn with_log() -> Table {
         let mut slots = [Slot::default(); MAX_SLOTS];
-        slots[0] = Slot { pos: Pos::LOG, kind: LOG_KIND, owner: NEUTRAL, ..Slot::default() };
+        slots[0] = Slot {
+            pos: Pos::LOG,
+            kind: LOG_KIND,
+            owner: NEUTRAL,
+            ..Slot::default()
+        };
         let mut occupied = CellSet::EMPTY;
         occupied.insert(Pos::LOG);
-        Table { slots, len: 1, occupied }
+        Table {
+            slots,
+            len: 1,
+            occupied,
+        }
     }
 
     pub fn slots(&self) -> &[Slot] {
@@ -371,7 +410,10 @@ impl Table {
     fn water_cells(&self) -> (CellSet, std::ops::Range<usize>, u128) {
         let rows = self.row_span(1);
         let xs = self.slots().iter().map(|s| s.pos.x as i32 + OFFSET);
-        let (low, high) = (xs.clone().min().unwrap_or(OFFSET) - 1, xs.max().unwrap_or(OFFSET) + 1);
+        let (low, high) = (
+            xs.clone().min().unwrap_or(OFFSET) - 1,
+            xs.max().unwrap_or(OFFSET) + 1,
+        );
         let columns: u128 = (u128::MAX >> (127 - high)) & (u128::MAX << low);
         let mut water = CellSet::EMPTY;
         for y in rows.clone() {
@@ -388,7 +430,12 @@ impl Table {
         let mut outer = CellSet::EMPTY;
         let (first, last) = (rows.start, rows.end - 1);
         for y in rows.clone() {
-            outer.rows[y] = passable.rows[y] & if y == first || y == last { u128::MAX } else { edges };
+            outer.rows[y] = passable.rows[y]
+                & if y == first || y == last {
+                    u128::MAX
+                } else {
+                    edges
+                };
         }
         outer.flood_within(&passable, rows);
         outer
@@ -435,7 +482,11 @@ impl Table {
 
     /// The slots whose cells are in `cells`.
     pub fn mask_of(&self, cells: &CellSet) -> SlotMask {
-        self.slots().iter().enumerate().filter(|(_, s)| cells.contains(s.pos)).fold(0, |mask, (i, _)| mask | 1 << i)
+        self.slots()
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| cells.contains(s.pos))
+            .fold(0, |mask, (i, _)| mask | 1 << i)
     }
 
     /// If the slots in `mask` (at least two) lie in one row or column,
@@ -459,7 +510,9 @@ impl Table {
     /// Whether the slots in `mask` all sit in one row or one column.
     pub fn is_straight_line(&self, mask: SlotMask) -> bool {
         let mut cells = mask_indices(mask).map(|i| self.slots[i].pos);
-        let Some(first) = cells.next() else { return true };
+        let Some(first) = cells.next() else {
+            return true;
+        };
         let (mut same_x, mut same_y) = (true, true);
         for cell in cells {
             same_x &= cell.x == first.x;

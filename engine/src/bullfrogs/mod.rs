@@ -32,9 +32,14 @@ mod worked_example;
 
 pub use action::{Action, Piece};
 
-use crate::game::{bool_option, check_option_keys, EndReason, Game, GameOptions, Outcome, Seat, SetupError};
+use crate::game::{
+    bool_option, check_option_keys, EndReason, Game, GameOptions, Outcome, Seat, SetupError,
+};
 use crate::rng::Rng;
-use data::{solo_rank_title, BULLFROGS_PER_COLOR, FROGS_PER_COLOR, HAND_SIZE, ISAAC_FROGS, MAX_DECK, N_PAD_KINDS, START_PAD};
+use data::{
+    solo_rank_title, BULLFROGS_PER_COLOR, FROGS_PER_COLOR, HAND_SIZE, ISAAC_FROGS, MAX_DECK,
+    N_PAD_KINDS, START_PAD,
+};
 use grid::{Pos, Slot, Table, NEUTRAL};
 use scoring::{final_scores, ScorePiles};
 
@@ -207,7 +212,12 @@ impl Bullfrogs {
             marker_from: Pos::LOG,
             last_roll: None,
         };
-        let hidden = Hidden { hands: [[0; N_PAD_KINDS]; 4], decks: [[0; MAX_DECK]; 4], deck_len: [0; 4], dice };
+        let hidden = Hidden {
+            hands: [[0; N_PAD_KINDS]; 4],
+            decks: [[0; MAX_DECK]; 4],
+            deck_len: [0; 4],
+            dice,
+        };
         Bullfrogs { public, hidden }
     }
 
@@ -216,7 +226,11 @@ impl Bullfrogs {
         for color in 0..self.n_card_colors() {
             let mut deck = Vec::with_capacity(MAX_DECK);
             for (kind, data) in data::PAD_KINDS.iter().enumerate() {
-                let copies = if four_players { data.per_deck_four_players } else { data.per_deck };
+                let copies = if four_players {
+                    data.per_deck_four_players
+                } else {
+                    data.per_deck
+                };
                 deck.extend(std::iter::repeat_n(kind as u8, copies as usize));
             }
             deal.shuffle(&mut deck);
@@ -282,10 +296,18 @@ impl Game for Bullfrogs {
         check_option_keys(Self::ID, options, &["solo"])?;
         let solo = bool_option(Self::ID, options, "solo", false)?;
         if solo && n_seats != 1 {
-            return Err(SetupError::SeatCount { game: Self::ID, n_seats, allowed: "1 (solo=true)" });
+            return Err(SetupError::SeatCount {
+                game: Self::ID,
+                n_seats,
+                allowed: "1 (solo=true)",
+            });
         }
         if !solo && !(2..=4).contains(&n_seats) {
-            return Err(SetupError::SeatCount { game: Self::ID, n_seats, allowed: "2 to 4 (or 1 with solo=true)" });
+            return Err(SetupError::SeatCount {
+                game: Self::ID,
+                n_seats,
+                allowed: "2 to 4 (or 1 with solo=true)",
+            });
         }
         let mut rng = Rng::seeded(seed);
         let mut deal = rng.fork(1);
@@ -327,8 +349,18 @@ impl Game for Bullfrogs {
             hand_sizes[color] = self.hand_size(color);
             deck_sizes[color] = self.hidden.deck_len[color];
         }
-        let hand = if seat < self.n_card_colors() { self.hidden.hands[seat] } else { [0; N_PAD_KINDS] };
-        Observation { seat, public: self.public.clone(), hand, hand_sizes, deck_sizes }
+        let hand = if seat < self.n_card_colors() {
+            self.hidden.hands[seat]
+        } else {
+            [0; N_PAD_KINDS]
+        };
+        Observation {
+            seat,
+            public: self.public.clone(),
+            hand,
+            hand_sizes,
+            deck_sizes,
+        }
     }
 
     fn outcome(&self) -> Option<Outcome> {
@@ -356,13 +388,22 @@ impl Bullfrogs {
 
     /// Puts a pad of `kind` (a `PAD_KINDS` name) and `owner` at `(x, y)`.
     pub(crate) fn put_pad(&mut self, (x, y): (i8, i8), kind: &str, owner: u8) {
-        let kind = data::PAD_KINDS.iter().position(|k| k.name == kind).expect("a pad kind name") as u8;
-        self.public.table.add(Slot::pad(Pos::new(x, y), kind, owner));
+        let kind = data::PAD_KINDS
+            .iter()
+            .position(|k| k.name == kind)
+            .expect("a pad kind name") as u8;
+        self.public
+            .table
+            .add(Slot::pad(Pos::new(x, y), kind, owner));
     }
 
     /// Moves pieces of `color` from its supply onto the card at `(x, y)`.
     pub(crate) fn put_pieces(&mut self, (x, y): (i8, i8), color: u8, frogs: u8, bullfrogs: u8) {
-        let index = self.public.table.find(Pos::new(x, y)).expect("a card there");
+        let index = self
+            .public
+            .table
+            .find(Pos::new(x, y))
+            .expect("a card there");
         let slot = self.public.table.slot_mut(index);
         slot.frogs[color as usize] += frogs;
         slot.bullfrogs[color as usize] += bullfrogs;
@@ -373,7 +414,8 @@ impl Bullfrogs {
     /// Adds cards of `kind` to `color`'s hand and `deck` (top last).
     pub(crate) fn give_cards(&mut self, color: usize, hand: &[&str], deck: &[&str]) {
         for name in hand {
-            self.hidden.hands[color][data::deck_kind_by_name(name).expect("a deck kind") as usize] += 1;
+            self.hidden.hands[color]
+                [data::deck_kind_by_name(name).expect("a deck kind") as usize] += 1;
         }
         for name in deck {
             let len = self.hidden.deck_len[color] as usize;
@@ -384,12 +426,21 @@ impl Bullfrogs {
 
     /// The pieces of `color` on the card at `(x, y)`: (frogs, bullfrogs).
     pub(crate) fn pieces_at(&self, (x, y): (i8, i8), color: u8) -> Option<(u8, u8)> {
-        self.public.table.at(Pos::new(x, y)).map(|s| (s.frogs[color as usize], s.bullfrogs[color as usize]))
+        self.public
+            .table
+            .at(Pos::new(x, y))
+            .map(|s| (s.frogs[color as usize], s.bullfrogs[color as usize]))
     }
 
     /// The cells holding a card, sorted.
     pub(crate) fn layout(&self) -> Vec<(i8, i8)> {
-        let mut cells: Vec<(i8, i8)> = self.public.table.slots().iter().map(|s| (s.pos.x, s.pos.y)).collect();
+        let mut cells: Vec<(i8, i8)> = self
+            .public
+            .table
+            .slots()
+            .iter()
+            .map(|s| (s.pos.x, s.pos.y))
+            .collect();
         cells.sort_unstable();
         cells
     }
@@ -401,7 +452,10 @@ impl Bullfrogs {
             let mut legal = Vec::new();
             self.legal_actions(&mut legal);
             let legal: Vec<String> = legal.iter().map(ToString::to_string).collect();
-            panic!("`{text}` refused in {:?}; legal: {legal:?}", self.public.phase);
+            panic!(
+                "`{text}` refused in {:?}; legal: {legal:?}",
+                self.public.phase
+            );
         }
     }
 

@@ -3,8 +3,8 @@
 
 use super::action::Piece;
 use super::data::{
-    pad_kind, BULLFROG_STRENGTH, FROG_STRENGTH, LOG_MAJORITY_BONUS, LOG_POINTS_PER_BULLFROG, LOG_POINTS_PER_FROG, N_PAD_KINDS,
-    OWN_COLOR_BONUS,
+    pad_kind, BULLFROG_STRENGTH, FROG_STRENGTH, LOG_MAJORITY_BONUS, LOG_POINTS_PER_BULLFROG,
+    LOG_POINTS_PER_FROG, N_PAD_KINDS, OWN_COLOR_BONUS,
 };
 use super::grid::{Slot, Table};
 
@@ -19,7 +19,8 @@ pub fn strength(slot: &Slot, color: usize) -> u8 {
 /// The battle's winner: the single strongest color, `None` on a tie
 /// ("Em caso de empate, NINGUÉM VENCE A BATALHA").
 pub fn battle_winner(slot: &Slot, n_colors: usize) -> Option<u8> {
-    let strengths: [u8; 4] = std::array::from_fn(|c| if c < n_colors { strength(slot, c) } else { 0 });
+    let strengths: [u8; 4] =
+        std::array::from_fn(|c| if c < n_colors { strength(slot, c) } else { 0 });
     let best = *strengths[..n_colors].iter().max()?;
     let mut strongest = (0..n_colors).filter(|&c| strengths[c] == best);
     let first = strongest.next()?;
@@ -31,7 +32,11 @@ pub fn battle_winner(slot: &Slot, n_colors: usize) -> Option<u8> {
 /// the piece and the colors (bitmask) that may jump now.
 pub fn jump_tier(slot: &Slot, priority_winner: u8, n_colors: usize) -> Option<(Piece, u8)> {
     let winner = priority_winner as usize;
-    let losers = |counts: &[u8; 4]| (0..n_colors).filter(|&c| c != winner && counts[c] > 0).fold(0u8, |m, c| m | 1 << c);
+    let losers = |counts: &[u8; 4]| {
+        (0..n_colors)
+            .filter(|&c| c != winner && counts[c] > 0)
+            .fold(0u8, |m, c| m | 1 << c)
+    };
     let frogs = losers(&slot.frogs);
     if frogs != 0 {
         return Some((Piece::Frog, frogs));
@@ -67,7 +72,12 @@ impl ColorScore {
 }
 
 /// Final scores of colors `0..n_colors`; `own_color_bonus` is off in solo.
-pub fn final_scores(table: &Table, won: &ScorePiles, n_colors: usize, own_color_bonus: bool) -> Vec<ColorScore> {
+pub fn final_scores(
+    table: &Table,
+    won: &ScorePiles,
+    n_colors: usize,
+    own_color_bonus: bool,
+) -> Vec<ColorScore> {
     let log = &table.slots()[0];
     let mut scores: Vec<ColorScore> = (0..n_colors)
         .map(|color| {
@@ -78,11 +88,19 @@ pub fn final_scores(table: &Table, won: &ScorePiles, n_colors: usize, own_color_
                 .map(|(k, &n)| n as i32 * pad_kind(k as u8).victory_points as i32)
                 .sum();
             let own: i32 = pile[color].iter().map(|&n| n as i32).sum();
-            let on_pads = table.slots()[1..].iter().map(|s| strength(s, color) as i32).sum();
+            let on_pads = table.slots()[1..]
+                .iter()
+                .map(|s| strength(s, color) as i32)
+                .sum();
             ColorScore {
                 pads,
-                own_color_bonus: if own_color_bonus { own * OWN_COLOR_BONUS } else { 0 },
-                log: log.frogs[color] as i32 * LOG_POINTS_PER_FROG + log.bullfrogs[color] as i32 * LOG_POINTS_PER_BULLFROG,
+                own_color_bonus: if own_color_bonus {
+                    own * OWN_COLOR_BONUS
+                } else {
+                    0
+                },
+                log: log.frogs[color] as i32 * LOG_POINTS_PER_FROG
+                    + log.bullfrogs[color] as i32 * LOG_POINTS_PER_BULLFROG,
                 log_majority: 0,
                 on_pads,
             }

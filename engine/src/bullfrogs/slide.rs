@@ -35,15 +35,28 @@ impl SlideContext {
     pub fn if_disconnected(table: &Table) -> Option<SlideContext> {
         let connected_cells = table.connected_cells();
         let connected = table.mask_of(&connected_cells);
-        (connected != table.all_mask()).then(|| SlideContext::with_connected(table, connected, &connected_cells))
+        (connected != table.all_mask())
+            .then(|| SlideContext::with_connected(table, connected, &connected_cells))
     }
 
-    fn with_connected(table: &Table, connected: SlotMask, connected_cells: &CellSet) -> SlideContext {
+    fn with_connected(
+        table: &Table,
+        connected: SlotMask,
+        connected_cells: &CellSet,
+    ) -> SlideContext {
         let next_to_group = table.empty_neighbours(connected_cells);
         let outer_water = table.outer_water();
-        let mut open_targets: Vec<Pos> = table.cells_of(&next_to_group).filter(|&cell| outer_water.contains(cell)).collect();
+        let mut open_targets: Vec<Pos> = table
+            .cells_of(&next_to_group)
+            .filter(|&cell| outer_water.contains(cell))
+            .collect();
         open_targets.sort_unstable();
-        SlideContext { connected, next_to_group, outer_water, open_targets }
+        SlideContext {
+            connected,
+            next_to_group,
+            outer_water,
+            open_targets,
+        }
     }
 
     /// Whether the final layout must avoid a straight line: the group is a
@@ -61,11 +74,16 @@ impl SlideContext {
             return false;
         }
         let from = table.slot(index).pos;
-        let water = from.neighbours().into_iter().filter(|&cell| table.is_empty_cell(cell));
+        let water = from
+            .neighbours()
+            .into_iter()
+            .filter(|&cell| table.is_empty_cell(cell));
         if self.outer_water.contains(to) {
             return water.clone().any(|cell| self.outer_water.contains(cell));
         }
-        water.filter(|&cell| !self.outer_water.contains(cell)).any(|cell| table.pocket_from(cell).contains(to))
+        water
+            .filter(|&cell| !self.outer_water.contains(cell))
+            .any(|cell| table.pocket_from(cell).contains(to))
     }
 
     /// The cells the disconnected card at `index` may slide to, sorted,
@@ -73,17 +91,26 @@ impl SlideContext {
     fn destinations(&self, table: &Table, index: usize, out: &mut Vec<Pos>) {
         out.clear();
         let from = table.slot(index).pos;
-        let water = from.neighbours().into_iter().filter(|&cell| table.is_empty_cell(cell));
+        let water = from
+            .neighbours()
+            .into_iter()
+            .filter(|&cell| table.is_empty_cell(cell));
         if water.clone().any(|cell| self.outer_water.contains(cell)) {
             out.extend_from_slice(&self.open_targets);
         }
-        let mut pockets = water.filter(|&cell| !self.outer_water.contains(cell)).peekable();
+        let mut pockets = water
+            .filter(|&cell| !self.outer_water.contains(cell))
+            .peekable();
         if pockets.peek().is_none() {
             return;
         }
         for cell in pockets {
             let pocket = table.pocket_from(cell);
-            out.extend(table.cells_of(&self.next_to_group).filter(|&to| pocket.contains(to)));
+            out.extend(
+                table
+                    .cells_of(&self.next_to_group)
+                    .filter(|&to| pocket.contains(to)),
+            );
         }
         out.sort_unstable();
         out.dedup();
@@ -117,7 +144,9 @@ pub fn legal_slides_in(table: &Table, context: &SlideContext, out: &mut Vec<(Pos
 /// Whether sliding the card at `from` to `to` is legal now.
 pub fn slide_is_legal(table: &Table, from: Pos, to: Pos) -> bool {
     let context = SlideContext::new(table);
-    let Some(index) = table.find(from) else { return false };
+    let Some(index) = table.find(from) else {
+        return false;
+    };
     context.connected >> index & 1 == 0
         && context.can_reach(table, index, to)
         && (!context.must_avoid_line(table)
@@ -164,7 +193,9 @@ pub fn can_end_off_line(table: &mut Table) -> bool {
         }
         candidates.extend(cells.iter().map(|&to| (index, to)));
     }
-    candidates.into_iter().any(|(index, to)| ends_off_line_after(table, index, to))
+    candidates
+        .into_iter()
+        .any(|(index, to)| ends_off_line_after(table, index, to))
 }
 
 #[cfg(test)]
@@ -191,7 +222,15 @@ mod tests {
         assert!(slides.iter().all(|(f, _)| *f == from));
         let to: Vec<Pos> = slides.iter().map(|(_, t)| *t).collect();
         // Not (2,0) (a straight line is avoidable) nor (-1,0).
-        assert_eq!(to, vec![Pos::new(0, -1), Pos::new(0, 1), Pos::new(1, -1), Pos::new(1, 1)]);
+        assert_eq!(
+            to,
+            vec![
+                Pos::new(0, -1),
+                Pos::new(0, 1),
+                Pos::new(1, -1),
+                Pos::new(1, 1)
+            ]
+        );
     }
 
     #[test]
@@ -200,7 +239,11 @@ mod tests {
         let table = table_with(&[(2, 0)]);
         let mut slides = Vec::new();
         legal_slides(&table, &mut slides);
-        assert_eq!(slides.len(), 4, "log + one pad is always a line: {slides:?}");
+        assert_eq!(
+            slides.len(),
+            4,
+            "log + one pad is always a line: {slides:?}"
+        );
     }
 
     #[test]
@@ -214,14 +257,29 @@ mod tests {
         let mut trial = table.clone();
         trial.move_slot(1, Pos::new(0, 1));
         legal_slides(&trial, &mut slides);
-        assert!(!slides.iter().any(|(_, to)| *to == Pos::new(0, 2) || *to == Pos::new(0, -1)), "{slides:?}");
+        assert!(
+            !slides
+                .iter()
+                .any(|(_, to)| *to == Pos::new(0, 2) || *to == Pos::new(0, -1)),
+            "{slides:?}"
+        );
         assert!(slides.iter().any(|(_, to)| *to == Pos::new(1, 1)));
     }
 
     #[test]
     fn a_card_cannot_slide_into_an_enclosed_hole() {
         // A ring of connected cards around (2,1); a far card cannot get in.
-        let ring = [(1, 0), (2, 0), (3, 0), (3, 1), (3, 2), (2, 2), (1, 2), (1, 1), (9, 9)];
+        let ring = [
+            (1, 0),
+            (2, 0),
+            (3, 0),
+            (3, 1),
+            (3, 2),
+            (2, 2),
+            (1, 2),
+            (1, 1),
+            (9, 9),
+        ];
         let table = table_with(&ring);
         let mut slides = Vec::new();
         legal_slides(&table, &mut slides);

@@ -44,14 +44,19 @@ impl Bullfrogs {
         let (_, mut actions) = self.public.last_roll.unwrap_or((0, 0));
         let player = SOLO_PLAYER as usize;
         let isaac = ISAAC as usize;
-        let Some(index) = self.public.table.find(self.public.marker) else { return self.continue_scoring() };
+        let Some(index) = self.public.table.find(self.public.marker) else {
+            return self.continue_scoring();
+        };
         if actions > 0 && self.public.table.slot(index).frogs[player] > 0 {
             self.public.table.slot_mut(index).frogs[player] -= 1;
             self.public.frog_supply[player] += 1;
             actions -= 1;
         }
         let mut recruited = 0;
-        while actions > 0 && recruited < ISAAC_RECRUITS_PER_TURN && self.public.table.slot(index).has_space() {
+        while actions > 0
+            && recruited < ISAAC_RECRUITS_PER_TURN
+            && self.public.table.slot(index).has_space()
+        {
             if self.public.frog_supply[isaac] > 0 {
                 self.public.frog_supply[isaac] -= 1;
             } else if index != 0 && self.public.table.slot(0).frogs[isaac] > 0 {
@@ -73,14 +78,25 @@ impl Bullfrogs {
     pub(super) fn marker_options(&self, out: &mut Vec<Pos>) {
         out.clear();
         let table = &self.public.table;
-        let from = if self.public.phase == Phase::IsaacDirection { self.public.marker } else { self.public.marker_from };
-        out.extend(from.neighbours().into_iter().filter(|&cell| table.at(cell).is_some()));
+        let from = if self.public.phase == Phase::IsaacDirection {
+            self.public.marker
+        } else {
+            self.public.marker_from
+        };
+        out.extend(
+            from.neighbours()
+                .into_iter()
+                .filter(|&cell| table.at(cell).is_some()),
+        );
         if !out.is_empty() || self.public.phase == Phase::IsaacDirection {
             return;
         }
         let pads = table.slots().iter().filter(|s| !s.is_log());
         let most = pads.clone().map(|s| s.empty_spaces()).max();
-        out.extend(pads.filter(|s| Some(s.empty_spaces()) == most).map(|s| s.pos));
+        out.extend(
+            pads.filter(|s| Some(s.empty_spaces()) == most)
+                .map(|s| s.pos),
+        );
         out.sort_unstable();
         if out.is_empty() {
             out.push(Pos::LOG);

@@ -41,7 +41,19 @@ fn conformance_solo() {
 /// only keep the table connected.
 fn red_acting() -> Bullfrogs {
     let mut state = Bullfrogs::bare_table(2, false);
-    for cell in [(1, 0), (0, -1), (-1, 0), (1, 1), (2, 1), (3, 1), (0, 3), (1, 2), (1, 3), (2, 0), (3, 0)] {
+    for cell in [
+        (1, 0),
+        (0, -1),
+        (-1, 0),
+        (1, 1),
+        (2, 1),
+        (3, 1),
+        (0, 3),
+        (1, 2),
+        (1, 3),
+        (2, 0),
+        (3, 0),
+    ] {
         state.put_pad(cell, "pad5", NEUTRAL);
     }
     state.give_cards(0, &["pad3"], &[]);
@@ -58,12 +70,31 @@ fn setup_deals_three_cards_and_checks_seats_and_options() {
     assert!((0..3).all(|c| three.hand_size(c) == 3 && three.hidden.deck_len[c] == 7));
     let four = Bullfrogs::new(&options(&[]), 4, 5).unwrap();
     assert!((0..4).all(|c| four.hand_size(c) == 3 && four.hidden.deck_len[c] == 6));
-    assert_eq!(three.layout(), vec![(-1, 0), (0, -1), (0, 0), (0, 1), (1, 0)], "the log and four starting pads");
-    assert!(matches!(Bullfrogs::new(&options(&[]), 1, 1), Err(SetupError::SeatCount { .. })));
-    assert!(matches!(Bullfrogs::new(&options(&[]), 5, 1), Err(SetupError::SeatCount { .. })));
-    assert!(matches!(Bullfrogs::new(&options(&["solo=true"]), 2, 1), Err(SetupError::SeatCount { .. })));
-    assert!(matches!(Bullfrogs::new(&options(&["solo=maybe"]), 1, 1), Err(SetupError::BadOption { .. })));
-    assert!(matches!(Bullfrogs::new(&options(&["tactics=true"]), 2, 1), Err(SetupError::UnknownOption { .. })));
+    assert_eq!(
+        three.layout(),
+        vec![(-1, 0), (0, -1), (0, 0), (0, 1), (1, 0)],
+        "the log and four starting pads"
+    );
+    assert!(matches!(
+        Bullfrogs::new(&options(&[]), 1, 1),
+        Err(SetupError::SeatCount { .. })
+    ));
+    assert!(matches!(
+        Bullfrogs::new(&options(&[]), 5, 1),
+        Err(SetupError::SeatCount { .. })
+    ));
+    assert!(matches!(
+        Bullfrogs::new(&options(&["solo=true"]), 2, 1),
+        Err(SetupError::SeatCount { .. })
+    ));
+    assert!(matches!(
+        Bullfrogs::new(&options(&["solo=maybe"]), 1, 1),
+        Err(SetupError::BadOption { .. })
+    ));
+    assert!(matches!(
+        Bullfrogs::new(&options(&["tactics=true"]), 2, 1),
+        Err(SetupError::UnknownOption { .. })
+    ));
     assert!(crate::new_game("bullfrogs", &options(&["solo=true"]), 1, 3).is_ok());
 }
 
@@ -74,12 +105,21 @@ fn a_pad_is_played_next_to_a_card_never_diagonally() {
     let mut state = Bullfrogs::bare_table(2, false);
     state.give_cards(0, &["pad4"], &[]);
     let kind = data::deck_kind_by_name("pad4").unwrap();
-    let play = |x, y| Action::Play { kind, at: Pos::new(x, y) };
+    let play = |x, y| Action::Play {
+        kind,
+        at: Pos::new(x, y),
+    };
     assert!(state.is_legal(&play(0, 1)) && state.is_legal(&play(-1, 0)));
     assert!(!state.is_legal(&play(1, 1)), "diagonal to the log");
     assert!(!state.is_legal(&play(0, 2)));
     assert!(!state.is_legal(&play(0, 0)), "the log's cell is taken");
-    assert!(!state.is_legal(&Action::Play { kind: 1, at: Pos::new(0, 1) }), "not in hand");
+    assert!(
+        !state.is_legal(&Action::Play {
+            kind: 1,
+            at: Pos::new(0, 1)
+        }),
+        "not in hand"
+    );
     assert_eq!(state.legal_texts().len(), 4);
 }
 
@@ -90,11 +130,17 @@ fn recruits_go_in_the_played_row_or_column_never_on_the_played_card_or_the_log()
     let state = red_acting();
     let legal = state.legal_texts();
     for target in ["0,3", "1,1", "3,1", "0,-1"] {
-        assert!(legal.contains(&format!("recruit frog at {target}")), "{target}: {legal:?}");
+        assert!(
+            legal.contains(&format!("recruit frog at {target}")),
+            "{target}: {legal:?}"
+        );
         assert!(legal.contains(&format!("recruit bullfrog at {target}")));
     }
     for target in ["0,1", "0,0", "1,0", "-1,0"] {
-        assert!(!legal.iter().any(|a| a.ends_with(&format!("at {target}"))), "{target}: {legal:?}");
+        assert!(
+            !legal.iter().any(|a| a.ends_with(&format!("at {target}"))),
+            "{target}: {legal:?}"
+        );
     }
 }
 
@@ -106,7 +152,9 @@ fn at_most_two_pieces_are_recruited_on_one_card_in_a_turn() {
     state.act("recruit frog at 1,1");
     state.act("recruit bullfrog at 1,1");
     assert!(!state.legal_texts().iter().any(|a| a.ends_with("at 1,1")));
-    assert!(state.legal_texts().contains(&"recruit frog at 3,1".to_string()));
+    assert!(state
+        .legal_texts()
+        .contains(&"recruit frog at 3,1".to_string()));
 }
 
 #[test]
@@ -121,8 +169,14 @@ fn with_an_empty_supply_a_recruit_moves_one_of_ones_frogs() {
     assert!(!legal.iter().any(|a| a.starts_with("recruit")), "{legal:?}");
     assert!(legal.contains(&"move frog from -1,0 to 1,1".to_string()));
     assert!(legal.contains(&"move frog from 1,0 to 0,3".to_string()));
-    assert!(!legal.iter().any(|a| a.starts_with("move frog from 0,-1")), "a lone bullfrog does not move");
-    assert!(!legal.iter().any(|a| a.ends_with("to 1,0")), "target off the row and column");
+    assert!(
+        !legal.iter().any(|a| a.starts_with("move frog from 0,-1")),
+        "a lone bullfrog does not move"
+    );
+    assert!(
+        !legal.iter().any(|a| a.ends_with("to 1,0")),
+        "target off the row and column"
+    );
     state.act("move frog from -1,0 to 1,1");
     assert_eq!(state.pieces_at((1, 1), RED), Some((1, 0)));
     assert_eq!(state.pieces_at((-1, 0), RED), Some((12, 0)));
@@ -139,7 +193,11 @@ fn sabotage_jumps_an_opponents_frog_to_an_adjacent_card_with_space_or_the_log() 
     state.put_pieces((1, 1), BLUE, 1, 0);
     state.put_pieces((1, 0), BLUE, 5, 0); // full: no frog may jump onto it
     state.put_pieces((0, 3), RED, 1, 0);
-    let legal: Vec<String> = state.legal_texts().into_iter().filter(|a| a.starts_with("sabotage")).collect();
+    let legal: Vec<String> = state
+        .legal_texts()
+        .into_iter()
+        .filter(|a| a.starts_with("sabotage"))
+        .collect();
     assert_eq!(
         legal,
         vec![
@@ -159,7 +217,10 @@ fn a_player_may_stop_acting_early_and_unfilled_pads_do_not_score() {
     let mut state = red_acting();
     state.act("recruit frog at 1,1");
     state.act("stop");
-    assert_eq!((state.public.phase, state.current_seat()), (Phase::Play, Some(1)));
+    assert_eq!(
+        (state.public.phase, state.current_seat()),
+        (Phase::Play, Some(1))
+    );
     assert_eq!(state.pieces_at((1, 1), RED), Some((1, 0)));
 }
 
@@ -177,10 +238,22 @@ fn a_tie_makes_the_active_player_the_winner_for_the_jump_priority_only() {
     // Blue's pieces jump first, although blue is not beaten.
     assert_eq!(
         state.legal_texts(),
-        vec!["jump blue frog to 1,2", "jump blue frog to 2,1", "jump blue frog to 1,0", "jump blue frog to 0,1"]
+        vec![
+            "jump blue frog to 1,2",
+            "jump blue frog to 2,1",
+            "jump blue frog to 1,0",
+            "jump blue frog to 0,1"
+        ]
     );
     state.act("jump blue frog to 1,0");
-    assert_eq!(state.legal_texts(), vec!["jump blue bullfrog to 1,2", "jump blue bullfrog to 2,1", "jump blue bullfrog to 0,1"]);
+    assert_eq!(
+        state.legal_texts(),
+        vec![
+            "jump blue bullfrog to 1,2",
+            "jump blue bullfrog to 2,1",
+            "jump blue bullfrog to 0,1"
+        ]
+    );
     state.act("jump blue bullfrog to 0,1");
     state.act("jump red frog to 1,2");
     // The last red jump (to 2,1) is forced; one red frog goes home.
@@ -189,7 +262,10 @@ fn a_tie_makes_the_active_player_the_winner_for_the_jump_priority_only() {
     assert!(state.public.table.at(Pos::new(1, 1)).is_none());
     assert_eq!(state.public.won, ScorePiles::default());
     assert_eq!(state.public.frog_supply[RED as usize], 12);
-    assert_eq!(state.public.bullfrog_supply[BLUE as usize], 1, "a bullfrog that jumped is not removed");
+    assert_eq!(
+        state.public.bullfrog_supply[BLUE as usize], 1,
+        "a bullfrog that jumped is not removed"
+    );
 }
 
 #[test]
@@ -205,7 +281,13 @@ fn bullfrogs_left_on_a_sinking_pad_leave_the_game_and_frogs_return() {
     assert!(state.public.table.at(Pos::new(0, 3)).is_none());
     assert_eq!(state.pieces_at((1, 3), BLUE), Some((1, 0)));
     assert_eq!(state.public.won[RED as usize][NEUTRAL as usize][3], 1);
-    assert_eq!((state.public.frog_supply[RED as usize], state.public.bullfrog_supply[RED as usize]), (14, 1));
+    assert_eq!(
+        (
+            state.public.frog_supply[RED as usize],
+            state.public.bullfrog_supply[RED as usize]
+        ),
+        (14, 1)
+    );
     assert_eq!(state.public.frog_supply[BLUE as usize], 13);
 }
 
@@ -221,15 +303,28 @@ fn each_neighbour_receives_at_most_one_piece_and_a_full_neighbour_none() {
     assert_eq!(state.legal_texts(), vec!["score 1,1", "score 2,1"]);
     state.act("score 1,1");
     // Blue wins 4-1: red's frog jumps first, anywhere but the full 2,1.
-    assert_eq!(state.legal_texts(), vec!["jump red frog to 1,2", "jump red frog to 1,0", "jump red frog to 0,1"]);
+    assert_eq!(
+        state.legal_texts(),
+        vec![
+            "jump red frog to 1,2",
+            "jump red frog to 1,0",
+            "jump red frog to 0,1"
+        ]
+    );
     state.act("jump red frog to 0,1");
-    assert_eq!(state.legal_texts(), vec!["jump blue frog to 1,2", "jump blue frog to 1,0"]);
+    assert_eq!(
+        state.legal_texts(),
+        vec!["jump blue frog to 1,2", "jump blue frog to 1,0"]
+    );
     state.act("jump blue frog to 1,2");
     // The last blue jump is forced; 2 blue frogs go home; 2,1 scores next.
     assert_eq!(state.pieces_at((1, 0), BLUE), Some((1, 0)));
     assert_eq!(state.public.won[BLUE as usize][NEUTRAL as usize][3], 1);
     assert_eq!(state.public.frog_supply[BLUE as usize], 14 - 9 + 2);
-    assert_eq!((state.public.phase, state.public.sink.pos), (Phase::Jump, Pos::new(2, 1)));
+    assert_eq!(
+        (state.public.phase, state.public.sink.pos),
+        (Phase::Jump, Pos::new(2, 1))
+    );
 }
 
 #[test]
@@ -277,7 +372,10 @@ fn observations_hide_other_hands_and_deck_order_only() {
     assert_eq!(other.observation(0), state.observation(0));
     assert_eq!(other.hidden.hands[0], state.hidden.hands[0]);
     let seen = state.observation(1);
-    assert_eq!((seen.hand, seen.hand_sizes, seen.deck_sizes), (state.hidden.hands[1], [3, 3, 3, 0], [7, 7, 7, 0]));
+    assert_eq!(
+        (seen.hand, seen.hand_sizes, seen.deck_sizes),
+        (state.hidden.hands[1], [3, 3, 3, 0], [7, 7, 7, 0])
+    );
     assert_ne!(state.observation(0), state.observation(1));
 }
 
@@ -298,7 +396,13 @@ fn solo_isaac_moves_first_and_the_player_plays_the_card_just_drawn() {
             assert_eq!(state.hand_size(0), 1);
             assert_eq!(state.hidden.deck_len[0], 9);
         }
-        let isaac_on_table: u8 = state.public.table.slots().iter().map(|s| s.frogs[ISAAC as usize]).sum();
+        let isaac_on_table: u8 = state
+            .public
+            .table
+            .slots()
+            .iter()
+            .map(|s| s.frogs[ISAAC as usize])
+            .sum();
         assert!(isaac_on_table <= 2, "at most 2 recruits per turn");
     }
 }
@@ -329,7 +433,11 @@ fn isaac_expels_a_player_frog_first_then_recruits_at_most_two() {
     let mut more = isaac_acting((0, 1), (5, 3));
     more.give_cards(0, &[], &["pad4"]);
     more.isaac_actions();
-    assert_eq!(more.pieces_at((0, 1), ISAAC), Some((2, 0)), "3 actions, still only 2 recruits");
+    assert_eq!(
+        more.pieces_at((0, 1), ISAAC),
+        Some((2, 0)),
+        "3 actions, still only 2 recruits"
+    );
 }
 
 #[test]
@@ -346,7 +454,11 @@ fn isaac_recruits_on_the_log_and_from_the_log_when_his_supply_is_empty() {
     empty.put_pieces((0, 0), ISAAC, 1, 0);
     empty.public.frog_supply[ISAAC as usize] = 0;
     empty.isaac_actions();
-    assert_eq!(empty.pieces_at((1, 0), ISAAC), Some((1, 0)), "one from the log, then the actions are lost");
+    assert_eq!(
+        empty.pieces_at((1, 0), ISAAC),
+        Some((1, 0)),
+        "one from the log, then the actions are lost"
+    );
     assert_eq!(empty.pieces_at((0, 0), ISAAC), Some((0, 0)));
 }
 
@@ -361,7 +473,11 @@ fn the_marker_follows_the_movement_die_and_stays_where_there_is_no_card() {
     assert_eq!(state.legal_texts(), vec!["marker to 0,1", "marker to 1,0"]);
     state.act("marker to 1,0");
     assert_eq!(state.public.marker, Pos::new(1, 0));
-    assert_eq!(state.pieces_at((1, 0), ISAAC), Some((1, 0)), "the action die's one action recruits there");
+    assert_eq!(
+        state.pieces_at((1, 0), ISAAC),
+        Some((1, 0)),
+        "the action die's one action recruits there"
+    );
     assert_eq!(state.public.phase, Phase::Play, "the player's turn follows");
 }
 
@@ -381,11 +497,17 @@ fn a_marker_on_a_sunk_pad_moves_to_a_card_next_to_it_chosen_by_the_player() {
     state.put_pieces((1, 0), ISAAC, 2, 0);
     state.continue_scoring();
     state.act("jump red frog to 0,0");
-    assert_eq!(state.public.won[ISAAC as usize][NEUTRAL as usize][2], 1, "Isaac's won cards go to his pile");
+    assert_eq!(
+        state.public.won[ISAAC as usize][NEUTRAL as usize][2], 1,
+        "Isaac's won cards go to his pile"
+    );
     assert_eq!(state.public.phase, Phase::Marker);
     assert_eq!(state.legal_texts(), vec!["marker to 1,1", "marker to 0,0"]);
     state.act("marker to 1,1");
-    assert_eq!((state.public.marker, state.public.phase), (Pos::new(1, 1), Phase::Over));
+    assert_eq!(
+        (state.public.marker, state.public.phase),
+        (Pos::new(1, 1), Phase::Over)
+    );
 }
 
 #[test]
@@ -406,7 +528,12 @@ fn every_turn_starts_on_a_connected_table_and_the_game_ends_with_every_card_play
     // "ESTEJA CERTO DE QUE NÃO HÁ MAIS CARTAS VITÓRIA-RÉGIA CHEIAS"; sliding
     // ends when "todas as cartas formarem um grupo contínuo".
     let mut rng = Rng::seeded(99);
-    for (seed, n_seats, words) in [(1, 2, &[][..]), (2, 3, &[]), (3, 4, &[]), (4, 1, &["solo=true"])] {
+    for (seed, n_seats, words) in [
+        (1, 2, &[][..]),
+        (2, 3, &[]),
+        (3, 4, &[]),
+        (4, 1, &["solo=true"]),
+    ] {
         for game in 0..100 {
             let mut state = Bullfrogs::new(&options(words), n_seats, seed * 1000 + game).unwrap();
             let mut legal = Vec::new();
@@ -430,7 +557,12 @@ fn every_turn_starts_on_a_connected_table_and_the_game_ends_with_every_card_play
 fn actions_far_off_the_board_are_refused_without_harm() {
     let mut state = Bullfrogs::new(&options(&[]), 2, 1).unwrap();
     let before = state.state_hash();
-    for text in ["play pad4 at 46,46", "play pad4 at -46,0", "recruit frog at 46,-46", "slide 46,46 to -46,-46"] {
+    for text in [
+        "play pad4 at 46,46",
+        "play pad4 at -46,0",
+        "recruit frog at 46,-46",
+        "slide 46,46 to -46,-46",
+    ] {
         let action: Action = text.parse().unwrap();
         assert!(state.apply(&action).is_err(), "{text}");
     }

@@ -34,7 +34,11 @@ impl Bullfrogs {
             Phase::Slide => {
                 let mut slides = Vec::new();
                 legal_slides(&self.public.table, &mut slides);
-                out.extend(slides.into_iter().map(|(from, to)| Action::Slide { from, to }));
+                out.extend(
+                    slides
+                        .into_iter()
+                        .map(|(from, to)| Action::Slide { from, to }),
+                );
             }
             Phase::Over => {}
         }
@@ -51,7 +55,9 @@ impl Bullfrogs {
             (Phase::Actions, Action::Stop) => true,
             (Phase::Actions, Action::Recruit { piece, at }) => self.recruit_is_legal(piece, at),
             (Phase::Actions, Action::MoveFrog { from, to }) => self.move_frog_is_legal(from, to),
-            (Phase::Actions, Action::Sabotage { color, from, to }) => self.sabotage_is_legal(color, from, to),
+            (Phase::Actions, Action::Sabotage { color, from, to }) => {
+                self.sabotage_is_legal(color, from, to)
+            }
             (Phase::ChooseScore, Action::Score { at }) => self.full_pads().any(|p| p == at),
             (Phase::Jump, Action::Jump { .. }) => self.visit_jumps(&mut |listed| listed != *action),
             (Phase::Marker | Phase::IsaacDirection, Action::Marker { to }) => {
@@ -59,7 +65,9 @@ impl Bullfrogs {
                 self.marker_options(&mut cells);
                 cells.contains(&to)
             }
-            (Phase::Slide, Action::Slide { from, to }) => slide_is_legal(&self.public.table, from, to),
+            (Phase::Slide, Action::Slide { from, to }) => {
+                slide_is_legal(&self.public.table, from, to)
+            }
             _ => false,
         }
     }
@@ -131,7 +139,10 @@ impl Bullfrogs {
         self.public.table.open_cells(&mut cells);
         let hand = &self.hidden.hands[self.public.active as usize];
         for (kind, _) in hand.iter().enumerate().skip(1).filter(|(_, &n)| n > 0) {
-            out.extend(cells.iter().map(|&at| Action::Play { kind: kind as u8, at }));
+            out.extend(cells.iter().map(|&at| Action::Play {
+                kind: kind as u8,
+                at,
+            }));
         }
     }
 
@@ -152,7 +163,8 @@ impl Bullfrogs {
 
     /// Moves on to scoring once no action is left (or only `stop` is).
     fn settle_actions(&mut self) {
-        let any_action = self.public.actions_left > 0 && self.visit_turn_actions(&mut |action| action == Action::Stop);
+        let any_action = self.public.actions_left > 0
+            && self.visit_turn_actions(&mut |action| action == Action::Stop);
         if !any_action {
             self.continue_scoring();
         }
@@ -182,7 +194,12 @@ impl Bullfrogs {
             Piece::Frog => self.public.frog_supply[color],
             Piece::Bullfrog => self.public.bullfrog_supply[color],
         };
-        in_supply > 0 && self.public.table.at(at).is_some_and(|slot| self.is_recruit_target(slot))
+        in_supply > 0
+            && self
+                .public
+                .table
+                .at(at)
+                .is_some_and(|slot| self.is_recruit_target(slot))
     }
 
     /// "Se não possuir mais Sapos ou Sapos-Boi para recrutar, o jogador pode
@@ -195,7 +212,9 @@ impl Bullfrogs {
         let table = &self.public.table;
         self.supply_is_empty()
             && from != to
-            && table.at(from).is_some_and(|s| !s.is_log() && s.frogs[color] > 0)
+            && table
+                .at(from)
+                .is_some_and(|s| !s.is_log() && s.frogs[color] > 0)
             && table.at(to).is_some_and(|s| self.is_recruit_target(s))
     }
 
@@ -208,7 +227,9 @@ impl Bullfrogs {
         (color as usize) < self.n_colors()
             && color != self.public.active
             && from.is_adjacent(to)
-            && table.at(from).is_some_and(|s| !s.is_log() && s.pos.in_line_with(self.public.played) && s.frogs[color as usize] > 0)
+            && table.at(from).is_some_and(|s| {
+                !s.is_log() && s.pos.in_line_with(self.public.played) && s.frogs[color as usize] > 0
+            })
             && table.at(to).is_some_and(|s| s.is_log() || s.has_space())
     }
 
@@ -221,11 +242,22 @@ impl Bullfrogs {
     fn visit_recruits(&self, visit: &mut dyn FnMut(Action) -> bool) -> bool {
         let color = self.public.active as usize;
         let slots = self.public.table.slots();
-        let (frogs, bullfrogs) = (self.public.frog_supply[color] > 0, self.public.bullfrog_supply[color] > 0);
+        let (frogs, bullfrogs) = (
+            self.public.frog_supply[color] > 0,
+            self.public.bullfrog_supply[color] > 0,
+        );
         for target in slots.iter().filter(|s| self.is_recruit_target(s)) {
             let at = target.pos;
-            if (frogs && !visit(Action::Recruit { piece: Piece::Frog, at }))
-                || (bullfrogs && !visit(Action::Recruit { piece: Piece::Bullfrog, at }))
+            if (frogs
+                && !visit(Action::Recruit {
+                    piece: Piece::Frog,
+                    at,
+                }))
+                || (bullfrogs
+                    && !visit(Action::Recruit {
+                        piece: Piece::Bullfrog,
+                        at,
+                    }))
             {
                 return true;
             }
@@ -234,8 +266,14 @@ impl Bullfrogs {
             return false;
         }
         for source in slots.iter().filter(|s| !s.is_log() && s.frogs[color] > 0) {
-            for target in slots.iter().filter(|s| s.pos != source.pos && self.is_recruit_target(s)) {
-                if !visit(Action::MoveFrog { from: source.pos, to: target.pos }) {
+            for target in slots
+                .iter()
+                .filter(|s| s.pos != source.pos && self.is_recruit_target(s))
+            {
+                if !visit(Action::MoveFrog {
+                    from: source.pos,
+                    to: target.pos,
+                }) {
                     return true;
                 }
             }
@@ -248,7 +286,11 @@ impl Bullfrogs {
         let played = self.public.played;
         let active = self.public.active;
         let n_colors = self.n_colors() as u8;
-        for source in table.slots().iter().filter(|s| !s.is_log() && s.pos.in_line_with(played)) {
+        for source in table
+            .slots()
+            .iter()
+            .filter(|s| !s.is_log() && s.pos.in_line_with(played))
+        {
             let victims = (0..n_colors).filter(|&c| c != active && source.frogs[c as usize] > 0);
             if victims.clone().next().is_none() {
                 continue;
@@ -263,7 +305,11 @@ impl Bullfrogs {
             }
             for color in victims {
                 for &to in &open[..n_open] {
-                    if !visit(Action::Sabotage { color, from: source.pos, to }) {
+                    if !visit(Action::Sabotage {
+                        color,
+                        from: source.pos,
+                        to,
+                    }) {
                         return true;
                     }
                 }
@@ -274,7 +320,12 @@ impl Bullfrogs {
 
     /// Full pads, in table order.
     fn full_pads(&self) -> impl Iterator<Item = Pos> + '_ {
-        self.public.table.slots().iter().filter(|s| s.is_full()).map(|s| s.pos)
+        self.public
+            .table
+            .slots()
+            .iter()
+            .filter(|s| s.is_full())
+            .map(|s| s.pos)
     }
 
     /// "Se mais de uma Carta Vitória-Régia puderem ser pontuadas, o jogador
@@ -297,7 +348,12 @@ impl Bullfrogs {
         let winner = battle_winner(slot, self.n_colors());
         // RULING (ours): in solo, Isaac is the active player on his own turn,
         // so a tie then puts the player's pieces first in the jump order.
-        let mut sink = Sink { pos: at, winner, priority_winner: winner.unwrap_or(self.public.active), ..Sink::default() };
+        let mut sink = Sink {
+            pos: at,
+            winner,
+            priority_winner: winner.unwrap_or(self.public.active),
+            ..Sink::default()
+        };
         // "para CADA carta adjacente, desde que seja a Carta Tronco ou uma
         // Carta Vitória-Régia com espaço livre".
         for cell in at.neighbours() {
@@ -314,11 +370,19 @@ impl Bullfrogs {
     /// returns whether it stopped early.
     fn visit_jumps(&self, visit: &mut dyn FnMut(Action) -> bool) -> bool {
         let sink = &self.public.sink;
-        let Some(slot) = self.public.table.at(sink.pos) else { return false };
-        let Some((piece, colors)) = jump_tier(slot, sink.priority_winner, self.n_colors()) else { return false };
+        let Some(slot) = self.public.table.at(sink.pos) else {
+            return false;
+        };
+        let Some((piece, colors)) = jump_tier(slot, sink.priority_winner, self.n_colors()) else {
+            return false;
+        };
         for color in (0..4u8).filter(|c| colors >> c & 1 == 1) {
             for target in (0..sink.n_targets as usize).filter(|t| sink.served >> t & 1 == 0) {
-                if !visit(Action::Jump { color, piece, to: sink.targets[target] }) {
+                if !visit(Action::Jump {
+                    color,
+                    piece,
+                    to: sink.targets[target],
+                }) {
                     return true;
                 }
             }
@@ -336,7 +400,10 @@ impl Bullfrogs {
             };
             counts[color as usize] = counts[color as usize].wrapping_add_signed(piece_counts);
         }
-        if let Some(target) = sink.targets[..sink.n_targets as usize].iter().position(|&t| t == to) {
+        if let Some(target) = sink.targets[..sink.n_targets as usize]
+            .iter()
+            .position(|&t| t == to)
+        {
             self.public.sink.served |= 1 << target;
         }
     }
@@ -367,7 +434,9 @@ impl Bullfrogs {
     /// it leaves the game.
     fn finish_sink(&mut self) {
         let sink = self.public.sink;
-        let Some(index) = self.public.table.find(sink.pos) else { return self.continue_scoring() };
+        let Some(index) = self.public.table.find(sink.pos) else {
+            return self.continue_scoring();
+        };
         let sunk = self.public.table.remove(index);
         for color in 0..4 {
             self.public.frog_supply[color] += sunk.frogs[color];
@@ -386,7 +455,9 @@ impl Bullfrogs {
     /// every card is connected to the log.
     pub(super) fn continue_sliding(&mut self) {
         let table = &self.public.table;
-        let Some(context) = SlideContext::if_disconnected(table) else { return self.end_turn() };
+        let Some(context) = SlideContext::if_disconnected(table) else {
+            return self.end_turn();
+        };
         let mut slides = Vec::new();
         legal_slides_in(table, &context, &mut slides);
         match slides.as_slice() {
@@ -418,11 +489,18 @@ impl Bullfrogs {
         let active = self.public.active;
         if self.public.solo {
             let player = SOLO_PLAYER as usize;
-            if active == SOLO_PLAYER && self.hidden.deck_len[player] == 0 && self.hand_size(player) == 0 {
+            if active == SOLO_PLAYER
+                && self.hidden.deck_len[player] == 0
+                && self.hand_size(player) == 0
+            {
                 self.public.phase = Phase::Over;
                 return;
             }
-            self.public.active = if active == SOLO_PLAYER { ISAAC } else { SOLO_PLAYER };
+            self.public.active = if active == SOLO_PLAYER {
+                ISAAC
+            } else {
+                SOLO_PLAYER
+            };
             return self.begin_turn();
         }
         self.draw(active as usize);

@@ -56,7 +56,10 @@ fn the_rulebook_worked_turn_plays_out_step_by_step() {
 
     // "ele escolhe posicionar uma carta com quatro Ícones de Vitória-Régia".
     state.act("play pad3 at -1,1");
-    assert_eq!((state.public.phase, state.public.actions_left), (Phase::Actions, 4));
+    assert_eq!(
+        (state.public.phase, state.public.actions_left),
+        (Phase::Actions, 4)
+    );
     // "ele primeiro recruta 1 Sapo para a Carta Vitória-Régia dois espaços
     // abaixo" (same column, across the gap at -1,0).
     state.act("recruit frog at -1,-1");
@@ -77,7 +80,13 @@ fn the_rulebook_worked_turn_plays_out_step_by_step() {
     // "O jogador vermelho decide pular o Sapo do jogador verde para a
     // esquerda e o Sapo do jogador azul para a direita."
     assert_eq!(state.public.phase, Phase::Jump);
-    assert!(!state.legal_texts().iter().any(|a| a.starts_with("jump red")), "losers' frogs jump first");
+    assert!(
+        !state
+            .legal_texts()
+            .iter()
+            .any(|a| a.starts_with("jump red")),
+        "losers' frogs jump first"
+    );
     state.act("jump green frog to 0,1");
     state.act("jump blue frog to 2,1");
     // "o jogador vermelho pula um Sapo vermelho para a Carta abaixo" (the
@@ -86,7 +95,10 @@ fn the_rulebook_worked_turn_plays_out_step_by_step() {
     assert_eq!(state.pieces_at((0, 1), GREEN), Some((1, 0)));
     assert_eq!(state.pieces_at((2, 1), BLUE), Some((1, 0)));
     assert_eq!(state.pieces_at((1, 0), RED), Some((2, 1)));
-    assert_eq!(state.public.won[RED as usize][BLUE as usize][2], 1, "red keeps the pad4");
+    assert_eq!(
+        state.public.won[RED as usize][BLUE as usize][2], 1,
+        "red keeps the pad4"
+    );
 
     // The bottom card: red wins again, 2 against 1 and 1.
     assert_eq!(state.legal_texts(), vec!["score 1,0", "score -1,-1"]);
@@ -94,7 +106,10 @@ fn the_rulebook_worked_turn_plays_out_step_by_step() {
     assert_eq!(state.public.sink.winner, Some(RED));
     // "Ele deve pular qualquer um dos Sapos derrotados para a Carta à
     // direita. O jogador vermelho decide pular o Sapo verde."
-    assert_eq!(state.legal_texts(), vec!["jump blue frog to 0,-1", "jump green frog to 0,-1"]);
+    assert_eq!(
+        state.legal_texts(),
+        vec!["jump blue frog to 0,-1", "jump green frog to 0,-1"]
+    );
     state.act("jump green frog to 0,-1");
     // "Os 2 Sapos vermelhos e o Sapo azul retornam aos estoques."
     assert_eq!(state.public.won[RED as usize][BLUE as usize][2], 2);
@@ -110,20 +125,32 @@ fn the_rulebook_worked_turn_plays_out_step_by_step() {
     // vermelho decide pulá-lo para a Carta Tronco. Como a única outra carta
     // adjacente é a da direita, o jogador vermelho deve pular o Sapo-Boi do
     // jogador azul para ela."
-    assert_eq!(state.legal_texts(), vec!["jump green frog to 2,0", "jump green frog to 0,0"]);
+    assert_eq!(
+        state.legal_texts(),
+        vec!["jump green frog to 2,0", "jump green frog to 0,0"]
+    );
     state.act("jump green frog to 0,0");
     assert_eq!(state.pieces_at((2, 0), BLUE), Some((0, 1)));
-    assert_eq!(state.public.won[RED as usize][GREEN as usize][3], 1, "red keeps the pad5");
+    assert_eq!(
+        state.public.won[RED as usize][GREEN as usize][3], 1,
+        "red keeps the pad5"
+    );
 
     // The pad below the log scores by itself (it is the only full one):
     // "Os jogadores azul e verde têm a mesma Força 2, então a batalha termina
     // em empate. ... o jogador vermelho pula o Sapo do jogador verde para a
     // Carta Tronco."
     assert_eq!(state.public.sink.winner, None);
-    assert_eq!(state.legal_texts(), vec!["jump blue frog to 0,0", "jump green frog to 0,0"]);
+    assert_eq!(
+        state.legal_texts(),
+        vec!["jump blue frog to 0,0", "jump green frog to 0,0"]
+    );
     state.act("jump green frog to 0,0");
     assert_eq!(state.pieces_at((0, 0), GREEN), Some((2, 0)));
-    assert!(state.public.table.at(Pos::new(0, -1)).is_none(), "a tied pad leaves the game");
+    assert!(
+        state.public.table.at(Pos::new(0, -1)).is_none(),
+        "a tied pad leaves the game"
+    );
     assert_eq!(state.public.won[BLUE as usize], [[0; N_PAD_KINDS]; 5]);
     assert_eq!(state.public.won[GREEN as usize], [[0; N_PAD_KINDS]; 5]);
 
@@ -134,13 +161,25 @@ fn the_rulebook_worked_turn_plays_out_step_by_step() {
     assert_eq!(state.public.phase, Phase::Slide);
     state.act("slide 2,-1 to 1,0");
     assert_eq!(state.public.phase, Phase::Slide);
-    assert!(state.legal_texts().iter().all(|a| a.starts_with("slide 2,-2 to")));
+    assert!(state
+        .legal_texts()
+        .iter()
+        .all(|a| a.starts_with("slide 2,-2 to")));
     state.act("slide 2,-2 to -1,0");
-    assert_eq!(state.layout(), vec![(-1, 0), (-1, 1), (0, 0), (0, 1), (1, 0), (2, 0), (2, 1)]);
+    assert_eq!(
+        state.layout(),
+        vec![(-1, 0), (-1, 1), (0, 0), (0, 1), (1, 0), (2, 0), (2, 1)]
+    );
 
     // Supplies: every frog is on the table or back in supply; the red
     // bullfrog that sank is out of the game.
-    assert_eq!((state.public.frog_supply[RED as usize], state.public.bullfrog_supply[RED as usize]), (13, 1));
+    assert_eq!(
+        (
+            state.public.frog_supply[RED as usize],
+            state.public.bullfrog_supply[RED as usize]
+        ),
+        (13, 1)
+    );
     assert_eq!(state.public.frog_supply[BLUE as usize], 13);
     assert_eq!(state.public.frog_supply[GREEN as usize], 11);
 
@@ -152,5 +191,8 @@ fn the_rulebook_worked_turn_plays_out_step_by_step() {
 
     // "O jogador vermelho compra uma carta ... e seu turno está completo."
     assert_eq!(state.hand(RED as usize).iter().sum::<u8>(), 3);
-    assert_eq!((state.public.phase, state.current_seat()), (Phase::Play, Some(1)));
+    assert_eq!(
+        (state.public.phase, state.current_seat()),
+        (Phase::Play, Some(1))
+    );
 }

@@ -81,12 +81,17 @@ impl fmt::Display for Action {
                 f.write_str("recruit ")?;
                 write_number(f, i32::from(*slot))
             }
-            Action::Muster { card, face_up } => write_all(f, &["muster ", card_name(*card), " ", orientation(*face_up)]),
+            Action::Muster { card, face_up } => write_all(
+                f,
+                &["muster ", card_name(*card), " ", orientation(*face_up)],
+            ),
             Action::Pass => f.write_str("pass"),
             Action::Skip => f.write_str("skip"),
             Action::Activate => f.write_str("activate"),
             Action::Copy(clan) => write_all(f, &["copy ", clan.name()]),
-            Action::Also { card, face_up } => write_all(f, &["also ", card_name(*card), " ", orientation(*face_up)]),
+            Action::Also { card, face_up } => {
+                write_all(f, &["also ", card_name(*card), " ", orientation(*face_up)])
+            }
             Action::Exchange { supporter } => write_all(f, &["exchange ", card_name(*supporter)]),
             Action::Swap(target) => {
                 f.write_str("swap ")?;
@@ -102,7 +107,8 @@ impl fmt::Display for Action {
 }
 
 fn parse_card(text: &str, word: Option<&str>) -> Result<CardId, ParseActionError> {
-    word.and_then(card_by_name).ok_or_else(|| ParseActionError::new(text, "expected a card such as `makgill7`"))
+    word.and_then(card_by_name)
+        .ok_or_else(|| ParseActionError::new(text, "expected a card such as `makgill7`"))
 }
 
 fn parse_orientation(text: &str, word: Option<&str>) -> Result<bool, ParseActionError> {
@@ -115,7 +121,10 @@ fn parse_orientation(text: &str, word: Option<&str>) -> Result<bool, ParseAction
 
 fn parse_target(text: &str, word: Option<&str>) -> Result<Target, ParseActionError> {
     let word = word.ok_or_else(|| ParseActionError::new(text, "expected a follower"))?;
-    if let Some((seat, index)) = word.strip_prefix("seat").and_then(|rest| rest.split_once("/down")) {
+    if let Some((seat, index)) = word
+        .strip_prefix("seat")
+        .and_then(|rest| rest.split_once("/down"))
+    {
         let bad = || ParseActionError::new(text, "expected `seatN/downK`");
         let seat = seat.parse::<u8>().map_err(|_| bad())?;
         let index = index.parse::<u8>().map_err(|_| bad())?;
@@ -129,29 +138,50 @@ impl FromStr for Action {
 
     fn from_str(text: &str) -> Result<Action, ParseActionError> {
         let mut words = text.split_whitespace();
-        let verb = words.next().ok_or_else(|| ParseActionError::new(text, "empty action"))?;
+        let verb = words
+            .next()
+            .ok_or_else(|| ParseActionError::new(text, "empty action"))?;
         let action = match verb {
             "recruit" => {
                 let slot = words.next().and_then(|w| w.parse::<u8>().ok());
-                Action::Recruit { slot: slot.ok_or_else(|| ParseActionError::new(text, "expected a recruit slot number"))? }
+                Action::Recruit {
+                    slot: slot.ok_or_else(|| {
+                        ParseActionError::new(text, "expected a recruit slot number")
+                    })?,
+                }
             }
-            "muster" => Action::Muster { card: parse_card(text, words.next())?, face_up: parse_orientation(text, words.next())? },
-            "also" => Action::Also { card: parse_card(text, words.next())?, face_up: parse_orientation(text, words.next())? },
+            "muster" => Action::Muster {
+                card: parse_card(text, words.next())?,
+                face_up: parse_orientation(text, words.next())?,
+            },
+            "also" => Action::Also {
+                card: parse_card(text, words.next())?,
+                face_up: parse_orientation(text, words.next())?,
+            },
             "pass" => Action::Pass,
             "skip" => Action::Skip,
             "activate" => Action::Activate,
             "copy" => {
                 let clan = words.next().and_then(Clan::from_name);
-                Action::Copy(clan.ok_or_else(|| ParseActionError::new(text, "expected a clan such as `cochrane`"))?)
+                Action::Copy(clan.ok_or_else(|| {
+                    ParseActionError::new(text, "expected a clan such as `cochrane`")
+                })?)
             }
-            "exchange" => Action::Exchange { supporter: parse_card(text, words.next())? },
+            "exchange" => Action::Exchange {
+                supporter: parse_card(text, words.next())?,
+            },
             "swap" => Action::Swap(parse_target(text, words.next())?),
             "discard" => Action::Discard(parse_target(text, words.next())?),
-            "support" => Action::Support { card: parse_card(text, words.next())? },
+            "support" => Action::Support {
+                card: parse_card(text, words.next())?,
+            },
             _ => return Err(ParseActionError::new(text, "unknown verb")),
         };
         match words.next() {
-            Some(_) => Err(ParseActionError::new(text, "unexpected words after the action")),
+            Some(_) => Err(ParseActionError::new(
+                text,
+                "unexpected words after the action",
+            )),
             None => Ok(action),
         }
     }
@@ -171,12 +201,16 @@ mod tests {
         };
         match action {
             Action::Recruit { slot } => format!("recruit {slot}"),
-            Action::Muster { card, face_up } => format!("muster {} {}", card_name(card), orientation(face_up)),
+            Action::Muster { card, face_up } => {
+                format!("muster {} {}", card_name(card), orientation(face_up))
+            }
             Action::Pass => "pass".into(),
             Action::Skip => "skip".into(),
             Action::Activate => "activate".into(),
             Action::Copy(clan) => format!("copy {}", clan.name()),
-            Action::Also { card, face_up } => format!("also {} {}", card_name(card), orientation(face_up)),
+            Action::Also { card, face_up } => {
+                format!("also {} {}", card_name(card), orientation(face_up))
+            }
             Action::Exchange { supporter } => format!("exchange {}", card_name(supporter)),
             Action::Swap(to) => format!("swap {}", target(to)),
             Action::Discard(to) => format!("discard {}", target(to)),
@@ -191,19 +225,34 @@ mod tests {
         for number in [0, 1, 4, 9, 10, 12, 255] {
             actions.push(Action::Recruit { slot: number });
             for index in [0, 3, 11, 200] {
-                let face_down = Target::FaceDown { seat: number, index };
+                let face_down = Target::FaceDown {
+                    seat: number,
+                    index,
+                };
                 actions.extend([Action::Swap(face_down), Action::Discard(face_down)]);
             }
         }
         for card in 0..N_CARDS as CardId {
             for face_up in [true, false] {
-                actions.extend([Action::Muster { card, face_up }, Action::Also { card, face_up }]);
+                actions.extend([
+                    Action::Muster { card, face_up },
+                    Action::Also { card, face_up },
+                ]);
             }
             let face_up = Target::FaceUp(card);
-            actions.extend([Action::Exchange { supporter: card }, Action::Support { card }, Action::Swap(face_up), Action::Discard(face_up)]);
+            actions.extend([
+                Action::Exchange { supporter: card },
+                Action::Support { card },
+                Action::Swap(face_up),
+                Action::Discard(face_up),
+            ]);
         }
         for action in actions {
-            assert_eq!(action.to_string(), text_by_format_macro(action), "{action:?}");
+            assert_eq!(
+                action.to_string(),
+                text_by_format_macro(action),
+                "{action:?}"
+            );
         }
     }
 
@@ -213,13 +262,22 @@ mod tests {
         let bruce = card_by_name("bruce12b").unwrap();
         let actions = [
             Action::Recruit { slot: 3 },
-            Action::Muster { card: makgill, face_up: true },
-            Action::Muster { card: bruce, face_up: false },
+            Action::Muster {
+                card: makgill,
+                face_up: true,
+            },
+            Action::Muster {
+                card: bruce,
+                face_up: false,
+            },
             Action::Pass,
             Action::Skip,
             Action::Activate,
             Action::Copy(Clan::Cochrane),
-            Action::Also { card: makgill, face_up: false },
+            Action::Also {
+                card: makgill,
+                face_up: false,
+            },
             Action::Exchange { supporter: bruce },
             Action::Swap(Target::FaceUp(makgill)),
             Action::Swap(Target::FaceDown { seat: 2, index: 1 }),
@@ -230,13 +288,33 @@ mod tests {
             let text = action.to_string();
             assert_eq!(text.parse::<Action>(), Ok(action), "{text}");
         }
-        assert_eq!(Action::Muster { card: makgill, face_up: true }.to_string(), "muster makgill7 up");
-        assert_eq!(Action::Swap(Target::FaceDown { seat: 2, index: 1 }).to_string(), "swap seat2/down1");
+        assert_eq!(
+            Action::Muster {
+                card: makgill,
+                face_up: true
+            }
+            .to_string(),
+            "muster makgill7 up"
+        );
+        assert_eq!(
+            Action::Swap(Target::FaceDown { seat: 2, index: 1 }).to_string(),
+            "swap seat2/down1"
+        );
     }
 
     #[test]
     fn malformed_text_is_refused() {
-        for text in ["", "recruit", "recruit x", "muster makgill7", "muster nobody up", "copy nobody", "swap seatx/down1", "skip now", "dance"] {
+        for text in [
+            "",
+            "recruit",
+            "recruit x",
+            "muster makgill7",
+            "muster nobody up",
+            "copy nobody",
+            "swap seatx/down1",
+            "skip now",
+            "dance",
+        ] {
             assert!(text.parse::<Action>().is_err(), "{text}");
         }
     }

@@ -7,7 +7,10 @@ use crate::testing::assert_conforms;
 
 fn conforms(n_seats: usize, options: &[&str]) {
     let report = assert_conforms::<LordsOfScotland>(options, n_seats);
-    assert!(report.outcomes.iter().all(|outcome| outcome.reason == EndReason::Finished));
+    assert!(report
+        .outcomes
+        .iter()
+        .all(|outcome| outcome.reason == EndReason::Finished));
 }
 
 #[test]

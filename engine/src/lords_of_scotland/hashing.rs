@@ -32,16 +32,38 @@ fn write_army<H: Hasher>(state: &mut H, army: &Army) {
 
 impl Hash for LordsOfScotland {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        state.write_u64(u64::from_le_bytes([self.n_seats, self.bruce as u8, self.initiative, self.turn_round, self.turn_offset, 0, 0, 0]));
+        state.write_u64(u64::from_le_bytes([
+            self.n_seats,
+            self.bruce as u8,
+            self.initiative,
+            self.turn_round,
+            self.turn_offset,
+            0,
+            0,
+            0,
+        ]));
         state.write_u16(self.skirmish);
         self.rng.hash(state);
         self.phase.hash(state);
         write_bytes(state, &self.draw_pile);
-        for set in [self.draw_pile_made_from, self.discard, self.supporters, self.takes_two, self.stays, self.any_clan, self.kept] {
+        for set in [
+            self.draw_pile_made_from,
+            self.discard,
+            self.supporters,
+            self.takes_two,
+            self.stays,
+            self.any_clan,
+            self.kept,
+        ] {
             write_set(state, set);
         }
         for seat in 0..self.hands.len() {
-            for set in [self.hands[seat], self.known_in_hand[seat], self.known_in_pool[seat], self.won[seat]] {
+            for set in [
+                self.hands[seat],
+                self.known_in_hand[seat],
+                self.known_in_pool[seat],
+                self.won[seat],
+            ] {
                 write_set(state, set);
             }
             write_army(state, &self.armies[seat]);

@@ -20,17 +20,19 @@
 
 pub mod action;
 pub mod cards;
+#[cfg(test)]
+mod conformance_tests;
 mod hashing;
 pub mod observation;
 mod powers;
 mod skirmish;
 #[cfg(test)]
-mod conformance_tests;
-#[cfg(test)]
 mod tests;
 
 use crate::cards::CardSet;
-use crate::game::{bool_option, check_option_keys, EndReason, Game, GameOptions, Outcome, Seat, SetupError};
+use crate::game::{
+    bool_option, check_option_keys, EndReason, Game, GameOptions, Outcome, Seat, SetupError,
+};
 use crate::rng::Rng;
 
 pub use action::{Action, Target};
@@ -62,7 +64,10 @@ pub struct RecruitSlot {
 }
 
 impl RecruitSlot {
-    const EMPTY: RecruitSlot = RecruitSlot { card: NO_CARD, face_up: false };
+    const EMPTY: RecruitSlot = RecruitSlot {
+        card: NO_CARD,
+        face_up: false,
+    };
 
     fn card(self) -> Option<CardId> {
         (self.card != NO_CARD).then_some(self.card)
@@ -98,9 +103,17 @@ pub enum Phase {
     Turn,
     /// The seat to move may use `clan`'s power through `card` (a Scott acting
     /// as the clan it copies, or a card mustered by Makgill).
-    Power { card: CardId, clan: Clan },
+    Power {
+        card: CardId,
+        clan: Clan,
+    },
     /// End of skirmish: `order[at]` takes `picks_left` more supporters.
-    Supporters { order: [u8; MAX_SEATS], len: u8, at: u8, picks_left: u8 },
+    Supporters {
+        order: [u8; MAX_SEATS],
+        len: u8,
+        at: u8,
+        picks_left: u8,
+    },
     Over(EndReason),
 }
 
@@ -211,7 +224,10 @@ impl LordsOfScotland {
     fn deal_recruits(&mut self) {
         for slot in 0..RECRUIT_SLOTS {
             let card = self.draw_card().unwrap_or(NO_CARD);
-            self.recruits[slot] = RecruitSlot { card, face_up: false };
+            self.recruits[slot] = RecruitSlot {
+                card,
+                face_up: false,
+            };
         }
     }
 
@@ -226,7 +242,11 @@ impl LordsOfScotland {
     /// RULING (rules page): which face-down recruit the initiative holder
     /// turns up makes no difference, so it is the first in row order.
     fn reveal_recruit(&mut self) {
-        if let Some(slot) = self.recruits.iter_mut().find(|slot| slot.card != NO_CARD && !slot.face_up) {
+        if let Some(slot) = self
+            .recruits
+            .iter_mut()
+            .find(|slot| slot.card != NO_CARD && !slot.face_up)
+        {
             slot.face_up = true;
         }
     }
@@ -270,15 +290,25 @@ impl LordsOfScotland {
             }
         }
         for card in self.hands[seat].iter() {
-            out.push(Action::Muster { card, face_up: true });
-            out.push(Action::Muster { card, face_up: false });
+            out.push(Action::Muster {
+                card,
+                face_up: true,
+            });
+            out.push(Action::Muster {
+                card,
+                face_up: false,
+            });
         }
     }
 
     fn is_legal_turn_action(&self, seat: usize, action: &Action) -> bool {
         match *action {
             Action::Recruit { slot } => {
-                self.hands[seat].len() < HAND_LIMIT && self.recruits.get(slot as usize).is_some_and(|recruit| recruit.card != NO_CARD)
+                self.hands[seat].len() < HAND_LIMIT
+                    && self
+                        .recruits
+                        .get(slot as usize)
+                        .is_some_and(|recruit| recruit.card != NO_CARD)
             }
             Action::Muster { card, .. } => self.hands[seat].contains(card),
             Action::Pass => self.must_pass(seat),
@@ -315,7 +345,10 @@ impl LordsOfScotland {
     fn muster_and_offer_power(&mut self, seat: usize, card: CardId, face_up: bool) {
         self.muster(seat, card, face_up);
         if face_up && self.may_activate(card) {
-            self.phase = Phase::Power { card, clan: cards::clan(card) };
+            self.phase = Phase::Power {
+                card,
+                clan: cards::clan(card),
+            };
         } else {
             self.end_turn();
         }
@@ -332,14 +365,21 @@ impl Game for LordsOfScotland {
         check_option_keys(Self::ID, options, &["bruce"])?;
         let bruce = bool_option(Self::ID, options, "bruce", false)?;
         if !(2..=MAX_SEATS).contains(&n_seats) {
-            return Err(SetupError::SeatCount { game: Self::ID, n_seats, allowed: "2 to 5" });
+            return Err(SetupError::SeatCount {
+                game: Self::ID,
+                n_seats,
+                allowed: "2 to 5",
+            });
         }
         let mut state = LordsOfScotland::empty_table(n_seats, bruce, seed);
         state.draw_pile.extend(cards::deck(bruce).iter());
         state.rng.shuffle(&mut state.draw_pile);
         for seat in 0..n_seats {
             for _ in 0..5 {
-                let card = state.draw_pile.pop().expect("a fresh deck deals every hand");
+                let card = state
+                    .draw_pile
+                    .pop()
+                    .expect("a fresh deck deals every hand");
                 state.hands[seat].insert(card);
             }
         }
@@ -365,7 +405,9 @@ impl Game for LordsOfScotland {
         match self.phase {
             Phase::Turn => self.turn_actions(self.turn_seat(), out),
             Phase::Power { card, clan } => self.power_actions(card, clan, out),
-            Phase::Supporters { .. } => out.extend(self.supporters.iter().map(|card| Action::Support { card })),
+            Phase::Supporters { .. } => {
+                out.extend(self.supporters.iter().map(|card| Action::Support { card }))
+            }
             Phase::Over(_) => {}
         }
     }
@@ -374,7 +416,9 @@ impl Game for LordsOfScotland {
         match self.phase {
             Phase::Turn => self.is_legal_turn_action(self.turn_seat(), action),
             Phase::Power { card, clan } => self.is_legal_power_action(card, clan, action),
-            Phase::Supporters { .. } => matches!(*action, Action::Support { card } if self.supporters.contains(card)),
+            Phase::Supporters { .. } => {
+                matches!(*action, Action::Support { card } if self.supporters.contains(card))
+            }
             Phase::Over(_) => false,
         }
     }
@@ -386,7 +430,9 @@ impl Game for LordsOfScotland {
                 self.recruit(seat, slot as usize);
                 self.end_turn();
             }
-            (Phase::Turn, Action::Muster { card, face_up }) => self.muster_and_offer_power(seat, card, face_up),
+            (Phase::Turn, Action::Muster { card, face_up }) => {
+                self.muster_and_offer_power(seat, card, face_up)
+            }
             (Phase::Turn, Action::Pass) => self.end_turn(),
             (Phase::Power { card, clan }, action) => self.resolve_power(seat, card, clan, action),
             (Phase::Supporters { .. }, Action::Support { card }) => self.take_supporter(card),

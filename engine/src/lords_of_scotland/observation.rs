@@ -76,7 +76,9 @@ impl Observation {
             face_down: state.armies[seat]
                 .face_down
                 .iter()
-                .map(|&card| (state.face_down_known_by[card as usize] >> viewer & 1 == 1).then_some(card))
+                .map(|&card| {
+                    (state.face_down_known_by[card as usize] >> viewer & 1 == 1).then_some(card)
+                })
                 .collect(),
         };
         Observation {
@@ -92,7 +94,11 @@ impl Observation {
             hand_sizes: seats.clone().map(|seat| state.hands[seat].len()).collect(),
             known_in_hand: state.known_in_hand[seats.clone()].to_vec(),
             known_in_pool: state.known_in_pool[seats.clone()].to_vec(),
-            recruits: state.recruits.iter().map(|&slot| recruit_view(slot)).collect(),
+            recruits: state
+                .recruits
+                .iter()
+                .map(|&slot| recruit_view(slot))
+                .collect(),
             draw_pile_len: state.draw_pile.len(),
             draw_pile_made_from: state.draw_pile_made_from,
             discard: state.discard,
@@ -104,7 +110,11 @@ impl Observation {
             stays: state.stays,
             any_clan: state.any_clan,
             kept: state.kept,
-            last_places: seats.map(|seat| (state.last_places[seat] != NO_PLACE).then_some(state.last_places[seat])).collect(),
+            last_places: seats
+                .map(|seat| {
+                    (state.last_places[seat] != NO_PLACE).then_some(state.last_places[seat])
+                })
+                .collect(),
         }
     }
 }
@@ -114,7 +124,11 @@ impl Observation {
 enum Place {
     Hand(usize),
     /// A face-down follower, with the seats that know it (they stay with the place).
-    FaceDown { seat: usize, index: usize, known_by: u8 },
+    FaceDown {
+        seat: usize,
+        index: usize,
+        known_by: u8,
+    },
     Recruit(usize),
     Draw(usize),
 }
@@ -133,7 +147,11 @@ fn hidden_places(state: &LordsOfScotland, viewer: Seat) -> (Vec<Place>, CardSet)
         for (index, &card) in state.armies[seat].face_down.iter().enumerate() {
             let known_by = state.face_down_known_by[card as usize];
             if known_by >> viewer & 1 == 0 {
-                places.push(Place::FaceDown { seat, index, known_by });
+                places.push(Place::FaceDown {
+                    seat,
+                    index,
+                    known_by,
+                });
                 cards.insert(card);
             }
         }
@@ -162,12 +180,24 @@ fn hidden_places(state: &LordsOfScotland, viewer: Seat) -> (Vec<Place>, CardSet)
 /// hidden hand or face-down recruit came from, the order in which known
 /// hand cards and face-down musters happened, and which face-down followers
 /// of a seat it mustered itself rather than took with Fergusson.
-pub(super) fn resample_hidden(state: &LordsOfScotland, viewer: Seat, rng: &mut Rng) -> LordsOfScotland {
+pub(super) fn resample_hidden(
+    state: &LordsOfScotland,
+    viewer: Seat,
+    rng: &mut Rng,
+) -> LordsOfScotland {
     let (places, hidden) = hidden_places(state, viewer);
-    let mut deal = Redeal { assigned: vec![NO_CARD; places.len()], places, free: hidden };
+    let mut deal = Redeal {
+        assigned: vec![NO_CARD; places.len()],
+        places,
+        free: hidden,
+    };
     for seat in state.seats().filter(|&seat| seat != viewer) {
         let pool = CardSet(state.known_in_pool[seat].0 & hidden.0);
-        deal.assign_among(pool, |place| matches!(place, Place::Hand(s) | Place::FaceDown { seat: s, .. } if s == seat), rng);
+        deal.assign_among(
+            pool,
+            |place| matches!(place, Place::Hand(s) | Place::FaceDown { seat: s, .. } if s == seat),
+            rng,
+        );
     }
     // After a reshuffle everyone knows the draw pile holds only cards of the
     // discard pile it was made from.
@@ -188,7 +218,11 @@ pub(super) fn resample_hidden(state: &LordsOfScotland, viewer: Seat, rng: &mut R
     for (place, &card) in deal.places.iter().zip(&deal.assigned) {
         match *place {
             Place::Hand(seat) => next.hands[seat].insert(card),
-            Place::FaceDown { seat, index, known_by } => {
+            Place::FaceDown {
+                seat,
+                index,
+                known_by,
+            } => {
                 next.armies[seat].face_down[index] = card;
                 next.face_down_known_by[card as usize] = known_by;
             }
@@ -213,7 +247,9 @@ impl Redeal {
         if cards.is_empty() {
             return;
         }
-        let mut open: Vec<usize> = (0..self.places.len()).filter(|&i| self.assigned[i] == NO_CARD && fits(self.places[i])).collect();
+        let mut open: Vec<usize> = (0..self.places.len())
+            .filter(|&i| self.assigned[i] == NO_CARD && fits(self.places[i]))
+            .collect();
         rng.shuffle(&mut open);
         let mut cards: Vec<CardId> = cards.iter().collect();
         rng.shuffle(&mut cards);

@@ -15,7 +15,9 @@ use crate::cards::CardSet;
 
 impl LordsOfScotland {
     fn face_up_followers(&self) -> CardSet {
-        self.seats().fold(CardSet::EMPTY, |all, seat| all.union(self.armies[seat].face_up))
+        self.seats().fold(CardSet::EMPTY, |all, seat| {
+            all.union(self.armies[seat].face_up)
+        })
     }
 
     /// Whether a card just mustered face up may activate. 2-3 players: no
@@ -26,7 +28,11 @@ impl LordsOfScotland {
         let mut others = self.face_up_followers();
         others.remove(card);
         let strength = cards::strength(card);
-        let blockers = if self.n_seats <= 3 { cards::weaker_than(strength) } else { cards::clan_at_most(cards::clan(card), strength) };
+        let blockers = if self.n_seats <= 3 {
+            cards::weaker_than(strength)
+        } else {
+            cards::clan_at_most(cards::clan(card), strength)
+        };
         others.0 & blockers.0 == 0
     }
 
@@ -35,29 +41,48 @@ impl LordsOfScotland {
     fn copyable_clans(&self, scott: CardId) -> u16 {
         let mut others = self.face_up_followers();
         others.remove(scott);
-        let clans = others.iter().fold(0u16, |clans, card| clans | 1 << cards::clan(card) as u16);
+        let clans = others
+            .iter()
+            .fold(0u16, |clans, card| clans | 1 << cards::clan(card) as u16);
         clans & !(1 << Clan::Scott as u16)
     }
 
     /// The army holding a follower, and the follower's card.
     fn locate(&self, target: Target) -> Option<(usize, CardId)> {
         match target {
-            Target::FaceUp(card) => self.seats().find(|&seat| self.armies[seat].face_up.contains(card)).map(|seat| (seat, card)),
+            Target::FaceUp(card) => self
+                .seats()
+                .find(|&seat| self.armies[seat].face_up.contains(card))
+                .map(|seat| (seat, card)),
             Target::FaceDown { seat, index } => {
                 let seat = seat as usize;
-                let card = *self.armies.get(seat).filter(|_| seat < self.n_seats as usize)?.face_down.get(index as usize)?;
+                let card = *self
+                    .armies
+                    .get(seat)
+                    .filter(|_| seat < self.n_seats as usize)?
+                    .face_down
+                    .get(index as usize)?;
                 Some((seat, card))
             }
         }
     }
 
-    fn push_targets(&self, seat: usize, except: CardId, verb: fn(Target) -> Action, out: &mut Vec<Action>) {
+    fn push_targets(
+        &self,
+        seat: usize,
+        except: CardId,
+        verb: fn(Target) -> Action,
+        out: &mut Vec<Action>,
+    ) {
         let army = &self.armies[seat];
         for card in army.face_up.iter().filter(|&card| card != except) {
             out.push(verb(Target::FaceUp(card)));
         }
         for index in 0..army.face_down.len() {
-            out.push(verb(Target::FaceDown { seat: seat as u8, index: index as u8 }));
+            out.push(verb(Target::FaceDown {
+                seat: seat as u8,
+                index: index as u8,
+            }));
         }
     }
 
@@ -67,15 +92,30 @@ impl LordsOfScotland {
         match clan {
             Clan::Scott => {
                 let clans = self.copyable_clans(card);
-                out.extend(Clan::ALL.into_iter().filter(|c| clans >> *c as u16 & 1 == 1).map(Action::Copy));
+                out.extend(
+                    Clan::ALL
+                        .into_iter()
+                        .filter(|c| clans >> *c as u16 & 1 == 1)
+                        .map(Action::Copy),
+                );
             }
             Clan::Makgill => {
                 for other in self.hands[seat].iter() {
-                    out.push(Action::Also { card: other, face_up: true });
-                    out.push(Action::Also { card: other, face_up: false });
+                    out.push(Action::Also {
+                        card: other,
+                        face_up: true,
+                    });
+                    out.push(Action::Also {
+                        card: other,
+                        face_up: false,
+                    });
                 }
             }
-            Clan::Cockburn => out.extend(self.supporters.iter().map(|supporter| Action::Exchange { supporter })),
+            Clan::Cockburn => out.extend(
+                self.supporters
+                    .iter()
+                    .map(|supporter| Action::Exchange { supporter }),
+            ),
             Clan::Fergusson => {
                 for other in self.seats().filter(|&other| other != seat) {
                     self.push_targets(other, card, Action::Swap, out);
@@ -86,7 +126,9 @@ impl LordsOfScotland {
                     self.push_targets(any, card, Action::Discard, out);
                 }
             }
-            Clan::Forsyth | Clan::Cochrane | Clan::MacDonnell | Clan::Bruce => out.push(Action::Activate),
+            Clan::Forsyth | Clan::Cochrane | Clan::MacDonnell | Clan::Bruce => {
+                out.push(Action::Activate)
+            }
         }
     }
 
@@ -94,13 +136,29 @@ impl LordsOfScotland {
         let seat = self.turn_seat();
         match *action {
             Action::Skip => true,
-            Action::Activate => matches!(clan, Clan::Forsyth | Clan::Cochrane | Clan::MacDonnell | Clan::Bruce),
-            Action::Copy(copied) => clan == Clan::Scott && self.copyable_clans(card) >> copied as u16 & 1 == 1,
-            Action::Also { card: other, .. } => clan == Clan::Makgill && self.hands[seat].contains(other),
-            Action::Exchange { supporter } => clan == Clan::Cockburn && self.supporters.contains(supporter),
-            Action::Swap(target) => clan == Clan::Fergusson && self.locate(target).is_some_and(|(owner, _)| owner != seat),
+            Action::Activate => matches!(
+                clan,
+                Clan::Forsyth | Clan::Cochrane | Clan::MacDonnell | Clan::Bruce
+            ),
+            Action::Copy(copied) => {
+                clan == Clan::Scott && self.copyable_clans(card) >> copied as u16 & 1 == 1
+            }
+            Action::Also { card: other, .. } => {
+                clan == Clan::Makgill && self.hands[seat].contains(other)
+            }
+            Action::Exchange { supporter } => {
+                clan == Clan::Cockburn && self.supporters.contains(supporter)
+            }
+            Action::Swap(target) => {
+                clan == Clan::Fergusson
+                    && self.locate(target).is_some_and(|(owner, _)| owner != seat)
+            }
             // "DESCARTE OUTRO SEGUIDOR": never the Wemyss (or Scott) itself.
-            Action::Discard(target) => clan == Clan::Wemyss && target != Target::FaceUp(card) && self.locate(target).is_some(),
+            Action::Discard(target) => {
+                clan == Clan::Wemyss
+                    && target != Target::FaceUp(card)
+                    && self.locate(target).is_some()
+            }
             _ => false,
         }
     }
@@ -114,7 +172,10 @@ impl LordsOfScotland {
             }
             // The copied power's own choices follow, made for the Scott card.
             Action::Copy(copied) => self.phase = Phase::Power { card, clan: copied },
-            Action::Also { card: other, face_up } => self.muster_and_offer_power(seat, other, face_up),
+            Action::Also {
+                card: other,
+                face_up,
+            } => self.muster_and_offer_power(seat, other, face_up),
             Action::Exchange { supporter } => {
                 self.exchange_with_supporter(seat, card, supporter);
                 self.end_turn();
@@ -150,7 +211,12 @@ impl LordsOfScotland {
     }
 
     fn forget_marks(&mut self, card: CardId) {
-        for marks in [&mut self.takes_two, &mut self.stays, &mut self.any_clan, &mut self.kept] {
+        for marks in [
+            &mut self.takes_two,
+            &mut self.stays,
+            &mut self.any_clan,
+            &mut self.kept,
+        ] {
             marks.remove(card);
         }
     }
@@ -185,7 +251,9 @@ impl LordsOfScotland {
     /// ours; "se você pegar uma carta com a face para baixo ela continua com
     /// a face para baixo", and its marks stay with it.
     fn swap_followers(&mut self, seat: usize, card: CardId, target: Target) {
-        let Some((owner, taken, face_down)) = self.take_follower(target) else { return };
+        let Some((owner, taken, face_down)) = self.take_follower(target) else {
+            return;
+        };
         self.armies[seat].face_up.remove(card);
         self.armies[owner].face_up.insert(card);
         if face_down {
@@ -202,7 +270,9 @@ impl LordsOfScotland {
 
     /// Wemyss: the follower goes to the (public) discard pile.
     fn discard_follower(&mut self, target: Target) {
-        let Some((owner, card, face_down)) = self.take_follower(target) else { return };
+        let Some((owner, card, face_down)) = self.take_follower(target) else {
+            return;
+        };
         if face_down {
             self.face_down_known_by[card as usize] = 0;
             self.known_in_pool[owner].remove(card);

@@ -19,7 +19,10 @@ impl LordsOfScotland {
     pub(super) fn army_strength(&self, seat: usize) -> u32 {
         let army = self.armies[seat].cards();
         let sum: u32 = army.iter().map(|card| cards::strength(card) as u32).sum();
-        let clans = army.minus(self.any_clan).iter().fold(0u16, |clans, card| clans | 1 << cards::clan(card) as u16);
+        let clans = army
+            .minus(self.any_clan)
+            .iter()
+            .fold(0u16, |clans, card| clans | 1 << cards::clan(card) as u16);
         if army.len() > 1 && clans.count_ones() <= 1 {
             2 * sum
         } else {
@@ -34,11 +37,18 @@ impl LordsOfScotland {
         let mut keyed = [(0u32, 0u8, 0u8); MAX_SEATS];
         let mut len = 0;
         for seat in self.seats().filter(|&seat| !self.armies[seat].is_empty()) {
-            let best_rank = self.armies[seat].cards().iter().map(cards::rank).max().unwrap_or(0);
+            let best_rank = self.armies[seat]
+                .cards()
+                .iter()
+                .map(cards::rank)
+                .max()
+                .unwrap_or(0);
             keyed[len] = (self.army_strength(seat), best_rank, seat as u8);
             len += 1;
         }
-        keyed[..len].sort_unstable_by_key(|&(strength, best_rank, _)| std::cmp::Reverse((strength, best_rank)));
+        keyed[..len].sort_unstable_by_key(|&(strength, best_rank, _)| {
+            std::cmp::Reverse((strength, best_rank))
+        });
         (keyed.map(|(_, _, seat)| seat), len as u8)
     }
 
@@ -66,7 +76,12 @@ impl LordsOfScotland {
             self.finish_skirmish();
         } else {
             let picks_left = self.picks_for(order[0] as usize);
-            self.phase = Phase::Supporters { order, len, at: 0, picks_left };
+            self.phase = Phase::Supporters {
+                order,
+                len,
+                at: 0,
+                picks_left,
+            };
         }
     }
 
@@ -81,7 +96,15 @@ impl LordsOfScotland {
     }
 
     pub(super) fn take_supporter(&mut self, card: CardId) {
-        let Phase::Supporters { order, len, mut at, mut picks_left } = self.phase else { return };
+        let Phase::Supporters {
+            order,
+            len,
+            mut at,
+            mut picks_left,
+        } = self.phase
+        else {
+            return;
+        };
         let seat = order[at as usize] as usize;
         self.supporters.remove(card);
         self.won[seat].insert(card);
@@ -98,7 +121,12 @@ impl LordsOfScotland {
         if at >= len || self.supporters.is_empty() {
             self.finish_skirmish();
         } else {
-            self.phase = Phase::Supporters { order, len, at, picks_left };
+            self.phase = Phase::Supporters {
+                order,
+                len,
+                at,
+                picks_left,
+            };
         }
     }
 
@@ -162,7 +190,8 @@ impl LordsOfScotland {
                 }
             }
             let first = row.iter().next().map(cards::strength);
-            let all_same = row.len() >= 2 && row.iter().all(|card| Some(cards::strength(card)) == first);
+            let all_same =
+                row.len() >= 2 && row.iter().all(|card| Some(cards::strength(card)) == first);
             if !all_same || attempt == MAX_SUPPORTER_REDRAWS {
                 self.supporters = row;
                 return;
@@ -179,14 +208,25 @@ impl LordsOfScotland {
     pub(super) fn final_outcome(&self, reason: EndReason) -> Outcome {
         let scores: Vec<i32> = self.scores().iter().map(|&score| score as i32).collect();
         if reason == EndReason::MoveLimit {
-            return Outcome { ranks: vec![1; scores.len()], scores, reason };
+            return Outcome {
+                ranks: vec![1; scores.len()],
+                scores,
+                reason,
+            };
         }
         let n_seats = self.n_seats;
         let keys: Vec<(i32, u8)> = self
             .seats()
             .map(|seat| {
                 let place = self.last_places[seat];
-                (scores[seat], if place == NO_PLACE { 0 } else { n_seats - place })
+                (
+                    scores[seat],
+                    if place == NO_PLACE {
+                        0
+                    } else {
+                        n_seats - place
+                    },
+                )
             })
             .collect();
         Outcome::ranked_by(scores, &keys, reason)

@@ -17,8 +17,8 @@ use std::fmt::{self, Write};
 use std::str::FromStr;
 
 use super::cards::{parse_card, write_card_name};
-use crate::text::write_number;
 use crate::game::ParseActionError;
+use crate::text::write_number;
 
 /// The clan deck or the tactic deck.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -48,12 +48,26 @@ impl DeckKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Action {
     /// A clan card, elite troop or combat mode onto a stone.
-    Play { card: u8, stone: u8 },
+    Play {
+        card: u8,
+        stone: u8,
+    },
     Recruiter,
     /// Move one of your cards to another stone (`to: Some`) or discard it.
-    Strategist { card: u8, from: u8, to: Option<u8> },
-    Banshee { card: u8, stone: u8 },
-    Traitor { card: u8, from: u8, to: u8 },
+    Strategist {
+        card: u8,
+        from: u8,
+        to: Option<u8>,
+    },
+    Banshee {
+        card: u8,
+        stone: u8,
+    },
+    Traitor {
+        card: u8,
+        from: u8,
+        to: u8,
+    },
     Pass,
     Claim(u8),
     EndClaims,
@@ -134,16 +148,40 @@ impl FromStr for Action {
         let words: Vec<&str> = text.split(' ').collect();
         let action = match words.as_slice() {
             ["play", "recruiter"] => Action::Recruiter,
-            ["play", c, s] => Action::Play { card: card(c, text)?, stone: stone(s, text)? },
-            ["strategist", c, from, "discard"] => Action::Strategist { card: card(c, text)?, from: stone(from, text)?, to: None },
-            ["strategist", c, from, to] => Action::Strategist { card: card(c, text)?, from: stone(from, text)?, to: Some(stone(to, text)?) },
-            ["banshee", c, s] => Action::Banshee { card: card(c, text)?, stone: stone(s, text)? },
-            ["traitor", c, from, to] => Action::Traitor { card: card(c, text)?, from: stone(from, text)?, to: stone(to, text)? },
+            ["play", c, s] => Action::Play {
+                card: card(c, text)?,
+                stone: stone(s, text)?,
+            },
+            ["strategist", c, from, "discard"] => Action::Strategist {
+                card: card(c, text)?,
+                from: stone(from, text)?,
+                to: None,
+            },
+            ["strategist", c, from, to] => Action::Strategist {
+                card: card(c, text)?,
+                from: stone(from, text)?,
+                to: Some(stone(to, text)?),
+            },
+            ["banshee", c, s] => Action::Banshee {
+                card: card(c, text)?,
+                stone: stone(s, text)?,
+            },
+            ["traitor", c, from, to] => Action::Traitor {
+                card: card(c, text)?,
+                from: stone(from, text)?,
+                to: stone(to, text)?,
+            },
             ["pass"] => Action::Pass,
             ["claim", s] => Action::Claim(stone(s, text)?),
             ["done"] => Action::EndClaims,
-            ["draw", d] => Action::Draw(DeckKind::parse(d).ok_or_else(|| ParseActionError::new(text, "a deck is clan or tactic"))?),
-            ["recruit", d] => Action::RecruitDraw(DeckKind::parse(d).ok_or_else(|| ParseActionError::new(text, "a deck is clan or tactic"))?),
+            ["draw", d] => Action::Draw(
+                DeckKind::parse(d)
+                    .ok_or_else(|| ParseActionError::new(text, "a deck is clan or tactic"))?,
+            ),
+            ["recruit", d] => Action::RecruitDraw(
+                DeckKind::parse(d)
+                    .ok_or_else(|| ParseActionError::new(text, "a deck is clan or tactic"))?,
+            ),
             ["return", c] => Action::Return(card(c, text)?),
             _ => return Err(ParseActionError::new(text, "not a schotten-totten action")),
         };
@@ -162,10 +200,20 @@ mod tests {
         match action {
             Action::Play { card, stone } => format!("play {} {stone}", card_name(card)),
             Action::Recruiter => "play recruiter".into(),
-            Action::Strategist { card, from, to: Some(to) } => format!("strategist {} {from} {to}", card_name(card)),
-            Action::Strategist { card, from, to: None } => format!("strategist {} {from} discard", card_name(card)),
+            Action::Strategist {
+                card,
+                from,
+                to: Some(to),
+            } => format!("strategist {} {from} {to}", card_name(card)),
+            Action::Strategist {
+                card,
+                from,
+                to: None,
+            } => format!("strategist {} {from} discard", card_name(card)),
             Action::Banshee { card, stone } => format!("banshee {} {stone}", card_name(card)),
-            Action::Traitor { card, from, to } => format!("traitor {} {from} {to}", card_name(card)),
+            Action::Traitor { card, from, to } => {
+                format!("traitor {} {from} {to}", card_name(card))
+            }
             Action::Pass => "pass".into(),
             Action::Claim(stone) => format!("claim {stone}"),
             Action::EndClaims => "done".into(),
@@ -184,15 +232,38 @@ mod tests {
         for card in 0..N_CARDS + 2 {
             actions.push(Action::Return(card));
             for stone in 0..10 {
-                actions.extend([Action::Play { card, stone }, Action::Banshee { card, stone }, Action::Claim(stone)]);
-                actions.push(Action::Strategist { card, from: stone, to: None });
+                actions.extend([
+                    Action::Play { card, stone },
+                    Action::Banshee { card, stone },
+                    Action::Claim(stone),
+                ]);
+                actions.push(Action::Strategist {
+                    card,
+                    from: stone,
+                    to: None,
+                });
                 for to in [0, 8, 12] {
-                    actions.extend([Action::Strategist { card, from: stone, to: Some(to) }, Action::Traitor { card, from: stone, to }]);
+                    actions.extend([
+                        Action::Strategist {
+                            card,
+                            from: stone,
+                            to: Some(to),
+                        },
+                        Action::Traitor {
+                            card,
+                            from: stone,
+                            to,
+                        },
+                    ]);
                 }
             }
         }
         for action in actions {
-            assert_eq!(action.to_string(), text_by_format_macro(action), "{action:?}");
+            assert_eq!(
+                action.to_string(),
+                text_by_format_macro(action),
+                "{action:?}"
+            );
         }
     }
 
@@ -222,7 +293,17 @@ mod tests {
 
     #[test]
     fn malformed_actions_are_refused_with_a_reason() {
-        for text in ["", "play", "play r7 9", "play r7 03", "claim x", "draw both", "play q7 1", "pass now", "play  r7 3"] {
+        for text in [
+            "",
+            "play",
+            "play r7 9",
+            "play r7 03",
+            "claim x",
+            "draw both",
+            "play q7 1",
+            "pass now",
+            "play  r7 3",
+        ] {
             assert!(text.parse::<Action>().is_err(), "{text}");
         }
     }

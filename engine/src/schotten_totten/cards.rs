@@ -46,16 +46,58 @@ const fn strengths(low: u8, high: u8) -> u16 {
 
 /// The 10 tactic cards, ids 54..64 in this order (two Jokers).
 pub const TACTICS: [TacticCard; 10] = [
-    TacticCard { name: "joker", kind: TacticKind::EliteTroop { strengths: strengths(1, 9), bluff_strength: 9 } },
-    TacticCard { name: "joker", kind: TacticKind::EliteTroop { strengths: strengths(1, 9), bluff_strength: 9 } },
-    TacticCard { name: "spy", kind: TacticKind::EliteTroop { strengths: strengths(7, 7), bluff_strength: 7 } },
-    TacticCard { name: "shield", kind: TacticKind::EliteTroop { strengths: strengths(1, 3), bluff_strength: 3 } },
-    TacticCard { name: "bluff", kind: TacticKind::CombatMode },
-    TacticCard { name: "mud", kind: TacticKind::CombatMode },
-    TacticCard { name: "recruiter", kind: TacticKind::Ruse },
-    TacticCard { name: "strategist", kind: TacticKind::Ruse },
-    TacticCard { name: "banshee", kind: TacticKind::Ruse },
-    TacticCard { name: "traitor", kind: TacticKind::Ruse },
+    TacticCard {
+        name: "joker",
+        kind: TacticKind::EliteTroop {
+            strengths: strengths(1, 9),
+            bluff_strength: 9,
+        },
+    },
+    TacticCard {
+        name: "joker",
+        kind: TacticKind::EliteTroop {
+            strengths: strengths(1, 9),
+            bluff_strength: 9,
+        },
+    },
+    TacticCard {
+        name: "spy",
+        kind: TacticKind::EliteTroop {
+            strengths: strengths(7, 7),
+            bluff_strength: 7,
+        },
+    },
+    TacticCard {
+        name: "shield",
+        kind: TacticKind::EliteTroop {
+            strengths: strengths(1, 3),
+            bluff_strength: 3,
+        },
+    },
+    TacticCard {
+        name: "bluff",
+        kind: TacticKind::CombatMode,
+    },
+    TacticCard {
+        name: "mud",
+        kind: TacticKind::CombatMode,
+    },
+    TacticCard {
+        name: "recruiter",
+        kind: TacticKind::Ruse,
+    },
+    TacticCard {
+        name: "strategist",
+        kind: TacticKind::Ruse,
+    },
+    TacticCard {
+        name: "banshee",
+        kind: TacticKind::Ruse,
+    },
+    TacticCard {
+        name: "traitor",
+        kind: TacticKind::Ruse,
+    },
 ];
 
 pub const JOKER_A: u8 = 54;
@@ -125,7 +167,6 @@ pub fn write_card_name(out: &mut impl std::fmt::Write, card: u8) -> std::fmt::Re
     }
 }
 
-
 /// Reads a card's text form into its face id.
 pub fn parse_card(text: &str) -> Option<u8> {
     let mut chars = text.chars();
@@ -137,7 +178,9 @@ pub fn parse_card(text: &str) -> Option<u8> {
             return Some(clan_card(color as u8, strength));
         }
     }
-    (N_CLAN..N_CARDS).find(|&card| tactic(card).name == text).map(face)
+    (N_CLAN..N_CARDS)
+        .find(|&card| tactic(card).name == text)
+        .map(face)
 }
 
 #[cfg(test)]
@@ -148,15 +191,27 @@ mod tests {
     fn there_are_54_clan_cards_of_six_colors_and_nine_strengths() {
         assert_eq!(ALL_CLAN.count_ones(), 54);
         assert_eq!((0..N_CLAN).map(color).max(), Some(5));
-        assert_eq!((0..N_CLAN).map(strength).collect::<std::collections::BTreeSet<_>>().len(), 9);
+        assert_eq!(
+            (0..N_CLAN)
+                .map(strength)
+                .collect::<std::collections::BTreeSet<_>>()
+                .len(),
+            9
+        );
     }
 
     #[test]
     fn there_are_ten_tactic_cards_with_two_jokers() {
         assert_eq!(ALL_TACTICS.count_ones(), 10);
         assert_eq!(TACTICS.iter().filter(|t| t.name == "joker").count(), 2);
-        let elite = TACTICS.iter().filter(|t| matches!(t.kind, TacticKind::EliteTroop { .. })).count();
-        let combat = TACTICS.iter().filter(|t| t.kind == TacticKind::CombatMode).count();
+        let elite = TACTICS
+            .iter()
+            .filter(|t| matches!(t.kind, TacticKind::EliteTroop { .. }))
+            .count();
+        let combat = TACTICS
+            .iter()
+            .filter(|t| t.kind == TacticKind::CombatMode)
+            .count();
         assert_eq!((elite, combat, 10 - elite - combat), (4, 2, 4));
     }
 

@@ -58,7 +58,9 @@ impl SideCards {
     }
 
     fn fixed_sum(&self) -> u32 {
-        iter_bits(self.fixed).map(|card| strength(card) as u32).sum()
+        iter_bits(self.fixed)
+            .map(|card| strength(card) as u32)
+            .sum()
     }
 
     fn wild_highest_sum(&self) -> u32 {
@@ -117,7 +119,14 @@ pub fn can_beat(side: &SideCards, pool: u64, size: usize, bluff: bool, target: V
 
 /// The best value of kind `floor` or stronger, if any is reachable; with
 /// `enough`, any value above it may be returned as soon as it is found.
-fn strongest(side: &SideCards, pool: u64, size: usize, bluff: bool, floor: Kind, enough: Option<Value>) -> Option<Value> {
+fn strongest(
+    side: &SideCards,
+    pool: u64,
+    size: usize,
+    bluff: bool,
+    floor: Kind,
+    enough: Option<Value>,
+) -> Option<Value> {
     let have = side.n_cards();
     if have > size {
         return None;
@@ -129,7 +138,10 @@ fn strongest(side: &SideCards, pool: u64, size: usize, bluff: bool, floor: Kind,
     if need == 0 && side.n_wilds == 0 {
         return Some(plain_value(side.fixed, size, bluff)).filter(|v| v.kind >= floor);
     }
-    let sum_value = || Value { kind: Kind::Sum, sum: (side.fixed_sum() + side.wild_highest_sum() + top_sum(pool, need)) as u8 };
+    let sum_value = || Value {
+        kind: Kind::Sum,
+        sum: (side.fixed_sum() + side.wild_highest_sum() + top_sum(pool, need)) as u8,
+    };
     if bluff {
         return Some(sum_value());
     }
@@ -168,7 +180,8 @@ fn plain_value(fixed: u64, size: usize, bluff: bool) -> Value {
     }
     let first_color = fixed.trailing_zeros() as u8 / 9;
     let one_color = fixed & !(0x1FFu64 << (first_color as u64 * 9)) == 0;
-    let consecutive = strengths_seen.count_ones() as usize == size && strengths_seen >> strengths_seen.trailing_zeros() == (1 << size) - 1;
+    let consecutive = strengths_seen.count_ones() as usize == size
+        && strengths_seen >> strengths_seen.trailing_zeros() == (1 << size) - 1;
     let kind = match () {
         _ if bluff => Kind::Sum,
         _ if one_color && consecutive => Kind::ColorRun,
@@ -227,7 +240,10 @@ fn color_run(side: &SideCards, pool: u64, size: usize, enough: Option<Value>) ->
         }
         let weakest = strength(side.fixed.trailing_zeros() as u8);
         let strongest = strength(63 - side.fixed.leading_zeros() as u8);
-        (c..c + 1, (strongest + 1).saturating_sub(size as u8).max(1)..=weakest.min(top_low))
+        (
+            c..c + 1,
+            (strongest + 1).saturating_sub(size as u8).max(1)..=weakest.min(top_low),
+        )
     };
     let mut best: Option<Value> = None;
     for c in colors {
@@ -252,7 +268,10 @@ fn color_run(side: &SideCards, pool: u64, size: usize, enough: Option<Value>) ->
             }
             if wilds_fit(&side.wilds[..side.n_wilds], open_strengths, must) {
                 let sum = (low as u32 * size as u32 + (size * (size - 1) / 2) as u32) as u8;
-                let value = Value { kind: Kind::ColorRun, sum };
+                let value = Value {
+                    kind: Kind::ColorRun,
+                    sum,
+                };
                 if enough.is_some_and(|enough| value > enough) {
                     return Some(value);
                 }
@@ -269,7 +288,10 @@ fn of_a_kind(side: &SideCards, pool: u64, need: usize, size: usize) -> Option<Va
         let all_fixed_match = side.fixed & !STRENGTH_MASKS[s as usize] == 0;
         let wilds_match = side.wilds().all(|w| w.strengths >> s & 1 == 1);
         let enough = (pool & STRENGTH_MASKS[s as usize]).count_ones() as usize >= need;
-        (all_fixed_match && wilds_match && enough).then_some(Value { kind: Kind::OfAKind, sum: s * size as u8 })
+        (all_fixed_match && wilds_match && enough).then_some(Value {
+            kind: Kind::OfAKind,
+            sum: s * size as u8,
+        })
     })
 }
 
@@ -290,7 +312,10 @@ fn same_color(side: &SideCards, pool: u64, need: usize) -> Option<Value> {
             sum += top + 1;
             available &= !(1 << top);
         }
-        best = best.max(Some(Value { kind: Kind::Color, sum: sum as u8 }));
+        best = best.max(Some(Value {
+            kind: Kind::Color,
+            sum: sum as u8,
+        }));
     }
     best
 }
@@ -319,7 +344,10 @@ fn run(side: &SideCards, pool: u64, size: usize) -> Option<Value> {
         let must = open & !pool_strengths;
         wilds_fit(&side.wilds[..side.n_wilds], open, must).then(|| {
             let sum = (low as u32 * size as u32 + (size * (size - 1) / 2) as u32) as u8;
-            Value { kind: Kind::Run, sum }
+            Value {
+                kind: Kind::Run,
+                sum,
+            }
         })
     })
 }

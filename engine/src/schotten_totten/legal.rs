@@ -3,8 +3,8 @@
 
 use super::action::{Action, DeckKind};
 use super::cards::{
-    face, is_clan, is_elite_troop, tactic, TacticKind, ALL_CLAN, ALL_TACTICS, BANSHEE, BLUFF, JOKER_A, RECRUITER, STRATEGIST,
-    TRAITOR,
+    face, is_clan, is_elite_troop, tactic, TacticKind, ALL_CLAN, ALL_TACTICS, BANSHEE, BLUFF,
+    JOKER_A, RECRUITER, STRATEGIST, TRAITOR,
 };
 use super::{bits, hand_faces, Phase, SchottenTotten, N_STONES};
 
@@ -51,7 +51,9 @@ impl SchottenTotten {
 
     /// The stones where `seat` may add a card, as a mask.
     fn rooms(&self, seat: usize) -> u16 {
-        (0..N_STONES).filter(|&s| self.stones[s].has_room(seat)).fold(0, |m, s| m | 1 << s)
+        (0..N_STONES)
+            .filter(|&s| self.stones[s].has_room(seat))
+            .fold(0, |m, s| m | 1 << s)
     }
 
     fn push_placements(rooms: u16, card: u8, out: &mut Vec<Action>) {
@@ -77,10 +79,18 @@ impl SchottenTotten {
                     for card in stone.sides[seat].cards().iter().map(|&c| face(c)) {
                         for to in 0..N_STONES as u8 {
                             if to != from && self.stones[to as usize].has_room(seat) {
-                                out.push(Action::Strategist { card, from, to: Some(to) });
+                                out.push(Action::Strategist {
+                                    card,
+                                    from,
+                                    to: Some(to),
+                                });
                             }
                         }
-                        out.push(Action::Strategist { card, from, to: None });
+                        out.push(Action::Strategist {
+                            card,
+                            from,
+                            to: None,
+                        });
                     }
                 }
                 BANSHEE => {
@@ -89,7 +99,12 @@ impl SchottenTotten {
                     }
                 }
                 TRAITOR => {
-                    for card in stone.sides[other].cards().iter().copied().filter(|&c| is_clan(c)) {
+                    for card in stone.sides[other]
+                        .cards()
+                        .iter()
+                        .copied()
+                        .filter(|&c| is_clan(c))
+                    {
                         for to in 0..N_STONES as u8 {
                             if self.stones[to as usize].has_room(seat) {
                                 out.push(Action::Traitor { card, from, to });
@@ -123,7 +138,11 @@ impl SchottenTotten {
         let seat = self.to_move as usize;
         match self.phase {
             Phase::StartClaims | Phase::Claims => {
-                out.extend((0..N_STONES as u8).filter(|s| self.claimable >> s & 1 == 1).map(Action::Claim));
+                out.extend(
+                    (0..N_STONES as u8)
+                        .filter(|s| self.claimable >> s & 1 == 1)
+                        .map(Action::Claim),
+                );
                 out.push(Action::EndClaims);
             }
             Phase::Play => {
@@ -134,7 +153,11 @@ impl SchottenTotten {
                 }
             }
             Phase::Draw | Phase::RecruitDraw(_) => {
-                let draw = if self.phase == Phase::Draw { Action::Draw } else { Action::RecruitDraw };
+                let draw = if self.phase == Phase::Draw {
+                    Action::Draw
+                } else {
+                    Action::RecruitDraw
+                };
                 if !self.clan_deck.is_empty() {
                     out.push(draw(DeckKind::Clan));
                 }
@@ -150,26 +173,41 @@ impl SchottenTotten {
     pub(super) fn check(&self, action: &Action) -> bool {
         let seat = self.to_move as usize;
         match (*action, self.phase) {
-            (Action::Play { card, stone }, Phase::Play) => self.can_play_on(seat, card, stone as usize),
+            (Action::Play { card, stone }, Phase::Play) => {
+                self.can_play_on(seat, card, stone as usize)
+            }
             (Action::Recruiter, Phase::Play) => self.can_play_tactic(seat, RECRUITER),
             (Action::Strategist { card, from, to }, Phase::Play) => {
                 self.can_play_tactic(seat, STRATEGIST)
                     && self.unclaimed_side_has(seat, from as usize, card)
-                    && to.is_none_or(|to| to != from && self.stones.get(to as usize).is_some_and(|s| s.has_room(seat)))
+                    && to.is_none_or(|to| {
+                        to != from
+                            && self
+                                .stones
+                                .get(to as usize)
+                                .is_some_and(|s| s.has_room(seat))
+                    })
             }
             (Action::Banshee { card, stone }, Phase::Play) => {
-                self.can_play_tactic(seat, BANSHEE) && self.unclaimed_side_has(1 - seat, stone as usize, card)
+                self.can_play_tactic(seat, BANSHEE)
+                    && self.unclaimed_side_has(1 - seat, stone as usize, card)
             }
             (Action::Traitor { card, from, to }, Phase::Play) => {
                 self.can_play_tactic(seat, TRAITOR)
                     && is_clan(card)
                     && self.unclaimed_side_has(1 - seat, from as usize, card)
-                    && self.stones.get(to as usize).is_some_and(|s| s.has_room(seat))
+                    && self
+                        .stones
+                        .get(to as usize)
+                        .is_some_and(|s| s.has_room(seat))
             }
             (Action::Pass, Phase::Play) => self.options.tactics && !self.clan_card_playable(seat),
-            (Action::Claim(stone), Phase::StartClaims | Phase::Claims) => stone < 9 && self.claimable >> stone & 1 == 1,
+            (Action::Claim(stone), Phase::StartClaims | Phase::Claims) => {
+                stone < 9 && self.claimable >> stone & 1 == 1
+            }
             (Action::EndClaims, Phase::StartClaims | Phase::Claims) => true,
-            (Action::Draw(deck), Phase::Draw) | (Action::RecruitDraw(deck), Phase::RecruitDraw(_)) => match deck {
+            (Action::Draw(deck), Phase::Draw)
+            | (Action::RecruitDraw(deck), Phase::RecruitDraw(_)) => match deck {
                 DeckKind::Clan => !self.clan_deck.is_empty(),
                 DeckKind::Tactic => !self.tactic_deck.is_empty(),
             },
@@ -183,7 +221,9 @@ impl SchottenTotten {
     }
 
     fn unclaimed_side_has(&self, seat: usize, stone: usize, card: u8) -> bool {
-        stone < N_STONES && self.stones[stone].owner.is_none() && self.stones[stone].sides[seat].position(card).is_some()
+        stone < N_STONES
+            && self.stones[stone].owner.is_none()
+            && self.stones[stone].sides[seat].position(card).is_some()
     }
 
     fn can_play_on(&self, seat: usize, card: u8, stone: usize) -> bool {
@@ -198,7 +238,9 @@ impl SchottenTotten {
         }
         match tactic(card).kind {
             // A player may play at most one Joker in the whole round.
-            TacticKind::EliteTroop { .. } => self.stones[stone].has_room(seat) && (card != JOKER_A || !self.joker_played[seat]),
+            TacticKind::EliteTroop { .. } => {
+                self.stones[stone].has_room(seat) && (card != JOKER_A || !self.joker_played[seat])
+            }
             TacticKind::CombatMode => self.stones[stone].owner.is_none(),
             TacticKind::Ruse => false,
         }
@@ -268,7 +310,9 @@ impl SchottenTotten {
             }
             Action::Return(card) => self.put_back(card),
         }
-        if self.decisions_this_round > super::MAX_DECISIONS_PER_ROUND && !matches!(self.phase, Phase::Over(_)) {
+        if self.decisions_this_round > super::MAX_DECISIONS_PER_ROUND
+            && !matches!(self.phase, Phase::Over(_))
+        {
             self.phase = Phase::Over(crate::game::EndReason::MoveLimit);
         }
     }

@@ -24,9 +24,9 @@
 //! - the Traitor may put the card on your side of the stone it came from.
 
 mod action;
-mod legal;
 pub mod cards;
 pub mod formation;
+mod legal;
 mod observation;
 #[cfg(test)]
 mod tests;
@@ -34,11 +34,14 @@ mod tests;
 pub use action::{Action, DeckKind};
 pub use observation::{Observation, StoneView};
 
-use cards::{face, is_clan, tactic, TacticKind, ALL_CLAN, JOKER_A, JOKER_B, N_CLAN, N_CARDS};
+use cards::{face, is_clan, tactic, TacticKind, ALL_CLAN, JOKER_A, JOKER_B, N_CARDS, N_CLAN};
 use formation::{best_value, can_beat, SideCards, Value, Wild};
 
 use crate::cards::Deck;
-use crate::game::{bool_option, check_option_keys, int_option, EndReason, Game, GameOptions, Outcome, Seat, SetupError};
+use crate::game::{
+    bool_option, check_option_keys, int_option, EndReason, Game, GameOptions, Outcome, Seat,
+    SetupError,
+};
 use crate::rng::Rng;
 
 pub const N_STONES: usize = 9;
@@ -60,7 +63,14 @@ impl Options {
         Ok(Options {
             tactics: bool_option(ID, options, "tactics", false)?,
             expert: bool_option(ID, options, "expert", false)?,
-            rounds: int_option(ID, options, "rounds", 1, 1..=15, "a number of rounds from 1 to 15")? as u8,
+            rounds: int_option(
+                ID,
+                options,
+                "rounds",
+                1,
+                1..=15,
+                "a number of rounds from 1 to 15",
+            )? as u8,
         })
     }
 
@@ -97,8 +107,15 @@ impl Side {
         for &card in self.cards() {
             if is_clan(card) {
                 split.fixed |= 1 << card;
-            } else if let TacticKind::EliteTroop { strengths, bluff_strength } = tactic(card).kind {
-                split.push_wild(Wild { strengths, highest: bluff_strength });
+            } else if let TacticKind::EliteTroop {
+                strengths,
+                bluff_strength,
+            } = tactic(card).kind
+            {
+                split.push_wild(Wild {
+                    strengths,
+                    highest: bluff_strength,
+                });
             }
         }
         split
@@ -132,7 +149,8 @@ impl Stone {
     }
 
     fn value(&self, seat: usize) -> Value {
-        best_value(&self.sides[seat].split(), 0, self.size(), self.bluff).expect("a complete side has a value")
+        best_value(&self.sides[seat].split(), 0, self.size(), self.bluff)
+            .expect("a complete side has a value")
     }
 }
 
@@ -198,7 +216,9 @@ fn bits(mut mask: u64) -> impl Iterator<Item = u8> {
 /// The hand's distinct faces (one entry for two Jokers).
 fn hand_faces(hand: u64) -> impl Iterator<Item = u8> {
     let both_jokers = hand & (1 << JOKER_A) != 0;
-    bits(hand).filter(move |&card| !(card == JOKER_B && both_jokers)).map(face)
+    bits(hand)
+        .filter(move |&card| !(card == JOKER_B && both_jokers))
+        .map(face)
 }
 
 impl SchottenTotten {
@@ -219,7 +239,11 @@ impl SchottenTotten {
 
     fn start_round(&mut self, starter: u8) {
         self.clan_deck = Deck::shuffled((0..N_CLAN).collect(), &mut self.rng);
-        self.tactic_deck = if self.options.tactics { Deck::shuffled((N_CLAN..N_CARDS).collect(), &mut self.rng) } else { Deck::default() };
+        self.tactic_deck = if self.options.tactics {
+            Deck::shuffled((N_CLAN..N_CARDS).collect(), &mut self.rng)
+        } else {
+            Deck::default()
+        };
         self.hands = [0; 2];
         for _ in 0..self.options.hand_size() {
             for seat in 0..2 {
@@ -274,8 +298,13 @@ impl SchottenTotten {
     fn finish_turn(&mut self) {
         let seat = self.to_move as usize;
         if !self.skip_draw {
-            let below_limit = !self.options.tactics || self.hands[seat].count_ones() < self.options.hand_size();
-            match (below_limit, self.clan_deck.is_empty(), self.tactic_deck.is_empty()) {
+            let below_limit =
+                !self.options.tactics || self.hands[seat].count_ones() < self.options.hand_size();
+            match (
+                below_limit,
+                self.clan_deck.is_empty(),
+                self.tactic_deck.is_empty(),
+            ) {
                 (false, _, _) | (true, true, true) => {}
                 (true, false, false) if self.options.tactics => {
                     self.phase = Phase::Draw;
@@ -331,7 +360,9 @@ impl SchottenTotten {
     /// loses a card is incomplete again and its "completed first" moment resets.
     fn lift(&mut self, seat: usize, stone: usize, card_face: u8) -> u8 {
         let side = &mut self.stones[stone].sides[seat];
-        let at = side.position(card_face).expect("is_legal checked the card is there");
+        let at = side
+            .position(card_face)
+            .expect("is_legal checked the card is there");
         let card = side.cards[at];
         side.cards.copy_within(at + 1..side.len as usize, at);
         side.len -= 1;
@@ -372,7 +403,8 @@ impl SchottenTotten {
         let other = 1 - seat;
         if st.is_complete(other) {
             let theirs = st.value(other);
-            return mine > theirs || (mine == theirs && st.sides[seat].completed_at < st.sides[other].completed_at);
+            return mine > theirs
+                || (mine == theirs && st.sides[seat].completed_at < st.sides[other].completed_at);
         }
         let unseen = ALL_CLAN & !self.visible_clan;
         // Having completed first, a tying completion of theirs loses to us.
@@ -402,12 +434,17 @@ impl SchottenTotten {
     }
 
     fn stones_of(&self, seat: usize) -> usize {
-        self.stones.iter().filter(|s| s.owner == Some(seat as u8)).count()
+        self.stones
+            .iter()
+            .filter(|s| s.owner == Some(seat as u8))
+            .count()
     }
 
     /// Three adjacent stones or five anywhere.
     fn meets_win_condition(&self, seat: usize) -> bool {
-        let owned = (0..N_STONES).filter(|&s| self.stones[s].owner == Some(seat as u8)).fold(0u16, |m, s| m | 1 << s);
+        let owned = (0..N_STONES)
+            .filter(|&s| self.stones[s].owner == Some(seat as u8))
+            .fold(0u16, |m, s| m | 1 << s);
         owned & (owned >> 1) & (owned >> 2) != 0 || owned.count_ones() >= 5
     }
 
@@ -487,7 +524,11 @@ impl Game for SchottenTotten {
     fn new(options: &GameOptions, n_seats: usize, seed: u64) -> Result<Self, SetupError> {
         let options = Options::parse(options)?;
         if n_seats != 2 {
-            return Err(SetupError::SeatCount { game: ID, n_seats, allowed: "2" });
+            return Err(SetupError::SeatCount {
+                game: ID,
+                n_seats,
+                allowed: "2",
+            });
         }
         let mut state = SchottenTotten {
             options,
@@ -546,7 +587,10 @@ impl Game for SchottenTotten {
 
     fn outcome(&self) -> Option<Outcome> {
         match self.phase {
-            Phase::Over(EndReason::Finished) => Some(Outcome::from_scores(self.match_points.to_vec(), EndReason::Finished)),
+            Phase::Over(EndReason::Finished) => Some(Outcome::from_scores(
+                self.match_points.to_vec(),
+                EndReason::Finished,
+            )),
             Phase::Over(EndReason::MoveLimit) => Some(Outcome::draw(2, EndReason::MoveLimit)),
             _ => None,
         }

@@ -93,13 +93,20 @@ impl SchottenTotten {
             Some((seat, counts)) if seat as Seat == viewer => counts,
             _ => [0, 0],
         };
-        for ((kind_mask, deck), fixed) in [(ALL_CLAN, &mut state.clan_deck), (ALL_TACTICS, &mut state.tactic_deck)].into_iter().zip(known) {
+        for ((kind_mask, deck), fixed) in [
+            (ALL_CLAN, &mut state.clan_deck),
+            (ALL_TACTICS, &mut state.tactic_deck),
+        ]
+        .into_iter()
+        .zip(known)
+        {
             let held = state.hands[other] & kind_mask;
             let unknown_part = &mut deck.as_mut_slice()[fixed as usize..];
             let mut pooled: Vec<u8> = bits(held).chain(unknown_part.iter().copied()).collect();
             rng.shuffle(&mut pooled);
             let (to_hand, to_deck) = pooled.split_at(held.count_ones() as usize);
-            state.hands[other] = state.hands[other] & !kind_mask | to_hand.iter().fold(0, |m, &c| m | 1 << c);
+            state.hands[other] =
+                state.hands[other] & !kind_mask | to_hand.iter().fold(0, |m, &c| m | 1 << c);
             unknown_part.copy_from_slice(to_deck);
         }
         state.rng = Rng::seeded(rng.next_u64());
@@ -117,7 +124,10 @@ fn stone_view(stone: &super::Stone) -> StoneView {
     };
     StoneView {
         owner: stone.owner.map(|o| o as Seat),
-        cards: [a.cards().iter().map(|&c| face(c)).collect(), b.cards().iter().map(|&c| face(c)).collect()],
+        cards: [
+            a.cards().iter().map(|&c| face(c)).collect(),
+            b.cards().iter().map(|&c| face(c)).collect(),
+        ],
         first_complete,
         bluff: stone.bluff,
         mud: stone.mud,

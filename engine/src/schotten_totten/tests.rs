@@ -7,7 +7,10 @@ use crate::testing::assert_conforms;
 
 fn conformance(words: &[&str]) -> crate::testing::ConformanceReport {
     let report = assert_conforms::<SchottenTotten>(words, 2);
-    assert!(report.leak_checks_with_hidden_change > report.leak_checks / 2, "{report:?}");
+    assert!(
+        report.leak_checks_with_hidden_change > report.leak_checks / 2,
+        "{report:?}"
+    );
     report
 }
 
@@ -36,8 +39,14 @@ fn conformance_tactics_expert() {
 fn conformance_multi_round_tactics() {
     let report = conformance(&["tactics=true", "rounds=3"]);
     // Three rounds: nobody can score more than 15 match points.
-    assert!(report.outcomes.iter().all(|o| o.scores.iter().all(|&s| s <= 15)));
-    assert!(report.outcomes.iter().any(|o| o.scores.iter().any(|&s| s > 5)));
+    assert!(report
+        .outcomes
+        .iter()
+        .all(|o| o.scores.iter().all(|&s| s <= 15)));
+    assert!(report
+        .outcomes
+        .iter()
+        .any(|o| o.scores.iter().any(|&s| s > 5)));
 }
 
 // ---- building positions -------------------------------------------------
@@ -47,12 +56,16 @@ fn new_game(words: &[&str]) -> SchottenTotten {
 }
 
 fn ids(names: &str) -> Vec<u8> {
-    names.split_whitespace().map(|n| cards::parse_card(n).unwrap_or_else(|| panic!("card {n}"))).collect()
+    names
+        .split_whitespace()
+        .map(|n| cards::parse_card(n).unwrap_or_else(|| panic!("card {n}")))
+        .collect()
 }
 
 fn act(game: &mut SchottenTotten, text: &str) {
     let action: Action = text.parse().unwrap();
-    game.apply(&action).unwrap_or_else(|e| panic!("{e} in phase {:?}", game.phase));
+    game.apply(&action)
+        .unwrap_or_else(|e| panic!("{e} in phase {:?}", game.phase));
 }
 
 fn legal_texts(game: &SchottenTotten) -> Vec<String> {
@@ -68,7 +81,11 @@ fn empty_table(words: &[&str]) -> SchottenTotten {
     game.stones = [Stone::default(); N_STONES];
     game.hands = [0; 2];
     game.clan_deck = Deck::from_top_last((0..N_CLAN).rev().collect());
-    game.tactic_deck = if game.options.tactics { Deck::from_top_last((N_CLAN..N_CARDS).rev().collect()) } else { Deck::default() };
+    game.tactic_deck = if game.options.tactics {
+        Deck::from_top_last((N_CLAN..N_CARDS).rev().collect())
+    } else {
+        Deck::default()
+    };
     game.discard.clear();
     game.visible_clan = 0;
     game.to_move = 0;
@@ -78,14 +95,26 @@ fn empty_table(words: &[&str]) -> SchottenTotten {
 
 impl SchottenTotten {
     fn take_out_of_decks(&mut self, card: u8) {
-        let keep = |deck: &Deck<u8>| Deck::from_top_last(deck.as_slice().iter().copied().filter(|&c| c != card).collect());
+        let keep = |deck: &Deck<u8>| {
+            Deck::from_top_last(
+                deck.as_slice()
+                    .iter()
+                    .copied()
+                    .filter(|&c| c != card)
+                    .collect(),
+            )
+        };
         self.clan_deck = keep(&self.clan_deck);
         self.tactic_deck = keep(&self.tactic_deck);
     }
 
     fn put(&mut self, seat: usize, stone: usize, names: &str) {
         for card in ids(names) {
-            let card = if card == cards::JOKER_A && seat == 1 { cards::JOKER_B } else { card };
+            let card = if card == cards::JOKER_A && seat == 1 {
+                cards::JOKER_B
+            } else {
+                card
+            };
             self.take_out_of_decks(card);
             self.place(seat, stone, card);
         }
@@ -93,7 +122,11 @@ impl SchottenTotten {
 
     fn give(&mut self, seat: usize, names: &str) {
         for card in ids(names) {
-            let card = if card == cards::JOKER_A && self.hands[seat] >> cards::JOKER_A & 1 == 1 { cards::JOKER_B } else { card };
+            let card = if card == cards::JOKER_A && self.hands[seat] >> cards::JOKER_A & 1 == 1 {
+                cards::JOKER_B
+            } else {
+                card
+            };
             self.take_out_of_decks(card);
             self.hands[seat] |= 1 << card;
         }
@@ -134,7 +167,11 @@ fn formations_are_ranked_color_run_three_of_a_kind_color_run_sum() {
         ("o9 g1 b2", Kind::Sum, 12),
     ];
     for (names, kind, sum) in cases {
-        assert_eq!(value_of(names, false), formation::Value { kind, sum }, "{names}");
+        assert_eq!(
+            value_of(names, false),
+            formation::Value { kind, sum },
+            "{names}"
+        );
     }
     assert!(value_of("r1 r2 r3", false) > value_of("r9 g9 b9", false));
     assert!(value_of("r9 g9 b9", false) > value_of("p1 p5 p9", false));
@@ -178,9 +215,25 @@ fn the_rulebook_example_is_claimed_right_after_the_third_card() {
     let hand_before = game.hands[0].count_ones();
     act(&mut game, "claim 4");
     assert_eq!(game.stones[4].owner, Some(0));
-    assert_eq!(game.hands[0].count_ones(), hand_before + 1, "the draw comes after the claim");
-    assert_eq!(game.stones[4].value(0), formation::Value { kind: Kind::OfAKind, sum: 15 });
-    assert_eq!(game.stones[4].value(1), formation::Value { kind: Kind::Sum, sum: 14 });
+    assert_eq!(
+        game.hands[0].count_ones(),
+        hand_before + 1,
+        "the draw comes after the claim"
+    );
+    assert_eq!(
+        game.stones[4].value(0),
+        formation::Value {
+            kind: Kind::OfAKind,
+            sum: 15
+        }
+    );
+    assert_eq!(
+        game.stones[4].value(1),
+        formation::Value {
+            kind: Kind::Sum,
+            sum: 14
+        }
+    );
 }
 
 #[test]
@@ -237,7 +290,10 @@ fn a_proof_counts_cards_in_hands_as_still_available() {
     game.put(0, 0, "r6 r7 r8");
     game.throw_away("r9 o9 y9 g9 b9");
     game.give(0, "p9");
-    assert!(!game.can_claim(0, 0), "p7 p8 p9 is still possible for all the proof may know");
+    assert!(
+        !game.can_claim(0, 0),
+        "p7 p8 p9 is still possible for all the proof may know"
+    );
 }
 
 #[test]
@@ -247,7 +303,10 @@ fn a_proof_against_one_card_depends_on_the_cards_seen() {
     game.put(1, 3, "g2");
     assert!(!game.can_claim(0, 3), "g2 g3 g4 would be a color-run");
     game.put(1, 5, "g1 g3");
-    assert!(game.can_claim(0, 3), "without g1 and g3 the best is three 2s");
+    assert!(
+        game.can_claim(0, 3),
+        "without g1 and g3 the best is three 2s"
+    );
 }
 
 #[test]
@@ -257,7 +316,10 @@ fn a_proof_against_two_cards_depends_on_the_missing_card() {
     game.put(1, 1, "b4 b6");
     assert!(!game.can_claim(0, 1), "b5 would make a color-run");
     game.put(0, 7, "b5");
-    assert!(game.can_claim(0, 1), "the best left is a blue Color, weaker than three of a kind");
+    assert!(
+        game.can_claim(0, 1),
+        "the best left is a blue Color, weaker than three of a kind"
+    );
 }
 
 #[test]
@@ -266,9 +328,15 @@ fn a_proof_lets_elite_troops_on_the_table_take_any_value() {
     game.put(0, 0, "r8 g8 b8");
     game.put(1, 0, "joker r3");
     game.throw_away("r1 r2 r4");
-    assert!(!game.can_claim(0, 0), "the Joker as r4 with r5 from the deck makes a color-run");
+    assert!(
+        !game.can_claim(0, 0),
+        "the Joker as r4 with r5 from the deck makes a color-run"
+    );
     game.throw_away("r5");
-    assert!(game.can_claim(0, 0), "every color-run through r3 now misses two cards");
+    assert!(
+        game.can_claim(0, 0),
+        "every color-run through r3 now misses two cards"
+    );
 }
 
 #[test]
@@ -286,14 +354,38 @@ fn unplayed_tactic_cards_do_not_prevent_a_claim() {
 fn elite_troops_on_your_side_take_their_best_value() {
     let mut game = empty_table(&["tactics=true"]);
     game.put(0, 0, "joker r8 r9");
-    assert_eq!(game.stones[0].value(0), formation::Value { kind: Kind::ColorRun, sum: 24 });
+    assert_eq!(
+        game.stones[0].value(0),
+        formation::Value {
+            kind: Kind::ColorRun,
+            sum: 24
+        }
+    );
     // RULING: a Spy next to red 7 and red 8 may be a red 7: Color, sum 22.
     game.put(0, 1, "spy r7 r8");
-    assert_eq!(game.stones[1].value(0), formation::Value { kind: Kind::Color, sum: 22 });
+    assert_eq!(
+        game.stones[1].value(0),
+        formation::Value {
+            kind: Kind::Color,
+            sum: 22
+        }
+    );
     game.put(0, 2, "shield r1 r2");
-    assert_eq!(game.stones[2].value(0), formation::Value { kind: Kind::ColorRun, sum: 6 });
+    assert_eq!(
+        game.stones[2].value(0),
+        formation::Value {
+            kind: Kind::ColorRun,
+            sum: 6
+        }
+    );
     game.put(0, 3, "shield g4 b5");
-    assert_eq!(game.stones[3].value(0), formation::Value { kind: Kind::Run, sum: 12 });
+    assert_eq!(
+        game.stones[3].value(0),
+        formation::Value {
+            kind: Kind::Run,
+            sum: 12
+        }
+    );
 }
 
 // ---- claiming and the end of a round -------------------------------------
@@ -389,10 +481,18 @@ fn a_player_who_cannot_play_passes_and_two_passes_end_the_round() {
     game.stones[1].owner = Some(1);
     game.stones[2].owner = Some(0);
     game.begin_turn();
-    assert_eq!(game.phase, Phase::Claims, "a player who passes may still claim");
+    assert_eq!(
+        game.phase,
+        Phase::Claims,
+        "a player who passes may still claim"
+    );
     act(&mut game, "done");
     let outcome = game.outcome().expect("both pass: the round ends");
-    assert_eq!(game.stones[0].owner, Some(0), "claimable stones are awarded");
+    assert_eq!(
+        game.stones[0].owner,
+        Some(0),
+        "claimable stones are awarded"
+    );
     assert_eq!(outcome.scores, vec![5, 1]);
 }
 
@@ -453,7 +553,10 @@ fn an_empty_deck_cannot_be_chosen() {
     game.give(0, "r1 r2 r3 r4 r5 r6 r7");
     game.give(1, "g1");
     act(&mut game, "play r1 0");
-    assert_eq!(game.to_move, 1, "the only deck left is drawn from without asking");
+    assert_eq!(
+        game.to_move, 1,
+        "the only deck left is drawn from without asking"
+    );
     assert_eq!(game.hands[0].count_ones(), 7);
 }
 
@@ -504,7 +607,10 @@ fn the_joker_limit_holds_after_a_banshee() {
     assert_eq!(game.stones[0].sides[0].len, 0);
     assert!(game.discard.contains(&cards::JOKER_A));
     game.give(0, "joker");
-    assert!(legal_texts(&game).iter().all(|a| !a.contains("joker")), "one Joker in the whole round");
+    assert!(
+        legal_texts(&game).iter().all(|a| !a.contains("joker")),
+        "one Joker in the whole round"
+    );
 }
 
 #[test]
@@ -515,12 +621,21 @@ fn mud_fight_needs_four_cards_a_side() {
     assert!(game.can_claim(0, 0));
     game.give(0, "mud r6");
     act(&mut game, "play mud 0");
-    assert!(!game.can_claim(0, 0), "three cards no longer complete the side");
+    assert!(
+        !game.can_claim(0, 0),
+        "three cards no longer complete the side"
+    );
     game.to_move = 0;
     game.phase = Phase::Play;
     game.tactics_played = [0, 1];
     act(&mut game, "play r6 0");
-    assert_eq!(game.stones[0].value(0), formation::Value { kind: Kind::ColorRun, sum: 30 });
+    assert_eq!(
+        game.stones[0].value(0),
+        formation::Value {
+            kind: Kind::ColorRun,
+            sum: 30
+        }
+    );
 }
 
 #[test]
@@ -539,8 +654,20 @@ fn blind_mans_bluff_counts_strength_only_with_elite_troops_at_their_highest() {
     game.stones[0].bluff = true;
     game.put(0, 0, "r1 r2 r3");
     game.put(1, 0, "g9 b8 joker");
-    assert_eq!(game.stones[0].value(0), formation::Value { kind: Kind::Sum, sum: 6 });
-    assert_eq!(game.stones[0].value(1), formation::Value { kind: Kind::Sum, sum: 26 });
+    assert_eq!(
+        game.stones[0].value(0),
+        formation::Value {
+            kind: Kind::Sum,
+            sum: 6
+        }
+    );
+    assert_eq!(
+        game.stones[0].value(1),
+        formation::Value {
+            kind: Kind::Sum,
+            sum: 26
+        }
+    );
     assert!(game.can_claim(1, 0));
     game.put(0, 1, "spy shield r5");
     game.stones[1].bluff = true;
@@ -554,8 +681,17 @@ fn mud_and_bluff_on_one_stone_combine() {
     game.stones[2].mud = true;
     game.put(0, 2, "r1 r2 r3 r4");
     game.put(1, 2, "g9 b9 y9");
-    assert_eq!(game.stones[2].value(0), formation::Value { kind: Kind::Sum, sum: 10 });
-    assert!(!game.can_claim(0, 2), "any fourth card gives them more than 10");
+    assert_eq!(
+        game.stones[2].value(0),
+        formation::Value {
+            kind: Kind::Sum,
+            sum: 10
+        }
+    );
+    assert!(
+        !game.can_claim(0, 2),
+        "any fourth card gives them more than 10"
+    );
     game.put(1, 2, "p1");
     assert!(game.can_claim(1, 2));
 }
@@ -568,7 +704,10 @@ fn a_traitor_breaks_a_completed_formation() {
     assert!(game.can_claim(1, 0), "they completed first");
     game.give(0, "traitor");
     act(&mut game, "traitor y3 0 5");
-    assert_eq!(game.stones[0].sides[1].completed_at, 0, "their side is incomplete again");
+    assert_eq!(
+        game.stones[0].sides[1].completed_at, 0,
+        "their side is incomplete again"
+    );
     assert_eq!(game.stones[5].sides[0].cards(), &ids("y3")[..]);
     game.put(1, 0, "g3");
     assert!(game.can_claim(0, 0), "now we completed first");
@@ -592,7 +731,10 @@ fn the_strategist_moves_or_discards_your_own_card() {
     let legal = legal_texts(&game);
     assert!(legal.contains(&"strategist joker 0 4".to_string()));
     assert!(legal.contains(&"strategist r5 0 discard".to_string()));
-    assert!(!legal.contains(&"strategist r5 0 0".to_string()), "another stone");
+    assert!(
+        !legal.contains(&"strategist r5 0 0".to_string()),
+        "another stone"
+    );
     act(&mut game, "strategist joker 0 4");
     assert_eq!(game.stones[4].sides[0].cards(), &[cards::JOKER_A]);
     assert_eq!(game.discard, vec![cards::STRATEGIST]);
@@ -604,7 +746,13 @@ fn the_banshee_discards_an_opponent_card_but_not_a_combat_mode() {
     game.put(1, 3, "g4");
     game.stones[3].mud = true;
     game.give(0, "banshee");
-    assert_eq!(legal_texts(&game).iter().filter(|a| a.starts_with("banshee")).collect::<Vec<_>>(), vec!["banshee g4 3"]);
+    assert_eq!(
+        legal_texts(&game)
+            .iter()
+            .filter(|a| a.starts_with("banshee"))
+            .collect::<Vec<_>>(),
+        vec!["banshee g4 3"]
+    );
     act(&mut game, "banshee g4 3");
     assert_eq!(game.discard, ids("banshee g4"));
     assert!(game.stones[3].mud);
@@ -617,7 +765,9 @@ fn tactic_cards_cannot_affect_a_claimed_stone() {
     game.stones[3].owner = Some(1);
     game.give(0, "banshee traitor mud r1");
     let legal = legal_texts(&game);
-    assert!(legal.iter().all(|a| !a.starts_with("banshee") && !a.starts_with("traitor")));
+    assert!(legal
+        .iter()
+        .all(|a| !a.starts_with("banshee") && !a.starts_with("traitor")));
     assert!(!legal.contains(&"play mud 3".to_string()));
 }
 
@@ -633,14 +783,32 @@ fn the_recruiter_draws_three_and_puts_two_back_under_their_decks() {
     act(&mut game, "recruit clan");
     assert_eq!(game.hands[0].count_ones(), 9);
     assert_eq!(game.phase, Phase::RecruitReturn(2));
-    assert_eq!(game.action_seen_by(&"return r1".parse().unwrap(), 1), "return clan", "the card put back is hidden");
-    assert_eq!(game.action_seen_by(&"return r1".parse().unwrap(), 0), "return r1");
+    assert_eq!(
+        game.action_seen_by(&"return r1".parse().unwrap(), 1),
+        "return clan",
+        "the card put back is hidden"
+    );
+    assert_eq!(
+        game.action_seen_by(&"return r1".parse().unwrap(), 0),
+        "return r1"
+    );
     act(&mut game, "return r1");
     let tactic_in_hand = (game.hands[0] & cards::ALL_TACTICS).trailing_zeros() as u8;
-    act(&mut game, &format!("return {}", cards::card_name(tactic_in_hand)));
-    assert_eq!(game.clan_deck.as_slice()[0], ids("r1")[0], "r1 went to the bottom of the clan deck");
+    act(
+        &mut game,
+        &format!("return {}", cards::card_name(tactic_in_hand)),
+    );
+    assert_eq!(
+        game.clan_deck.as_slice()[0],
+        ids("r1")[0],
+        "r1 went to the bottom of the clan deck"
+    );
     assert_eq!(game.tactic_deck.as_slice()[0], tactic_in_hand);
-    assert_eq!(game.hands[0].count_ones(), 7, "no draw follows the Recruiter");
+    assert_eq!(
+        game.hands[0].count_ones(),
+        7,
+        "no draw follows the Recruiter"
+    );
     assert_eq!(game.to_move, 1);
 }
 
@@ -675,7 +843,10 @@ fn resampling_keeps_the_cards_you_put_under_the_deck() {
     let mut rng = Rng::seeded(5);
     for _ in 0..20 {
         let resampled = game.resample_hidden(0, &mut rng);
-        assert_eq!(&resampled.clan_deck.as_slice()[..2], &game.clan_deck.as_slice()[..2]);
+        assert_eq!(
+            &resampled.clan_deck.as_slice()[..2],
+            &game.clan_deck.as_slice()[..2]
+        );
     }
 }
 
@@ -694,13 +865,27 @@ fn hand_built_actions_out_of_range_are_refused_without_panic() {
     game.give(0, "strategist traitor joker joker");
     let before = game.state_hash();
     for action in [
-        Action::Strategist { card: ids("r5")[0], from: 0, to: Some(9) },
-        Action::Traitor { card: ids("g5")[0], from: 1, to: 200 },
+        Action::Strategist {
+            card: ids("r5")[0],
+            from: 0,
+            to: Some(9),
+        },
+        Action::Traitor {
+            card: ids("g5")[0],
+            from: 1,
+            to: 200,
+        },
         Action::Play { card: 64, stone: 0 },
-        Action::Play { card: cards::JOKER_B, stone: 1 },
+        Action::Play {
+            card: cards::JOKER_B,
+            stone: 1,
+        },
         Action::Return(200),
         Action::Claim(9),
-        Action::Banshee { card: 70, stone: 12 },
+        Action::Banshee {
+            card: 70,
+            stone: 12,
+        },
     ] {
         assert!(game.apply(&action).is_err(), "{action:?}");
     }
@@ -732,7 +917,9 @@ fn a_round_scores_five_to_the_winner_and_stones_to_the_loser_and_the_winner_star
 
 #[test]
 fn options_are_validated() {
-    let bad = |words: &[&str]| SchottenTotten::new(&parse_options(words.iter().copied()).unwrap(), 2, 1).is_err();
+    let bad = |words: &[&str]| {
+        SchottenTotten::new(&parse_options(words.iter().copied()).unwrap(), 2, 1).is_err()
+    };
     assert!(bad(&["rounds=0"]));
     assert!(bad(&["tactics=maybe"]));
     assert!(bad(&["colour=red"]));

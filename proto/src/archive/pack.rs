@@ -16,7 +16,10 @@ const SKIPPED_FOLDERS: &[&str] = &[".git", "target", "node_modules", "__pycache_
 #[derive(Debug, thiserror::Error)]
 pub enum PackError {
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{0} is a symbolic link; bot folders may hold only files and folders")]
     Link(PathBuf),
     #[error("{0} already exists and is not empty")]
@@ -26,7 +29,10 @@ pub enum PackError {
 }
 
 fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> PackError + '_ {
-    move |source| PackError::Io { path: path.to_path_buf(), source }
+    move |source| PackError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
 }
 
 /// Packs the contents of `folder` (not the folder itself) into a tar.gz,
@@ -40,8 +46,14 @@ pub fn pack_folder(folder: &Path) -> Result<Vec<u8>, PackError> {
         let mut header = tar::Header::new_gnu();
         header.set_entry_type(tar::EntryType::Regular);
         header.set_size(data.len() as u64);
-        header.set_mode(if is_executable(absolute) { 0o755 } else { 0o644 });
-        builder.append_data(&mut header, relative, data.as_slice()).map_err(io_error(absolute))?;
+        header.set_mode(if is_executable(absolute) {
+            0o755
+        } else {
+            0o644
+        });
+        builder
+            .append_data(&mut header, relative, data.as_slice())
+            .map_err(io_error(absolute))?;
     }
     let tar_bytes = builder.into_inner().map_err(io_error(folder))?;
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
@@ -51,8 +63,15 @@ pub fn pack_folder(folder: &Path) -> Result<Vec<u8>, PackError> {
     Ok(archive)
 }
 
-fn collect_files(root: &Path, folder: &Path, files: &mut Vec<(String, PathBuf)>) -> Result<(), PackError> {
-    let mut entries: Vec<_> = std::fs::read_dir(folder).map_err(io_error(folder))?.collect::<Result<_, _>>().map_err(io_error(folder))?;
+fn collect_files(
+    root: &Path,
+    folder: &Path,
+    files: &mut Vec<(String, PathBuf)>,
+) -> Result<(), PackError> {
+    let mut entries: Vec<_> = std::fs::read_dir(folder)
+        .map_err(io_error(folder))?
+        .collect::<Result<_, _>>()
+        .map_err(io_error(folder))?;
     entries.sort_by_key(|entry| entry.file_name());
     for entry in entries {
         let path = entry.path();
@@ -61,12 +80,19 @@ fn collect_files(root: &Path, folder: &Path, files: &mut Vec<(String, PathBuf)>)
             return Err(PackError::Link(path));
         }
         if kind.is_dir() {
-            if !SKIPPED_FOLDERS.iter().any(|skipped| entry.file_name() == *skipped) {
+            if !SKIPPED_FOLDERS
+                .iter()
+                .any(|skipped| entry.file_name() == *skipped)
+            {
                 collect_files(root, &path, files)?;
             }
             continue;
         }
-        let relative = path.strip_prefix(root).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+        let relative = path
+            .strip_prefix(root)
+            .unwrap_or(&path)
+            .to_string_lossy()
+            .replace('\\', "/");
         files.push((relative, path));
     }
     Ok(())
@@ -89,7 +115,11 @@ fn is_executable(_path: &Path) -> bool {
 pub fn unpack_archive(archive: &[u8], destination: &Path) -> Result<CheckedArchive, PackError> {
     let checked = super::check_archive(archive)?;
     std::fs::create_dir_all(destination).map_err(io_error(destination))?;
-    if std::fs::read_dir(destination).map_err(io_error(destination))?.next().is_some() {
+    if std::fs::read_dir(destination)
+        .map_err(io_error(destination))?
+        .next()
+        .is_some()
+    {
         return Err(PackError::NotEmpty(destination.to_path_buf()));
     }
     for (relative, item) in read_items(archive)? {
@@ -125,7 +155,11 @@ mod tests {
     #[test]
     fn a_packed_folder_unpacks_to_the_same_files_with_the_same_hash() {
         let source = tempfile::tempdir().unwrap();
-        std::fs::write(source.path().join("cairn-bot.toml"), "name = \"b\"\ncommand = [\"./run.sh\"]\n").unwrap();
+        std::fs::write(
+            source.path().join("cairn-bot.toml"),
+            "name = \"b\"\ncommand = [\"./run.sh\"]\n",
+        )
+        .unwrap();
         std::fs::create_dir_all(source.path().join("lib/target")).unwrap();
         std::fs::write(source.path().join("lib/helper.py"), "x = 1\n").unwrap();
         std::fs::write(source.path().join("lib/target/big.bin"), "skipped").unwrap();
@@ -133,17 +167,29 @@ mod tests {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(source.path().join("run.sh"), std::fs::Permissions::from_mode(0o755)).unwrap();
+            std::fs::set_permissions(
+                source.path().join("run.sh"),
+                std::fs::Permissions::from_mode(0o755),
+            )
+            .unwrap();
         }
         let archive = pack_folder(source.path()).unwrap();
         let destination = tempfile::tempdir().unwrap();
         let unpacked = unpack_archive(&archive, &destination.path().join("bot")).unwrap();
         assert_eq!(unpacked.manifest.name, "b");
         assert_eq!(unpacked.n_files, 3);
-        assert_eq!(std::fs::read_to_string(destination.path().join("bot/lib/helper.py")).unwrap(), "x = 1\n");
+        assert_eq!(
+            std::fs::read_to_string(destination.path().join("bot/lib/helper.py")).unwrap(),
+            "x = 1\n"
+        );
         assert!(!destination.path().join("bot/lib/target").exists());
         assert!(is_executable(&destination.path().join("bot/run.sh")));
-        assert_eq!(super::super::check_archive(&pack_folder(source.path()).unwrap()).unwrap().content_hash, unpacked.content_hash);
+        assert_eq!(
+            super::super::check_archive(&pack_folder(source.path()).unwrap())
+                .unwrap()
+                .content_hash,
+            unpacked.content_hash
+        );
     }
 
     #[test]
@@ -162,15 +208,31 @@ mod tests {
         let archive = encoder.finish().unwrap();
         let destination = tempfile::tempdir().unwrap();
         let refused = unpack_archive(&archive, &destination.path().join("bot"));
-        assert!(matches!(refused, Err(PackError::Archive(ArchiveError::UnsafePath(_)))), "{refused:?}");
-        assert!(!destination.path().join("bot").exists() && !destination.path().join("escape.txt").exists());
+        assert!(
+            matches!(
+                refused,
+                Err(PackError::Archive(ArchiveError::UnsafePath(_)))
+            ),
+            "{refused:?}"
+        );
+        assert!(
+            !destination.path().join("bot").exists()
+                && !destination.path().join("escape.txt").exists()
+        );
     }
 
     #[test]
     fn unpacking_into_a_folder_that_holds_files_is_refused() {
         let source = tempfile::tempdir().unwrap();
-        std::fs::write(source.path().join("cairn-bot.toml"), "name = \"b\"\ncommand = [\"x\"]\n").unwrap();
+        std::fs::write(
+            source.path().join("cairn-bot.toml"),
+            "name = \"b\"\ncommand = [\"x\"]\n",
+        )
+        .unwrap();
         let archive = pack_folder(source.path()).unwrap();
-        assert!(matches!(unpack_archive(&archive, source.path()), Err(PackError::NotEmpty(_))));
+        assert!(matches!(
+            unpack_archive(&archive, source.path()),
+            Err(PackError::NotEmpty(_))
+        ));
     }
 }

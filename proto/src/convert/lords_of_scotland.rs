@@ -8,7 +8,10 @@ use cairn_engine::lords_of_scotland::observation::{ArmyView, RecruitView};
 use cairn_engine::lords_of_scotland::{LordsOfScotland, Phase};
 use cairn_engine::{Game, Seat};
 
-use crate::game::v1::{CardList, LordsOfScotlandArmy, LordsOfScotlandObservation, LordsOfScotlandPlace, LordsOfScotlandRecruit};
+use crate::game::v1::{
+    CardList, LordsOfScotlandArmy, LordsOfScotlandObservation, LordsOfScotlandPlace,
+    LordsOfScotlandRecruit,
+};
 
 pub fn observation(state: &LordsOfScotland, seat: Seat) -> LordsOfScotlandObservation {
     let seen = state.observation(seat);
@@ -22,8 +25,16 @@ pub fn observation(state: &LordsOfScotland, seat: Seat) -> LordsOfScotlandObserv
         skirmish: seen.skirmish.into(),
         hand: names(seen.hand),
         hand_sizes: seen.hand_sizes.clone(),
-        known_in_hand: seen.known_in_hand.iter().map(|&set| card_list(set)).collect(),
-        known_in_pool: seen.known_in_pool.iter().map(|&set| card_list(set)).collect(),
+        known_in_hand: seen
+            .known_in_hand
+            .iter()
+            .map(|&set| card_list(set))
+            .collect(),
+        known_in_pool: seen
+            .known_in_pool
+            .iter()
+            .map(|&set| card_list(set))
+            .collect(),
         recruits: seen.recruits.iter().map(|&slot| recruit(slot)).collect(),
         draw_pile: seen.draw_pile_len as u32,
         draw_pile_made_from: names(seen.draw_pile_made_from),
@@ -36,7 +47,13 @@ pub fn observation(state: &LordsOfScotland, seat: Seat) -> LordsOfScotlandObserv
         stays: names(seen.stays),
         any_clan: names(seen.any_clan),
         kept: names(seen.kept),
-        last_places: seen.last_places.iter().map(|place| LordsOfScotlandPlace { place: place.map(u32::from) }).collect(),
+        last_places: seen
+            .last_places
+            .iter()
+            .map(|place| LordsOfScotlandPlace {
+                place: place.map(u32::from),
+            })
+            .collect(),
         ..Default::default()
     };
     set_phase(&mut wire, seen.phase);
@@ -51,7 +68,12 @@ fn set_phase(wire: &mut LordsOfScotlandObservation, phase: Phase) {
             wire.power_clan = clan.name().to_string();
             "power"
         }
-        Phase::Supporters { order, len, at, picks_left } => {
+        Phase::Supporters {
+            order,
+            len,
+            at,
+            picks_left,
+        } => {
             wire.supporter_order = order[..len as usize].iter().map(|&s| s.into()).collect();
             wire.supporter_turn = at.into();
             wire.picks_left = picks_left.into();
@@ -63,7 +85,9 @@ fn set_phase(wire: &mut LordsOfScotlandObservation, phase: Phase) {
 }
 
 fn names(set: CardSet) -> Vec<String> {
-    set.iter().map(|card: CardId| card_name(card).to_string()).collect()
+    set.iter()
+        .map(|card: CardId| card_name(card).to_string())
+        .collect()
 }
 
 fn card_list(set: CardSet) -> CardList {
@@ -76,13 +100,20 @@ fn recruit(slot: RecruitView) -> LordsOfScotlandRecruit {
         RecruitView::FaceDown => ("face_down", String::new()),
         RecruitView::FaceUp(card) => ("face_up", card_name(card).to_string()),
     };
-    LordsOfScotlandRecruit { state: state.to_string(), card }
+    LordsOfScotlandRecruit {
+        state: state.to_string(),
+        card,
+    }
 }
 
 fn army(view: &ArmyView) -> LordsOfScotlandArmy {
     LordsOfScotlandArmy {
         face_up: names(view.face_up),
-        face_down: view.face_down.iter().map(|card| card.map_or_else(String::new, |c| card_name(c).to_string())).collect(),
+        face_down: view
+            .face_down
+            .iter()
+            .map(|card| card.map_or_else(String::new, |c| card_name(c).to_string()))
+            .collect(),
     }
 }
 
@@ -108,7 +139,13 @@ mod tests {
         assert_eq!((seen.seat, seen.n_seats), (1, 3));
         assert_eq!(seen.phase, "turn");
         assert_eq!(seen.hand.len() as u32, seen.hand_sizes[1]);
-        assert!(seen.hand.iter().all(|card| card.chars().last().is_some_and(|c| c.is_ascii_digit())), "{:?}", seen.hand);
+        assert!(
+            seen.hand
+                .iter()
+                .all(|card| card.chars().last().is_some_and(|c| c.is_ascii_digit())),
+            "{:?}",
+            seen.hand
+        );
         assert_eq!(seen.armies.len(), 3);
         assert_eq!(seen.won.len(), 3);
         assert_eq!(seen.last_places.len(), 3);
@@ -120,7 +157,9 @@ mod tests {
     fn seats_see_their_own_hands_and_the_same_table() {
         let mut state = new_game("lords-of-scotland", &GameOptions::new(), 4, 9).unwrap();
         for _ in 0..12 {
-            let Some(first) = state.legal_actions().into_iter().next() else { break };
+            let Some(first) = state.legal_actions().into_iter().next() else {
+                break;
+            };
             state.apply_text(&first).unwrap();
         }
         let (zero, two) = (view(state.as_ref(), 0), view(state.as_ref(), 2));

@@ -26,8 +26,12 @@ pub enum ConvertError {
 /// What `seat` may know of `state`, as a wire message.
 pub fn observation(state: &dyn AnyGame, seat: Seat) -> Result<Observation, ConvertError> {
     let game = match state.game_id() {
-        SchottenTotten::ID => Which::SchottenTotten(schotten_totten::observation(concrete(state)?, seat)),
-        LordsOfScotland::ID => Which::LordsOfScotland(lords_of_scotland::observation(concrete(state)?, seat)),
+        SchottenTotten::ID => {
+            Which::SchottenTotten(schotten_totten::observation(concrete(state)?, seat))
+        }
+        LordsOfScotland::ID => {
+            Which::LordsOfScotland(lords_of_scotland::observation(concrete(state)?, seat))
+        }
         Bullfrogs::ID => Which::Bullfrogs(bullfrogs::observation(concrete(state)?, seat)),
         other => return Err(ConvertError::UnknownGame(other.to_string())),
     };
@@ -36,5 +40,8 @@ pub fn observation(state: &dyn AnyGame, seat: Seat) -> Result<Observation, Conve
 
 /// Downcasts a registry state to the concrete game type its id names.
 fn concrete<G: 'static>(state: &dyn AnyGame) -> Result<&G, ConvertError> {
-    state.as_any().downcast_ref::<G>().ok_or(ConvertError::WrongType(state.game_id()))
+    state
+        .as_any()
+        .downcast_ref::<G>()
+        .ok_or(ConvertError::WrongType(state.game_id()))
 }

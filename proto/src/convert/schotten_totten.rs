@@ -40,13 +40,27 @@ fn names(cards: &[u8]) -> Vec<String> {
     // decision, which is cheaper than formatting each again.
     static NAMES: OnceLock<Vec<String>> = OnceLock::new();
     let table = NAMES.get_or_init(|| (0..N_CARDS).map(card_name).collect());
-    cards.iter().map(|&card| table.get(card as usize).cloned().unwrap_or_else(|| card_name(card))).collect()
+    cards
+        .iter()
+        .map(|&card| {
+            table
+                .get(card as usize)
+                .cloned()
+                .unwrap_or_else(|| card_name(card))
+        })
+        .collect()
 }
 
 fn stone(view: &StoneView) -> SchottenTottenStone {
     SchottenTottenStone {
         owner: view.owner.map(|s| s as u32),
-        sides: view.cards.iter().map(|cards| SchottenTottenSide { cards: names(cards) }).collect(),
+        sides: view
+            .cards
+            .iter()
+            .map(|cards| SchottenTottenSide {
+                cards: names(cards),
+            })
+            .collect(),
         first_complete: view.first_complete.map(|s| s as u32),
         bluff: view.bluff,
         mud: view.mud,
@@ -64,13 +78,24 @@ mod tests {
     fn a_fresh_deal_shows_six_named_cards_and_nine_empty_stones() {
         let state = new_game("schotten-totten", &GameOptions::new(), 2, 11).unwrap();
         let seat = state.current_seat().unwrap();
-        let Some(Which::SchottenTotten(seen)) = convert::observation(state.as_ref(), seat).unwrap().game else {
+        let Some(Which::SchottenTotten(seen)) =
+            convert::observation(state.as_ref(), seat).unwrap().game
+        else {
             panic!("a schotten totten state gives a schotten totten observation")
         };
         assert_eq!(seen.hand.len(), 6);
-        assert!(seen.hand.iter().all(|card| card.len() == 2 && "roygbp".contains(&card[..1])), "{:?}", seen.hand);
+        assert!(
+            seen.hand
+                .iter()
+                .all(|card| card.len() == 2 && "roygbp".contains(&card[..1])),
+            "{:?}",
+            seen.hand
+        );
         assert_eq!(seen.stones.len(), 9);
-        assert!(seen.stones.iter().all(|stone| stone.owner.is_none() && stone.sides.iter().all(|s| s.cards.is_empty())));
+        assert!(seen
+            .stones
+            .iter()
+            .all(|stone| stone.owner.is_none() && stone.sides.iter().all(|s| s.cards.is_empty())));
         assert_eq!(seen.to_move, Some(seat as u32));
         assert_eq!(seen.opponent_hand_clan, 6);
     }
@@ -89,6 +114,9 @@ mod tests {
         let (zero, one) = (view(0), view(1));
         assert_ne!(zero.hand, one.hand);
         assert_eq!(zero.stones, one.stones);
-        assert!(zero.stones.iter().any(|stone| !stone.sides[0].cards.is_empty() || !stone.sides[1].cards.is_empty()));
+        assert!(zero
+            .stones
+            .iter()
+            .any(|stone| !stone.sides[0].cards.is_empty() || !stone.sides[1].cards.is_empty()));
     }
 }

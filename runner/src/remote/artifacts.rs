@@ -28,11 +28,18 @@ pub struct ArtifactCache {
 
 impl ArtifactCache {
     pub fn new(root: PathBuf) -> ArtifactCache {
-        ArtifactCache { root, preparing: Mutex::new(()) }
+        ArtifactCache {
+            root,
+            preparing: Mutex::new(()),
+        }
     }
 
     /// The folder of a ready bot, fetching and building it if needed.
-    pub async fn bot_folder(&self, connection: &ArenaConnection, seat: &pb::LeasedSeat) -> Result<PathBuf, RemoteError> {
+    pub async fn bot_folder(
+        &self,
+        connection: &ArenaConnection,
+        seat: &pb::LeasedSeat,
+    ) -> Result<PathBuf, RemoteError> {
         let hash = checked_hash(&seat.content_hash)?;
         let folder = self.root.join(&hash);
         if folder.is_dir() {
@@ -55,28 +62,49 @@ impl ArtifactCache {
 /// A content hash is 64 lowercase hex digits; anything else is refused
 /// before it becomes a path.
 fn checked_hash(hash: &str) -> Result<String, RemoteError> {
-    if hash.len() == 64 && hash.chars().all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase()) {
+    if hash.len() == 64
+        && hash
+            .chars()
+            .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
+    {
         Ok(hash.to_string())
     } else {
-        Err(RemoteError::Artifact { hash: hash.to_string(), detail: "not a sha-256 content hash".into() })
+        Err(RemoteError::Artifact {
+            hash: hash.to_string(),
+            detail: "not a sha-256 content hash".into(),
+        })
     }
 }
 
 /// Streams an artifact into memory, refusing more than an archive may hold.
 async fn fetch(connection: &ArenaConnection, hash: &str) -> Result<Vec<u8>, RemoteError> {
-    let request = connection.authorized(pb::FetchArtifactRequest { content_hash: hash.to_string() });
-    let mut stream = connection.client().fetch_artifact(request).await?.into_inner();
+    let request = connection.authorized(pb::FetchArtifactRequest {
+        content_hash: hash.to_string(),
+    });
+    let mut stream = connection
+        .client()
+        .fetch_artifact(request)
+        .await?
+        .into_inner();
     let mut archive = Vec::new();
     while let Some(chunk) = stream.message().await? {
         archive.extend_from_slice(&chunk.data);
         if archive.len() > MAX_ARCHIVE_BYTES {
-            return Err(RemoteError::Artifact { hash: hash.to_string(), detail: format!("larger than {MAX_ARCHIVE_BYTES} bytes") });
+            return Err(RemoteError::Artifact {
+                hash: hash.to_string(),
+                detail: format!("larger than {MAX_ARCHIVE_BYTES} bytes"),
+            });
         }
     }
     Ok(archive)
 }
 
-fn unpack_and_build(root: &Path, hash: &str, archive: &[u8], manifest: &pb::BotManifest) -> Result<(), RemoteError> {
+fn unpack_and_build(
+    root: &Path,
+    hash: &str,
+    archive: &[u8],
+    manifest: &pb::BotManifest,
+) -> Result<(), RemoteError> {
     let work_error = |path: &Path| {
         let path = path.display().to_string();
         move |source| RemoteError::WorkFolder { path, source }
@@ -86,12 +114,19 @@ fn unpack_and_build(root: &Path, hash: &str, archive: &[u8], manifest: &pb::BotM
     if staging.exists() {
         std::fs::remove_dir_all(&staging).map_err(work_error(&staging))?;
     }
-    let artifact_error = |detail: String| RemoteError::Artifact { hash: hash.to_string(), detail };
-    let unpacked = unpack_archive(archive, &staging).map_err(|error| artifact_error(error.to_string()))?;
+    let artifact_error = |detail: String| RemoteError::Artifact {
+        hash: hash.to_string(),
+        detail,
+    };
+    let unpacked =
+        unpack_archive(archive, &staging).map_err(|error| artifact_error(error.to_string()))?;
     // The hash names what we asked for: a mismatch is a corrupt or wrong artifact.
     if unpacked.content_hash != hash {
         let _ = std::fs::remove_dir_all(&staging);
-        return Err(artifact_error(format!("unpacks to content hash {}", unpacked.content_hash)));
+        return Err(artifact_error(format!(
+            "unpacks to content hash {}",
+            unpacked.content_hash
+        )));
     }
     let bot = prepared_bot(&staging, manifest);
     if let Err(error) = bot.build() {
@@ -106,7 +141,10 @@ fn unpack_and_build(root: &Path, hash: &str, archive: &[u8], manifest: &pb::BotM
             let _ = std::fs::remove_dir_all(&staging);
             Ok(())
         }
-        Err(source) => Err(RemoteError::WorkFolder { path: folder.display().to_string(), source }),
+        Err(source) => Err(RemoteError::WorkFolder {
+            path: folder.display().to_string(),
+            source,
+        }),
     }
 }
 
@@ -118,8 +156,18 @@ pub fn prepared_bot(folder: &Path, manifest: &pb::BotManifest) -> PreparedBot {
         build: (!manifest.build.is_empty()).then(|| manifest.build.clone()),
         games: (!manifest.games.is_empty()).then(|| manifest.games.clone()),
     };
-    let launch = LaunchSpec { command: manifest.command.clone(), bot_dir: folder.to_path_buf(), env: Vec::new() };
-    PreparedBot { entry: BotEntry { name: manifest.name.clone(), launch }, manifest: Some(manifest) }
+    let launch = LaunchSpec {
+        command: manifest.command.clone(),
+        bot_dir: folder.to_path_buf(),
+        env: Vec::new(),
+    };
+    PreparedBot {
+        entry: BotEntry {
+            name: manifest.name.clone(),
+            launch,
+        },
+        manifest: Some(manifest),
+    }
 }
 
 #[cfg(test)]

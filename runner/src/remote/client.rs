@@ -23,7 +23,10 @@ pub enum RemoteError {
     #[error("artifact {hash}: {detail}")]
     Artifact { hash: String, detail: String },
     #[error("the runner's work folder {path}: {source}")]
-    WorkFolder { path: String, source: std::io::Error },
+    WorkFolder {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("the match task failed: {0}")]
     Task(String),
 }
@@ -32,8 +35,14 @@ impl From<Status> for RemoteError {
     fn from(status: Status) -> RemoteError {
         match status.code() {
             Code::Unauthenticated | Code::PermissionDenied => RemoteError::BadToken,
-            Code::Unavailable => RemoteError::Unreachable { address: "the arena".into(), detail: status.message().to_string() },
-            code => RemoteError::Arena { code, message: status.message().to_string() },
+            Code::Unavailable => RemoteError::Unreachable {
+                address: "the arena".into(),
+                detail: status.message().to_string(),
+            },
+            code => RemoteError::Arena {
+                code,
+                message: status.message().to_string(),
+            },
         }
     }
 }
@@ -50,8 +59,13 @@ impl ArenaConnection {
     pub async fn connect(address: &str, token: &str) -> Result<ArenaConnection, RemoteError> {
         let channel = connect_channel(address).await?;
         // Replays of a long match can be large; the arena accepts 64 MiB.
-        let client = RunnerServiceClient::new(channel).max_encoding_message_size(64 * 1024 * 1024).max_decoding_message_size(64 * 1024 * 1024);
-        Ok(ArenaConnection { client, token: token.to_string() })
+        let client = RunnerServiceClient::new(channel)
+            .max_encoding_message_size(64 * 1024 * 1024)
+            .max_decoding_message_size(64 * 1024 * 1024);
+        Ok(ArenaConnection {
+            client,
+            token: token.to_string(),
+        })
     }
 
     /// `message` with the runner token attached.
@@ -70,12 +84,22 @@ impl ArenaConnection {
 
 /// Opens a channel to an arena address, with a clear error if it is unreachable.
 pub async fn connect_channel(address: &str) -> Result<Channel, RemoteError> {
-    let uri = if address.contains("://") { address.to_string() } else { format!("http://{address}") };
+    let uri = if address.contains("://") {
+        address.to_string()
+    } else {
+        format!("http://{address}")
+    };
     let endpoint = Endpoint::from_shared(uri.clone())
         .map_err(|_| RemoteError::BadAddress(address.to_string()))?
         .connect_timeout(Duration::from_secs(5))
         .tcp_nodelay(true);
-    endpoint.connect().await.map_err(|error| RemoteError::Unreachable { address: uri, detail: root_cause(&error) })
+    endpoint
+        .connect()
+        .await
+        .map_err(|error| RemoteError::Unreachable {
+            address: uri,
+            detail: root_cause(&error),
+        })
 }
 
 /// The innermost error's text ("Connection refused (os error 111)").

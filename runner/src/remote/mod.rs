@@ -106,25 +106,63 @@ struct Shared {
 
 /// Runs until `shutdown` completes (matches in play are finished and
 /// reported first) or, with `exit_when_idle`, until the queue is empty.
-pub async fn run_runner(config: RunnerConfig, shutdown: impl Future<Output = ()> + Send) -> Result<RunnerSummary, RemoteError> {
+pub async fn run_runner(
+    config: RunnerConfig,
+    shutdown: impl Future<Output = ()> + Send,
+) -> Result<RunnerSummary, RemoteError> {
     let connection = ArenaConnection::connect(&config.arena, &config.token).await?;
     // One cheap call up front, so a wrong token is reported at once.
-    connection.client().heartbeat(connection.authorized(pb::HeartbeatRequest { match_id: 0, lease_generation: 0, lease_ms: 0 })).await.or_else(
-        |status| if status.code() == tonic::Code::Unauthenticated { Err(RemoteError::from(status)) } else { Ok(tonic::Response::new(pb::HeartbeatResponse::default())) },
-    )?;
-    let launcher: Arc<dyn BotLauncher> = if config.no_sandbox { Arc::new(PlainLauncher) } else { Arc::new(SandboxLauncher::new(Limits::default())) };
+    connection
+        .client()
+        .heartbeat(connection.authorized(pb::HeartbeatRequest {
+            match_id: 0,
+            lease_generation: 0,
+            lease_ms: 0,
+        }))
+        .await
+        .or_else(|status| {
+            if status.code() == tonic::Code::Unauthenticated {
+                Err(RemoteError::from(status))
+            } else {
+                Ok(tonic::Response::new(pb::HeartbeatResponse::default()))
+            }
+        })?;
+    let launcher: Arc<dyn BotLauncher> = if config.no_sandbox {
+        Arc::new(PlainLauncher)
+    } else {
+        Arc::new(SandboxLauncher::new(Limits::default()))
+    };
     if config.verbose {
-        eprintln!("runner: connected to {} with {} worker(s); {}", config.arena, config.jobs.max(1), launcher.describe());
+        eprintln!(
+            "runner: connected to {} with {} worker(s); {}",
+            config.arena,
+            config.jobs.max(1),
+            launcher.describe()
+        );
     }
     let (stop, stopping) = watch::channel(false);
     let cache = ArtifactCache::new(config.cache_dir.clone());
     let jobs = config.jobs.max(1);
-    let shared = Arc::new(Shared { config, connection, cache, launcher, stopping, reported: AtomicU64::new(0), lost: AtomicU64::new(0), failed: AtomicBool::new(false) });
-    let workers: Vec<_> = (0..jobs).map(|_| tokio::spawn(worker(Arc::clone(&shared)))).collect();
+    let shared = Arc::new(Shared {
+        config,
+        connection,
+        cache,
+        launcher,
+        stopping,
+        reported: AtomicU64::new(0),
+        lost: AtomicU64::new(0),
+        failed: AtomicBool::new(false),
+    });
+    let workers: Vec<_> = (0..jobs)
+        .map(|_| tokio::spawn(worker(Arc::clone(&shared))))
+        .collect();
     let all_done = async {
         let mut first_error = None;
         for worker in workers {
-            let outcome = worker.await.map_err(|error| RemoteError::Task(error.to_string())).and_then(|result| result);
+            let outcome = worker
+                .await
+                .map_err(|error| RemoteError::Task(error.to_string()))
+                .and_then(|result| result);
             if let Err(error) = outcome {
                 first_error.get_or_insert(error);
             }
@@ -141,7 +179,10 @@ pub async fn run_runner(config: RunnerConfig, shutdown: impl Future<Output = ()>
     };
     match first_error {
         Some(error) => Err(error),
-        None => Ok(RunnerSummary { matches_reported: shared.reported.load(Ordering::Relaxed), leases_lost: shared.lost.load(Ordering::Relaxed) }),
+        None => Ok(RunnerSummary {
+            matches_reported: shared.reported.load(Ordering::Relaxed),
+            leases_lost: shared.lost.load(Ordering::Relaxed),
+        }),
     }
 }
 
@@ -166,14 +207,22 @@ async fn worker(shared: Arc<Shared>) -> Result<(), RemoteError> {
 
 /// Asks for a match. An unreachable arena (restarting, say) is waited for;
 /// `None` when told to stop while waiting.
-async fn lease_next(shared: &Shared, stopping: &mut watch::Receiver<bool>) -> Result<Option<Option<pb::MatchLease>>, RemoteError> {
+async fn lease_next(
+    shared: &Shared,
+    stopping: &mut watch::Receiver<bool>,
+) -> Result<Option<Option<pb::MatchLease>>, RemoteError> {
     loop {
-        let request = shared.connection.authorized(pb::LeaseMatchRequest { lease_ms: millis(shared.config.lease) });
+        let request = shared.connection.authorized(pb::LeaseMatchRequest {
+            lease_ms: millis(shared.config.lease),
+        });
         match shared.connection.client().lease_match(request).await {
             Ok(answer) => return Ok(Some(answer.into_inner().lease)),
             Err(status) if status.code() == tonic::Code::Unavailable => {
                 if shared.config.verbose {
-                    eprintln!("runner: the arena is unavailable ({}); retrying", status.message());
+                    eprintln!(
+                        "runner: the arena is unavailable ({}); retrying",
+                        status.message()
+                    );
                 }
                 idle(shared, stopping).await;
                 if *stopping.borrow() {
@@ -208,9 +257,11 @@ async fn play_lease(shared: &Shared, lease: pb::MatchLease) -> Result<(), Remote
     }
     let spec = report::match_spec(&lease, &folders, shared.config.time_control);
     let launcher = Arc::clone(&shared.launcher);
-    let mut playing = tokio::task::spawn_blocking(move || crate::play_match(&spec, launcher.as_ref()));
+    let mut playing =
+        tokio::task::spawn_blocking(move || crate::play_match(&spec, launcher.as_ref()));
     // A zero period would panic; a lease shorter than 300 ms is not useful anyway.
-    let mut heartbeats = tokio::time::interval((shared.config.lease / 3).max(Duration::from_millis(100)));
+    let mut heartbeats =
+        tokio::time::interval((shared.config.lease / 3).max(Duration::from_millis(100)));
     heartbeats.tick().await;
     let played = loop {
         tokio::select! {
@@ -222,28 +273,50 @@ async fn play_lease(shared: &Shared, lease: pb::MatchLease) -> Result<(), Remote
         Ok(result) => result,
         Err(error) => {
             // The arena will lease the match again once this lease expires.
-            eprintln!("runner: match {} could not be played: {error}", lease.match_id);
+            eprintln!(
+                "runner: match {} could not be played: {error}",
+                lease.match_id
+            );
             return Ok(());
         }
     };
     let report = report::match_report(&lease, &result);
-    let mut answer = shared.connection.client().report_result(shared.connection.authorized(report.clone())).await;
+    let mut answer = shared
+        .connection
+        .client()
+        .report_result(shared.connection.authorized(report.clone()))
+        .await;
     // An arena restarting: the report stays good while the lease lives.
     let mut retries = 0;
-    while matches!(&answer, Err(status) if status.code() == tonic::Code::Unavailable) && retries < 20 {
+    while matches!(&answer, Err(status) if status.code() == tonic::Code::Unavailable)
+        && retries < 20
+    {
         tokio::time::sleep(shared.config.idle_poll).await;
         retries += 1;
-        answer = shared.connection.client().report_result(shared.connection.authorized(report.clone())).await;
+        answer = shared
+            .connection
+            .client()
+            .report_result(shared.connection.authorized(report.clone()))
+            .await;
     }
     match answer {
         Ok(_) => {
             shared.reported.fetch_add(1, Ordering::Relaxed);
             if shared.config.verbose {
-                eprintln!("runner: reported match {} ({} game(s))", lease.match_id, result.games.len());
+                eprintln!(
+                    "runner: reported match {} ({} game(s))",
+                    lease.match_id,
+                    result.games.len()
+                );
             }
             Ok(())
         }
-        Err(status) if matches!(status.code(), tonic::Code::FailedPrecondition | tonic::Code::Unavailable) => {
+        Err(status)
+            if matches!(
+                status.code(),
+                tonic::Code::FailedPrecondition | tonic::Code::Unavailable
+            ) =>
+        {
             shared.lost.fetch_add(1, Ordering::Relaxed);
             Ok(())
         }
@@ -254,11 +327,27 @@ async fn play_lease(shared: &Shared, lease: pb::MatchLease) -> Result<(), Remote
 /// Renews the lease; losing it is noted (the report will be refused) but
 /// the match is played out, since its bots are already running.
 async fn heartbeat(shared: &Shared, lease: &pb::MatchLease) -> Result<(), RemoteError> {
-    let request = pb::HeartbeatRequest { match_id: lease.match_id, lease_generation: lease.lease_generation, lease_ms: millis(shared.config.lease) };
-    match shared.connection.client().heartbeat(shared.connection.authorized(request)).await {
+    let request = pb::HeartbeatRequest {
+        match_id: lease.match_id,
+        lease_generation: lease.lease_generation,
+        lease_ms: millis(shared.config.lease),
+    };
+    match shared
+        .connection
+        .client()
+        .heartbeat(shared.connection.authorized(request))
+        .await
+    {
         Ok(_) => Ok(()),
         // Lost, or the arena is restarting: play on; the report decides.
-        Err(status) if matches!(status.code(), tonic::Code::FailedPrecondition | tonic::Code::Unavailable) => Ok(()),
+        Err(status)
+            if matches!(
+                status.code(),
+                tonic::Code::FailedPrecondition | tonic::Code::Unavailable
+            ) =>
+        {
+            Ok(())
+        }
         Err(status) => Err(status.into()),
     }
 }

@@ -14,19 +14,32 @@ use crate::time_control::TimeControl;
 /// The match a lease describes, with each seat's bot in `folders` (by seat).
 /// Every game of a leased match seats the bots the same way: the arena
 /// plans seat rotations as separate matches.
-pub fn match_spec(lease: &pb::MatchLease, folders: &[PathBuf], time_control: TimeControl) -> MatchSpec {
+pub fn match_spec(
+    lease: &pb::MatchLease,
+    folders: &[PathBuf],
+    time_control: TimeControl,
+) -> MatchSpec {
     let n_seats = lease.seats.len();
     let bots: Vec<BotEntry> = lease
         .seats
         .iter()
         .zip(folders)
         .map(|(seat, folder)| {
-            let mut entry = super::artifacts::prepared_bot(folder, &seat.manifest.clone().unwrap_or_default()).entry;
+            let mut entry =
+                super::artifacts::prepared_bot(folder, &seat.manifest.clone().unwrap_or_default())
+                    .entry;
             entry.name = format!("{}@{}", seat.bot_name, seat.version);
             entry
         })
         .collect();
-    let games = lease.games.iter().map(|game| GamePlan { seed: game.seed, seating: (0..n_seats).collect() }).collect();
+    let games = lease
+        .games
+        .iter()
+        .map(|game| GamePlan {
+            seed: game.seed,
+            seating: (0..n_seats).collect(),
+        })
+        .collect();
     MatchSpec {
         game: lease.game.clone(),
         options: lease.options.clone(),
@@ -50,16 +63,28 @@ pub fn match_report(lease: &pb::MatchLease, result: &MatchResult) -> pb::ReportR
                 .seats
                 .iter()
                 .map(|seat| pb::SeatResult {
-                    bot_version_id: lease.seats.get(seat.bot).map_or(0, |leased_seat| leased_seat.bot_version_id),
+                    bot_version_id: lease
+                        .seats
+                        .get(seat.bot)
+                        .map_or(0, |leased_seat| leased_seat.bot_version_id),
                     score: i64::from(seat.score),
                     rank: seat.rank,
-                    forfeit: seat.forfeit.as_ref().map(|forfeit| pb::Forfeit { reason: forfeit.reason.as_str().into(), detail: forfeit.detail.clone() }),
+                    forfeit: seat.forfeit.as_ref().map(|forfeit| pb::Forfeit {
+                        reason: forfeit.reason.as_str().into(),
+                        detail: forfeit.detail.clone(),
+                    }),
                 })
                 .collect(),
-            replay: ReplayFile::new(vec![game.record.clone()]).to_json().into_bytes(),
+            replay: ReplayFile::new(vec![game.record.clone()])
+                .to_json()
+                .into_bytes(),
         })
         .collect();
-    pb::ReportResultRequest { match_id: lease.match_id, lease_generation: lease.lease_generation, games }
+    pb::ReportResultRequest {
+        match_id: lease.match_id,
+        lease_generation: lease.lease_generation,
+        games,
+    }
 }
 
 #[cfg(test)]
@@ -67,8 +92,18 @@ mod tests {
     use super::*;
 
     fn seat(name: &str, id: i64) -> pb::LeasedSeat {
-        let manifest = pb::BotManifest { name: name.into(), command: vec!["./run".into()], ..Default::default() };
-        pb::LeasedSeat { bot_version_id: id, bot_name: name.into(), version: 3, content_hash: String::new(), manifest: Some(manifest) }
+        let manifest = pb::BotManifest {
+            name: name.into(),
+            command: vec!["./run".into()],
+            ..Default::default()
+        };
+        pb::LeasedSeat {
+            bot_version_id: id,
+            bot_name: name.into(),
+            version: 3,
+            content_hash: String::new(),
+            manifest: Some(manifest),
+        }
     }
 
     #[test]
@@ -76,13 +111,36 @@ mod tests {
         let lease = pb::MatchLease {
             game: "schotten-totten".into(),
             seats: vec![seat("b", 12), seat("a", 11)],
-            games: vec![pb::LeasedGame { game_id: 5, game_index: 0, seed: 40 }, pb::LeasedGame { game_id: 6, game_index: 1, seed: 41 }],
+            games: vec![
+                pb::LeasedGame {
+                    game_id: 5,
+                    game_index: 0,
+                    seed: 40,
+                },
+                pb::LeasedGame {
+                    game_id: 6,
+                    game_index: 1,
+                    seed: 41,
+                },
+            ],
             ..Default::default()
         };
         let folders = [PathBuf::from("/cache/b"), PathBuf::from("/cache/a")];
         let spec = match_spec(&lease, &folders, TimeControl::default());
-        assert_eq!(spec.bots.iter().map(|bot| bot.name.as_str()).collect::<Vec<_>>(), ["b@3", "a@3"]);
+        assert_eq!(
+            spec.bots
+                .iter()
+                .map(|bot| bot.name.as_str())
+                .collect::<Vec<_>>(),
+            ["b@3", "a@3"]
+        );
         assert_eq!(spec.bots[1].launch.bot_dir, PathBuf::from("/cache/a"));
-        assert_eq!(spec.games.iter().map(|game| (game.seed, game.seating.clone())).collect::<Vec<_>>(), [(40, vec![0, 1]), (41, vec![0, 1])]);
+        assert_eq!(
+            spec.games
+                .iter()
+                .map(|game| (game.seed, game.seating.clone()))
+                .collect::<Vec<_>>(),
+            [(40, vec![0, 1]), (41, vec![0, 1])]
+        );
     }
 }

@@ -4,9 +4,9 @@
 //! the log and others' away from it, and play the cards with most actions.
 //! No lookahead.
 
-use cairn_engine::bullfrogs::data::PAD_KINDS;
-use crate::{best_action, bullfrogs_view, Bot, BullfrogsObservation, Request};
 use crate::messages::BullfrogsSlot;
+use crate::{best_action, bullfrogs_view, Bot, BullfrogsObservation, Request};
+use cairn_engine::bullfrogs::data::PAD_KINDS;
 
 /// The greedy bot.
 #[derive(Debug, Clone, Copy, Default)]
@@ -27,14 +27,26 @@ fn strength(slot: &BullfrogsSlot, color: usize) -> i32 {
 
 /// Recruiting a piece of `piece_strength` onto the card at `at`.
 fn recruit_score(seen: &BullfrogsObservation, at: &str, piece_strength: i32) -> i32 {
-    let Some(slot) = seen.table.iter().find(|slot| slot.at == at) else { return 0 };
-    let Some(kind) = pad_kind(&slot.kind) else { return 0 };
+    let Some(slot) = seen.table.iter().find(|slot| slot.at == at) else {
+        return 0;
+    };
+    let Some(kind) = pad_kind(&slot.kind) else {
+        return 0;
+    };
     let ours = strength(slot, seen.seat as usize) + piece_strength;
-    let best_other = (0..slot.frogs.len()).filter(|&c| c != seen.seat as usize).map(|c| strength(slot, c)).max().unwrap_or(0);
+    let best_other = (0..slot.frogs.len())
+        .filter(|&c| c != seen.seat as usize)
+        .map(|c| strength(slot, c))
+        .max()
+        .unwrap_or(0);
     let pieces: u32 = slot.frogs.iter().chain(&slot.bullfrogs).sum();
     if pieces + 1 < u32::from(kind.spaces) {
         // Bullfrogs are lost when their pad sinks: keep them for the finish.
-        return if piece_strength == 2 { 0 } else { 1 + i32::from(ours >= best_other) };
+        return if piece_strength == 2 {
+            0
+        } else {
+            1 + i32::from(ours >= best_other)
+        };
     }
     match ours.cmp(&best_other) {
         std::cmp::Ordering::Greater => 20 + i32::from(kind.victory_points) - piece_strength,
@@ -45,11 +57,19 @@ fn recruit_score(seen: &BullfrogsObservation, at: &str, piece_strength: i32) -> 
 
 fn action_score(seen: &BullfrogsObservation, action: &str) -> i32 {
     let words: Vec<&str> = action.split(' ').collect();
-    let ours = |color: &str| cairn_engine::bullfrogs::data::COLOR_NAMES.get(seen.seat as usize) == Some(&color);
+    let ours = |color: &str| {
+        cairn_engine::bullfrogs::data::COLOR_NAMES.get(seen.seat as usize) == Some(&color)
+    };
     match words.as_slice() {
         ["recruit", "frog", "at", at] => recruit_score(seen, at, 1),
         ["recruit", "bullfrog", "at", at] => recruit_score(seen, at, 2),
-        ["sabotage", _, "from", _, "to", to] => if *to == LOG { 1 } else { 2 },
+        ["sabotage", _, "from", _, "to", to] => {
+            if *to == LOG {
+                1
+            } else {
+                2
+            }
+        }
         ["jump", color, _, "to", to] => match (ours(color), *to == LOG) {
             (true, true) | (false, false) => 1,
             _ => 0,
@@ -72,21 +92,33 @@ impl Bot for GreedyBot {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::{GameObservation, Observation};
 
     fn pad(at: &str, kind: &str, frogs: [u32; 2], bullfrogs: [u32; 2]) -> BullfrogsSlot {
-        BullfrogsSlot { at: at.into(), kind: kind.into(), frogs: frogs.to_vec(), bullfrogs: bullfrogs.to_vec(), ..Default::default() }
+        BullfrogsSlot {
+            at: at.into(),
+            kind: kind.into(),
+            frogs: frogs.to_vec(),
+            bullfrogs: bullfrogs.to_vec(),
+            ..Default::default()
+        }
     }
 
     fn request(table: Vec<BullfrogsSlot>, legal: &[&str]) -> Request {
-        let seen = BullfrogsObservation { seat: 0, n_seats: 2, table, ..Default::default() };
+        let seen = BullfrogsObservation {
+            seat: 0,
+            n_seats: 2,
+            table,
+            ..Default::default()
+        };
         Request {
             decision_id: 1,
-            observation: Some(Observation { game: Some(GameObservation::Bullfrogs(seen)) }),
+            observation: Some(Observation {
+                game: Some(GameObservation::Bullfrogs(seen)),
+            }),
             legal_actions: legal.iter().map(|a| a.to_string()).collect(),
             ..Default::default()
         }
@@ -94,25 +126,44 @@ mod tests {
 
     #[test]
     fn it_fills_a_pad_it_wins_before_anything_else() {
-        let table = vec![pad("1,0", "pad3", [1, 0], [0, 1]), pad("2,0", "pad5", [0, 0], [0, 0])];
+        let table = vec![
+            pad("1,0", "pad3", [1, 0], [0, 1]),
+            pad("2,0", "pad5", [0, 0], [0, 0]),
+        ];
         let legal = ["recruit frog at 1,0", "recruit frog at 2,0", "stop"];
-        assert_eq!(GreedyBot.decide(&request(table.clone(), &legal)), "recruit frog at 2,0", "a frog only ties 1,0");
+        assert_eq!(
+            GreedyBot.decide(&request(table.clone(), &legal)),
+            "recruit frog at 2,0",
+            "a frog only ties 1,0"
+        );
         let legal = ["recruit frog at 2,0", "recruit bullfrog at 1,0", "stop"];
-        assert_eq!(GreedyBot.decide(&request(table, &legal)), "recruit bullfrog at 1,0");
+        assert_eq!(
+            GreedyBot.decide(&request(table, &legal)),
+            "recruit bullfrog at 1,0"
+        );
     }
 
     #[test]
     fn it_never_fills_a_pad_for_an_opponent_and_stops_instead() {
         let table = vec![pad("1,0", "pad3", [0, 1], [0, 1])];
-        assert_eq!(GreedyBot.decide(&request(table, &["recruit frog at 1,0", "stop"])), "stop");
+        assert_eq!(
+            GreedyBot.decide(&request(table, &["recruit frog at 1,0", "stop"])),
+            "stop"
+        );
     }
 
     #[test]
     fn its_own_pieces_jump_to_the_log_and_others_away_from_it() {
         let table = vec![pad("1,0", "pad3", [1, 2], [0, 0])];
         let legal = ["jump blue frog to 0,0", "jump blue frog to 1,1"];
-        assert_eq!(GreedyBot.decide(&request(table.clone(), &legal)), "jump blue frog to 1,1");
+        assert_eq!(
+            GreedyBot.decide(&request(table.clone(), &legal)),
+            "jump blue frog to 1,1"
+        );
         let legal = ["jump red frog to 1,1", "jump red frog to 0,0"];
-        assert_eq!(GreedyBot.decide(&request(table, &legal)), "jump red frog to 0,0");
+        assert_eq!(
+            GreedyBot.decide(&request(table, &legal)),
+            "jump red frog to 0,0"
+        );
     }
 }

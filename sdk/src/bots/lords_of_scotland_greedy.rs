@@ -3,8 +3,8 @@
 //! one when the hand runs low), hit other armies' strongest followers with
 //! Wemyss and Fergusson, and always use a power. No lookahead.
 
-use cairn_engine::lords_of_scotland::cards::{card_by_name, strength};
 use crate::{best_action, lords_of_scotland_view, Bot, LordsOfScotlandObservation, Request};
+use cairn_engine::lords_of_scotland::cards::{card_by_name, strength};
 
 /// The greedy bot.
 #[derive(Debug, Clone, Copy, Default)]
@@ -19,14 +19,23 @@ fn strength_of(name: &str) -> i32 {
 /// Whether a follower named in a `swap` or `discard` is in our own army:
 /// face-down ones are named `seatN/downK`, face-up ones by their card.
 fn is_ours(seen: &LordsOfScotlandObservation, target: &str) -> bool {
-    match target.strip_prefix("seat").and_then(|rest| rest.split_once('/')) {
+    match target
+        .strip_prefix("seat")
+        .and_then(|rest| rest.split_once('/'))
+    {
         Some((seat, _)) => seat.parse() == Ok(seen.seat),
-        None => seen.armies.get(seen.seat as usize).is_some_and(|army| army.face_up.iter().any(|card| card == target)),
+        None => seen
+            .armies
+            .get(seen.seat as usize)
+            .is_some_and(|army| army.face_up.iter().any(|card| card == target)),
     }
 }
 
 fn recruit_score(seen: &LordsOfScotlandObservation, slot: &str) -> i32 {
-    let recruit = slot.parse::<usize>().ok().and_then(|slot| seen.recruits.get(slot));
+    let recruit = slot
+        .parse::<usize>()
+        .ok()
+        .and_then(|slot| seen.recruits.get(slot));
     let card_value = recruit.map_or(0, |recruit| 2 * strength_of(&recruit.card) - 8);
     // A short hand cannot keep an army growing for the rest of the skirmish.
     let short_hand_bonus = 3 * (3 - seen.hand.len() as i32).max(0);
@@ -41,7 +50,13 @@ fn action_score(seen: &LordsOfScotlandObservation, action: &str) -> i32 {
         ["muster" | "also", card, side] => 2 * strength_of(card) + i32::from(*side == "up"),
         ["recruit", slot] => recruit_score(seen, slot),
         ["swap", target] if !is_ours(seen, target) => strength_of(target),
-        ["discard", target] => if is_ours(seen, target) { -strength_of(target) } else { strength_of(target) },
+        ["discard", target] => {
+            if is_ours(seen, target) {
+                -strength_of(target)
+            } else {
+                strength_of(target)
+            }
+        }
         ["activate" | "copy", ..] => 1,
         ["pass"] => -100,
         _ => 0,
@@ -61,7 +76,6 @@ impl Bot for GreedyBot {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -71,45 +85,88 @@ mod tests {
     fn request(seen: LordsOfScotlandObservation, legal: &[&str]) -> Request {
         Request {
             decision_id: 1,
-            observation: Some(Observation { game: Some(GameObservation::LordsOfScotland(seen)) }),
+            observation: Some(Observation {
+                game: Some(GameObservation::LordsOfScotland(seen)),
+            }),
             legal_actions: legal.iter().map(|a| a.to_string()).collect(),
             ..Default::default()
         }
     }
 
     fn hand(cards: &[&str]) -> LordsOfScotlandObservation {
-        LordsOfScotlandObservation { hand: cards.iter().map(|c| c.to_string()).collect(), ..Default::default() }
+        LordsOfScotlandObservation {
+            hand: cards.iter().map(|c| c.to_string()).collect(),
+            ..Default::default()
+        }
     }
 
     #[test]
     fn it_takes_the_strongest_supporter() {
         let legal = ["support scott3", "support cochrane11", "support wemyss9"];
-        assert_eq!(GreedyBot.decide(&request(hand(&[]), &legal)), "support cochrane11");
+        assert_eq!(
+            GreedyBot.decide(&request(hand(&[]), &legal)),
+            "support cochrane11"
+        );
     }
 
     #[test]
     fn it_musters_its_strongest_card_face_up_rather_than_recruit_a_weak_one() {
         let mut seen = hand(&["scott2", "makgill10", "wemyss4"]);
-        seen.recruits = vec![LordsOfScotlandRecruit { state: "face_up".into(), card: "forsyth3".into() }];
-        let legal = ["recruit 0", "muster scott2 up", "muster makgill10 down", "muster makgill10 up"];
-        assert_eq!(GreedyBot.decide(&request(seen, &legal)), "muster makgill10 up");
+        seen.recruits = vec![LordsOfScotlandRecruit {
+            state: "face_up".into(),
+            card: "forsyth3".into(),
+        }];
+        let legal = [
+            "recruit 0",
+            "muster scott2 up",
+            "muster makgill10 down",
+            "muster makgill10 up",
+        ];
+        assert_eq!(
+            GreedyBot.decide(&request(seen, &legal)),
+            "muster makgill10 up"
+        );
     }
 
     #[test]
     fn with_an_empty_hand_it_recruits_the_strongest_face_up_card() {
         let mut seen = hand(&[]);
-        let face_up = |card: &str| LordsOfScotlandRecruit { state: "face_up".into(), card: card.into() };
-        seen.recruits = vec![face_up("scott5"), LordsOfScotlandRecruit { state: "face_down".into(), card: String::new() }, face_up("fergusson12")];
-        assert_eq!(GreedyBot.decide(&request(seen, &["recruit 0", "recruit 1", "recruit 2"])), "recruit 2");
+        let face_up = |card: &str| LordsOfScotlandRecruit {
+            state: "face_up".into(),
+            card: card.into(),
+        };
+        seen.recruits = vec![
+            face_up("scott5"),
+            LordsOfScotlandRecruit {
+                state: "face_down".into(),
+                card: String::new(),
+            },
+            face_up("fergusson12"),
+        ];
+        assert_eq!(
+            GreedyBot.decide(&request(seen, &["recruit 0", "recruit 1", "recruit 2"])),
+            "recruit 2"
+        );
     }
 
     #[test]
     fn wemyss_discards_another_armys_strongest_follower_never_its_own() {
         let mut seen = hand(&[]);
         seen.seat = 1;
-        let army = |cards: &[&str]| LordsOfScotlandArmy { face_up: cards.iter().map(|c| c.to_string()).collect(), face_down: vec![] };
+        let army = |cards: &[&str]| LordsOfScotlandArmy {
+            face_up: cards.iter().map(|c| c.to_string()).collect(),
+            face_down: vec![],
+        };
         seen.armies = vec![army(&["scott4", "cochrane9"]), army(&["makgill12"])];
-        let legal = ["discard scott4", "discard cochrane9", "discard makgill12", "discard seat1/down0"];
-        assert_eq!(GreedyBot.decide(&request(seen, &legal)), "discard cochrane9");
+        let legal = [
+            "discard scott4",
+            "discard cochrane9",
+            "discard makgill12",
+            "discard seat1/down0",
+        ];
+        assert_eq!(
+            GreedyBot.decide(&request(seen, &legal)),
+            "discard cochrane9"
+        );
     }
 }

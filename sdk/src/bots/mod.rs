@@ -63,8 +63,14 @@ impl Bot for GreedyBot {
 }
 
 /// The names [`run_bundled`] knows.
-pub const BUNDLED_BOTS: &[&str] =
-    &["random", "first", "greedy", "schotten-totten-greedy", "lords-of-scotland-greedy", "bullfrogs-greedy"];
+pub const BUNDLED_BOTS: &[&str] = &[
+    "random",
+    "first",
+    "greedy",
+    "schotten-totten-greedy",
+    "lords-of-scotland-greedy",
+    "bullfrogs-greedy",
+];
 
 /// Runs the reference bot `name` on stdin / stdout; `None` for an unknown name.
 pub fn run_bundled(name: &str) -> Option<Result<(), SdkError>> {

@@ -19,8 +19,14 @@ fn clan_card(name: &str) -> Option<(char, i32)> {
 
 /// How well `card` goes with the cards already on our side of `stone`.
 fn play_score(seen: &SchottenTottenObservation, card: &str, stone: usize) -> i32 {
-    let Some((color, strength)) = clan_card(card) else { return -5 };
-    let ours = seen.stones.get(stone).and_then(|s| s.sides.get(seen.seat as usize)).map_or(&[][..], |side| &side.cards[..]);
+    let Some((color, strength)) = clan_card(card) else {
+        return -5;
+    };
+    let ours = seen
+        .stones
+        .get(stone)
+        .and_then(|s| s.sides.get(seen.seat as usize))
+        .map_or(&[][..], |side| &side.cards[..]);
     let synergy: i32 = ours
         .iter()
         .filter_map(|other| clan_card(other))
@@ -44,7 +50,9 @@ fn action_score(seen: &SchottenTottenObservation, action: &str) -> i32 {
     let words: Vec<&str> = action.split(' ').collect();
     match words.as_slice() {
         ["claim", _] => 100,
-        ["play", card, stone] => stone.parse().map_or(-5, |stone| play_score(seen, card, stone)),
+        ["play", card, stone] => stone
+            .parse()
+            .map_or(-5, |stone| play_score(seen, card, stone)),
         ["draw", "clan"] => 1,
         ["pass"] => -100,
         ["strategist" | "banshee" | "traitor", ..] | ["play", "recruiter"] => -10,
@@ -72,13 +80,27 @@ mod tests {
     use crate::{GameObservation, Observation};
 
     fn request(our_cards_on_stone_0: &[&str], legal: &[&str]) -> Request {
-        let side = |cards: &[&str]| SchottenTottenSide { cards: cards.iter().map(|c| c.to_string()).collect() };
-        let mut stones = vec![SchottenTottenStone { sides: vec![side(&[]), side(&[])], ..Default::default() }; 9];
+        let side = |cards: &[&str]| SchottenTottenSide {
+            cards: cards.iter().map(|c| c.to_string()).collect(),
+        };
+        let mut stones = vec![
+            SchottenTottenStone {
+                sides: vec![side(&[]), side(&[])],
+                ..Default::default()
+            };
+            9
+        ];
         stones[0].sides[0] = side(our_cards_on_stone_0);
-        let seen = SchottenTottenObservation { seat: 0, stones, ..Default::default() };
+        let seen = SchottenTottenObservation {
+            seat: 0,
+            stones,
+            ..Default::default()
+        };
         Request {
             decision_id: 1,
-            observation: Some(Observation { game: Some(GameObservation::SchottenTotten(seen)) }),
+            observation: Some(Observation {
+                game: Some(GameObservation::SchottenTotten(seen)),
+            }),
             legal_actions: legal.iter().map(|a| a.to_string()).collect(),
             ..Default::default()
         }
@@ -86,19 +108,31 @@ mod tests {
 
     #[test]
     fn it_claims_whenever_a_claim_is_legal() {
-        assert_eq!(GreedyBot.decide(&request(&[], &["play r9 1", "claim 4", "done"])), "claim 4");
+        assert_eq!(
+            GreedyBot.decide(&request(&[], &["play r9 1", "claim 4", "done"])),
+            "claim 4"
+        );
     }
 
     #[test]
     fn it_extends_a_run_of_its_own_color_over_a_stronger_loose_card() {
         let legal = ["play p9 1", "play r5 0"];
-        assert_eq!(GreedyBot.decide(&request(&["r4", "r6"], &legal)), "play r5 0");
+        assert_eq!(
+            GreedyBot.decide(&request(&["r4", "r6"], &legal)),
+            "play r5 0"
+        );
     }
 
     #[test]
     fn it_keeps_tactic_cards_back_and_falls_back_to_the_first_action_without_a_view() {
-        assert_eq!(GreedyBot.decide(&request(&[], &["play joker 1", "play b1 2"])), "play b1 2");
-        let blind = Request { legal_actions: vec!["a".into(), "b".into()], ..Default::default() };
+        assert_eq!(
+            GreedyBot.decide(&request(&[], &["play joker 1", "play b1 2"])),
+            "play b1 2"
+        );
+        let blind = Request {
+            legal_actions: vec!["a".into(), "b".into()],
+            ..Default::default()
+        };
         assert_eq!(GreedyBot.decide(&blind), "a");
     }
 }

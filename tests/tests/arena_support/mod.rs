@@ -33,11 +33,16 @@ pub fn cairn_binary() -> PathBuf {
             let dir = deps.parent().map(Path::to_path_buf).unwrap_or(deps);
             let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
             let mut command = Command::new(cargo);
-            command.args(["build", "--quiet", "-p", "cairn-cli", "--bin", "cairn"]).current_dir(cairn_tests::workspace_root());
+            command
+                .args(["build", "--quiet", "-p", "cairn-cli", "--bin", "cairn"])
+                .current_dir(cairn_tests::workspace_root());
             if dir.file_name().is_some_and(|name| name == "release") {
                 command.arg("--release");
             }
-            assert!(command.status().expect("cargo runs").success(), "building cairn failed");
+            assert!(
+                command.status().expect("cargo runs").success(),
+                "building cairn failed"
+            );
             dir.join("cairn")
         })
         .clone()
@@ -45,7 +50,10 @@ pub fn cairn_binary() -> PathBuf {
 
 /// Runs `cairn ARGS` to completion.
 pub fn cairn(args: &[&str]) -> Output {
-    Command::new(cairn_binary()).args(args).output().expect("cairn runs")
+    Command::new(cairn_binary())
+        .args(args)
+        .output()
+        .expect("cairn runs")
 }
 
 /// A child process killed when dropped.
@@ -83,7 +91,11 @@ impl Arena {
         let folder = tempfile::tempdir().unwrap();
         let db = folder.path().join("arena.sqlite");
         let (process, address) = serve(&db, "127.0.0.1:0");
-        Arena { folder, address, process }
+        Arena {
+            folder,
+            address,
+            process,
+        }
     }
 
     /// Kills the arena with SIGKILL and starts it again on the same database and port.
@@ -107,8 +119,24 @@ impl Arena {
     pub fn runner(&self, lease_ms: u64, jobs: usize) -> Running {
         let cache = self.folder.path().join("runner-cache");
         let child = Command::new(cairn_binary())
-            .args(["runner", "--arena", &self.address, "--token", RUNNER_TOKEN, "--no-sandbox", "--poll-ms", "50"])
-            .args(["--lease-ms", &lease_ms.to_string(), "--jobs", &jobs.to_string(), "--cache", cache.to_str().unwrap()])
+            .args([
+                "runner",
+                "--arena",
+                &self.address,
+                "--token",
+                RUNNER_TOKEN,
+                "--no-sandbox",
+                "--poll-ms",
+                "50",
+            ])
+            .args([
+                "--lease-ms",
+                &lease_ms.to_string(),
+                "--jobs",
+                &jobs.to_string(),
+                "--cache",
+                cache.to_str().unwrap(),
+            ])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -120,39 +148,69 @@ impl Arena {
 /// Starts `cairn serve` and reads the address from its first line.
 fn serve(db: &Path, listen: &str) -> (Running, String) {
     let mut child = Command::new(cairn_binary())
-        .args(["serve", "--db", db.to_str().unwrap(), "--listen", listen, "--runner-token", RUNNER_TOKEN])
+        .args([
+            "serve",
+            "--db",
+            db.to_str().unwrap(),
+            "--listen",
+            listen,
+            "--runner-token",
+            RUNNER_TOKEN,
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
         .expect("cairn serve starts");
     let stdout = child.stdout.take().expect("piped");
     let mut line = String::new();
-    BufReader::new(stdout).read_line(&mut line).expect("cairn serve prints its address");
-    let address = line.split_whitespace().find(|word| word.starts_with("http://")).unwrap_or_else(|| panic!("no address in {line:?}")).to_string();
+    BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("cairn serve prints its address");
+    let address = line
+        .split_whitespace()
+        .find(|word| word.starts_with("http://"))
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_string();
     (Running(child), address)
 }
 
 async fn channel(address: &str) -> Channel {
-    Channel::from_shared(address.to_string()).unwrap().connect().await.expect("the arena accepts connections")
+    Channel::from_shared(address.to_string())
+        .unwrap()
+        .connect()
+        .await
+        .expect("the arena accepts connections")
 }
 
 /// `message` with a bearer token.
 pub fn authorized<T>(message: T, token: &str) -> Request<T> {
     let mut request = Request::new(message);
-    request.metadata_mut().insert("authorization", format!("Bearer {token}").parse().unwrap());
+    request
+        .metadata_mut()
+        .insert("authorization", format!("Bearer {token}").parse().unwrap());
     request
 }
 
 /// Registers an owner and returns its token.
 pub async fn register_owner(arena: &Arena, name: &str) -> String {
-    arena.client().await.register_owner(pb::RegisterOwnerRequest { name: name.into() }).await.unwrap().into_inner().token
+    arena
+        .client()
+        .await
+        .register_owner(pb::RegisterOwnerRequest { name: name.into() })
+        .await
+        .unwrap()
+        .into_inner()
+        .token
 }
 
 /// Writes a bot folder running the bundled bot `bundled`, named `name`.
 pub fn bot_folder(root: &Path, name: &str, bundled: &str) -> PathBuf {
     let folder = root.join("bots").join(name);
     std::fs::create_dir_all(&folder).unwrap();
-    let manifest = format!("name = \"{name}\"\ncommand = [{:?}, \"bot-run\", \"{bundled}\"]\n", cairn_binary().display().to_string());
+    let manifest = format!(
+        "name = \"{name}\"\ncommand = [{:?}, \"bot-run\", \"{bundled}\"]\n",
+        cairn_binary().display().to_string()
+    );
     std::fs::write(folder.join("cairn-bot.toml"), manifest).unwrap();
     folder
 }
@@ -160,12 +218,29 @@ pub fn bot_folder(root: &Path, name: &str, bundled: &str) -> PathBuf {
 /// Adds a bot with `cairn bot add` (the CLI path owners use).
 pub fn add_bot(arena: &Arena, token: &str, name: &str, bundled: &str) {
     let folder = bot_folder(arena.folder.path(), name, bundled);
-    let output = cairn(&["bot", "add", folder.to_str().unwrap(), "--arena", &arena.address, "--token", token]);
-    assert!(output.status.success(), "bot add: {}", String::from_utf8_lossy(&output.stderr));
+    let output = cairn(&[
+        "bot",
+        "add",
+        folder.to_str().unwrap(),
+        "--arena",
+        &arena.address,
+        "--token",
+        token,
+    ]);
+    assert!(
+        output.status.success(),
+        "bot add: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
 }
 
 /// Creates a two-seat round robin of schotten-totten.
-pub async fn create_round_robin(arena: &Arena, token: &str, bots: &[&str], games_per_pairing: u32) -> pb::Tournament {
+pub async fn create_round_robin(
+    arena: &Arena,
+    token: &str,
+    bots: &[&str],
+    games_per_pairing: u32,
+) -> pb::Tournament {
     let request = pb::CreateTournamentRequest {
         game: "schotten-totten".into(),
         options: Default::default(),
@@ -174,14 +249,30 @@ pub async fn create_round_robin(arena: &Arena, token: &str, bots: &[&str], games
         games_per_pairing,
         seed: 7,
     };
-    arena.client().await.create_tournament(authorized(request, token)).await.unwrap().into_inner()
+    arena
+        .client()
+        .await
+        .create_tournament(authorized(request, token))
+        .await
+        .unwrap()
+        .into_inner()
 }
 
 /// Follows the tournament's progress stream until `until` holds, under [`DEADLINE`].
-pub async fn wait_for_progress(arena: &Arena, tournament_id: i64, until: impl Fn(&pb::TournamentProgress) -> bool) -> pb::TournamentProgress {
+pub async fn wait_for_progress(
+    arena: &Arena,
+    tournament_id: i64,
+    until: impl Fn(&pb::TournamentProgress) -> bool,
+) -> pb::TournamentProgress {
     let started = Instant::now();
     let follow = async {
-        let mut stream = arena.client().await.watch_tournament(pb::WatchTournamentRequest { tournament_id }).await.unwrap().into_inner();
+        let mut stream = arena
+            .client()
+            .await
+            .watch_tournament(pb::WatchTournamentRequest { tournament_id })
+            .await
+            .unwrap()
+            .into_inner();
         while let Some(progress) = stream.message().await.unwrap() {
             if until(&progress) {
                 return progress;
@@ -189,17 +280,48 @@ pub async fn wait_for_progress(arena: &Arena, tournament_id: i64, until: impl Fn
         }
         panic!("the progress stream ended before the condition held");
     };
-    tokio::time::timeout(DEADLINE, follow).await.unwrap_or_else(|_| panic!("no progress within {:?}", started.elapsed()))
+    tokio::time::timeout(DEADLINE, follow)
+        .await
+        .unwrap_or_else(|_| panic!("no progress within {:?}", started.elapsed()))
 }
 
 /// Checks a finished tournament: every planned game has exactly one result
 /// with one row per seat, and the ratings count every game once per seat.
-pub async fn assert_complete_and_exact(arena: &Arena, tournament: &pb::Tournament, planned_games: i64) {
-    let progress = arena.client().await.get_tournament(pb::GetTournamentRequest { tournament_id: tournament.id }).await.unwrap().into_inner().progress.unwrap();
+pub async fn assert_complete_and_exact(
+    arena: &Arena,
+    tournament: &pb::Tournament,
+    planned_games: i64,
+) {
+    let progress = arena
+        .client()
+        .await
+        .get_tournament(pb::GetTournamentRequest {
+            tournament_id: tournament.id,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .progress
+        .unwrap();
     assert!(progress.finished, "{progress:?}");
-    assert_eq!((progress.games_total, progress.games_done), (planned_games, planned_games));
-    let matches = arena.client().await.list_matches(pb::ListMatchesRequest { tournament_id: tournament.id }).await.unwrap().into_inner().matches;
-    let mut game_ids: Vec<i64> = matches.iter().flat_map(|m| m.games.iter().map(|g| g.game_id)).collect();
+    assert_eq!(
+        (progress.games_total, progress.games_done),
+        (planned_games, planned_games)
+    );
+    let matches = arena
+        .client()
+        .await
+        .list_matches(pb::ListMatchesRequest {
+            tournament_id: tournament.id,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .matches;
+    let mut game_ids: Vec<i64> = matches
+        .iter()
+        .flat_map(|m| m.games.iter().map(|g| g.game_id))
+        .collect();
     assert_eq!(game_ids.len() as i64, planned_games);
     game_ids.sort_unstable();
     game_ids.dedup();
@@ -207,15 +329,35 @@ pub async fn assert_complete_and_exact(arena: &Arena, tournament: &pb::Tournamen
     for summary in &matches {
         assert_eq!(summary.status, "done");
         for game in &summary.games {
-            assert_eq!(game.result.len(), 2, "game {} has {} seat results", game.game_id, game.result.len());
+            assert_eq!(
+                game.result.len(),
+                2,
+                "game {} has {} seat results",
+                game.game_id,
+                game.result.len()
+            );
         }
     }
     let board = leaderboard(arena, &tournament.game).await;
     let rated_seats: i64 = board.rows.iter().map(|row| row.games).sum();
-    assert_eq!(rated_seats, 2 * planned_games, "ratings count a game twice or miss one: {board:?}");
+    assert_eq!(
+        rated_seats,
+        2 * planned_games,
+        "ratings count a game twice or miss one: {board:?}"
+    );
 }
 
 pub async fn leaderboard(arena: &Arena, game: &str) -> pb::Leaderboard {
-    let request = pb::GetLeaderboardRequest { game: game.into(), options: Default::default(), model: String::new() };
-    arena.client().await.get_leaderboard(request).await.unwrap().into_inner()
+    let request = pb::GetLeaderboardRequest {
+        game: game.into(),
+        options: Default::default(),
+        model: String::new(),
+    };
+    arena
+        .client()
+        .await
+        .get_leaderboard(request)
+        .await
+        .unwrap()
+        .into_inner()
 }

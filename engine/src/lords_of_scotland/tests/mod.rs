@@ -47,13 +47,18 @@ pub(super) fn stack(state: &mut LordsOfScotland, names: &[&str]) {
 /// Stacks the draw pile with `clans` in turn, each from strength 1 to
 /// `up_to`: no two cards in a row share a strength, so no supporter redraw.
 pub(super) fn stack_clans(state: &mut LordsOfScotland, clans: &[&str], up_to: u8) {
-    let names: Vec<String> = clans.iter().flat_map(|clan| (1..=up_to).map(move |s| format!("{clan}{s}"))).collect();
+    let names: Vec<String> = clans
+        .iter()
+        .flat_map(|clan| (1..=up_to).map(move |s| format!("{clan}{s}")))
+        .collect();
     stack(state, &names.iter().map(String::as_str).collect::<Vec<_>>());
 }
 
 pub(super) fn play(state: &mut LordsOfScotland, text: &str) {
     let action: Action = text.parse().unwrap();
-    state.apply(&action).unwrap_or_else(|e| panic!("{e} in phase {:?}", state.phase));
+    state
+        .apply(&action)
+        .unwrap_or_else(|e| panic!("{e} in phase {:?}", state.phase));
 }
 
 pub(super) fn legal(state: &LordsOfScotland) -> Vec<String> {
@@ -95,15 +100,31 @@ pub(super) fn every_card_in_play(state: &LordsOfScotland) -> CardSet {
     let mut all = CardSet::EMPTY;
     let mut count = 0;
     let mut add = |card: CardId| {
-        assert!(!all.contains(card), "{} is in two places", cards::card_name(card));
+        assert!(
+            !all.contains(card),
+            "{} is in two places",
+            cards::card_name(card)
+        );
         all.insert(card);
         count += 1;
     };
     state.draw_pile.iter().for_each(|&card| add(card));
-    state.recruits.iter().filter_map(|slot| slot.card()).for_each(&mut add);
+    state
+        .recruits
+        .iter()
+        .filter_map(|slot| slot.card())
+        .for_each(&mut add);
     for seat in state.seats() {
-        state.hands[seat].union(state.won[seat]).union(state.armies[seat].cards()).iter().for_each(&mut add);
+        state.hands[seat]
+            .union(state.won[seat])
+            .union(state.armies[seat].cards())
+            .iter()
+            .for_each(&mut add);
     }
-    state.discard.union(state.supporters).iter().for_each(&mut add);
+    state
+        .discard
+        .union(state.supporters)
+        .iter()
+        .for_each(&mut add);
     all
 }

@@ -10,7 +10,13 @@ fn others_see_hand_sizes_but_not_the_cards() {
     assert_eq!(seen.hand, state.hands[1]);
     assert_eq!(seen.hand_sizes, vec![5, 5, 5]);
     assert!(seen.known_in_hand.iter().all(|known| known.is_empty()));
-    assert_eq!(seen.recruits.iter().filter(|view| **view == RecruitView::FaceDown).count(), 4);
+    assert_eq!(
+        seen.recruits
+            .iter()
+            .filter(|view| **view == RecruitView::FaceDown)
+            .count(),
+        4
+    );
     assert_eq!(seen.draw_pile_len, state.draw_pile.len());
 }
 
@@ -19,7 +25,10 @@ fn states_that_differ_only_in_hidden_cards_look_the_same() {
     let mut state = table(2);
     give(&mut state, 1, &["scott4"]);
     stack(&mut state, &["wemyss9", "cochrane1"]);
-    state.recruits[0] = RecruitSlot { card: id("forsyth3"), face_up: false };
+    state.recruits[0] = RecruitSlot {
+        card: id("forsyth3"),
+        face_up: false,
+    };
     let mut other = state.clone();
     other.hands[1] = set(&["cochrane1"]);
     stack(&mut other, &["forsyth3", "scott4"]);
@@ -32,8 +41,14 @@ fn states_that_differ_only_in_hidden_cards_look_the_same() {
 #[test]
 fn a_card_taken_from_a_face_up_recruit_is_known_to_be_in_that_hand() {
     let mut state = table(3);
-    state.recruits[0] = RecruitSlot { card: id("scott4"), face_up: true };
-    state.recruits[1] = RecruitSlot { card: id("wemyss4"), face_up: false };
+    state.recruits[0] = RecruitSlot {
+        card: id("scott4"),
+        face_up: true,
+    };
+    state.recruits[1] = RecruitSlot {
+        card: id("wemyss4"),
+        face_up: false,
+    };
     play(&mut state, "recruit 0");
     play(&mut state, "recruit 1");
     assert_eq!(state.observation(2).known_in_hand[0], set(&["scott4"]));
@@ -66,7 +81,10 @@ fn resampling_keeps_what_the_viewer_knows_and_redraws_the_rest() {
         let resampled = state.resample_hidden(0, &mut rng);
         assert_eq!(resampled.observation(0), state.observation(0));
         assert_eq!(resampled.hands[0], state.hands[0]);
-        assert!(resampled.hands[1].contains(known), "a pool card stays with its seat");
+        assert!(
+            resampled.hands[1].contains(known),
+            "a pool card stays with its seat"
+        );
         assert_eq!(every_card_in_play(&resampled), every_card_in_play(&state));
         moved |= resampled.hands[2] != state.hands[2];
     }
@@ -85,7 +103,8 @@ fn resampling_may_move_a_pool_card_between_hand_and_face_down_followers() {
     let mut went_down = false;
     for _ in 0..50 {
         let resampled = state.resample_hidden(0, &mut rng);
-        let pool = resampled.hands[1].union(resampled.armies[1].face_down.iter().copied().collect());
+        let pool =
+            resampled.hands[1].union(resampled.armies[1].face_down.iter().copied().collect());
         assert!(pool.contains(id("scott4")));
         went_down |= resampled.armies[1].face_down == vec![id("scott4")];
         assert_eq!(resampled.observation(0), state.observation(0));
@@ -101,9 +120,13 @@ fn a_face_down_follower_the_viewer_knows_is_never_resampled() {
     stack(&mut state, &["forsyth1", "forsyth2", "forsyth3"]);
     let mut rng = Rng::seeded(6);
     for _ in 0..20 {
-        assert_eq!(state.resample_hidden(0, &mut rng).armies[1].face_down, vec![id("cochrane12")]);
+        assert_eq!(
+            state.resample_hidden(0, &mut rng).armies[1].face_down,
+            vec![id("cochrane12")]
+        );
     }
-    let moved = (0..20).any(|_| state.resample_hidden(2, &mut rng).armies[1].face_down != vec![id("cochrane12")]);
+    let moved = (0..20)
+        .any(|_| state.resample_hidden(2, &mut rng).armies[1].face_down != vec![id("cochrane12")]);
     assert!(moved);
 }
 
@@ -115,7 +138,10 @@ fn after_a_reshuffle_resampling_keeps_the_draw_pile_within_the_old_discard_pile(
     give(&mut state, 0, &["forsyth4"]);
     play(&mut state, "muster forsyth4 up");
     play(&mut state, "activate");
-    assert_eq!(state.observation(1).draw_pile_made_from, set(&["wemyss1", "wemyss2", "wemyss3", "wemyss4"]));
+    assert_eq!(
+        state.observation(1).draw_pile_made_from,
+        set(&["wemyss1", "wemyss2", "wemyss3", "wemyss4"])
+    );
     let mut rng = Rng::seeded(8);
     for _ in 0..20 {
         let resampled = state.resample_hidden(0, &mut rng);
@@ -123,5 +149,8 @@ fn after_a_reshuffle_resampling_keeps_the_draw_pile_within_the_old_discard_pile(
         assert_eq!(resampled.hands[0], state.hands[0]);
     }
     let moved = (0..20).any(|_| state.resample_hidden(1, &mut rng).hands[0] != state.hands[0]);
-    assert!(moved, "seat 1 cannot tell which reshuffled card seat 0 drew");
+    assert!(
+        moved,
+        "seat 1 cannot tell which reshuffled card seat 0 drew"
+    );
 }

@@ -42,7 +42,11 @@ fn with_four_or_five_players_only_weaker_or_equal_followers_of_the_same_clan_blo
         field(&mut other_clan, 1, &["scott1", "forsyth9"]);
         give(&mut other_clan, 0, &["forsyth4"]);
         play(&mut other_clan, "muster forsyth4 up");
-        assert_eq!(power_phase(&other_clan), Some(Clan::Forsyth), "{n_seats} players");
+        assert_eq!(
+            power_phase(&other_clan),
+            Some(Clan::Forsyth),
+            "{n_seats} players"
+        );
 
         let mut same_clan = table(n_seats);
         field(&mut same_clan, 2, &["forsyth3"]);
@@ -54,7 +58,11 @@ fn with_four_or_five_players_only_weaker_or_equal_followers_of_the_same_clan_blo
         field(&mut equal, 3, &["bruce12a"]);
         give(&mut equal, 0, &["bruce12b"]);
         play(&mut equal, "muster bruce12b up");
-        assert_eq!(equal.phase, Phase::Turn, "{n_seats} players: an equal Bruce blocks");
+        assert_eq!(
+            equal.phase,
+            Phase::Turn,
+            "{n_seats} players: an equal Bruce blocks"
+        );
     }
 }
 
@@ -88,7 +96,10 @@ fn cockburn_becomes_a_supporter_and_brings_a_supporter_into_the_army() {
     state.supporters = set(&["scott9", "wemyss5"]);
     give(&mut state, 0, &["cockburn2"]);
     play(&mut state, "muster cockburn2 up");
-    assert_eq!(legal(&state), vec!["skip", "exchange wemyss5", "exchange scott9"]);
+    assert_eq!(
+        legal(&state),
+        vec!["skip", "exchange wemyss5", "exchange scott9"]
+    );
     play(&mut state, "exchange scott9");
     assert_eq!(state.armies[0].face_up, set(&["scott9"]));
     assert_eq!(state.supporters, set(&["cockburn2", "wemyss5"]));
@@ -106,7 +117,11 @@ fn fergusson_swaps_with_a_face_up_follower_of_another_player() {
     field(&mut state, 1, &["wemyss8"]);
     give(&mut state, 0, &["fergusson1"]);
     play(&mut state, "muster fergusson1 up");
-    assert_eq!(legal(&state), vec!["skip", "swap wemyss8"], "only other players' followers");
+    assert_eq!(
+        legal(&state),
+        vec!["skip", "swap wemyss8"],
+        "only other players' followers"
+    );
     play(&mut state, "swap wemyss8");
     assert_eq!(state.armies[0].face_up, set(&["scott12", "wemyss8"]));
     assert_eq!(state.armies[1].face_up, set(&["fergusson1"]));
@@ -125,8 +140,14 @@ fn fergusson_takes_a_face_down_card_that_stays_face_down() {
     assert_eq!(state.armies[0].face_down, vec![id("cochrane12")]);
     assert_eq!(state.armies[1].face_up, set(&["fergusson1"]));
     // The taker may look at it, the former owner knows it, the third player does not.
-    assert_eq!(state.observation(0).armies[0].face_down, vec![Some(id("cochrane12"))]);
-    assert_eq!(state.observation(1).armies[0].face_down, vec![Some(id("cochrane12"))]);
+    assert_eq!(
+        state.observation(0).armies[0].face_down,
+        vec![Some(id("cochrane12"))]
+    );
+    assert_eq!(
+        state.observation(1).armies[0].face_down,
+        vec![Some(id("cochrane12"))]
+    );
     assert_eq!(state.observation(2).armies[0].face_down, vec![None]);
 }
 
@@ -148,7 +169,11 @@ fn makgill_chains_into_further_makgills_while_each_may_activate() {
     // "Se você jogar outra Makgill e ela puder ser ativada, você poderá jogar
     // outra carta e assim por diante."
     let mut state = table(2);
-    give(&mut state, 0, &["makgill3", "makgill2", "makgill1", "wemyss9"]);
+    give(
+        &mut state,
+        0,
+        &["makgill3", "makgill2", "makgill1", "wemyss9"],
+    );
     play(&mut state, "muster makgill3 up");
     assert!(offers(&state, "also makgill2 up") && offers(&state, "also wemyss9 down"));
     play(&mut state, "also makgill2 up");
@@ -156,7 +181,10 @@ fn makgill_chains_into_further_makgills_while_each_may_activate() {
     play(&mut state, "also makgill1 up");
     assert_eq!(power_phase(&state), Some(Clan::Makgill));
     play(&mut state, "also wemyss9 down");
-    assert_eq!(state.armies[0].face_up, set(&["makgill1", "makgill2", "makgill3"]));
+    assert_eq!(
+        state.armies[0].face_up,
+        set(&["makgill1", "makgill2", "makgill3"])
+    );
     assert_eq!(state.armies[0].face_down, vec![id("wemyss9")]);
     assert_eq!(state.current_seat(), Some(1));
 }
@@ -177,7 +205,11 @@ fn a_card_mustered_by_makgill_may_use_its_own_power_only_if_its_condition_holds(
     give(&mut blocked, 0, &["makgill1", "makgill2"]);
     play(&mut blocked, "muster makgill1 up");
     play(&mut blocked, "also makgill2 up");
-    assert_eq!(blocked.phase, Phase::Turn, "makgill1 is weaker, so makgill2 cannot activate");
+    assert_eq!(
+        blocked.phase,
+        Phase::Turn,
+        "makgill1 is weaker, so makgill2 cannot activate"
+    );
     assert_eq!(blocked.current_seat(), Some(1));
 }
 
@@ -251,7 +283,15 @@ fn wemyss_discards_another_follower_from_any_army() {
     state.takes_two.insert(id("cochrane7"));
     give(&mut state, 0, &["wemyss1"]);
     play(&mut state, "muster wemyss1 up");
-    assert_eq!(legal(&state), vec!["skip", "discard macdonnell10", "discard cochrane7", "discard seat1/down0"]);
+    assert_eq!(
+        legal(&state),
+        vec![
+            "skip",
+            "discard macdonnell10",
+            "discard cochrane7",
+            "discard seat1/down0"
+        ]
+    );
     play(&mut state, "discard cochrane7");
     assert!(state.discard.contains(id("cochrane7")) && !state.takes_two.contains(id("cochrane7")));
     assert_eq!(state.armies[1].face_down, vec![id("scott1")]);
@@ -328,7 +368,11 @@ fn macdonnell_survives_one_skirmish_and_not_two() {
     play(&mut state, "activate");
     field(&mut state, 1, &["wemyss9"]);
     end_skirmish_now(&mut state);
-    assert_eq!(state.armies[0].face_up, set(&["macdonnell1"]), "kept for the next skirmish");
+    assert_eq!(
+        state.armies[0].face_up,
+        set(&["macdonnell1"]),
+        "kept for the next skirmish"
+    );
     assert!(state.armies[1].is_empty());
     assert!(state.kept.contains(id("macdonnell1")));
     // It blocks weaker-rule activations as any face-up follower does.
@@ -338,7 +382,10 @@ fn macdonnell_survives_one_skirmish_and_not_two() {
     play(&mut state, "muster forsyth2 up");
     assert_eq!(state.phase, Phase::Turn);
     end_skirmish_taking_first_supporters(&mut state);
-    assert!(state.armies[0].is_empty(), "discarded after its second skirmish");
+    assert!(
+        state.armies[0].is_empty(),
+        "discarded after its second skirmish"
+    );
     assert!(state.discard.contains(id("macdonnell1")));
     assert!(state.kept.is_empty());
 }

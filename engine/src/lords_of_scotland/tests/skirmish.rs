@@ -18,7 +18,10 @@ fn judy_wins_with_eleven_doubled_to_twenty_two() {
     assert_eq!(state.army_strength(roger), 12);
     assert_eq!(state.army_strength(sean), 14);
     let (order, len) = state.skirmish_order();
-    assert_eq!(&order[..len as usize], &[judy as u8, sean as u8, roger as u8]);
+    assert_eq!(
+        &order[..len as usize],
+        &[judy as u8, sean as u8, roger as u8]
+    );
     // "Poderia ter [...] uma carta Bruce ativada, então sua pontuação teria sido dobrada."
     state.armies[sean].face_up = set(&["makgill3", "makgill4", "bruce12a"]);
     state.any_clan.insert(id("bruce12a"));
@@ -63,7 +66,10 @@ fn supporters_are_chosen_from_the_strongest_army_down() {
     state.supporters = set(&["wemyss2", "wemyss7", "wemyss9"]);
     end_skirmish_now(&mut state);
     assert_eq!(state.current_seat(), Some(1));
-    assert_eq!(legal(&state), vec!["support wemyss2", "support wemyss7", "support wemyss9"]);
+    assert_eq!(
+        legal(&state),
+        vec!["support wemyss2", "support wemyss7", "support wemyss9"]
+    );
     play(&mut state, "support wemyss7");
     assert_eq!(state.current_seat(), Some(2));
     play(&mut state, "support wemyss9");
@@ -116,14 +122,24 @@ fn the_table_is_cleared_but_hands_are_kept_between_skirmishes() {
     give(&mut state, 1, &["cochrane5"]);
     field(&mut state, 0, &["scott1"]);
     field_down(&mut state, 0, &["scott2"]);
-    state.recruits[0] = RecruitSlot { card: id("wemyss1"), face_up: true };
+    state.recruits[0] = RecruitSlot {
+        card: id("wemyss1"),
+        face_up: true,
+    };
     stack_clans(&mut state, &["forsyth"], 8);
     end_skirmish_now(&mut state);
     assert_eq!(state.hands[1], set(&["cochrane5"]));
     assert!(state.armies[0].is_empty());
     assert_eq!(state.discard, set(&["scott1", "scott2", "wemyss1"]));
-    assert_eq!(state.recruits.iter().filter_map(|slot| slot.card()).count(), 5);
-    assert_eq!(state.recruits.iter().filter(|slot| slot.face_up).count(), 1, "the new skirmish's first reveal");
+    assert_eq!(
+        state.recruits.iter().filter_map(|slot| slot.card()).count(),
+        5
+    );
+    assert_eq!(
+        state.recruits.iter().filter(|slot| slot.face_up).count(),
+        1,
+        "the new skirmish's first reveal"
+    );
     assert_eq!(state.supporters, set(&["forsyth6", "forsyth7"]));
 }
 
@@ -132,7 +148,13 @@ fn supporters_all_of_one_strength_are_discarded_and_redrawn() {
     // "Se todos os Sectários que você sacou no início da rodada tiverem a mesma
     // força, descarte todos imediatamente e os reponha com outros novos."
     let mut state = table(2);
-    stack(&mut state, &["forsyth1", "forsyth2", "forsyth3", "forsyth4", "forsyth5", "scott4", "wemyss4", "scott5", "wemyss6"]);
+    stack(
+        &mut state,
+        &[
+            "forsyth1", "forsyth2", "forsyth3", "forsyth4", "forsyth5", "scott4", "wemyss4",
+            "scott5", "wemyss6",
+        ],
+    );
     end_skirmish_now(&mut state);
     assert_eq!(state.supporters, set(&["scott5", "wemyss6"]));
     assert_eq!(state.discard, set(&["scott4", "wemyss4"]));
@@ -150,7 +172,10 @@ fn an_empty_draw_pile_is_refilled_from_the_shuffled_discard_pile() {
     assert_eq!(state.hands[0].len(), 1);
     assert!(state.discard.is_empty());
     assert_eq!(state.draw_pile.len(), 2);
-    assert_eq!(state.hands[0].union(state.draw_pile.iter().copied().collect()), set(&["scott12", "wemyss12", "cochrane12"]));
+    assert_eq!(
+        state.hands[0].union(state.draw_pile.iter().copied().collect()),
+        set(&["scott12", "wemyss12", "cochrane12"])
+    );
 }
 
 #[test]
@@ -195,7 +220,11 @@ fn a_tie_at_the_end_goes_to_the_better_place_in_the_last_skirmish() {
     play(&mut state, "support wemyss2");
     let outcome = state.outcome().unwrap();
     assert_eq!(outcome.scores, vec![40, 40, 38]);
-    assert_eq!(outcome.ranks, vec![1, 2, 3], "seat 0 won the last skirmish, seat 1 had no follower");
+    assert_eq!(
+        outcome.ranks,
+        vec![1, 2, 3],
+        "seat 0 won the last skirmish, seat 1 had no follower"
+    );
 }
 
 #[test]
