@@ -20,6 +20,7 @@ mod bots;
 mod client;
 mod demo;
 mod doctor;
+mod matches;
 mod play;
 mod ratings;
 mod replay;
@@ -57,7 +58,7 @@ enum Command {
     Ratings(ratings::RatingsArgs),
     /// List a tournament's matches, show a game and its replay.
     #[command(name = "match", subcommand)]
-    Match(ratings::MatchCommand),
+    Match(matches::MatchCommand),
     /// Run an arena, a runner and the bundled bots: a round robin for every game, then the leaderboards.
     Demo(demo::DemoArgs),
     /// Play a local match between bots and print the results.
@@ -83,7 +84,7 @@ fn main() -> std::process::ExitCode {
         Command::Bot(command) => bots::run(command),
         Command::Tournament(command) => tournaments::run(command),
         Command::Ratings(args) => ratings::run(args),
-        Command::Match(command) => ratings::run_match(command),
+        Command::Match(command) => matches::run_match(command),
         Command::Demo(args) => demo::run(args),
         Command::Play(args) => play::run(args),
         Command::Replay(args) => replay::run(args),

@@ -88,7 +88,7 @@ fn report_match(suffix: &str, launcher: &dyn BotLauncher, games: u32, raw_median
 
 /// This process's CPU time (all threads).
 fn own_cpu_time() -> Duration {
-    cairn_runner::process::process_cpu_time(std::process::id()).unwrap_or_default()
+    cairn_runner::launch::process_cpu_time(std::process::id()).unwrap_or_default()
 }
 
 fn micros(duration: Duration) -> f64 {

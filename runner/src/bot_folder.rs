@@ -13,7 +13,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::process::LaunchSpec;
+use crate::launch::LaunchSpec;
 use crate::referee::BotEntry;
 
 /// The manifest's file name inside a bot folder.

@@ -8,8 +8,8 @@ use cairn_proto::game::v1::{ArenaMessage, BotMessage};
 use cairn_proto::wire;
 
 use crate::forfeit::ForfeitReason;
+use crate::launch::{BotLauncher, BotProcess, ExitReport, LaunchSpec};
 use crate::pipe::{LineReader, LineWriter, PipeError};
-use crate::process::{BotLauncher, BotProcess, ExitReport, LaunchSpec};
 use crate::stderr::StderrLog;
 
 /// Caps on what a bot may send us.

@@ -6,22 +6,22 @@
 //! that spawns processes.
 //!
 //! # Layout
-//! - [`process`]: the launch seam ([`BotLauncher`], [`BotProcess`]) and the
+//! - [`launch`]: the launch seam ([`BotLauncher`], [`BotProcess`]) and the
 //!   plain, unsandboxed launcher.
 //! - [`pipe`], [`stderr`]: non-blocking line I/O with deadlines and caps;
 //!   the capped stderr log.
 //! - [`connection`]: one live bot; every failure becomes a forfeit reason.
 //! - [`time_control`]: per-decision CPU limit plus a bank, wall backstop.
 //! - [`forfeit`]: forfeit reasons and scoring a game with forfeits.
-//! - [`plan`]: each game's seed and seating.
+//! - [`seating`]: each game's seed and seating.
 //! - [`referee`]: the match loop, [`play_match`].
 //! - [`affinity`]: keeping a match (loop and bots) on one CPU.
 //! - [`record`]: the replay file and its verification by re-simulation.
 //! - [`bot_folder`]: `cairn-bot.toml` bot folders and bare commands.
 //! - [`sandbox`]: starts one untrusted bot process in a layered sandbox
 //!   (namespaces, private root, unprivileged uid, rlimits, cgroups, Landlock,
-//!   seccomp) and reports how it ended and which limit it broke.
-//! - [`sandboxed`]: the sandbox behind the launch seam ([`SandboxLauncher`]).
+//!   seccomp), reports how it ended and which limit it broke, and puts
+//!   itself behind the launch seam ([`SandboxLauncher`]).
 //! - [`remote`]: `cairn runner`: leasing matches from an arena over gRPC,
 //!   fetching and building bots, playing with [`play_match`], reporting.
 //!
@@ -51,25 +51,24 @@ pub mod affinity;
 pub mod bot_folder;
 pub mod connection;
 pub mod forfeit;
+pub mod launch;
 pub mod pipe;
-pub mod plan;
-pub mod process;
 pub mod record;
 pub mod referee;
 pub mod remote;
 pub mod sandbox;
-pub mod sandboxed;
+pub mod seating;
 pub mod stderr;
 pub mod time_control;
 
 pub use connection::IoLimits;
 pub use forfeit::{EndedBy, FinalScore, Forfeit, ForfeitReason};
-pub use plan::{mirrored_plan, rotating_plan, GamePlan};
-pub use process::{BotLauncher, BotProcess, LaunchSpec, PlainLauncher};
+pub use launch::{BotLauncher, BotProcess, LaunchSpec, PlainLauncher};
 pub use record::{GameRecord, ReplayFile};
 pub use referee::{
     play_match, BotEntry, DecisionTiming, GameResult, MatchError, MatchResult, MatchSpec,
     SeatResult,
 };
-pub use sandboxed::SandboxLauncher;
+pub use sandbox::SandboxLauncher;
+pub use seating::{mirrored_plan, rotating_plan, GamePlan};
 pub use time_control::TimeControl;

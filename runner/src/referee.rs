@@ -17,9 +17,9 @@ use cairn_proto::game::v1::{self as wire, arena_message, bot_message};
 use crate::affinity::pin_current_thread;
 use crate::connection::{Answer, BotConnection, Budget, Failure, IoLimits};
 use crate::forfeit::{final_score, FinalScore, Forfeit, ForfeitReason};
-use crate::plan::{check_plan, BadSeating, GamePlan};
-use crate::process::{BotLauncher, LaunchSpec};
+use crate::launch::{BotLauncher, LaunchSpec};
 use crate::record::{hash_text, GameRecord};
+use crate::seating::{check_plan, BadSeating, GamePlan};
 use crate::stderr::StderrLog;
 use crate::time_control::{GameClock, TimeControl};
 

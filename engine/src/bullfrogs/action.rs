@@ -6,7 +6,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::data::{deck_kind_by_name, pad_kind, COLOR_NAMES};
+use super::cards::{deck_kind_by_name, pad_kind, COLOR_NAMES};
 use super::grid::Pos;
 use crate::game::ParseActionError;
 use crate::text::write_all;
@@ -174,7 +174,7 @@ impl FromStr for Action {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bullfrogs::data::N_PAD_KINDS;
+    use crate::bullfrogs::cards::N_PAD_KINDS;
 
     /// The text forms as `write!` gave them before `fmt` was written piece
     /// by piece: the two must agree on every kind, color, piece and cell.

@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use super::data::{pad_kind, STARTING_PADS};
+use super::cards::{pad_kind, STARTING_PADS};
 use crate::text::write_number;
 
 /// A grid cell; the log is at the origin, `y` grows upwards.

@@ -18,7 +18,7 @@
 //! - `turn`, `solo`: the turn sequence, and Isaac's turn.
 
 pub mod action;
-pub mod data;
+pub mod cards;
 pub mod grid;
 pub mod scoring;
 pub mod slide;
@@ -27,8 +27,6 @@ mod turn;
 
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod worked_example;
 
 pub use action::{Action, Piece};
 
@@ -36,7 +34,7 @@ use crate::game::{
     bool_option, check_option_keys, EndReason, Game, GameOptions, Outcome, Seat, SetupError,
 };
 use crate::rng::Rng;
-use data::{
+use cards::{
     solo_rank_title, BULLFROGS_PER_COLOR, FROGS_PER_COLOR, HAND_SIZE, ISAAC_FROGS, MAX_DECK,
     N_PAD_KINDS, START_PAD,
 };
@@ -225,7 +223,7 @@ impl Bullfrogs {
         let four_players = self.public.n_seats == 4;
         for color in 0..self.n_card_colors() {
             let mut deck = Vec::with_capacity(MAX_DECK);
-            for (kind, data) in data::PAD_KINDS.iter().enumerate() {
+            for (kind, data) in cards::PAD_KINDS.iter().enumerate() {
                 let copies = if four_players {
                     data.per_deck_four_players
                 } else {
@@ -388,7 +386,7 @@ impl Bullfrogs {
 
     /// Puts a pad of `kind` (a `PAD_KINDS` name) and `owner` at `(x, y)`.
     pub(crate) fn put_pad(&mut self, (x, y): (i8, i8), kind: &str, owner: u8) {
-        let kind = data::PAD_KINDS
+        let kind = cards::PAD_KINDS
             .iter()
             .position(|k| k.name == kind)
             .expect("a pad kind name") as u8;
@@ -415,11 +413,11 @@ impl Bullfrogs {
     pub(crate) fn give_cards(&mut self, color: usize, hand: &[&str], deck: &[&str]) {
         for name in hand {
             self.hidden.hands[color]
-                [data::deck_kind_by_name(name).expect("a deck kind") as usize] += 1;
+                [cards::deck_kind_by_name(name).expect("a deck kind") as usize] += 1;
         }
         for name in deck {
             let len = self.hidden.deck_len[color] as usize;
-            self.hidden.decks[color][len] = data::deck_kind_by_name(name).expect("a deck kind");
+            self.hidden.decks[color][len] = cards::deck_kind_by_name(name).expect("a deck kind");
             self.hidden.deck_len[color] += 1;
         }
     }

@@ -2,7 +2,7 @@
 //! scoring of the standard and the solo game.
 
 use super::action::Piece;
-use super::data::{
+use super::cards::{
     pad_kind, BULLFROG_STRENGTH, FROG_STRENGTH, LOG_MAJORITY_BONUS, LOG_POINTS_PER_BULLFROG,
     LOG_POINTS_PER_FROG, N_PAD_KINDS, OWN_COLOR_BONUS,
 };

@@ -4,7 +4,7 @@
 //! the player choose (an "any direction" roll, where the marker goes when
 //! its pad sinks), that choice is the player's action.
 
-use super::data::{MovementFace, ACTION_DIE, ISAAC_RECRUITS_PER_TURN, MOVEMENT_DIE};
+use super::cards::{MovementFace, ACTION_DIE, ISAAC_RECRUITS_PER_TURN, MOVEMENT_DIE};
 use super::grid::Pos;
 use super::{Bullfrogs, Phase, ISAAC, SOLO_PLAYER};
 

@@ -3,7 +3,7 @@
 //! decision the state runs on by itself until the next real decision.
 
 use super::action::{Action, Piece};
-use super::data::{pad_kind, RECRUITS_PER_CARD_PER_TURN};
+use super::cards::{pad_kind, RECRUITS_PER_CARD_PER_TURN};
 use super::grid::{Pos, Slot};
 use super::scoring::{battle_winner, jump_tier};
 use super::slide::{legal_slides, legal_slides_in, slide_is_legal, SlideContext};

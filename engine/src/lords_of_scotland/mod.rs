@@ -20,8 +20,6 @@
 
 pub mod action;
 pub mod cards;
-#[cfg(test)]
-mod conformance_tests;
 mod hashing;
 pub mod observation;
 mod powers;

@@ -2,7 +2,7 @@
 //! [`Observation`](cairn_engine::bullfrogs::Observation) with colors, cells
 //! and pad kinds by name, as in the action texts.
 
-use cairn_engine::bullfrogs::data::{COLOR_NAMES, N_PAD_KINDS, PAD_KINDS};
+use cairn_engine::bullfrogs::cards::{COLOR_NAMES, N_PAD_KINDS, PAD_KINDS};
 use cairn_engine::bullfrogs::grid::{Slot, LOG_KIND, NEUTRAL};
 use cairn_engine::bullfrogs::{Bullfrogs, Phase, Sink};
 use cairn_engine::{Game, Seat};

@@ -14,7 +14,7 @@ use tokio::sync::Mutex;
 
 use super::client::{ArenaConnection, RemoteError};
 use crate::bot_folder::{BotManifest, PreparedBot};
-use crate::process::LaunchSpec;
+use crate::launch::LaunchSpec;
 use crate::referee::BotEntry;
 
 /// The artifact cache: one folder per content hash.

@@ -27,9 +27,9 @@ use tokio::sync::watch;
 
 pub use self::artifacts::ArtifactCache;
 pub use self::client::{connect_channel, ArenaConnection, RemoteError};
-use crate::process::{BotLauncher, PlainLauncher};
+use crate::launch::{BotLauncher, PlainLauncher};
 use crate::sandbox::Limits;
-use crate::sandboxed::SandboxLauncher;
+use crate::sandbox::SandboxLauncher;
 use crate::time_control::TimeControl;
 
 /// How a remote runner works.

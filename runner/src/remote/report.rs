@@ -6,9 +6,9 @@ use std::path::PathBuf;
 
 use cairn_proto::arena::v1 as pb;
 
-use crate::plan::GamePlan;
 use crate::record::ReplayFile;
 use crate::referee::{BotEntry, MatchResult, MatchSpec};
+use crate::seating::GamePlan;
 use crate::time_control::TimeControl;
 
 /// The match a lease describes, with each seat's bot in `folders` (by seat).

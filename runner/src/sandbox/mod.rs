@@ -41,6 +41,7 @@ mod cgroup;
 mod child;
 mod detect;
 mod filters;
+mod launcher;
 mod limits;
 mod process;
 mod report;
@@ -54,6 +55,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 pub use detect::LayerStatus;
+pub use launcher::SandboxLauncher;
 pub use limits::{LimitBroken, Limits};
 pub use process::{Ending, ProcessOutcome, SandboxedProcess};
 pub use resolve::{resolve_command, ResolvedCommand};

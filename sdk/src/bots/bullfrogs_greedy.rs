@@ -6,7 +6,7 @@
 
 use crate::messages::BullfrogsSlot;
 use crate::{best_action, bullfrogs_view, Bot, BullfrogsObservation, Request};
-use cairn_engine::bullfrogs::data::PAD_KINDS;
+use cairn_engine::bullfrogs::cards::PAD_KINDS;
 
 /// The greedy bot.
 #[derive(Debug, Clone, Copy, Default)]
@@ -15,7 +15,7 @@ pub struct GreedyBot;
 /// The log's cell, where every jumped piece of ours scores.
 const LOG: &str = "0,0";
 
-fn pad_kind(name: &str) -> Option<&'static cairn_engine::bullfrogs::data::PadKind> {
+fn pad_kind(name: &str) -> Option<&'static cairn_engine::bullfrogs::cards::PadKind> {
     PAD_KINDS.iter().find(|kind| kind.name == name)
 }
 
@@ -58,7 +58,7 @@ fn recruit_score(seen: &BullfrogsObservation, at: &str, piece_strength: i32) -> 
 fn action_score(seen: &BullfrogsObservation, action: &str) -> i32 {
     let words: Vec<&str> = action.split(' ').collect();
     let ours = |color: &str| {
-        cairn_engine::bullfrogs::data::COLOR_NAMES.get(seen.seat as usize) == Some(&color)
+        cairn_engine::bullfrogs::cards::COLOR_NAMES.get(seen.seat as usize) == Some(&color)
     };
     match words.as_slice() {
         ["recruit", "frog", "at", at] => recruit_score(seen, at, 1),

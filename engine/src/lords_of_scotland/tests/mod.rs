@@ -2,6 +2,7 @@
 //! rules-page line it checks. States are built by hand on an empty table
 //! with the helpers below.
 
+mod conformance;
 mod observation;
 mod powers;
 mod setup_and_turns;

@@ -1,8 +1,8 @@
 //! The shared conformance test for every seat count, with and without Bruce:
 //! 10,000 seeded random games each, with meaningful leak checks.
 
-use super::LordsOfScotland;
 use crate::game::EndReason;
+use crate::lords_of_scotland::LordsOfScotland;
 use crate::testing::assert_conforms;
 
 fn conforms(n_seats: usize, options: &[&str]) {

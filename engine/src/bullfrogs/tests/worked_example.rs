@@ -15,7 +15,7 @@
 //!        x=-1 0 1 2
 //! ```
 
-use super::*;
+use crate::bullfrogs::*;
 
 const RED: u8 = 0;
 const BLUE: u8 = 1;

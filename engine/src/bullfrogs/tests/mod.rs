@@ -1,39 +1,18 @@
 //! Rule tests (each cites the rulebook sentence it checks), setup and
-//! information tests, and the shared conformance run for every seat count.
+//! information tests; the conformance runs are in `conformance.rs`, the
+//! rulebook's worked turn in `worked_example.rs`.
 
 use super::*;
 use crate::game::parse_options;
-use crate::testing::assert_conforms;
+
+mod conformance;
+mod worked_example;
 
 const RED: u8 = 0;
 const BLUE: u8 = 1;
 
 fn options(words: &[&str]) -> GameOptions {
     parse_options(words.iter().copied()).unwrap()
-}
-
-fn conformance(words: &[&str], n_seats: usize) {
-    assert_conforms::<Bullfrogs>(words, n_seats);
-}
-
-#[test]
-fn conformance_two_players() {
-    conformance(&[], 2);
-}
-
-#[test]
-fn conformance_three_players() {
-    conformance(&[], 3);
-}
-
-#[test]
-fn conformance_four_players() {
-    conformance(&[], 4);
-}
-
-#[test]
-fn conformance_solo() {
-    conformance(&["solo=true"], 1);
 }
 
 /// Red to act with a played pad3 at 0,1 (4 actions). Row 1 holds 1,1
@@ -104,7 +83,7 @@ fn a_pad_is_played_next_to_a_card_never_diagonally() {
     // "Cartas diagonais umas às outras NÃO são consideradas adjacentes."
     let mut state = Bullfrogs::bare_table(2, false);
     state.give_cards(0, &["pad4"], &[]);
-    let kind = data::deck_kind_by_name("pad4").unwrap();
+    let kind = cards::deck_kind_by_name("pad4").unwrap();
     let play = |x, y| Action::Play {
         kind,
         at: Pos::new(x, y),

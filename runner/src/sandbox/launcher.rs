@@ -7,8 +7,8 @@ use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
 use std::time::Duration;
 
-use crate::process::{BotLauncher, BotPipes, BotProcess, ExitReport, LaunchError, LaunchSpec};
-use crate::sandbox::{Ending, Limits, ProcessOutcome, Sandbox, SandboxSpec, SandboxedProcess};
+use super::{Ending, Limits, ProcessOutcome, Sandbox, SandboxSpec, SandboxedProcess};
+use crate::launch::{BotLauncher, BotPipes, BotProcess, ExitReport, LaunchError, LaunchSpec};
 
 /// Starts every bot in the sandbox, under the same limits.
 #[derive(Debug, Clone, Copy)]

@@ -1,0 +1,156 @@
+//! `cairn match list|show`: a tournament's matches and one game's result and replay.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use cairn_proto::arena::v1 as pb;
+use serde_json::{json, Value};
+
+use crate::client::{connect, status_error, ArenaArgs};
+use crate::table::Table;
+
+#[derive(Debug, clap::Subcommand)]
+pub enum MatchCommand {
+    /// List a tournament's matches, their games and results.
+    List {
+        /// The tournament id.
+        tournament: i64,
+        #[command(flatten)]
+        arena: ArenaArgs,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one game's result and replay (game ids come from `cairn match list`).
+    Show {
+        /// The game id.
+        game: i64,
+        /// Also write the replay file here (readable by `cairn replay`).
+        #[arg(long, value_name = "PATH")]
+        replay: Option<PathBuf>,
+        #[command(flatten)]
+        arena: ArenaArgs,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn run_match(command: MatchCommand) -> anyhow::Result<ExitCode> {
+    crate::client::runtime()?.block_on(async {
+        match command {
+            MatchCommand::List { tournament, arena, json } => {
+                let matches = connect(&arena).await?.list_matches(pb::ListMatchesRequest { tournament_id: tournament }).await.map_err(status_error)?.into_inner().matches;
+                if json {
+                    let rows: Vec<Value> = matches.iter().map(match_json).collect();
+                    println!("{}", serde_json::to_string_pretty(&rows)?);
+                } else {
+                    print!("{}", matches_table(&matches));
+                }
+                Ok(ExitCode::SUCCESS)
+            }
+            MatchCommand::Show { game, replay, arena, json } => {
+                let answer = connect(&arena).await?.get_replay(pb::GetReplayRequest { game_id: game }).await.map_err(status_error)?.into_inner();
+                if let Some(path) = &replay {
+                    std::fs::write(path, &answer.replay)?;
+                }
+                let replay_json: Value = serde_json::from_slice(&answer.replay).unwrap_or(Value::Null);
+                if json {
+                    println!("{}", serde_json::to_string_pretty(&json!({"game_id": answer.game_id, "result": seats_json(&answer.result), "replay": replay_json}))?);
+                } else {
+                    print!("{}", game_text(&answer, &replay_json));
+                }
+                Ok(ExitCode::SUCCESS)
+            }
+        }
+    })
+}
+
+fn seats_json(seats: &[pb::SeatResult]) -> Value {
+    seats
+        .iter()
+        .map(|s| json!({"bot_version_id": s.bot_version_id, "score": s.score, "rank": s.rank, "forfeit": s.forfeit.as_ref().map(|f| json!({"reason": f.reason, "detail": f.detail}))}))
+        .collect()
+}
+
+fn match_json(m: &pb::MatchSummary) -> Value {
+    let seats: Vec<Value> = m.seats.iter().map(|e| json!({"bot_version_id": e.bot_version_id, "bot": e.bot_name, "version": e.version})).collect();
+    let games: Vec<Value> = m
+        .games
+        .iter()
+        .map(|g| json!({"game_id": g.game_id, "seed": g.seed, "result": seats_json(&g.result)}))
+        .collect();
+    json!({"match_id": m.match_id, "match_index": m.match_index, "status": m.status, "seats": seats, "games": games})
+}
+
+fn matches_table(matches: &[pb::MatchSummary]) -> String {
+    let mut table = Table::new(&[">match", "status", "seats", ">game", ">seed", "scores"]);
+    for m in matches {
+        let seats: Vec<String> = m
+            .seats
+            .iter()
+            .map(|e| format!("{}@{}", e.bot_name, e.version))
+            .collect();
+        for game in &m.games {
+            let scores: Vec<String> = game
+                .result
+                .iter()
+                .map(|s| {
+                    if s.forfeit.is_some() {
+                        format!("{} (forfeit)", s.score)
+                    } else {
+                        s.score.to_string()
+                    }
+                })
+                .collect();
+            table.row(vec![
+                m.match_id.to_string(),
+                m.status.clone(),
+                seats.join(" vs "),
+                game.game_id.to_string(),
+                game.seed.to_string(),
+                scores.join(" : "),
+            ]);
+        }
+    }
+    table.render()
+}
+
+fn game_text(answer: &pb::Replay, replay: &Value) -> String {
+    let record = &replay["games"][0];
+    let names: Vec<String> = record["seats"]
+        .as_array()
+        .map(|seats| {
+            seats
+                .iter()
+                .map(|s| s.as_str().unwrap_or("?").to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut table = Table::new(&[">seat", "bot", ">score", ">rank", "forfeit"]);
+    for (seat, result) in answer.result.iter().enumerate() {
+        let forfeit = result
+            .forfeit
+            .as_ref()
+            .map_or(String::new(), |f| format!("{} ({})", f.reason, f.detail));
+        let name = names
+            .get(seat)
+            .cloned()
+            .unwrap_or_else(|| result.bot_version_id.to_string());
+        table.row(vec![
+            seat.to_string(),
+            name,
+            result.score.to_string(),
+            result.rank.to_string(),
+            forfeit,
+        ]);
+    }
+    let n_actions = record["actions"].as_array().map_or(0, Vec::len);
+    format!(
+        "game {} · {} · seed {} · {n_actions} actions\n{}",
+        answer.game_id,
+        record["game"].as_str().unwrap_or("?"),
+        record["seed"],
+        table.render()
+    )
+}
