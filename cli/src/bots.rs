@@ -197,7 +197,11 @@ async fn show(name: &str, arena: &ArenaArgs, json: bool) -> anyhow::Result<ExitC
         ]);
     }
     let owner = answer.bot.as_ref().map_or("", |bot| bot.owner.as_str());
-    println!("bot {name} (owner {owner})\n");
+    println!(
+        "bot {} (owner {})\n",
+        crate::escape::line(name),
+        crate::escape::line(owner)
+    );
     print!("{}", table.render());
     Ok(ExitCode::SUCCESS)
 }

@@ -20,6 +20,7 @@ mod bots;
 mod client;
 mod demo;
 mod doctor;
+mod escape;
 mod matches;
 mod play;
 mod ratings;

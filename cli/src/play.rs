@@ -267,8 +267,8 @@ fn match_tables(spec: &MatchSpec, seed: u64, result: &MatchResult) -> String {
         if !text.is_empty() && Totals::of(result, index).forfeits > 0 {
             out.push_str(&format!(
                 "\nstderr of {}:\n{}\n",
-                spec.bots[index].name,
-                text.trim_end()
+                crate::escape::line(&spec.bots[index].name),
+                crate::escape::block(text.trim_end())
             ));
         }
     }

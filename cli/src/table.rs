@@ -21,7 +21,16 @@ impl Table {
         }
     }
 
+    /// Adds a row; control characters in a cell are escaped (cells often
+    /// hold names and details that came from a bot or an owner).
     pub fn row(&mut self, cells: Vec<String>) {
+        let cells = cells
+            .into_iter()
+            .map(|cell| match crate::escape::line(&cell) {
+                std::borrow::Cow::Borrowed(_) => cell,
+                std::borrow::Cow::Owned(escaped) => escaped,
+            })
+            .collect();
         self.rows.push(cells);
     }
 
