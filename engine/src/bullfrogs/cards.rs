@@ -25,7 +25,8 @@ pub struct PadKind {
 /// up each color's deck.
 /// ASSUMPTION (rules page): spaces + actions = 7; decks of 3 x (3, 4),
 /// 4 x (4, 3), 3 x (5, 2); a 4-player deck drops one 3-action card; VP =
-/// spaces. The rulebook's worked example totals 14 VP where this gives 13.
+/// spaces. The rulebook's worked example agrees: its 14 VP for three pads
+/// are their 13 VP (4 + 4 + 5) plus the +1 own-colour bonus for one of them.
 pub const PAD_KINDS: [PadKind; 4] = [
     PadKind {
         name: "start",

@@ -37,9 +37,11 @@ pub use action::{Action, Target};
 pub use cards::{CardId, Clan};
 pub use observation::Observation;
 
-/// RULING (rules page): recruiting needs fewer than this many cards in hand.
-/// The Portuguese text says "more than ten" forbids it, English sources "less
-/// than ten" is required; the rules page settles on ten, kept as a constant.
+/// A player holding more than this many cards may not recruit; with exactly
+/// this many they still may. RULING (rules page): the seed governs ("Você não
+/// pode recrutar se tiver mais de dez cartas em sua mão"), although English
+/// sources say fewer than ten are required. A hand therefore never holds more
+/// than `HAND_LIMIT + 1` cards.
 pub const HAND_LIMIT: u32 = 10;
 pub const TURNS_PER_SKIRMISH: u8 = 5;
 pub const RECRUIT_SLOTS: usize = 5;
@@ -266,7 +268,12 @@ impl LordsOfScotland {
     }
 
     fn may_recruit(&self, seat: usize) -> bool {
-        self.hands[seat].len() < HAND_LIMIT && self.recruits.iter().any(|slot| slot.card != NO_CARD)
+        self.hand_allows_recruiting(seat) && self.recruits.iter().any(|slot| slot.card != NO_CARD)
+    }
+
+    /// Recruiting is forbidden only with more than `HAND_LIMIT` cards in hand.
+    fn hand_allows_recruiting(&self, seat: usize) -> bool {
+        self.hands[seat].len() <= HAND_LIMIT
     }
 
     /// RULING (rules page): a player who can neither muster (empty hand) nor
@@ -280,7 +287,7 @@ impl LordsOfScotland {
             out.push(Action::Pass);
             return;
         }
-        if self.hands[seat].len() < HAND_LIMIT {
+        if self.hand_allows_recruiting(seat) {
             for (slot, recruit) in self.recruits.iter().enumerate() {
                 if recruit.card != NO_CARD {
                     out.push(Action::Recruit { slot: slot as u8 });
@@ -302,7 +309,7 @@ impl LordsOfScotland {
     fn is_legal_turn_action(&self, seat: usize, action: &Action) -> bool {
         match *action {
             Action::Recruit { slot } => {
-                self.hands[seat].len() < HAND_LIMIT
+                self.hand_allows_recruiting(seat)
                     && self
                         .recruits
                         .get(slot as usize)

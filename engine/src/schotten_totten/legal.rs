@@ -99,6 +99,15 @@ impl SchottenTotten {
                     }
                 }
                 TRAITOR => {
+                    // RULING: the Traitor's card may land on any unclaimed stone on
+                    // your side with room, the stone it came from included. The seeds
+                    // read two ways. "Any": seed 000 ("a posicione em qualquer Pedra
+                    // não reivindicada em seu lado") and the newer (2016 IELLO) text
+                    // of seed 004 ("placez-la devant une Borne non revendiquée de
+                    // votre côté"). "Another": seed 001 ("on another unclaimed
+                    // Stone") and the older (2004 PS-games) text of seed 004 ("la
+                    // place face visible sur une autre borne disponible de son
+                    // côté"). We keep "any", the reading of the newest printing.
                     for card in stone.sides[other]
                         .cards()
                         .iter()
@@ -193,6 +202,9 @@ impl SchottenTotten {
                     && self.unclaimed_side_has(1 - seat, stone as usize, card)
             }
             (Action::Traitor { card, from, to }, Phase::Play) => {
+                // RULING: `to` may equal `from` ("any" stone on your side, seeds
+                // 000 and 004 (2016); "another" in seed 001 and 004 (2004)); the
+                // readings are quoted in `push_ruse` above.
                 self.can_play_tactic(seat, TRAITOR)
                     && is_clan(card)
                     && self.unclaimed_side_has(1 - seat, from as usize, card)
@@ -289,6 +301,7 @@ impl SchottenTotten {
                 self.after_play();
             }
             Action::Traitor { card, from, to } => {
+                // RULING: `to` may be `from` (see the two readings in `push_ruse`).
                 self.start_ruse(TRAITOR);
                 let lifted = self.lift(1 - seat, from as usize, card);
                 self.place(seat, to as usize, lifted);

@@ -21,7 +21,8 @@
 //!   not start it starts the next;
 //! - after that double pass, if both players meet a win condition once the
 //!   claimable stones are awarded, the one with more stones wins (equal: draw);
-//! - the Traitor may put the card on your side of the stone it came from.
+//! - the Traitor may put the card on your side of the stone it came from
+//!   (the two readings of the seeds are quoted in `legal.rs`).
 
 mod action;
 pub mod cards;

@@ -5,6 +5,10 @@
 //!
 //! The rulebook's picture is missing from our copy, so the layout below is
 //! reconstructed from its text; every sentence of the example holds in it.
+//! The text names the colour of three cards only (the red G, the green F,
+//! the blue H); the others are chosen. Pad A is red: the printed "14 Pontos
+//! de Vitória" for three pads are their 13 VP (4 + 4 + 5) plus the +1 bonus
+//! for a won pad of one's own colour, so one of the three must be red.
 //! Coordinates: the log at 0,0, y grows upwards.
 //!
 //! ```text
@@ -30,7 +34,7 @@ fn table_before_reds_turn() -> Bullfrogs {
     state.put_pad((2, 0), "pad4", GREEN); // F, the green card
     state.put_pad((2, -1), "pad3", RED); // G, the red card
     state.put_pad((2, -2), "pad3", BLUE); // H, the blue card
-    state.put_pad((-1, -1), "pad4", BLUE); // A
+    state.put_pad((-1, -1), "pad4", RED); // A: red, for the +1 of the 14 VP
     state.put_pad((0, -1), "pad4", GREEN); // B1, below the log
     state.put_pieces((0, 1), BLUE, 1, 0);
     state.put_pieces((0, 1), GREEN, 1, 0);
@@ -112,7 +116,7 @@ fn the_rulebook_worked_turn_plays_out_step_by_step() {
     );
     state.act("jump green frog to 0,-1");
     // "Os 2 Sapos vermelhos e o Sapo azul retornam aos estoques."
-    assert_eq!(state.public.won[RED as usize][BLUE as usize][2], 2);
+    assert_eq!(state.public.won[RED as usize][RED as usize][2], 1);
 
     // "Esta etapa causou múltiplas reações em cadeia, fazendo com que outras
     // duas cartas ficassem cheias." Red scores the one right of the log first.
@@ -184,10 +188,16 @@ fn the_rulebook_worked_turn_plays_out_step_by_step() {
     assert_eq!(state.public.frog_supply[GREEN as usize], 11);
 
     // "Ele conquistou 14 Pontos de Vitória vencendo batalhas em três
-    // cartas": our card table (VP = spaces, an ASSUMPTION) gives 4 + 4 + 5 =
-    // 13; the printed VP of one of these cards must differ by one.
+    // cartas": the three pads' VP (= spaces, an ASSUMPTION) are 4 + 4 + 5 =
+    // 13, and the red pad A adds the +1 own-colour bonus ("Cada Carta
+    // Vitória-Régia na pilha de pontuação que seja da cor do jogador vale 1
+    // Ponto de Vitória adicional").
     let scores = scoring::final_scores(&state.public.table, &state.public.won, 3, true);
-    assert_eq!(scores[RED as usize].pads, 13);
+    let red = &scores[RED as usize];
+    assert_eq!((red.pads, red.own_color_bonus), (13, 1));
+    assert_eq!(red.pads + red.own_color_bonus, 14);
+    let won_pads: u8 = state.public.won[RED as usize].iter().flatten().sum();
+    assert_eq!(won_pads, 3, "three pads won");
 
     // "O jogador vermelho compra uma carta ... e seu turno está completo."
     assert_eq!(state.hand(RED as usize).iter().sum::<u8>(), 3);

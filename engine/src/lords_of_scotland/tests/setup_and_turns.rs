@@ -151,8 +151,9 @@ fn a_face_up_recruit_is_replaced_face_up_and_a_face_down_one_face_down() {
 }
 
 #[test]
-fn recruiting_is_forbidden_with_ten_cards_in_hand() {
-    // "Você não pode recrutar se tiver mais de dez cartas em sua mão" (cap: HAND_LIMIT).
+fn recruiting_is_forbidden_only_with_more_than_ten_cards_in_hand() {
+    // "Você não pode recrutar se tiver mais de dez cartas em sua mão": with ten
+    // cards a player may still recruit (reaching eleven), with eleven not.
     let mut state = table(2);
     state.recruits[0] = RecruitSlot {
         card: id("scott4"),
@@ -164,10 +165,32 @@ fn recruiting_is_forbidden_with_ten_cards_in_hand() {
         0,
         &ten.iter().map(String::as_str).collect::<Vec<_>>(),
     );
+    assert_eq!(state.hands[0].len(), HAND_LIMIT);
+    assert!(offers(&state, "recruit 0"));
+    assert!(state.is_legal(&"recruit 0".parse().unwrap()));
+    give(&mut state, 0, &["cockburn1"]);
+    assert_eq!(state.hands[0].len(), HAND_LIMIT + 1);
     assert!(!offers(&state, "recruit 0"));
     assert!(!state.is_legal(&"recruit 0".parse().unwrap()));
-    state.hands[0].remove(id("makgill10"));
-    assert!(offers(&state, "recruit 0"));
+}
+
+#[test]
+fn recruiting_with_ten_cards_in_hand_makes_eleven() {
+    // "Você não pode recrutar se tiver mais de dez cartas em sua mão".
+    let mut state = table(2);
+    state.recruits[0] = RecruitSlot {
+        card: id("scott4"),
+        face_up: true,
+    };
+    let ten: Vec<String> = (1..=10).map(|s| format!("makgill{s}")).collect();
+    give(
+        &mut state,
+        0,
+        &ten.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    play(&mut state, "recruit 0");
+    assert_eq!(state.hands[0].len(), HAND_LIMIT + 1);
+    assert!(state.hands[0].contains(id("scott4")));
 }
 
 #[test]

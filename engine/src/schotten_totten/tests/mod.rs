@@ -681,6 +681,19 @@ fn the_traitor_takes_only_clan_cards() {
 }
 
 #[test]
+fn the_traitor_may_put_the_card_on_your_side_of_the_stone_it_came_from() {
+    // RULING: "a posicione em qualquer Pedra não reivindicada em seu lado"
+    // (seed 000; the 2016 text of seed 004 agrees), although seed 001 and the
+    // 2004 text of seed 004 say "another" stone.
+    let mut game = empty_table(&["tactics=true"]);
+    game.put(1, 3, "g4");
+    game.give(0, "traitor");
+    act(&mut game, "traitor g4 3 3");
+    assert_eq!(game.stones[3].sides[0].cards(), &ids("g4")[..]);
+    assert!(game.stones[3].sides[1].cards().is_empty());
+}
+
+#[test]
 fn the_strategist_moves_or_discards_your_own_card() {
     let mut game = empty_table(&["tactics=true"]);
     game.put(0, 0, "r5 joker");
