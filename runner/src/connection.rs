@@ -2,6 +2,7 @@
 //! an answer within a CPU and wall budget, and turn every way it can go
 //! wrong into a [`Failure`] carrying the forfeit reason.
 
+use std::os::fd::BorrowedFd;
 use std::time::{Duration, Instant};
 
 use cairn_proto::game::v1::{ArenaMessage, BotMessage};
@@ -66,7 +67,7 @@ pub struct Budget {
 }
 
 /// How often a waiting match loop looks at the bot's CPU clock.
-const CPU_CHECK_INTERVAL: Duration = Duration::from_millis(20);
+pub const CPU_CHECK_INTERVAL: Duration = Duration::from_millis(20);
 /// How long an ended stdout may precede the process's exit status.
 const EXIT_STATUS_WAIT: Duration = Duration::from_millis(500);
 
@@ -153,18 +154,38 @@ impl BotConnection {
                 return Err(self.fail(ForfeitReason::Timeout, detail));
             }
             let slice = (budget.wall - waited).min(CPU_CHECK_INTERVAL);
-            match self.reader.read_line(slice) {
-                Ok(Some(line)) => return self.answer(&line),
-                Ok(None) => self.check_while_waiting(budget)?,
-                Err(PipeError::Closed) => return Err(self.exit_failure("closed its stdout")),
-                Err(PipeError::LineTooLong(cap)) => {
-                    return Err(self.fail(
-                        ForfeitReason::ProtocolError,
-                        format!("wrote a line longer than {cap} bytes"),
-                    ))
-                }
-                Err(other) => return Err(self.fail(ForfeitReason::Crash, other.to_string())),
+            if let Some(answer) = self.read_within(slice, budget)? {
+                return Ok(answer);
             }
+        }
+    }
+
+    /// The bot's next message if a whole line is already there, without
+    /// waiting and without a wall deadline (the caller keeps the clock, as
+    /// when every seat's `ready` is awaited at once).
+    pub fn receive_now(&mut self) -> Result<Option<Answer>, Failure> {
+        let budget = Budget {
+            cpu: None,
+            wall: Duration::MAX,
+        };
+        self.read_within(Duration::ZERO, budget)
+    }
+
+    /// The descriptor that turns readable when the bot writes (or ends).
+    pub fn stdout_fd(&self) -> BorrowedFd<'_> {
+        self.reader.as_fd()
+    }
+
+    fn read_within(&mut self, wait: Duration, budget: Budget) -> Result<Option<Answer>, Failure> {
+        match self.reader.read_line(wait) {
+            Ok(Some(line)) => self.answer(&line).map(Some),
+            Ok(None) => self.check_while_waiting(budget).map(|()| None),
+            Err(PipeError::Closed) => Err(self.exit_failure("closed its stdout")),
+            Err(PipeError::LineTooLong(cap)) => Err(self.fail(
+                ForfeitReason::ProtocolError,
+                format!("wrote a line longer than {cap} bytes"),
+            )),
+            Err(other) => Err(self.fail(ForfeitReason::Crash, other.to_string())),
         }
     }
 

@@ -5,7 +5,7 @@
 
 use std::fs::File;
 use std::io::{ErrorKind, Read, Write};
-use std::os::fd::{AsRawFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
 use std::time::{Duration, Instant};
 
 /// What went wrong on a pipe.
@@ -52,6 +52,29 @@ fn poll_ready(fd: &File, events: libc::c_short, wait: Duration) -> std::io::Resu
         };
     }
     Ok(n > 0)
+}
+
+/// Waits up to `wait` until any of `fds` is readable (or hung up), so one
+/// thread can wait on several bots at once without favouring any of them.
+pub fn wait_any_readable(fds: &[BorrowedFd<'_>], wait: Duration) -> std::io::Result<()> {
+    let mut entries: Vec<libc::pollfd> = fds
+        .iter()
+        .map(|fd| libc::pollfd {
+            fd: fd.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        })
+        .collect();
+    let millis = wait.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int;
+    // SAFETY: `entries` is a valid array of pollfd for the duration of the call.
+    let n = unsafe { libc::poll(entries.as_mut_ptr(), entries.len() as libc::nfds_t, millis) };
+    if n < 0 {
+        let error = std::io::Error::last_os_error();
+        if error.kind() != ErrorKind::Interrupted {
+            return Err(error);
+        }
+    }
+    Ok(())
 }
 
 /// Reads newline-terminated lines, never holding more than `max_line` bytes
@@ -102,6 +125,11 @@ impl LineReader {
                 return Ok(None);
             }
         }
+    }
+
+    /// The descriptor to poll for the next line.
+    pub fn as_fd(&self) -> BorrowedFd<'_> {
+        self.file.as_fd()
     }
 
     fn take_buffered_line(&mut self) -> Option<Vec<u8>> {

@@ -8,16 +8,18 @@
 //! seat's turns with its first legal action (the engine's fixed order makes
 //! that deterministic, so the replay stays a plain action list).
 
-use std::time::Duration;
+use std::os::fd::BorrowedFd;
+use std::time::{Duration, Instant};
 
 use cairn_engine::{new_game, AnyGame, GameOptions, Seat, SetupError};
 use cairn_proto::convert::{self, ConvertError};
 use cairn_proto::game::v1::{self as wire, arena_message, bot_message};
 
 use crate::affinity::pin_current_thread;
-use crate::connection::{Answer, BotConnection, Budget, Failure, IoLimits};
+use crate::connection::{Answer, BotConnection, Budget, Failure, IoLimits, CPU_CHECK_INTERVAL};
 use crate::forfeit::{final_score, FinalScore, Forfeit, ForfeitReason};
 use crate::launch::{BotLauncher, LaunchSpec};
+use crate::pipe::wait_any_readable;
 use crate::record::{hash_text, GameRecord};
 use crate::seating::{check_plan, BadSeating, GamePlan};
 use crate::stderr::StderrLog;
@@ -267,7 +269,9 @@ impl Table<'_> {
     }
 
     /// Starts whoever is not running, sends every seat its hello, then
-    /// collects the readies (so start-ups overlap).
+    /// awaits every seat's ready at once: one deadline for all, each pipe
+    /// read as soon as it has something, so a seat that never answers costs
+    /// only itself (and the others' wait, never their game).
     fn greet(&mut self, launcher: &dyn BotLauncher, slots: &mut [BotSlot], index: u32) {
         let setup = self.spec.time_control.setup;
         for seat in 0..self.n_seats() {
@@ -285,10 +289,63 @@ impl Table<'_> {
                 self.forfeit(slots, seat, failure);
             }
         }
-        for seat in self.seats_still_in() {
-            if let Err(failure) = self.await_ready(slots, seat) {
-                self.forfeit(slots, seat, failure);
+        self.await_readies(slots);
+    }
+
+    fn await_readies(&mut self, slots: &mut [BotSlot]) {
+        let setup = self.spec.time_control.setup;
+        let deadline = Instant::now() + setup;
+        let mut waiting = self.seats_still_in();
+        loop {
+            let mut still_waiting = Vec::with_capacity(waiting.len());
+            for seat in waiting {
+                match self.check_ready(slots, seat) {
+                    Ok(true) => {}
+                    Ok(false) => still_waiting.push(seat),
+                    Err(failure) => self.forfeit(slots, seat, failure),
+                }
             }
+            waiting = still_waiting;
+            if waiting.is_empty() {
+                return;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                let detail = format!(
+                    "no ready within {} ms of wall-clock time",
+                    setup.as_millis()
+                );
+                for seat in waiting {
+                    self.forfeit(slots, seat, Failure::new(ForfeitReason::Timeout, &detail));
+                }
+                return;
+            }
+            let fds: Vec<BorrowedFd<'_>> = waiting
+                .iter()
+                .filter_map(|&seat| slots[self.seat_bot[seat]].connection.as_ref())
+                .map(BotConnection::stdout_fd)
+                .collect();
+            // A failed poll only shortens this wait: the next round reads
+            // every pipe anyway, and the deadline still holds.
+            let _ = wait_any_readable(&fds, left.min(CPU_CHECK_INTERVAL));
+        }
+    }
+
+    /// Whether the seat's ready has come (without waiting), or its forfeit.
+    fn check_ready(&mut self, slots: &mut [BotSlot], seat: Seat) -> Result<bool, Failure> {
+        let connection = connection_of(slots, self.seat_bot[seat])?;
+        let Some(answer) = connection.receive_now()? else {
+            return Ok(false);
+        };
+        match answer.message.message {
+            Some(bot_message::Message::Ready(_)) => {
+                connection.reset_cpu_mark();
+                Ok(true)
+            }
+            _ => Err(Failure::new(
+                ForfeitReason::ProtocolError,
+                "answered hello with something other than ready",
+            )),
         }
     }
 
@@ -309,24 +366,6 @@ impl Table<'_> {
         };
         wire::ArenaMessage {
             message: Some(arena_message::Message::Hello(hello)),
-        }
-    }
-
-    fn await_ready(&mut self, slots: &mut [BotSlot], seat: Seat) -> Result<(), Failure> {
-        let connection = connection_of(slots, self.seat_bot[seat])?;
-        let answer = connection.receive(Budget {
-            cpu: None,
-            wall: self.spec.time_control.setup,
-        })?;
-        match answer.message.message {
-            Some(bot_message::Message::Ready(_)) => {
-                connection.reset_cpu_mark();
-                Ok(())
-            }
-            _ => Err(Failure::new(
-                ForfeitReason::ProtocolError,
-                "answered hello with something other than ready",
-            )),
         }
     }
 
