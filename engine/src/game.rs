@@ -171,6 +171,13 @@ pub trait Game: Clone + Debug + Hash + Send + Sync + 'static {
         action.to_string()
     }
 
+    /// What the action just applied made public to every seat beyond the
+    /// action itself, as text (the armies revealed at the end of a Lords of
+    /// Scotland skirmish); `None` after most actions.
+    fn announcement(&self) -> Option<String> {
+        None
+    }
+
     /// A hash of the whole state that is the same in every run of this build.
     fn state_hash(&self) -> u64 {
         stable_hash(self)

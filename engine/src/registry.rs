@@ -23,6 +23,8 @@ pub trait AnyGame: Debug + Send + Sync {
     /// What `viewer` learns of the current seat's `action` (see [`Game::action_seen_by`]).
     fn action_seen_by(&self, action: &str, viewer: Seat) -> Option<String>;
     fn outcome(&self) -> Option<Outcome>;
+    /// What the last action made public beyond itself (see [`Game::announcement`]).
+    fn announcement(&self) -> Option<String>;
     fn state_hash(&self) -> u64;
     fn clone_box(&self) -> Box<dyn AnyGame>;
     /// The concrete state, for code that knows the game (observation encoders).
@@ -62,6 +64,10 @@ impl<G: Game> AnyGame for G {
 
     fn outcome(&self) -> Option<Outcome> {
         Game::outcome(self)
+    }
+
+    fn announcement(&self) -> Option<String> {
+        Game::announcement(self)
     }
 
     fn state_hash(&self) -> u64 {

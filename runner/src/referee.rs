@@ -416,6 +416,14 @@ impl Table<'_> {
         self.state
             .apply_text(action)
             .map_err(|_| MatchError::Engine(action.to_string()))?;
+        if let Some(announced) = self.state.announcement() {
+            for viewer in self.seats_still_in() {
+                self.pending[viewer].push(wire::Event {
+                    seat: seat as u32,
+                    action: announced.clone(),
+                });
+            }
+        }
         self.actions.push(action.to_string());
         self.hashes.push(hash_text(self.state.state_hash()));
         Ok(())
@@ -530,6 +538,8 @@ impl Table<'_> {
                 ranks: score.ranks.clone(),
                 ended_by: score.ended_by.as_str().to_string(),
                 forfeits: forfeits.clone(),
+                // Every state on the wire was encoded before, so this cannot fail.
+                observation: convert::observation(self.state.as_ref(), seat).ok(),
             };
             let message = wire::ArenaMessage {
                 message: Some(arena_message::Message::GameOver(game_over)),

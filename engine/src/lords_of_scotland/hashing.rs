@@ -75,5 +75,10 @@ impl Hash for LordsOfScotland {
         write_bytes(state, &self.recruits.map(|slot| slot.card));
         write_bytes(state, &self.recruits.map(|slot| slot.face_up as u8));
         write_bytes(state, &self.face_down_known_by);
+        for seat in 0..self.hands.len() {
+            write_set(state, self.last_skirmish.armies[seat]);
+            state.write_u16(self.last_skirmish.strengths[seat]);
+        }
+        state.write_u8(self.just_revealed as u8);
     }
 }

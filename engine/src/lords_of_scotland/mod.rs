@@ -157,7 +157,20 @@ pub struct LordsOfScotland {
     skirmish: u16,
     /// Each seat's place in the last skirmish (0 = winner), or `NO_PLACE`.
     last_places: [u8; MAX_SEATS],
+    /// Every army of the last skirmish as revealed at its end.
+    last_skirmish: SkirmishReveal,
+    /// The last action ended a skirmish: every seat is told what was revealed.
+    just_revealed: bool,
     phase: Phase,
+}
+
+/// "No final de cada rodada, revele todos os Seguidores que estejam com a
+/// face virada para baixo na escaramuça": every army of a skirmish, face up,
+/// with its strength, as every seat sees it from the skirmish's end on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SkirmishReveal {
+    pub armies: [CardSet; MAX_SEATS],
+    pub strengths: [u16; MAX_SEATS],
 }
 
 impl LordsOfScotland {
@@ -188,6 +201,8 @@ impl LordsOfScotland {
             turn_offset: 0,
             skirmish: 0,
             last_places: [NO_PLACE; MAX_SEATS],
+            last_skirmish: SkirmishReveal::default(),
+            just_revealed: false,
             phase: Phase::Turn,
         }
     }
@@ -430,6 +445,7 @@ impl Game for LordsOfScotland {
 
     fn apply_legal(&mut self, action: &Action) {
         let seat = self.turn_seat();
+        self.just_revealed = false;
         match (self.phase, *action) {
             (Phase::Turn, Action::Recruit { slot }) => {
                 self.recruit(seat, slot as usize);
@@ -458,6 +474,10 @@ impl Game for LordsOfScotland {
 
     fn resample_hidden(&self, viewer: Seat, rng: &mut Rng) -> Self {
         observation::resample_hidden(self, viewer, rng)
+    }
+
+    fn announcement(&self) -> Option<String> {
+        self.just_revealed.then(|| self.reveal_text())
     }
 
     fn action_seen_by(&self, action: &Action, viewer: Seat) -> String {

@@ -58,6 +58,11 @@ pub struct Observation {
     pub kept: CardSet,
     /// Each seat's place in the last skirmish (0 = winner), `None` without followers.
     pub last_places: Vec<Option<u8>>,
+    /// Each seat's army in the last skirmish, every follower face up, as
+    /// revealed at its end (empty before the first skirmish ends).
+    pub last_armies: Vec<CardSet>,
+    /// Each army's strength in the last skirmish (doubling included).
+    pub last_strengths: Vec<u16>,
 }
 
 fn recruit_view(slot: RecruitSlot) -> RecruitView {
@@ -111,10 +116,13 @@ impl Observation {
             any_clan: state.any_clan,
             kept: state.kept,
             last_places: seats
+                .clone()
                 .map(|seat| {
                     (state.last_places[seat] != NO_PLACE).then_some(state.last_places[seat])
                 })
                 .collect(),
+            last_armies: state.last_skirmish.armies[seats.clone()].to_vec(),
+            last_strengths: state.last_skirmish.strengths[seats].to_vec(),
         }
     }
 }

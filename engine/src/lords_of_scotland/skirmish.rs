@@ -3,7 +3,10 @@
 //! the end of the game.
 
 use super::cards::{self, CardId};
-use super::{LordsOfScotland, Phase, MAX_SEATS, NO_CARD, NO_PLACE, SKIRMISH_LIMIT, WINNING_SCORE};
+use super::{
+    LordsOfScotland, Phase, SkirmishReveal, MAX_SEATS, NO_CARD, NO_PLACE, SKIRMISH_LIMIT,
+    WINNING_SCORE,
+};
 use crate::cards::CardSet;
 use crate::game::{EndReason, Outcome};
 
@@ -57,11 +60,19 @@ impl LordsOfScotland {
     pub(super) fn end_skirmish(&mut self) {
         // Every face-down follower is revealed: known hand cards that had
         // blurred into the face-down pool are known to be in hand again.
+        let everyone = (1u16 << self.n_seats) as u8 - 1;
+        self.last_skirmish = SkirmishReveal::default();
         for seat in self.seats() {
             let back_in_hand = CardSet(self.known_in_pool[seat].0 & self.hands[seat].0);
             self.known_in_hand[seat] = self.known_in_hand[seat].union(back_in_hand);
             self.known_in_pool[seat] = CardSet::EMPTY;
+            for &card in &self.armies[seat].face_down {
+                self.face_down_known_by[card as usize] = everyone;
+            }
+            self.last_skirmish.armies[seat] = self.armies[seat].cards();
+            self.last_skirmish.strengths[seat] = self.army_strength(seat) as u16;
         }
+        self.just_revealed = true;
         let (order, len) = self.skirmish_order();
         self.last_places = [NO_PLACE; MAX_SEATS];
         for (place, &seat) in order[..len as usize].iter().enumerate() {
@@ -83,6 +94,30 @@ impl LordsOfScotland {
                 picks_left,
             };
         }
+    }
+
+    /// The announcement of a skirmish's end: `reveal` and, per seat, its
+    /// army as `card,card=strength`, or `-` for a seat without followers
+    /// (`reveal scott3,makgill5=8 - cochrane2=2`).
+    pub(super) fn reveal_text(&self) -> String {
+        let mut text = String::from("reveal");
+        for seat in self.seats() {
+            text.push(' ');
+            let army = self.last_skirmish.armies[seat];
+            if army.is_empty() {
+                text.push('-');
+                continue;
+            }
+            for (index, card) in army.iter().enumerate() {
+                if index > 0 {
+                    text.push(',');
+                }
+                text.push_str(cards::card_name(card));
+            }
+            text.push('=');
+            text.push_str(&self.last_skirmish.strengths[seat].to_string());
+        }
+        text
     }
 
     /// Cochrane: "pegue dois em vez de um". RULING (ours): two such cards in

@@ -54,6 +54,8 @@ pub fn observation(state: &LordsOfScotland, seat: Seat) -> LordsOfScotlandObserv
                 place: place.map(u32::from),
             })
             .collect(),
+        last_armies: seen.last_armies.iter().map(|&set| card_list(set)).collect(),
+        last_strengths: seen.last_strengths.iter().map(|&s| s.into()).collect(),
         ..Default::default()
     };
     set_phase(&mut wire, seen.phase);

@@ -154,3 +154,60 @@ fn after_a_reshuffle_resampling_keeps_the_draw_pile_within_the_old_discard_pile(
         "seat 1 cannot tell which reshuffled card seat 0 drew"
     );
 }
+
+#[test]
+fn the_end_of_a_skirmish_reveals_every_army_with_its_strength_to_every_seat() {
+    // "No final de cada rodada, revele todos os Seguidores que estejam com a
+    // face virada para baixo na escaramuça."
+    let mut state = table(3);
+    field(&mut state, 0, &["scott3"]);
+    field_down(&mut state, 0, &["scott5"]);
+    field_down(&mut state, 1, &["cochrane2"]);
+    state.supporters = set(&["wemyss4", "forsyth6"]);
+    end_skirmish_now(&mut state);
+    assert!(matches!(state.phase, Phase::Supporters { .. }));
+    for viewer in 0..3 {
+        let seen = state.observation(viewer);
+        assert_eq!(seen.armies[0].face_down, vec![Some(id("scott5"))]);
+        assert_eq!(seen.armies[1].face_down, vec![Some(id("cochrane2"))]);
+        assert_eq!(seen.last_armies[0], set(&["scott3", "scott5"]));
+        assert_eq!(seen.last_strengths, vec![16, 2, 0]);
+    }
+    assert_eq!(
+        state.announcement().as_deref(),
+        Some("reveal scott3,scott5=16 cochrane2=2 -")
+    );
+    play(&mut state, "support forsyth6");
+    assert_eq!(state.announcement(), None);
+    assert_eq!(state.observation(2).last_strengths, vec![16, 2, 0]);
+}
+
+#[test]
+fn at_every_supporter_choice_of_random_games_no_follower_is_hidden_and_strengths_are_the_engines() {
+    let mut rng = Rng::seeded(12);
+    let mut checked = 0;
+    for game in 0..40u64 {
+        let n_seats = 2 + game as usize % 4;
+        let options: GameOptions = [("bruce".to_string(), (game % 2 == 0).to_string())].into();
+        let mut state = LordsOfScotland::new(&options, n_seats, game).unwrap();
+        let mut actions = Vec::new();
+        while !state.is_terminal() {
+            if let Phase::Supporters { .. } = state.phase {
+                for viewer in 0..n_seats {
+                    let seen = state.observation(viewer);
+                    for seat in 0..n_seats {
+                        assert!(seen.armies[seat].face_down.iter().all(Option::is_some));
+                        assert_eq!(seen.last_armies[seat], state.armies[seat].cards());
+                        assert_eq!(seen.last_strengths[seat] as u32, state.army_strength(seat));
+                    }
+                }
+                checked += 1;
+            }
+            actions.clear();
+            state.legal_actions(&mut actions);
+            let pick = actions[rng.below(actions.len())];
+            state.apply(&pick).unwrap();
+        }
+    }
+    assert!(checked > 100, "only {checked} supporter choices");
+}
