@@ -13,6 +13,7 @@
 //! - [`play`]: `cairn play`, a local match between bot folders or commands.
 //! - [`doctor`]: `cairn doctor`, the sandbox layers on this machine.
 //! - [`replay`]: `cairn replay`, print and verify a replay file.
+//! - [`view`]: the terminal replay viewer (`--show`), one board per game.
 //! - [`client`]: arena address, tokens, error lines.
 //! - [`table`]: aligned text tables.
 
@@ -29,6 +30,7 @@ mod runner_cmd;
 mod serve;
 mod table;
 mod tournaments;
+mod view;
 
 use clap::{Parser, Subcommand};
 

@@ -29,6 +29,8 @@ pub enum MatchCommand {
         #[arg(long, value_name = "PATH")]
         replay: Option<PathBuf>,
         #[command(flatten)]
+        view: crate::view::ViewArgs,
+        #[command(flatten)]
         arena: ArenaArgs,
         /// Print JSON instead of text.
         #[arg(long)]
@@ -49,10 +51,14 @@ pub fn run_match(command: MatchCommand) -> anyhow::Result<ExitCode> {
                 }
                 Ok(ExitCode::SUCCESS)
             }
-            MatchCommand::Show { game, replay, arena, json } => {
+            MatchCommand::Show { game, replay, view, arena, json } => {
                 let answer = connect(&arena).await?.get_replay(pb::GetReplayRequest { game_id: game }).await.map_err(status_error)?.into_inner();
                 if let Some(path) = &replay {
                     std::fs::write(path, &answer.replay)?;
+                }
+                if view.show {
+                    let file = cairn_runner::ReplayFile::from_json(&String::from_utf8_lossy(&answer.replay))?;
+                    return crate::view::show(&file, &view);
                 }
                 let replay_json: Value = serde_json::from_slice(&answer.replay).unwrap_or(Value::Null);
                 if json {

@@ -1,6 +1,7 @@
 //! `cairn replay PATH`: prints a replay move by move (who moved is found by
 //! re-simulating) and verifies it: every action legal, every state hash
 //! equal, the score following from the play. Exit 1 when it does not verify.
+//! With `--show`, draws the board at each step instead (see [`crate::view`]).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -15,10 +16,15 @@ pub struct ReplayArgs {
     /// Only verify; print the verdict alone.
     #[arg(long)]
     quiet: bool,
+    #[command(flatten)]
+    view: crate::view::ViewArgs,
 }
 
 pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     let replay = ReplayFile::read(&args.path)?;
+    if args.view.show {
+        return crate::view::show(&replay, &args.view);
+    }
     if !args.quiet {
         for (index, game) in replay.games.iter().enumerate() {
             print!("{}", describe_game(index, game));

@@ -10,6 +10,8 @@
 //! - [`wire`]: one message per line of JSON, as bots read and write them.
 //! - [`convert`]: engine to wire: observations, one module per game,
 //!   dispatched by game id.
+//! - [`steps`]: a replay re-simulated step by step, every seat's view of
+//!   every state (what the replay viewers draw).
 //! - [`json_number`]: the number reader the generated JSON code uses.
 //! - `arena::v1` (feature `arena-api`): the arena API (`arena.proto`,
 //!   package `cairn.arena.v1`): tonic clients for the CLI and runners,
@@ -36,6 +38,7 @@
 pub mod archive;
 pub mod convert;
 pub mod json_number;
+pub mod steps;
 pub mod wire;
 
 /// Generated code for the `cairn.game.v1` protobuf package.

@@ -1,0 +1,268 @@
+//! The terminal replay viewer (`cairn replay FILE --show`, `cairn match show
+//! ID --show`): re-simulates a game with [`cairn_proto::steps`] and draws
+//! its board at each step, as every seat sees it together (the omniscient
+//! view) or as one seat saw it (`--seat`).
+//!
+//! # Layout
+//! - `schotten_totten`, `lords_of_scotland`, `bullfrogs`: one board each.
+//! - `terminal`: raw mode and keys, for stepping with the arrow keys.
+
+mod bullfrogs;
+mod lords_of_scotland;
+mod schotten_totten;
+mod terminal;
+
+use std::fmt::Write as _;
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+use cairn_engine::Seat;
+use cairn_proto::game::v1::observation::Game as Which;
+use cairn_proto::steps::{replay_steps, ReplaySteps, Step};
+use cairn_runner::{GameRecord, ReplayFile};
+
+use crate::escape;
+
+/// The viewer's flags, shared by `cairn replay` and `cairn match show`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ViewArgs {
+    /// Draw the board at each step (with the arrow keys in a terminal).
+    #[arg(long)]
+    pub show: bool,
+    /// Print step N (0 is the deal, N follows the Nth action) and exit.
+    #[arg(long, value_name = "N", requires = "show")]
+    pub at: Option<usize>,
+    /// Show only what seat S could see.
+    #[arg(long, value_name = "S", requires = "show")]
+    pub seat: Option<usize>,
+    /// Which game of the match to show (0 is the first).
+    #[arg(long, value_name = "G", default_value_t = 0, requires = "show")]
+    pub game: usize,
+}
+
+/// Whose view a board shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Perspective {
+    /// Every seat's view together: every hand.
+    Omniscient,
+    Seat(Seat),
+}
+
+/// One game's views at one step, from one perspective.
+#[derive(Debug)]
+pub struct Board<'a, T> {
+    pub views: Vec<&'a T>,
+    pub perspective: Perspective,
+    pub names: &'a [String],
+}
+
+impl<T> Board<'_, T> {
+    /// The view the public parts are read from.
+    pub fn public(&self) -> &T {
+        match self.perspective {
+            Perspective::Seat(seat) => self.views[seat],
+            Perspective::Omniscient => self.views[0],
+        }
+    }
+
+    /// `seat`'s own view, when this perspective may see it.
+    pub fn seen_by(&self, seat: Seat) -> Option<&T> {
+        match self.perspective {
+            Perspective::Seat(viewer) if viewer != seat => None,
+            _ => self.views.get(seat).copied(),
+        }
+    }
+
+    pub fn n_seats(&self) -> usize {
+        self.views.len()
+    }
+
+    /// `seat 1 greedy`, the name escaped and cut to fit a column.
+    pub fn seat_label(&self, seat: Seat) -> String {
+        let name = self.names.get(seat).map_or("?", String::as_str);
+        let name: String = escape::line(name).chars().take(14).collect();
+        format!("seat {seat} {name}")
+    }
+
+    pub fn short_seat(&self, seat: Seat) -> String {
+        format!("seat {seat}")
+    }
+}
+
+/// Shows game `args.game` of `replay`: one step (`--at`), every step one
+/// after another (not a terminal), or interactively.
+pub fn show(replay: &ReplayFile, args: &ViewArgs) -> anyhow::Result<ExitCode> {
+    let Some(record) = replay.games.get(args.game) else {
+        anyhow::bail!(
+            "game {} is not in this replay ({} game(s))",
+            args.game,
+            replay.games.len()
+        );
+    };
+    let steps = replay_steps(&record.replay())?;
+    let perspective = match args.seat {
+        Some(seat) if seat >= steps.n_seats => {
+            anyhow::bail!("seat {seat} is not at this table ({} seats)", steps.n_seats)
+        }
+        Some(seat) => Perspective::Seat(seat),
+        None => Perspective::Omniscient,
+    };
+    let viewer = Viewer {
+        record,
+        steps: &steps,
+        perspective,
+    };
+    if let Some(at) = args.at {
+        let last = steps.steps.len() - 1;
+        if at > last {
+            anyhow::bail!("step {at} is past the last step ({last})");
+        }
+        print!("{}", viewer.frame(at));
+        return Ok(ExitCode::SUCCESS);
+    }
+    if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+        terminal::step_through(&viewer)?;
+    } else {
+        for index in 0..steps.steps.len() {
+            println!("{}", viewer.frame(index));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A game's steps and how to draw them.
+#[derive(Debug)]
+pub struct Viewer<'a> {
+    record: &'a GameRecord,
+    steps: &'a ReplaySteps,
+    perspective: Perspective,
+}
+
+impl Viewer<'_> {
+    pub fn n_steps(&self) -> usize {
+        self.steps.steps.len()
+    }
+
+    /// The first step after `from` where `seat` is to decide.
+    pub fn next_decision(&self, from: usize, seat: Seat) -> Option<usize> {
+        (from + 1..self.n_steps()).find(|&index| self.steps.steps[index].to_move == Some(seat))
+    }
+
+    /// Step `index` drawn whole: heading, the action, the board, the result.
+    pub fn frame(&self, index: usize) -> String {
+        let step = &self.steps.steps[index];
+        let mut out = format!(
+            "{} · {} · seed {} · step {index}/{}\n",
+            self.steps.game,
+            options_text(self.steps),
+            self.steps.seed,
+            self.n_steps() - 1
+        );
+        let _ = writeln!(out, "{}", self.action_line(step));
+        out.push_str(&self.board(step));
+        if let Some(seat) = step.to_move {
+            let _ = writeln!(out, "to move: {}", self.seat_name(seat));
+        }
+        if index + 1 == self.n_steps() {
+            out.push_str(&self.ending());
+        }
+        out
+    }
+
+    fn action_line(&self, step: &Step) -> String {
+        let (Some(action), Some(actor)) = (&step.action, step.actor) else {
+            return "the deal".to_string();
+        };
+        let action = match self.perspective {
+            Perspective::Seat(viewer) => step.action_seen.get(viewer).unwrap_or(action),
+            Perspective::Omniscient => action,
+        };
+        format!(
+            "{} played `{}`",
+            self.seat_name(actor),
+            escape::line(action)
+        )
+    }
+
+    fn seat_name(&self, seat: Seat) -> String {
+        let name = self.record.seats.get(seat).map_or("?", String::as_str);
+        format!("seat {seat} ({})", escape::line(name))
+    }
+
+    fn board(&self, step: &Step) -> String {
+        let names = &self.record.seats;
+        let perspective = self.perspective;
+        match step.views.first() {
+            Some(Which::SchottenTotten(_)) => schotten_totten::draw(&Board {
+                views: pick(&step.views, |view| match view {
+                    Which::SchottenTotten(seen) => Some(seen),
+                    _ => None,
+                }),
+                perspective,
+                names,
+            }),
+            Some(Which::LordsOfScotland(_)) => lords_of_scotland::draw(&Board {
+                views: pick(&step.views, |view| match view {
+                    Which::LordsOfScotland(seen) => Some(seen),
+                    _ => None,
+                }),
+                perspective,
+                names,
+            }),
+            Some(Which::Bullfrogs(_)) => bullfrogs::draw(&Board {
+                views: pick(&step.views, |view| match view {
+                    Which::Bullfrogs(seen) => Some(seen),
+                    _ => None,
+                }),
+                perspective,
+                names,
+            }),
+            None => String::new(),
+        }
+    }
+
+    fn ending(&self) -> String {
+        let mut out = String::new();
+        if let Some(error) = &self.steps.error {
+            let _ = writeln!(out, "the replay stops here: {}", escape::line(error));
+        }
+        for forfeit in &self.record.forfeits {
+            let _ = writeln!(
+                out,
+                "{} forfeits: {} ({})",
+                self.seat_name(forfeit.seat),
+                forfeit.reason.as_str(),
+                escape::line(&forfeit.detail)
+            );
+        }
+        let score = &self.record.score;
+        let scores: Vec<String> = score.scores.iter().map(i32::to_string).collect();
+        let ranks: Vec<String> = score.ranks.iter().map(u32::to_string).collect();
+        let _ = writeln!(
+            out,
+            "ended by {} · scores {} · ranks {}",
+            score.ended_by.as_str(),
+            scores.join(" : "),
+            ranks.join(" : ")
+        );
+        out
+    }
+}
+
+/// Every view, as one game's observation type (all views of a step are of
+/// one game).
+fn pick<'a, T>(views: &'a [Which], each: impl Fn(&'a Which) -> Option<&'a T>) -> Vec<&'a T> {
+    views.iter().filter_map(each).collect()
+}
+
+fn options_text(steps: &ReplaySteps) -> String {
+    if steps.options.is_empty() {
+        return "base".to_string();
+    }
+    let pairs: Vec<String> = steps
+        .options
+        .iter()
+        .map(|(key, value)| format!("{key}={value}"))
+        .collect();
+    escape::line(&pairs.join(",")).into_owned()
+}

@@ -1,0 +1,280 @@
+//! A replay, step by step, as the viewers draw it: re-simulates a replay and
+//! keeps, after every action, what each seat could see (its observation as
+//! a wire message) and what each seat learned of the action itself. The
+//! terminal viewer (`cairn replay --show`) reads the messages; the arena's
+//! web pages read [`ReplaySteps::to_json`].
+//!
+//! The omniscient view is every seat's observation side by side: together
+//! they hold every hand, and the public parts are the same in each. Nothing
+//! else is hidden from all seats that a viewer needs (deck sizes are public;
+//! deck order is of no use to a person following the game).
+
+use cairn_engine::{AnyGame, GameOptions, Outcome, Replay, Seat};
+use serde_json::{json, Value};
+
+use crate::convert::{self, ConvertError};
+use crate::game::v1::observation::Game as Which;
+use crate::game::v1::Observation;
+
+/// Every state of one game.
+#[derive(Debug, Clone)]
+pub struct ReplaySteps {
+    pub game: String,
+    pub options: GameOptions,
+    pub seed: u64,
+    pub n_seats: usize,
+    /// `steps[0]` is the deal; `steps[i]` follows action `i - 1`.
+    pub steps: Vec<Step>,
+    /// The final result, when the game was played to its end.
+    pub outcome: Option<Outcome>,
+    /// Why re-simulation stopped early (a corrupt or hostile replay): the
+    /// steps before it are still shown.
+    pub error: Option<String>,
+}
+
+/// One state of the game and the action that led to it.
+#[derive(Debug, Clone)]
+pub struct Step {
+    /// How many actions have been applied.
+    pub index: usize,
+    /// The action that led here (none for the deal).
+    pub action: Option<String>,
+    /// The seat that took it.
+    pub actor: Option<Seat>,
+    /// Per seat, what it learned of that action (a hidden part masked).
+    pub action_seen: Vec<String>,
+    /// The seat to decide now; none once the game is over.
+    pub to_move: Option<Seat>,
+    /// Per seat, its observation of this state.
+    pub views: Vec<Which>,
+}
+
+/// Why a replay cannot be shown at all.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StepsError {
+    #[error(transparent)]
+    Setup(#[from] cairn_engine::SetupError),
+    #[error(transparent)]
+    Convert(#[from] ConvertError),
+}
+
+/// Re-simulates `replay` and records every step. An action that does not
+/// apply ends the steps there, with [`ReplaySteps::error`] saying why.
+pub fn replay_steps(replay: &Replay) -> Result<ReplaySteps, StepsError> {
+    let mut state =
+        cairn_engine::new_game(&replay.game, &replay.options, replay.n_seats, replay.seed)?;
+    let n_seats = state.n_seats();
+    let mut steps = Vec::with_capacity(replay.actions.len() + 1);
+    steps.push(step(state.as_ref(), 0, None, None, Vec::new())?);
+    let mut error = None;
+    for (index, action) in replay.actions.iter().enumerate() {
+        let Some(actor) = state.current_seat() else {
+            error = Some(format!(
+                "action {index} `{action}` comes after the game ended"
+            ));
+            break;
+        };
+        let seen: Vec<String> = (0..n_seats)
+            .map(|viewer| state.action_seen_by(action, viewer).unwrap_or_default())
+            .collect();
+        if state.apply_text(action).is_err() {
+            error = Some(format!(
+                "action {index} `{action}` is illegal at that point"
+            ));
+            break;
+        }
+        steps.push(step(
+            state.as_ref(),
+            index + 1,
+            Some(action.clone()),
+            Some(actor),
+            seen,
+        )?);
+    }
+    Ok(ReplaySteps {
+        game: replay.game.clone(),
+        options: replay.options.clone(),
+        seed: replay.seed,
+        n_seats,
+        steps,
+        outcome: state.outcome(),
+        error,
+    })
+}
+
+fn step(
+    state: &dyn AnyGame,
+    index: usize,
+    action: Option<String>,
+    actor: Option<Seat>,
+    action_seen: Vec<String>,
+) -> Result<Step, ConvertError> {
+    let views = (0..state.n_seats())
+        .map(|seat| {
+            convert::observation(state, seat).map(|Observation { game }| {
+                game.ok_or_else(|| ConvertError::UnknownGame(state.game_id().to_string()))
+            })?
+        })
+        .collect::<Result<Vec<Which>, ConvertError>>()?;
+    Ok(Step {
+        index,
+        action,
+        actor,
+        action_seen,
+        to_move: state.current_seat(),
+        views,
+    })
+}
+
+impl ReplaySteps {
+    /// The steps as the web pages read them: per step the action, its actor,
+    /// the seat to move, what each seat saw of the action, and each seat's
+    /// observation in the proto3 JSON mapping (the same JSON bots read).
+    pub fn to_json(&self) -> Value {
+        let steps: Vec<Value> = self.steps.iter().map(Step::to_json).collect();
+        json!({
+            "game": self.game,
+            "options": self.options,
+            "seed": self.seed.to_string(),
+            "n_seats": self.n_seats,
+            "steps": steps,
+            "outcome": self.outcome.as_ref().map(|outcome| json!({
+                "scores": outcome.scores,
+                "ranks": outcome.ranks,
+            })),
+            "error": self.error,
+        })
+    }
+}
+
+impl Step {
+    pub fn to_json(&self) -> Value {
+        let views: Vec<Value> = self.views.iter().map(view_json).collect();
+        json!({
+            "index": self.index,
+            "action": self.action,
+            "actor": self.actor,
+            "action_seen": self.action_seen,
+            "to_move": self.to_move,
+            "views": views,
+        })
+    }
+}
+
+/// One observation's game message as JSON (without the `oneof` wrapper).
+fn view_json(view: &Which) -> Value {
+    // Generated messages always serialise (strings, numbers, lists).
+    match view {
+        Which::SchottenTotten(seen) => serde_json::to_value(seen),
+        Which::LordsOfScotland(seen) => serde_json::to_value(seen),
+        Which::Bullfrogs(seen) => serde_json::to_value(seen).map(|mut json| {
+            if let Some(face) = seen.roll_face {
+                json["rollFaceName"] = movement_face_name(face).into();
+            }
+            json
+        }),
+    }
+    .unwrap_or(Value::Null)
+}
+
+/// The name of a face of Bullfrogs' solo movement die, by its index in the
+/// observation's `roll_face`.
+pub fn movement_face_name(face: u32) -> &'static str {
+    use cairn_engine::bullfrogs::cards::{MovementFace, MOVEMENT_DIE};
+    match MOVEMENT_DIE.get(face as usize) {
+        Some(MovementFace::Up) => "up",
+        Some(MovementFace::Down) => "down",
+        Some(MovementFace::Left) => "left",
+        Some(MovementFace::Right) => "right",
+        Some(MovementFace::AnyDirection) => "any direction",
+        Some(MovementFace::Blank) => "blank",
+        None => "unknown",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use cairn_engine::game::parse_options;
+    use cairn_engine::{new_game, Replay};
+
+    use super::*;
+
+    /// A replay of `n_actions` first-legal actions (or until the end).
+    fn first_moves(game: &str, options: &[&str], n_seats: usize, n_actions: usize) -> Replay {
+        let options = parse_options(options.iter().copied()).unwrap();
+        let mut state = new_game(game, &options, n_seats, 11).unwrap();
+        let mut actions = Vec::new();
+        while actions.len() < n_actions {
+            let Some(first) = state.legal_actions().into_iter().next() else {
+                break;
+            };
+            state.apply_text(&first).unwrap();
+            actions.push(first);
+        }
+        Replay {
+            game: game.to_string(),
+            options,
+            seed: 11,
+            n_seats,
+            actions,
+        }
+    }
+
+    #[test]
+    fn every_action_gives_one_step_with_a_view_per_seat_and_its_actor() {
+        let replay = first_moves("lords-of-scotland", &[], 3, 20);
+        let steps = replay_steps(&replay).unwrap();
+        assert_eq!(steps.steps.len(), 21);
+        assert_eq!(steps.error, None);
+        for (index, step) in steps.steps.iter().enumerate() {
+            assert_eq!(step.index, index);
+            assert_eq!(step.views.len(), 3);
+        }
+        assert_eq!(steps.steps[0].action, None);
+        assert_eq!(steps.steps[1].action.as_deref(), Some(&*replay.actions[0]));
+        assert_eq!(steps.steps[1].actor, steps.steps[0].to_move);
+        assert_eq!(steps.steps[1].action_seen.len(), 3);
+    }
+
+    #[test]
+    fn a_full_game_ends_with_its_outcome_and_no_seat_to_move() {
+        let replay = first_moves("schotten-totten", &[], 2, usize::MAX);
+        let steps = replay_steps(&replay).unwrap();
+        assert_eq!(steps.steps.last().unwrap().to_move, None);
+        let outcome = steps.outcome.as_ref().expect("the game ended");
+        assert_eq!(outcome.ranks.len(), 2);
+        let json = steps.to_json();
+        assert_eq!(json["outcome"]["ranks"].as_array().unwrap().len(), 2);
+        assert_eq!(json["steps"][0]["views"][1]["seat"], 1);
+    }
+
+    #[test]
+    fn an_illegal_action_stops_the_steps_with_the_reason() {
+        let mut replay = first_moves("bullfrogs", &[], 2, 4);
+        replay.actions.insert(2, "\u{1b}[2J nonsense".to_string());
+        let steps = replay_steps(&replay).unwrap();
+        assert_eq!(steps.steps.len(), 3);
+        let error = steps.error.unwrap();
+        assert!(error.starts_with("action 2 "), "{error}");
+    }
+
+    #[test]
+    fn an_unknown_game_or_seat_count_is_refused() {
+        let mut replay = first_moves("schotten-totten", &[], 2, 0);
+        replay.n_seats = 9;
+        assert!(replay_steps(&replay).is_err());
+        replay.game = "chess".into();
+        assert!(replay_steps(&replay).is_err());
+    }
+
+    #[test]
+    fn a_seat_sees_its_own_hand_and_not_the_others() {
+        let replay = first_moves("schotten-totten", &[], 2, 3);
+        let steps = replay_steps(&replay).unwrap();
+        let json = steps.to_json();
+        let zero = &json["steps"][3]["views"][0];
+        let one = &json["steps"][3]["views"][1];
+        assert_ne!(zero["hand"], one["hand"]);
+        assert_eq!(zero["stones"], one["stones"]);
+    }
+}
