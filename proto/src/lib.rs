@@ -11,6 +11,10 @@
 //! - [`convert`]: engine to wire: observations, one module per game,
 //!   dispatched by game id.
 //! - [`json_number`]: the number reader the generated JSON code uses.
+//! - [`reasons`]: the engine's forfeit and end reasons to their protobuf
+//!   enums (bot protocol and arena API) and back.
+//! - [`record`]: the replay file a runner writes and the arena checks,
+//!   verified by re-refereeing it.
 //! - `arena::v1` (feature `arena-api`): the arena API (`arena.proto`,
 //!   package `cairn.arena.v1`): tonic clients for the CLI and runners,
 //!   servers for the arena, and the descriptor set for reflection.
@@ -36,6 +40,8 @@
 pub mod archive;
 pub mod convert;
 pub mod json_number;
+pub mod reasons;
+pub mod record;
 pub mod wire;
 
 /// Generated code for the `cairn.game.v1` protobuf package.
