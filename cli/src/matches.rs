@@ -72,10 +72,15 @@ pub fn run_match(command: MatchCommand) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// A forfeit reason's text form (`unknown` for a number this build does not know).
+fn reason_name(reason: i32) -> &'static str {
+    cairn_proto::reasons::arena_forfeit_reason(reason).map_or("unknown", |reason| reason.as_str())
+}
+
 fn seats_json(seats: &[pb::SeatResult]) -> Value {
     seats
         .iter()
-        .map(|s| json!({"bot_version_id": s.bot_version_id, "score": s.score, "rank": s.rank, "forfeit": s.forfeit.as_ref().map(|f| json!({"reason": f.reason, "detail": f.detail}))}))
+        .map(|s| json!({"bot_version_id": s.bot_version_id, "score": s.score, "rank": s.rank, "forfeit": s.forfeit.as_ref().map(|f| json!({"reason": reason_name(f.reason), "detail": f.detail}))}))
         .collect()
 }
 
@@ -135,10 +140,9 @@ fn game_text(answer: &pb::Replay, replay: &Value) -> String {
         .unwrap_or_default();
     let mut table = Table::new(&[">seat", "bot", ">score", ">rank", "forfeit"]);
     for (seat, result) in answer.result.iter().enumerate() {
-        let forfeit = result
-            .forfeit
-            .as_ref()
-            .map_or(String::new(), |f| format!("{} ({})", f.reason, f.detail));
+        let forfeit = result.forfeit.as_ref().map_or(String::new(), |f| {
+            format!("{} ({})", reason_name(f.reason), f.detail)
+        });
         let name = names
             .get(seat)
             .cloned()

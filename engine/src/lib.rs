@@ -9,6 +9,8 @@
 //!   stable state hash.
 //! - [`registry`]: games by id behind the object-safe [`AnyGame`].
 //! - [`replay`]: the replay record and re-simulation.
+//! - [`forfeit`]: forfeit reasons, scoring with forfeits, re-refereeing a
+//!   played game ([`forfeit::referee_replay`]), shared by runner and arena.
 //! - [`testing`]: the conformance test every game passes.
 //! - [`text`]: writing action texts without the formatting machinery.
 //! - one module per game: [`schotten_totten`], [`lords_of_scotland`], [`bullfrogs`].
@@ -27,6 +29,7 @@
 
 pub mod bullfrogs;
 pub mod cards;
+pub mod forfeit;
 pub mod game;
 pub mod hash;
 pub mod lords_of_scotland;

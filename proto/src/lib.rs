@@ -13,6 +13,10 @@
 //! - [`steps`]: a replay re-simulated step by step, every seat's view of
 //!   every state (what the replay viewers draw).
 //! - [`json_number`]: the number reader the generated JSON code uses.
+//! - [`reasons`]: the engine's forfeit and end reasons to their protobuf
+//!   enums (bot protocol and arena API) and back.
+//! - [`record`]: the replay file a runner writes and the arena checks,
+//!   verified by re-refereeing it.
 //! - `arena::v1` (feature `arena-api`): the arena API (`arena.proto`,
 //!   package `cairn.arena.v1`): tonic clients for the CLI and runners,
 //!   servers for the arena, and the descriptor set for reflection.
@@ -38,6 +42,8 @@
 pub mod archive;
 pub mod convert;
 pub mod json_number;
+pub mod reasons;
+pub mod record;
 pub mod steps;
 pub mod wire;
 

@@ -259,12 +259,7 @@ impl Table<'_> {
         slots[self.seat_bot[seat]].retire(None);
         self.out[seat] = true;
         self.pending[seat].clear();
-        let forfeit = Forfeit {
-            seat,
-            reason: failure.reason,
-            detail: failure.detail,
-            after_actions: self.actions.len(),
-        };
+        let forfeit = Forfeit::new(seat, failure.reason, failure.detail, self.actions.len());
         self.forfeits.push(forfeit);
     }
 
@@ -527,7 +522,7 @@ impl Table<'_> {
             .iter()
             .map(|f| wire::Forfeit {
                 seat: f.seat as u32,
-                reason: f.reason.to_wire() as i32,
+                reason: wire::ForfeitReason::from(f.reason) as i32,
                 detail: f.detail.clone(),
             })
             .collect();
@@ -536,7 +531,7 @@ impl Table<'_> {
                 events: std::mem::take(&mut self.pending[seat]),
                 scores: score.scores.clone(),
                 ranks: score.ranks.clone(),
-                ended_by: score.ended_by.as_str().to_string(),
+                ended_by: wire::EndReason::from(score.ended_by) as i32,
                 forfeits: forfeits.clone(),
                 // Every state on the wire was encoded before, so this cannot fail.
                 observation: convert::observation(self.state.as_ref(), seat).ok(),

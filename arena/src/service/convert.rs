@@ -1,8 +1,11 @@
 //! Store types to wire messages and back. Wire input is checked here only
 //! as far as types go; the store checks meaning.
 
+use cairn_proto::reasons::arena_forfeit_reason;
+
 use super::pb;
 use crate::archive::Manifest;
+use crate::error::ArenaError;
 use crate::store::{
     BotSummary, BotVersion, Entry, Forfeit, GameReport, LeaderboardRow, Lease, MatchReport,
     MatchSummary, NewTournament, SeatResult, Tournament, TournamentProgress,
@@ -121,7 +124,7 @@ pub(super) fn seat_result(result: &SeatResult) -> pb::SeatResult {
         score: result.score,
         rank: result.rank,
         forfeit: result.forfeit.as_ref().map(|forfeit| pb::Forfeit {
-            reason: forfeit.reason.clone(),
+            reason: pb::ForfeitReason::from(forfeit.reason) as i32,
             detail: forfeit.detail.clone(),
         }),
     }
@@ -177,31 +180,42 @@ pub(super) fn lease(lease: &Lease) -> pb::MatchLease {
     }
 }
 
-pub(super) fn match_report(request: pb::ReportResultRequest) -> MatchReport {
+pub(super) fn match_report(request: pb::ReportResultRequest) -> Result<MatchReport, ArenaError> {
     let games = request
         .games
         .into_iter()
-        .map(|game| GameReport {
-            game_index: game.game_index,
-            seats: game.seats.into_iter().map(report_seat).collect(),
-            replay: game.replay,
+        .map(|game| {
+            Ok(GameReport {
+                game_index: game.game_index,
+                seats: game
+                    .seats
+                    .into_iter()
+                    .map(report_seat)
+                    .collect::<Result<_, ArenaError>>()?,
+                replay: game.replay,
+            })
         })
-        .collect();
-    MatchReport {
+        .collect::<Result<_, ArenaError>>()?;
+    Ok(MatchReport {
         match_id: request.match_id,
         lease_generation: request.lease_generation,
         games,
-    }
+    })
 }
 
-fn report_seat(seat: pb::SeatResult) -> SeatResult {
-    SeatResult {
+fn report_seat(seat: pb::SeatResult) -> Result<SeatResult, ArenaError> {
+    let forfeit = match seat.forfeit {
+        None => None,
+        Some(forfeit) => Some(Forfeit {
+            reason: arena_forfeit_reason(forfeit.reason)
+                .map_err(|error| ArenaError::invalid(error.to_string()))?,
+            detail: forfeit.detail,
+        }),
+    };
+    Ok(SeatResult {
         bot_version_id: seat.bot_version_id,
         score: seat.score,
         rank: seat.rank,
-        forfeit: seat.forfeit.map(|forfeit| Forfeit {
-            reason: forfeit.reason,
-            detail: forfeit.detail,
-        }),
-    }
+        forfeit,
+    })
 }

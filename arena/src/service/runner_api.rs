@@ -109,7 +109,7 @@ impl RunnerService for RunnerApi {
         let runner = self.runner(&request).await?;
         let outcome = self
             .store
-            .report_result(&runner, &convert::match_report(request.into_inner()))
+            .report_result(&runner, &convert::match_report(request.into_inner())?)
             .await?;
         Ok(Response::new(pb::ReportResultResponse {
             already_recorded: outcome == ReportOutcome::AlreadyRecorded,

@@ -575,7 +575,7 @@ fn report_latest_bot_wins(lease: &pb::MatchLease) -> pb::ReportResultRequest {
                     let won = seat.bot_version_id == best;
                     let forfeit =
                         (!won && seat_index == 1 && game.game_index == 1).then(|| pb::Forfeit {
-                            reason: "timeout".into(),
+                            reason: pb::ForfeitReason::Timeout as i32,
                             detail: "3 s".into(),
                         });
                     pb::SeatResult {

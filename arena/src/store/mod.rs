@@ -42,7 +42,7 @@ pub use self::clock::{Clock, ManualClock, SystemClock};
 pub use self::leaderboard::{LeaderboardQuery, LeaderboardRow};
 pub use self::leases::{Lease, LeasedGame, LeasedSeat};
 pub use self::results::{
-    Forfeit, GameReport, MatchReport, ReportOutcome, SeatResult, FORFEIT_REASONS, MAX_REPLAY_BYTES,
+    Forfeit, GameReport, MatchReport, ReportOutcome, SeatResult, MAX_REPLAY_BYTES,
 };
 pub use self::tournaments::{
     variant_key, Entry, MatchSummary, NewTournament, Tournament, TournamentProgress,

@@ -2,6 +2,7 @@
 //! was given; the report is checked against the plan, stored with every
 //! seat's score, rank and forfeit, and rated, all in one transaction.
 
+use cairn_engine::forfeit::ForfeitReason;
 use sqlx::SqliteConnection;
 
 use super::accounts::Runner;
@@ -11,15 +12,6 @@ use crate::ratings::RatedSeat;
 
 /// The largest replay kept per game.
 pub const MAX_REPLAY_BYTES: usize = 4 * 1024 * 1024;
-/// Why a seat may forfeit (the runner's reasons).
-pub const FORFEIT_REASONS: &[&str] = &[
-    "timeout",
-    "crash",
-    "exit",
-    "protocol_error",
-    "illegal_action",
-    "resource_limit",
-];
 
 /// A runner's report of a whole match.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,10 +41,11 @@ pub struct SeatResult {
     pub forfeit: Option<Forfeit>,
 }
 
-/// Why a seat lost by forfeit.
+/// Why a seat lost by forfeit. The store keeps the reason's text form
+/// ([`ForfeitReason::as_str`]) and reads it back through the enum.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Forfeit {
-    pub reason: String,
+    pub reason: ForfeitReason,
     pub detail: String,
 }
 
@@ -140,18 +133,7 @@ impl Store {
         if rows.is_empty() {
             return Err(ArenaError::not_found("result of game", game_id));
         }
-        Ok(rows
-            .into_iter()
-            .map(|row| SeatResult {
-                bot_version_id: row.bot_version_id,
-                score: row.score,
-                rank: row.rank as u32,
-                forfeit: row.forfeit_reason.map(|reason| Forfeit {
-                    reason,
-                    detail: row.forfeit_detail.unwrap_or_default(),
-                }),
-            })
-            .collect())
+        rows.into_iter().map(SeatRow::into_result).collect()
     }
 }
 
@@ -162,6 +144,26 @@ struct SeatRow {
     rank: i64,
     forfeit_reason: Option<String>,
     forfeit_detail: Option<String>,
+}
+
+impl SeatRow {
+    fn into_result(self) -> Result<SeatResult, ArenaError> {
+        let forfeit = match self.forfeit_reason {
+            None => None,
+            Some(name) => Some(Forfeit {
+                reason: ForfeitReason::from_name(&name).ok_or_else(|| {
+                    ArenaError::Internal(format!("stored forfeit reason `{name}` is unknown"))
+                })?,
+                detail: self.forfeit_detail.unwrap_or_default(),
+            }),
+        };
+        Ok(SeatResult {
+            bot_version_id: self.bot_version_id,
+            score: self.score,
+            rank: self.rank as u32,
+            forfeit,
+        })
+    }
 }
 
 /// The plan a report is checked against.
@@ -242,15 +244,6 @@ fn check_game_report(game: &GameReport, planned: &PlannedGames) -> Result<(), Ar
                 "game {index} seat {seat} has rank {}, not 1 to {n_seats}",
                 result.rank
             )));
-        }
-        if let Some(forfeit) = &result.forfeit {
-            if !FORFEIT_REASONS.contains(&forfeit.reason.as_str()) {
-                return Err(ArenaError::invalid(format!(
-                    "unknown forfeit reason `{}` (known: {})",
-                    forfeit.reason,
-                    FORFEIT_REASONS.join(", ")
-                )));
-            }
         }
     }
     Ok(())

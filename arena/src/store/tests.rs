@@ -380,11 +380,6 @@ async fn a_malformed_report_is_refused_and_records_nothing() {
     wrong_bot.games[0].seats[0].bot_version_id = 999;
     let mut rank_zero = good.clone();
     rank_zero.games[0].seats[0].rank = 0;
-    let mut odd_forfeit = good.clone();
-    odd_forfeit.games[0].seats[0].forfeit = Some(Forfeit {
-        reason: "boredom".into(),
-        detail: String::new(),
-    });
     let mut huge_replay = good.clone();
     huge_replay.games[0].replay = vec![b' '; results::MAX_REPLAY_BYTES + 1];
     for bad in [
@@ -393,7 +388,6 @@ async fn a_malformed_report_is_refused_and_records_nothing() {
         one_seat,
         wrong_bot,
         rank_zero,
-        odd_forfeit,
         huge_replay,
     ] {
         let refused = test.store.report_result(&runner, &bad).await;

@@ -70,7 +70,7 @@ pub fn match_report(lease: &pb::MatchLease, result: &MatchResult) -> pb::ReportR
                     score: i64::from(seat.score),
                     rank: seat.rank,
                     forfeit: seat.forfeit.as_ref().map(|forfeit| pb::Forfeit {
-                        reason: forfeit.reason.as_str().into(),
+                        reason: pb::ForfeitReason::from(forfeit.reason) as i32,
                         detail: forfeit.detail.clone(),
                     }),
                 })
