@@ -2,8 +2,11 @@
 //! arena stores it and checked again, by the same code, when a runner unpacks
 //! it on its own machine ([`unpack_archive`]). So nothing
 //! in it may escape that folder: no absolute paths, no `..`, no links, no
-//! devices; and nothing may blow up on unpacking (caps on the compressed
-//! size, the unpacked size and the number of entries).
+//! devices; nothing may blow up on unpacking (caps on the compressed
+//! size, the unpacked size and the number of entries); and nothing a runner
+//! could not write: no entry twice, no file where another entry needs a
+//! folder (`a` and `a/b`), no path deeper, longer or with a longer name than
+//! [`MAX_PATH_DEPTH`], [`MAX_PATH_BYTES`] and [`MAX_NAME_BYTES`].
 //!
 //! The folder's `cairn-bot.toml` (at the archive root) names the bot and
 //! says how to run it: `name`, `command` (an argv list run in the folder),
@@ -29,6 +32,13 @@ pub const MAX_ARCHIVE_BYTES: usize = 16 * 1024 * 1024;
 pub const MAX_UNPACKED_BYTES: u64 = 64 * 1024 * 1024;
 /// The most files and folders an archive may hold.
 pub const MAX_ENTRIES: usize = 10_000;
+/// The most folders an entry may lie under, plus one for its own name.
+pub const MAX_PATH_DEPTH: usize = 32;
+/// The longest entry path, in bytes (far under the 4,096 of `PATH_MAX`,
+/// so a runner's cache folder fits in front of it).
+pub const MAX_PATH_BYTES: usize = 1024;
+/// The longest file or folder name, in bytes (`NAME_MAX` of Linux file systems).
+pub const MAX_NAME_BYTES: usize = 255;
 /// The manifest's file name, at the archive root.
 pub const MANIFEST_FILE: &str = "cairn-bot.toml";
 
@@ -55,6 +65,14 @@ pub enum ArchiveError {
     UnsupportedEntry { path: String, kind: String },
     #[error("the archive holds `{0}` twice")]
     DuplicateEntry(String),
+    #[error("the archive holds `{file}` as a file and `{inside}` inside it")]
+    FileAsFolder { file: String, inside: String },
+    #[error("the archive entry `{path}` is more than {limit} folders deep")]
+    PathTooDeep { path: String, limit: usize },
+    #[error("the archive entry `{path}` has a path longer than {limit} bytes")]
+    PathTooLong { path: String, limit: usize },
+    #[error("the archive entry `{path}` has a name longer than {limit} bytes")]
+    NameTooLong { path: String, limit: usize },
     #[error("{MANIFEST_FILE} not found at the archive root{hint}")]
     MissingManifest { hint: String },
     #[error("{MANIFEST_FILE} is invalid: {0}")]
@@ -145,7 +163,13 @@ pub fn check_archive(archive: &[u8]) -> Result<CheckedArchive, ArchiveError> {
         });
     }
     let items = read_items(archive)?;
-    let manifest = find_manifest(&items)?;
+    check_items(&items)
+}
+
+/// The checks on the entries as a whole, once every one was read.
+fn check_items(items: &BTreeMap<String, Item>) -> Result<CheckedArchive, ArchiveError> {
+    check_files_are_not_folders(items)?;
+    let manifest = find_manifest(items)?;
     let n_files = items
         .values()
         .filter(|item| matches!(item, Item::File { .. }))
@@ -162,7 +186,7 @@ pub fn check_archive(archive: &[u8]) -> Result<CheckedArchive, ArchiveError> {
         .sum();
     Ok(CheckedArchive {
         manifest,
-        content_hash: content_hash(&items),
+        content_hash: content_hash(items),
         n_files,
         unpacked_bytes,
     })
@@ -194,6 +218,34 @@ fn read_items(archive: &[u8]) -> Result<BTreeMap<String, Item>, ArchiveError> {
         }
     }
     Ok(items)
+}
+
+/// Refuses a file that another entry's path needs as a folder (`a` and
+/// `a/b`, in either order): unpacking one of them would fail.
+fn check_files_are_not_folders(items: &BTreeMap<String, Item>) -> Result<(), ArchiveError> {
+    for path in items.keys() {
+        let mut end = 0;
+        while let Some(offset) = path[end..].find('/') {
+            end += offset;
+            if let Some(Item::File { .. }) = items.get(&path[..end]) {
+                return Err(ArchiveError::FileAsFolder {
+                    file: shown(&path[..end]),
+                    inside: shown(path),
+                });
+            }
+            end += 1;
+        }
+    }
+    Ok(())
+}
+
+/// A path as an error shows it: at most 120 characters.
+fn shown(path: &str) -> String {
+    const SHOWN: usize = 120;
+    match path.char_indices().nth(SHOWN) {
+        Some((cut, _)) => format!("{}...", &path[..cut]),
+        None => path.to_string(),
+    }
 }
 
 /// A truncated stream past the unpack cap is a bomb, not corruption.
@@ -242,19 +294,42 @@ fn read_item<R: Read>(
 }
 
 /// The entry's path relative to the bot folder (`None` for the folder
-/// itself), refusing anything that could point outside it.
+/// itself), refusing anything that could point outside it or that a
+/// runner could not create.
 fn normalised_path(raw: &str) -> Result<Option<String>, ArchiveError> {
     let mut parts = Vec::new();
     for component in Path::new(raw).components() {
         match component {
-            Component::Normal(part) => parts.push(part.to_string_lossy().into_owned()),
+            Component::Normal(part) => {
+                let part = part.to_string_lossy().into_owned();
+                if part.len() > MAX_NAME_BYTES {
+                    return Err(ArchiveError::NameTooLong {
+                        path: shown(raw),
+                        limit: MAX_NAME_BYTES,
+                    });
+                }
+                parts.push(part);
+                if parts.len() > MAX_PATH_DEPTH {
+                    return Err(ArchiveError::PathTooDeep {
+                        path: shown(raw),
+                        limit: MAX_PATH_DEPTH,
+                    });
+                }
+            }
             Component::CurDir => {}
             Component::ParentDir | Component::RootDir | Component::Prefix(_) => {
-                return Err(ArchiveError::UnsafePath(raw.to_string()));
+                return Err(ArchiveError::UnsafePath(shown(raw)));
             }
         }
     }
-    Ok((!parts.is_empty()).then(|| parts.join("/")))
+    let path = parts.join("/");
+    if path.len() > MAX_PATH_BYTES {
+        return Err(ArchiveError::PathTooLong {
+            path: shown(raw),
+            limit: MAX_PATH_BYTES,
+        });
+    }
+    Ok((!parts.is_empty()).then_some(path))
 }
 
 fn find_manifest(items: &BTreeMap<String, Item>) -> Result<Manifest, ArchiveError> {

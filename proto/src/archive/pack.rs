@@ -3,6 +3,7 @@
 //! through the same checks as submitting, so a runner never writes an entry
 //! the arena would have refused, whatever the bytes it was sent.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -110,26 +111,55 @@ fn is_executable(_path: &Path) -> bool {
 }
 
 /// Checks `archive` exactly as the arena does, then writes its files into
-/// `destination` (created if missing, refused unless empty). Every path was
+/// `destination` (refused unless missing or empty). Every path was
 /// normalised by the check, so nothing lands outside `destination`.
+///
+/// The files are written into a sibling folder, `destination` with
+/// `.partial` appended, which is renamed into place only once complete and
+/// removed on every failure: a failed unpack leaves nothing behind.
 pub fn unpack_archive(archive: &[u8], destination: &Path) -> Result<CheckedArchive, PackError> {
-    let checked = super::check_archive(archive)?;
-    std::fs::create_dir_all(destination).map_err(io_error(destination))?;
-    if std::fs::read_dir(destination)
-        .map_err(io_error(destination))?
-        .next()
-        .is_some()
-    {
+    let items = read_items(archive)?;
+    let checked = super::check_items(&items)?;
+    let is_empty_folder = match std::fs::read_dir(destination) {
+        Ok(mut entries) => entries.next().is_none(),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => true,
+        Err(error) => return Err(io_error(destination)(error)),
+    };
+    if !is_empty_folder {
         return Err(PackError::NotEmpty(destination.to_path_buf()));
     }
-    for (relative, item) in read_items(archive)? {
-        let path = destination.join(&relative);
+    let mut partial = destination.as_os_str().to_os_string();
+    partial.push(".partial");
+    let partial = PathBuf::from(partial);
+    if partial.symlink_metadata().is_ok() {
+        // Left by an unpack that was killed half way.
+        std::fs::remove_dir_all(&partial).map_err(io_error(&partial))?;
+    }
+    let written = write_items(&items, &partial).and_then(|()| {
+        if destination.is_dir() {
+            std::fs::remove_dir(destination).map_err(io_error(destination))?;
+        }
+        std::fs::rename(&partial, destination).map_err(io_error(destination))
+    });
+    if written.is_err() {
+        let _ = std::fs::remove_dir_all(&partial);
+    }
+    written.map(|()| checked)
+}
+
+fn write_items(items: &BTreeMap<String, Item>, folder: &Path) -> Result<(), PackError> {
+    if let Some(parent) = folder.parent() {
+        std::fs::create_dir_all(parent).map_err(io_error(parent))?;
+    }
+    std::fs::create_dir(folder).map_err(io_error(folder))?;
+    for (relative, item) in items {
+        let path = folder.join(relative);
         match item {
             Item::Folder => std::fs::create_dir_all(&path).map_err(io_error(&path))?,
-            Item::File { executable, bytes } => write_new_file(&path, &bytes, executable)?,
+            Item::File { executable, bytes } => write_new_file(&path, bytes, *executable)?,
         }
     }
-    Ok(checked)
+    Ok(())
 }
 
 fn write_new_file(path: &Path, bytes: &[u8], executable: bool) -> Result<(), PackError> {

@@ -248,3 +248,270 @@ fn an_archive_with_too_many_entries_is_refused() {
         Err(ArchiveError::TooManyEntries { limit: MAX_ENTRIES })
     );
 }
+
+/// One entry of a corpus archive: a path (any length) and what it is.
+enum Entry<'a> {
+    File(&'a str, &'a [u8]),
+    Folder(&'a str),
+    Raw(&'a str, tar::EntryType, Option<&'a str>),
+}
+
+/// Packs entries in order; long paths go through GNU long-name records,
+/// as real tar tools write them.
+fn archive_with(entries: &[Entry<'_>]) -> Vec<u8> {
+    let mut builder = tar::Builder::new(Vec::new());
+    for entry in entries {
+        match entry {
+            Entry::File(path, data) => {
+                let mut header = tar::Header::new_gnu();
+                header.set_entry_type(tar::EntryType::Regular);
+                header.set_size(data.len() as u64);
+                header.set_mode(0o644);
+                builder.append_data(&mut header, path, *data).unwrap();
+            }
+            Entry::Folder(path) => {
+                let mut header = tar::Header::new_gnu();
+                header.set_entry_type(tar::EntryType::Directory);
+                header.set_size(0);
+                header.set_mode(0o755);
+                builder.append_data(&mut header, path, &b""[..]).unwrap();
+            }
+            Entry::Raw(path, kind, link) => raw_entry(&mut builder, path, *kind, b"", *link),
+        }
+    }
+    gzip(&builder.into_inner().unwrap())
+}
+
+/// `depth` folders of `name`, then a file `f`.
+fn nested(depth: usize, name: &str) -> String {
+    let mut path = format!("{name}/").repeat(depth);
+    path.push('f');
+    path
+}
+
+/// Every archive here is given to the check and to the unpack: what the
+/// check accepts unpacks completely, what it refuses the unpack refuses for
+/// the same reason, leaving nothing (no folder, no `.partial`) behind.
+#[test]
+fn the_check_and_the_unpack_agree_on_a_corpus_of_honest_and_hostile_archives() {
+    let deepest = nested(MAX_PATH_DEPTH - 1, "d");
+    let too_deep = nested(MAX_PATH_DEPTH, "d");
+    let very_deep = nested(2000, "d");
+    // Five names of 204 bytes and four slashes: 1,024 bytes.
+    let longest = vec!["x".repeat(204); 5].join("/");
+    assert_eq!(longest.len(), MAX_PATH_BYTES);
+    let too_long = longest.clone() + "z";
+    let longest_name = "n".repeat(MAX_NAME_BYTES);
+    let too_long_name = "n".repeat(MAX_NAME_BYTES + 1);
+    type Case<'a> = (&'a str, Vec<Entry<'a>>, Option<fn(&ArchiveError) -> bool>);
+    let cases: Vec<Case<'_>> = vec![
+        (
+            "honest",
+            vec![
+                Entry::Folder("lib"),
+                Entry::File("lib/a.py", b"1"),
+                Entry::File("bot.py", b"2"),
+            ],
+            None,
+        ),
+        (
+            "folder then its file",
+            vec![Entry::Folder("a"), Entry::File("a/b", b"1")],
+            None,
+        ),
+        ("deepest path", vec![Entry::File(&deepest, b"1")], None),
+        ("longest path", vec![Entry::File(&longest, b"1")], None),
+        ("longest name", vec![Entry::File(&longest_name, b"1")], None),
+        (
+            "file then a file inside it",
+            vec![Entry::File("a", b"1"), Entry::File("a/b", b"2")],
+            Some(
+                |e| matches!(e, ArchiveError::FileAsFolder { file, inside } if file == "a" && inside == "a/b"),
+            ),
+        ),
+        (
+            "file inside then the file",
+            vec![Entry::File("a/b/c", b"2"), Entry::File("a/b", b"1")],
+            Some(|e| matches!(e, ArchiveError::FileAsFolder { file, .. } if file == "a/b")),
+        ),
+        (
+            "file then a folder inside it",
+            vec![Entry::File("a", b"1"), Entry::Folder("a/b")],
+            Some(|e| matches!(e, ArchiveError::FileAsFolder { .. })),
+        ),
+        (
+            "a file twice",
+            vec![Entry::File("a", b"1"), Entry::File("./a", b"2")],
+            Some(|e| matches!(e, ArchiveError::DuplicateEntry(path) if path == "a")),
+        ),
+        (
+            "a file and a folder of one name",
+            vec![Entry::Folder("a"), Entry::File("a", b"2")],
+            Some(|e| matches!(e, ArchiveError::DuplicateEntry(_))),
+        ),
+        (
+            "a folder twice",
+            vec![Entry::Folder("a"), Entry::Folder("a/")],
+            Some(|e| matches!(e, ArchiveError::DuplicateEntry(_))),
+        ),
+        (
+            "one folder too deep",
+            vec![Entry::File(&too_deep, b"1")],
+            Some(|e| {
+                matches!(
+                    e,
+                    ArchiveError::PathTooDeep {
+                        limit: MAX_PATH_DEPTH,
+                        ..
+                    }
+                )
+            }),
+        ),
+        (
+            "2,000 folders deep",
+            vec![Entry::File(&very_deep, b"1")],
+            Some(|e| matches!(e, ArchiveError::PathTooDeep { path, .. } if path.len() < 200)),
+        ),
+        (
+            "one byte too long",
+            vec![Entry::File(&too_long, b"1")],
+            Some(|e| {
+                matches!(
+                    e,
+                    ArchiveError::PathTooLong {
+                        limit: MAX_PATH_BYTES,
+                        ..
+                    }
+                )
+            }),
+        ),
+        (
+            "a name one byte too long",
+            vec![Entry::File(&too_long_name, b"1")],
+            Some(|e| {
+                matches!(
+                    e,
+                    ArchiveError::NameTooLong {
+                        limit: MAX_NAME_BYTES,
+                        ..
+                    }
+                )
+            }),
+        ),
+        (
+            "parent folder",
+            vec![Entry::Raw("../evil", tar::EntryType::Regular, None)],
+            Some(|e| matches!(e, ArchiveError::UnsafePath(_))),
+        ),
+        (
+            "absolute path",
+            vec![Entry::Raw("/tmp/evil", tar::EntryType::Regular, None)],
+            Some(|e| matches!(e, ArchiveError::UnsafePath(_))),
+        ),
+        (
+            "symbolic link",
+            vec![Entry::Raw("l", tar::EntryType::Symlink, Some("/etc"))],
+            Some(|e| matches!(e, ArchiveError::Link(_))),
+        ),
+        (
+            "hard link",
+            vec![Entry::Raw(
+                "l",
+                tar::EntryType::Link,
+                Some("cairn-bot.toml"),
+            )],
+            Some(|e| matches!(e, ArchiveError::Link(_))),
+        ),
+        (
+            "character device",
+            vec![Entry::Raw("tty", tar::EntryType::Char, None)],
+            Some(|e| matches!(e, ArchiveError::UnsupportedEntry { .. })),
+        ),
+        (
+            "block device",
+            vec![Entry::Raw("sda", tar::EntryType::Block, None)],
+            Some(|e| matches!(e, ArchiveError::UnsupportedEntry { .. })),
+        ),
+        (
+            "fifo",
+            vec![Entry::Raw("pipe", tar::EntryType::Fifo, None)],
+            Some(|e| matches!(e, ArchiveError::UnsupportedEntry { .. })),
+        ),
+    ];
+    for (name, mut entries, refusal) in cases {
+        entries.insert(0, Entry::File("cairn-bot.toml", MANIFEST.as_bytes()));
+        let archive = archive_with(&entries);
+        let checked = check_archive(&archive);
+        let scratch = tempfile::tempdir().unwrap();
+        let destination = scratch.path().join("bot");
+        let unpacked = unpack_archive(&archive, &destination);
+        match refusal {
+            None => {
+                let checked = checked.unwrap_or_else(|e| panic!("{name}: {e}"));
+                let unpacked = unpacked.unwrap_or_else(|e| panic!("{name}: {e}"));
+                assert_eq!(checked, unpacked, "{name}");
+                for entry in &entries {
+                    match entry {
+                        Entry::File(path, data) => {
+                            assert_eq!(
+                                &std::fs::read(destination.join(path)).unwrap(),
+                                data,
+                                "{name}"
+                            )
+                        }
+                        Entry::Folder(path) => assert!(destination.join(path).is_dir(), "{name}"),
+                        Entry::Raw(..) => unreachable!("raw entries are all hostile"),
+                    }
+                }
+            }
+            Some(is_expected) => {
+                let error = checked.expect_err(name);
+                assert!(is_expected(&error), "{name}: {error}");
+                match unpacked {
+                    Err(PackError::Archive(same)) => assert_eq!(same, error, "{name}"),
+                    other => panic!("{name}: the unpack said {other:?}"),
+                }
+            }
+        }
+        let left: Vec<_> = std::fs::read_dir(scratch.path())
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        let expected: Vec<std::ffi::OsString> = match refusal {
+            None => vec!["bot".into()],
+            Some(_) => vec![],
+        };
+        assert_eq!(left, expected, "{name}: what the unpack left");
+    }
+}
+
+/// A write that fails half way (here: the full path passes `PATH_MAX` on
+/// this disk) removes the `.partial` folder, and a `.partial` left by a
+/// killed unpack is cleared by the next one.
+#[test]
+fn a_failed_unpack_leaves_no_partial_folder() {
+    let scratch = tempfile::tempdir().unwrap();
+    let deep_parent = (0..14).fold(scratch.path().to_path_buf(), |path, _| {
+        path.join("p".repeat(250))
+    });
+    std::fs::create_dir_all(&deep_parent).unwrap();
+    let long = nested(3, &"x".repeat(250));
+    let archive = archive_with(&[
+        Entry::File("cairn-bot.toml", MANIFEST.as_bytes()),
+        Entry::File(&long, b"1"),
+    ]);
+    check_archive(&archive).expect("the archive itself is fine");
+    let destination = deep_parent.join("bot");
+    let failed = unpack_archive(&archive, &destination);
+    assert!(matches!(failed, Err(PackError::Io { .. })), "{failed:?}");
+    let left: Vec<_> = std::fs::read_dir(&deep_parent).unwrap().flatten().collect();
+    assert!(left.is_empty(), "left {left:?}");
+
+    let destination = scratch.path().join("bot");
+    std::fs::create_dir_all(scratch.path().join("bot.partial/stale")).unwrap();
+    let honest = archive_of(&[("cairn-bot.toml", MANIFEST.as_bytes())]);
+    unpack_archive(&honest, &destination).unwrap();
+    assert!(!scratch.path().join("bot.partial").exists());
+    assert!(destination.join("cairn-bot.toml").is_file());
+}
