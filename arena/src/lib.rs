@@ -8,6 +8,8 @@
 //! - [`store`]: the SQLite store (sqlx, `migrations/` at the workspace root).
 //! - [`plan`]: round-robin planning, pure and seeded.
 //! - [`ratings`]: Elo, Glicko-2 and Weng-Lin updates, pure.
+//! - [`fit`]: ratings fitted by maximum likelihood over a whole history
+//!   (Bradley-Terry, Plackett-Luce) with bootstrap intervals, pure.
 //! - [`archive`]: checking a submitted bot folder (`tar.gz`); the code lives
 //!   in `cairn_proto::archive`, shared with runners, which unpack with it.
 //! - [`testkit`]: helpers for tests of the arena and its users.
@@ -33,6 +35,7 @@
 
 pub use cairn_proto::archive;
 pub mod error;
+pub mod fit;
 pub mod plan;
 pub mod ratings;
 pub mod service;

@@ -1,0 +1,361 @@
+//! The likelihood as weighted choices, and its maximum.
+//!
+//! A game's Plackett-Luce ranking is a list of choices: the winner out of
+//! every seat, the next out of the rest. Identical choices (the same bot out
+//! of the same set of bots) are merged across games, so a history of tables
+//! that meet again and again (every rotation of every deal) costs what its
+//! distinct choices cost, not what its games cost. Each deal keeps its own
+//! weights per choice, so a bootstrap sample is a sum over drawn deals.
+
+use std::collections::HashMap;
+
+use super::{Table, MAX_FIT_SEATS};
+
+/// Bots of a choice set, sorted, padded with `u32::MAX`.
+type Members = [u32; MAX_FIT_SEATS];
+
+/// One distinct choice: `chosen` out of `members[..len]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) struct Choice {
+    pub members: Members,
+    pub len: u8,
+    pub chosen: u32,
+}
+
+impl Choice {
+    pub fn members(&self) -> &[u32] {
+        &self.members[..usize::from(self.len)]
+    }
+}
+
+/// The distinct choices of a history and each deal's weight on them.
+#[derive(Debug, Clone)]
+pub(super) struct Stages {
+    pub choices: Vec<Choice>,
+    /// `entries[offsets[d]..offsets[d + 1]]` are deal `d`'s (choice, weight).
+    offsets: Vec<usize>,
+    entries: Vec<(u32, f64)>,
+}
+
+impl Stages {
+    /// The choices of every game, counting only the bots `included` (a game
+    /// left with fewer than two of them says nothing).
+    pub fn new(deals: &[Vec<Table>], included: &[bool]) -> Stages {
+        let mut ids: HashMap<Choice, u32> = HashMap::new();
+        let mut choices = Vec::new();
+        let mut offsets = Vec::with_capacity(deals.len() + 1);
+        let mut entries = Vec::new();
+        let mut deal_weights: Vec<(u32, f64)> = Vec::new();
+        offsets.push(0);
+        for games in deals {
+            deal_weights.clear();
+            for table in games {
+                let seats: Vec<(u32, u32)> = table
+                    .iter()
+                    .copied()
+                    .filter(|&(bot, _)| included[bot as usize])
+                    .collect();
+                game_choices(&seats, |choice, weight| {
+                    let next = choices.len() as u32;
+                    let id = *ids.entry(choice).or_insert_with(|| {
+                        choices.push(choice);
+                        next
+                    });
+                    deal_weights.push((id, weight));
+                });
+            }
+            deal_weights.sort_unstable_by_key(|&(id, _)| id);
+            let deal_start = entries.len();
+            for &(id, weight) in &deal_weights {
+                match entries[deal_start..].last_mut() {
+                    Some((last, total)) if *last == id => *total += weight,
+                    _ => entries.push((id, weight)),
+                }
+            }
+            offsets.push(entries.len());
+        }
+        Stages {
+            choices,
+            offsets,
+            entries,
+        }
+    }
+
+    /// Each choice's weight when deal `d` is counted `counts[d]` times.
+    pub fn weights(&self, counts: &[u32]) -> Vec<f64> {
+        let mut weights = vec![0.0; self.choices.len()];
+        for (deal, &count) in counts.iter().enumerate() {
+            if count == 0 {
+                continue;
+            }
+            let times = f64::from(count);
+            for &(id, weight) in &self.entries[self.offsets[deal]..self.offsets[deal + 1]] {
+                weights[id as usize] += times * weight;
+            }
+        }
+        weights
+    }
+}
+
+/// The choices of one ranking, seats sorted best first. A tie of `d` seats
+/// is averaged over its `d!` orders: the remaining subset `S` of the tie is
+/// left with probability `1 / C(d, |S|)` and each of its bots is chosen
+/// from it with probability `1 / |S|`.
+fn game_choices(seats: &[(u32, u32)], mut emit: impl FnMut(Choice, f64)) {
+    let mut start = 0;
+    while start < seats.len() {
+        let rank = seats[start].1;
+        let end = start + seats[start..].iter().take_while(|s| s.1 == rank).count();
+        let tied = &seats[start..end];
+        let below = &seats[end..];
+        let d = tied.len();
+        for mask in 1_u32..(1 << d) {
+            let size = mask.count_ones() as usize;
+            if size + below.len() < 2 {
+                continue;
+            }
+            let weight = 1.0 / (binomial(d, size) * size as f64);
+            let mut members = [u32::MAX; MAX_FIT_SEATS];
+            let subset = (0..d).filter(|i| mask & (1 << i) != 0).map(|i| tied[i].0);
+            for (slot, bot) in members
+                .iter_mut()
+                .zip(subset.clone().chain(below.iter().map(|s| s.0)))
+            {
+                *slot = bot;
+            }
+            let len = size + below.len();
+            members[..len].sort_unstable();
+            for chosen in subset {
+                let choice = Choice {
+                    members,
+                    len: len as u8,
+                    chosen,
+                };
+                emit(choice, weight);
+            }
+        }
+        start = end;
+    }
+}
+
+fn binomial(n: usize, k: usize) -> f64 {
+    (0..k).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64)
+}
+
+/// Above this many rated bots the Newton step's dense solve costs more than
+/// minorization-maximization's slower steps.
+const NEWTON_MAX_BOTS: usize = 150;
+const MAX_NEWTON_STEPS: usize = 100;
+const MAX_MM_STEPS: usize = 20_000;
+const TOLERANCE: f64 = 1e-10;
+
+/// The maximum-likelihood `theta` of the `rated` bots (mean zero over them,
+/// NaN for the others), from `start` when given. The caller guarantees that
+/// the rated bots are strongly connected, so the maximum exists and is
+/// unique.
+pub(super) fn maximize(
+    stages: &Stages,
+    weights: &[f64],
+    rated: &[bool],
+    start: Option<&[f64]>,
+) -> Vec<f64> {
+    let local: Vec<usize> = (0..rated.len()).filter(|&bot| rated[bot]).collect();
+    let mut index = vec![usize::MAX; rated.len()];
+    for (position, &bot) in local.iter().enumerate() {
+        index[bot] = position;
+    }
+    let problem = Problem::new(stages, weights, &index);
+    let mut theta: Vec<f64> = match start {
+        Some(start) => local.iter().map(|&bot| start[bot]).collect(),
+        None => vec![0.0; local.len()],
+    };
+    if theta.iter().any(|t| !t.is_finite()) {
+        theta.iter_mut().for_each(|t| *t = 0.0);
+    }
+    if local.len() <= NEWTON_MAX_BOTS {
+        problem.newton(&mut theta);
+    } else {
+        problem.minorize(&mut theta);
+    }
+    let mean = theta.iter().sum::<f64>() / theta.len().max(1) as f64;
+    let mut full = vec![f64::NAN; rated.len()];
+    for (position, &bot) in local.iter().enumerate() {
+        full[bot] = theta[position] - mean;
+    }
+    full
+}
+
+/// The weighted choices in local bot indices, zero weights dropped.
+pub(super) struct Problem {
+    n: usize,
+    /// (members, chosen position in members, weight)
+    choices: Vec<(Vec<usize>, usize, f64)>,
+}
+
+impl Problem {
+    pub(super) fn new(stages: &Stages, weights: &[f64], index: &[usize]) -> Problem {
+        let n = index.iter().filter(|&&i| i != usize::MAX).count();
+        let choices = stages
+            .choices
+            .iter()
+            .zip(weights)
+            .filter(|(_, &weight)| weight > 0.0)
+            .filter_map(|(choice, &weight)| {
+                let members: Vec<usize> = choice
+                    .members()
+                    .iter()
+                    .map(|&bot| index[bot as usize])
+                    .collect();
+                let chosen = choice
+                    .members()
+                    .iter()
+                    .position(|&bot| bot == choice.chosen)?;
+                members
+                    .iter()
+                    .all(|&m| m != usize::MAX)
+                    .then_some((members, chosen, weight))
+            })
+            .collect();
+        Problem { n, choices }
+    }
+
+    fn log_likelihood(&self, theta: &[f64]) -> f64 {
+        self.choices
+            .iter()
+            .map(|(members, chosen, weight)| {
+                let top = members.iter().map(|&m| theta[m]).fold(f64::MIN, f64::max);
+                let sum: f64 = members.iter().map(|&m| (theta[m] - top).exp()).sum();
+                weight * (theta[members[*chosen]] - top - sum.ln())
+            })
+            .sum()
+    }
+
+    /// Newton steps on the concave log-likelihood, halved until it rises.
+    pub(super) fn newton(&self, theta: &mut [f64]) {
+        let n = self.n;
+        let mut current = self.log_likelihood(theta);
+        for _ in 0..MAX_NEWTON_STEPS {
+            let mut gradient = vec![0.0; n];
+            // The negated Hessian plus a constant on every entry, which
+            // removes its null space (shifting every theta alike) without
+            // changing a step whose gradient sums to zero.
+            let mut matrix = vec![0.0; n * n];
+            let mut p = [0.0; MAX_FIT_SEATS];
+            for (members, chosen, weight) in &self.choices {
+                let top = members.iter().map(|&m| theta[m]).fold(f64::MIN, f64::max);
+                let mut sum = 0.0;
+                for (k, &m) in members.iter().enumerate() {
+                    p[k] = (theta[m] - top).exp();
+                    sum += p[k];
+                }
+                gradient[members[*chosen]] += weight;
+                for (j, &mj) in members.iter().enumerate() {
+                    let pj = p[j] / sum;
+                    gradient[mj] -= weight * pj;
+                    matrix[mj * n + mj] += weight * pj;
+                    for (k, &mk) in members.iter().enumerate() {
+                        matrix[mj * n + mk] -= weight * pj * p[k] / sum;
+                    }
+                }
+            }
+            let shift = (0..n).map(|i| matrix[i * n + i]).sum::<f64>() / n as f64;
+            matrix
+                .iter_mut()
+                .for_each(|entry| *entry += shift.max(1e-12));
+            let Some(step) = cholesky_solve(&mut matrix, n, gradient) else {
+                return self.minorize(theta);
+            };
+            let mut scale = 1.0;
+            loop {
+                let trial: Vec<f64> = theta
+                    .iter()
+                    .zip(&step)
+                    .map(|(t, s)| t + scale * s)
+                    .collect();
+                let value = self.log_likelihood(&trial);
+                if value >= current - 1e-12 * current.abs() || scale < 1e-6 {
+                    theta.copy_from_slice(&trial);
+                    current = value;
+                    break;
+                }
+                scale /= 2.0;
+            }
+            let moved = step.iter().fold(0.0_f64, |m, s| m.max(s.abs())) * scale;
+            if moved < TOLERANCE {
+                return;
+            }
+        }
+    }
+
+    /// Hunter's (2004) minorization-maximization: each bot's strength is its
+    /// weighted choices over its expected ones.
+    pub(super) fn minorize(&self, theta: &mut [f64]) {
+        let n = self.n;
+        let mut wins = vec![0.0; n];
+        for (members, chosen, weight) in &self.choices {
+            wins[members[*chosen]] += weight;
+        }
+        let mut gamma: Vec<f64> = theta.iter().map(|t| t.exp()).collect();
+        for _ in 0..MAX_MM_STEPS {
+            let mut expected = vec![0.0; n];
+            for (members, _, weight) in &self.choices {
+                let total: f64 = members.iter().map(|&m| gamma[m]).sum();
+                for &m in members {
+                    expected[m] += weight / total;
+                }
+            }
+            let mut moved = 0.0_f64;
+            for bot in 0..n {
+                let next = wins[bot] / expected[bot];
+                moved = moved.max((next.ln() - gamma[bot].ln()).abs());
+                gamma[bot] = next;
+            }
+            let log_mean = gamma.iter().map(|g| g.ln()).sum::<f64>() / n as f64;
+            gamma.iter_mut().for_each(|g| *g /= log_mean.exp());
+            if moved < TOLERANCE {
+                break;
+            }
+        }
+        for (t, g) in theta.iter_mut().zip(gamma) {
+            *t = g.ln();
+        }
+    }
+}
+
+/// Solves `matrix · x = rhs` for a symmetric positive definite `matrix`
+/// (overwritten by its Cholesky factor); `None` if it is not.
+fn cholesky_solve(matrix: &mut [f64], n: usize, mut rhs: Vec<f64>) -> Option<Vec<f64>> {
+    for j in 0..n {
+        let mut diagonal = matrix[j * n + j];
+        for k in 0..j {
+            diagonal -= matrix[j * n + k] * matrix[j * n + k];
+        }
+        if diagonal <= 0.0 || !diagonal.is_finite() {
+            return None;
+        }
+        let root = diagonal.sqrt();
+        matrix[j * n + j] = root;
+        for i in j + 1..n {
+            let mut value = matrix[i * n + j];
+            for k in 0..j {
+                value -= matrix[i * n + k] * matrix[j * n + k];
+            }
+            matrix[i * n + j] = value / root;
+        }
+    }
+    for i in 0..n {
+        let mut value = rhs[i];
+        for k in 0..i {
+            value -= matrix[i * n + k] * rhs[k];
+        }
+        rhs[i] = value / matrix[i * n + i];
+    }
+    for i in (0..n).rev() {
+        let mut value = rhs[i];
+        for k in i + 1..n {
+            value -= matrix[k * n + i] * rhs[k];
+        }
+        rhs[i] = value / matrix[i * n + i];
+    }
+    Some(rhs)
+}
