@@ -59,13 +59,21 @@ fn compile_arena_api(out_dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
 
 /// Points the generated number fields at `crate::json_number` (same results,
 /// no buffering and no error formatting per number: see that module). If a
-/// pbjson release names its reader differently, nothing is replaced and the
-/// code still builds with pbjson's own reader.
-fn use_fast_number_reader(path: &Path) -> std::io::Result<()> {
+/// pbjson release no longer names its reader this way, the build fails rather
+/// than silently falling back to the slower reader.
+fn use_fast_number_reader(path: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    const PBJSON_READER: &str = "::pbjson::private::NumberDeserialize";
     let generated = std::fs::read_to_string(path)?;
-    let faster = generated.replace(
-        "::pbjson::private::NumberDeserialize",
-        "crate::json_number::NumberDeserialize",
-    );
-    std::fs::write(path, faster)
+    if !generated.contains(PBJSON_READER) {
+        return Err(format!(
+            "pbjson-build output {} no longer uses `{PBJSON_READER}`: pbjson changed how it \
+             reads numbers, so update `use_fast_number_reader` in proto/build.rs \
+             (and `crate::json_number`) to match",
+            path.display()
+        )
+        .into());
+    }
+    let faster = generated.replace(PBJSON_READER, "crate::json_number::NumberDeserialize");
+    std::fs::write(path, faster)?;
+    Ok(())
 }

@@ -1,5 +1,6 @@
 //! Pieces every card game needs: a compact set of card ids and a deck.
 
+use crate::bits::bits;
 use crate::rng::Rng;
 
 /// A set of card ids below 128, as a bitset. Copy, hashable, and ordered by
@@ -44,20 +45,16 @@ impl CardSet {
         CardSet(self.0 | other.0)
     }
 
+    pub fn intersection(self, other: CardSet) -> CardSet {
+        CardSet(self.0 & other.0)
+    }
+
     pub fn minus(self, other: CardSet) -> CardSet {
         CardSet(self.0 & !other.0)
     }
 
-    pub fn iter(self) -> impl Iterator<Item = u8> {
-        let mut bits = self.0;
-        std::iter::from_fn(move || {
-            if bits == 0 {
-                return None;
-            }
-            let id = bits.trailing_zeros() as u8;
-            bits &= bits - 1;
-            Some(id)
-        })
+    pub fn iter(self) -> impl ExactSizeIterator<Item = u8> {
+        bits(self.0).map(|id| id as u8)
     }
 }
 

@@ -5,8 +5,8 @@
 //!
 //! # Layout
 //! - [`game`]: the [`Game`] trait every game implements, [`Outcome`], options.
-//! - [`rng`], [`cards`], [`hash`]: seeded chance, card sets and decks, the
-//!   stable state hash.
+//! - [`rng`], [`cards`], [`hash`], [`bits`]: seeded chance, card sets and
+//!   decks, the stable state hash, set bits of a word.
 //! - [`registry`]: games by id behind the object-safe [`AnyGame`].
 //! - [`replay`]: the replay record and re-simulation.
 //! - [`forfeit`]: forfeit reasons, scoring with forfeits, re-refereeing a
@@ -27,6 +27,7 @@
 //! assert_eq!(game.outcome().unwrap().scores.len(), 2);
 //! ```
 
+pub mod bits;
 pub mod bullfrogs;
 pub mod cards;
 pub mod forfeit;

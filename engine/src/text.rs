@@ -5,29 +5,10 @@
 
 use std::fmt::{self, Write};
 
-/// Writes `number` in decimal, exactly as `{}` would.
+/// Writes `number` in decimal, exactly as `{}` would, without the formatting
+/// machinery.
 pub fn write_number(out: &mut impl Write, number: i32) -> fmt::Result {
-    if let Ok(digit @ 0..=9) = u8::try_from(number) {
-        return out.write_char(char::from(b'0' + digit));
-    }
-    if number < 0 {
-        out.write_char('-')?;
-    }
-    let mut digits = [0u8; 10];
-    let mut rest = number.unsigned_abs();
-    let mut n_digits = 0;
-    loop {
-        digits[n_digits] = b'0' + (rest % 10) as u8;
-        n_digits += 1;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    digits[..n_digits]
-        .iter()
-        .rev()
-        .try_for_each(|&digit| out.write_char(char::from(digit)))
+    out.write_str(itoa::Buffer::new().format(number))
 }
 
 /// Writes `words` one after another (the spaces are in the words).

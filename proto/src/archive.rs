@@ -358,11 +358,6 @@ fn nested_manifest_hint(items: &BTreeMap<String, Item>) -> String {
     }
 }
 
-/// Lowercase hex of `bytes`.
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
-}
-
 fn content_hash(items: &BTreeMap<String, Item>) -> String {
     let mut hasher = Sha256::new();
     for (path, item) in items {
@@ -376,7 +371,7 @@ fn content_hash(items: &BTreeMap<String, Item>) -> String {
             }
         }
     }
-    hex(&hasher.finalize())
+    hex::encode(hasher.finalize())
 }
 
 #[cfg(test)]

@@ -196,14 +196,10 @@ pub(crate) fn new_token() -> Result<String, ArenaError> {
     let mut bytes = [0_u8; 32];
     getrandom::fill(&mut bytes)
         .map_err(|error| ArenaError::Internal(format!("no randomness for a token: {error}")))?;
-    Ok(hex(&bytes))
+    Ok(hex::encode(bytes))
 }
 
 /// What the database keeps of a token.
 pub(crate) fn token_hash(token: &str) -> String {
-    hex(&Sha256::digest(token.as_bytes()))
-}
-
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+    hex::encode(Sha256::digest(token.as_bytes()))
 }

@@ -7,6 +7,7 @@
 use std::fmt;
 
 use super::cards::{pad_kind, STARTING_PADS};
+use crate::bits::bits;
 use crate::text::write_number;
 
 /// A grid cell; the log is at the origin, `y` grows upwards.
@@ -238,15 +239,8 @@ impl CellSet {
     /// The cells of the set in `rows`, row by row.
     fn cells_in(&self, rows: std::ops::Range<usize>) -> impl Iterator<Item = Pos> + '_ {
         rows.flat_map(move |y| {
-            let mut bits = self.rows[y];
-            std::iter::from_fn(move || {
-                if bits == 0 {
-                    return None;
-                }
-                let x = bits.trailing_zeros() as i32;
-                bits &= bits - 1;
-                Some(Pos::new((x - OFFSET) as i8, (y as i32 - OFFSET) as i8))
-            })
+            bits(self.rows[y])
+                .map(move |x| Pos::new((x as i32 - OFFSET) as i8, (y as i32 - OFFSET) as i8))
         })
     }
 }
@@ -539,13 +533,6 @@ impl Line {
 }
 
 /// The indices set in `mask`, ascending.
-pub fn mask_indices(mut mask: SlotMask) -> impl Iterator<Item = usize> {
-    std::iter::from_fn(move || {
-        if mask == 0 {
-            return None;
-        }
-        let index = mask.trailing_zeros() as usize;
-        mask &= mask - 1;
-        Some(index)
-    })
+pub fn mask_indices(mask: SlotMask) -> impl Iterator<Item = usize> {
+    bits(mask).map(|index| index as usize)
 }

@@ -7,10 +7,12 @@
 pub const N_CLAN: u8 = 54;
 /// Number of card ids (clan and tactic).
 pub const N_CARDS: u8 = 64;
-/// Every clan card id as a bit mask.
-pub const ALL_CLAN: u64 = (1u64 << N_CLAN) - 1;
-/// Every tactic card id as a bit mask.
-pub const ALL_TACTICS: u64 = !ALL_CLAN;
+/// Every clan card id.
+pub const ALL_CLAN: CardSet = CardSet((1 << N_CLAN) - 1);
+/// Every tactic card id.
+pub const ALL_TACTICS: CardSet = CardSet(((1 << N_CARDS) - 1) & !ALL_CLAN.0);
+
+use crate::cards::CardSet;
 
 /// Color names are ours (rules: "names are ours"); one letter each in text.
 pub const COLOR_LETTERS: [char; 6] = ['r', 'o', 'y', 'g', 'b', 'p'];
@@ -189,7 +191,7 @@ mod tests {
 
     #[test]
     fn there_are_54_clan_cards_of_six_colors_and_nine_strengths() {
-        assert_eq!(ALL_CLAN.count_ones(), 54);
+        assert_eq!(ALL_CLAN.len(), 54);
         assert_eq!((0..N_CLAN).map(color).max(), Some(5));
         assert_eq!(
             (0..N_CLAN)
@@ -202,7 +204,7 @@ mod tests {
 
     #[test]
     fn there_are_ten_tactic_cards_with_two_jokers() {
-        assert_eq!(ALL_TACTICS.count_ones(), 10);
+        assert_eq!(ALL_TACTICS.len(), 10);
         assert_eq!(TACTICS.iter().filter(|t| t.name == "joker").count(), 2);
         let elite = TACTICS
             .iter()

@@ -8,7 +8,8 @@
 //! kind can reach; the best (kind, sum) over all kinds is the value. A
 //! complete side is the special case of an empty pool and nothing missing.
 
-use super::cards::{clan_card, strength};
+use super::cards::{clan_card, strength, ALL_CLAN};
+use crate::cards::CardSet;
 
 /// Formation kinds, weakest first so that `Ord` ranks them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -68,15 +69,16 @@ impl SideCards {
     }
 }
 
-fn iter_bits(mut bits: u64) -> impl Iterator<Item = u8> {
-    std::iter::from_fn(move || {
-        if bits == 0 {
-            return None;
-        }
-        let bit = bits.trailing_zeros() as u8;
-        bits &= bits - 1;
-        Some(bit)
-    })
+/// The clan cards of `set` as the formation search's mask. The search keeps
+/// `u64` masks (every clan id is below 54) rather than the 128-bit
+/// [`CardSet`]: with 128-bit masks Schotten Totten's random playouts ran
+/// 12-18% slower (base 2p 83,000 against 68,000 games/s, medians of three).
+pub fn clan_mask(set: CardSet) -> u64 {
+    (set.0 & ALL_CLAN.0) as u64
+}
+
+fn iter_bits(cards: u64) -> impl Iterator<Item = u8> {
+    crate::bits::bits(cards).map(|card| card as u8)
 }
 
 /// All clan cards of one strength, as a mask.
@@ -213,17 +215,10 @@ fn wilds_fit(wilds: &[Option<Wild>], open: u16, must: u16) -> bool {
     match wilds.split_first() {
         None => must == 0,
         Some((None, rest)) => wilds_fit(rest, open, must),
-        Some((Some(wild), rest)) => {
-            let mut choices = open & wild.strengths;
-            while choices != 0 {
-                let s = choices & choices.wrapping_neg();
-                if wilds_fit(rest, open & !s, must & !s) {
-                    return true;
-                }
-                choices &= choices - 1;
-            }
-            false
-        }
+        Some((Some(wild), rest)) => crate::bits::bits(open & wild.strengths).any(|strength| {
+            let s = 1 << strength;
+            wilds_fit(rest, open & !s, must & !s)
+        }),
     }
 }
 

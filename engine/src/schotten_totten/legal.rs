@@ -6,7 +6,7 @@ use super::cards::{
     face, is_clan, is_elite_troop, tactic, TacticKind, ALL_CLAN, ALL_TACTICS, BANSHEE, BLUFF,
     JOKER_A, RECRUITER, STRATEGIST, TRAITOR,
 };
-use super::{bits, hand_faces, Phase, SchottenTotten, N_STONES};
+use super::{hand_faces, Phase, SchottenTotten, N_STONES};
 
 impl SchottenTotten {
     /// Tactics variant: you may not play a tactic card while you have played
@@ -16,7 +16,8 @@ impl SchottenTotten {
     }
 
     fn clan_card_playable(&self, seat: usize) -> bool {
-        self.hands[seat] & ALL_CLAN != 0 && self.stones.iter().any(|s| s.has_room(seat))
+        !self.hands[seat].intersection(ALL_CLAN).is_empty()
+            && self.stones.iter().any(|s| s.has_room(seat))
     }
 
     /// Every card play of the player to move, in a fixed order: clan cards,
@@ -24,13 +25,13 @@ impl SchottenTotten {
     pub(super) fn play_actions(&self, out: &mut Vec<Action>) {
         let seat = self.to_move as usize;
         let rooms = self.rooms(seat);
-        for card in bits(self.hands[seat] & ALL_CLAN) {
+        for card in self.hands[seat].intersection(ALL_CLAN).iter() {
             Self::push_placements(rooms, card, out);
         }
         if !self.may_play_tactic(seat) {
             return;
         }
-        for card in hand_faces(self.hands[seat] & ALL_TACTICS) {
+        for card in hand_faces(self.hands[seat].intersection(ALL_TACTICS)) {
             match tactic(card).kind {
                 TacticKind::EliteTroop { .. } => {
                     if card != JOKER_A || !self.joker_played[seat] {
@@ -58,12 +59,10 @@ impl SchottenTotten {
 
     fn push_placements(rooms: u16, card: u8, out: &mut Vec<Action>) {
         out.reserve(rooms.count_ones() as usize);
-        let mut left = rooms;
-        while left != 0 {
-            let stone = left.trailing_zeros() as u8;
-            left &= left - 1;
-            out.push(Action::Play { card, stone });
-        }
+        out.extend(crate::bits::bits(rooms).map(|stone| Action::Play {
+            card,
+            stone: stone as u8,
+        }));
     }
 
     fn push_ruse(&self, seat: usize, ruse: u8, out: &mut Vec<Action>) {
@@ -135,7 +134,7 @@ impl SchottenTotten {
         if self.clan_card_playable(seat) {
             return true;
         }
-        if !self.may_play_tactic(seat) || self.hands[seat] & ALL_TACTICS == 0 {
+        if !self.may_play_tactic(seat) || self.hands[seat].intersection(ALL_TACTICS).is_empty() {
             return false;
         }
         let mut plays = Vec::new();
@@ -266,7 +265,7 @@ impl SchottenTotten {
                 let card = self.hand_card(seat, card).expect("checked");
                 self.consecutive_passes = 0;
                 if is_clan(card) {
-                    self.hands[seat] &= !(1 << card);
+                    self.hands[seat].remove(card);
                 } else {
                     self.play_tactic_from_hand(card);
                 }
@@ -362,7 +361,7 @@ impl SchottenTotten {
             let decks = (self.clan_deck.is_empty(), self.tactic_deck.is_empty());
             match (left, decks) {
                 (0, _) | (_, (true, true)) => {
-                    let hand = self.hands[self.to_move as usize].count_ones() as u8;
+                    let hand = self.hands[self.to_move as usize].len() as u8;
                     self.phase = Phase::RecruitReturn(hand.min(2));
                 }
                 (_, (false, false)) => return,
@@ -384,7 +383,7 @@ impl SchottenTotten {
     fn put_back(&mut self, card_face: u8) {
         let seat = self.to_move as usize;
         let card = self.hand_card(seat, card_face).expect("checked");
-        self.hands[seat] &= !(1 << card);
+        self.hands[seat].remove(card);
         let deck_index = if is_clan(card) { 0 } else { 1 };
         if is_clan(card) {
             self.clan_deck.put_bottom(card);

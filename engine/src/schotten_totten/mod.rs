@@ -36,9 +36,9 @@ pub use action::{Action, DeckKind};
 pub use observation::{Observation, StoneView};
 
 use cards::{face, is_clan, tactic, TacticKind, ALL_CLAN, JOKER_A, JOKER_B, N_CARDS, N_CLAN};
-use formation::{best_value, can_beat, SideCards, Value, Wild};
+use formation::{best_value, can_beat, clan_mask, SideCards, Value, Wild};
 
-use crate::cards::Deck;
+use crate::cards::{CardSet, Deck};
 use crate::game::{
     bool_option, check_option_keys, int_option, EndReason, Game, GameOptions, Outcome, Seat,
     SetupError,
@@ -179,11 +179,11 @@ pub struct SchottenTotten {
     rng: Rng,
     clan_deck: Deck<u8>,
     tactic_deck: Deck<u8>,
-    hands: [u64; 2],
+    hands: [CardSet; 2],
     stones: [Stone; N_STONES],
     discard: Vec<u8>,
     /// Clan cards on the table or in the discard pile: what a proof may rely on.
-    visible_clan: u64,
+    visible_clan: CardSet,
     tactics_played: [u8; 2],
     joker_played: [bool; 2],
     to_move: u8,
@@ -203,21 +203,10 @@ pub struct SchottenTotten {
     decisions_this_round: u32,
 }
 
-fn bits(mut mask: u64) -> impl Iterator<Item = u8> {
-    std::iter::from_fn(move || {
-        if mask == 0 {
-            return None;
-        }
-        let bit = mask.trailing_zeros() as u8;
-        mask &= mask - 1;
-        Some(bit)
-    })
-}
-
 /// The hand's distinct faces (one entry for two Jokers).
-fn hand_faces(hand: u64) -> impl Iterator<Item = u8> {
-    let both_jokers = hand & (1 << JOKER_A) != 0;
-    bits(hand)
+fn hand_faces(hand: CardSet) -> impl Iterator<Item = u8> {
+    let both_jokers = hand.contains(JOKER_A);
+    hand.iter()
         .filter(move |&card| !(card == JOKER_B && both_jokers))
         .map(face)
 }
@@ -231,10 +220,10 @@ impl SchottenTotten {
     fn hand_card(&self, seat: usize, card_face: u8) -> Option<u8> {
         let hand = self.hands[seat];
         match card_face {
-            JOKER_A => [JOKER_A, JOKER_B].into_iter().find(|&j| hand >> j & 1 == 1),
+            JOKER_A => [JOKER_A, JOKER_B].into_iter().find(|&j| hand.contains(j)),
             // The second Joker has no face of its own: actions name `joker`.
             JOKER_B => None,
-            _ => (card_face < N_CARDS && hand >> card_face & 1 == 1).then_some(card_face),
+            _ => (card_face < N_CARDS && hand.contains(card_face)).then_some(card_face),
         }
     }
 
@@ -245,16 +234,16 @@ impl SchottenTotten {
         } else {
             Deck::default()
         };
-        self.hands = [0; 2];
+        self.hands = [CardSet::EMPTY; 2];
         for _ in 0..self.options.hand_size() {
             for seat in 0..2 {
                 let card = self.clan_deck.draw().expect("54 cards deal two hands");
-                self.hands[seat] |= 1 << card;
+                self.hands[seat].insert(card);
             }
         }
         self.stones = [Stone::default(); N_STONES];
         self.discard.clear();
-        self.visible_clan = 0;
+        self.visible_clan = CardSet::EMPTY;
         self.tactics_played = [0; 2];
         self.joker_played = [false; 2];
         self.consecutive_passes = 0;
@@ -300,7 +289,7 @@ impl SchottenTotten {
         let seat = self.to_move as usize;
         if !self.skip_draw {
             let below_limit =
-                !self.options.tactics || self.hands[seat].count_ones() < self.options.hand_size();
+                !self.options.tactics || self.hands[seat].len() < self.options.hand_size();
             match (
                 below_limit,
                 self.clan_deck.is_empty(),
@@ -329,7 +318,7 @@ impl SchottenTotten {
             DeckKind::Tactic => self.tactic_deck.draw(),
         };
         if let Some(card) = card {
-            self.hands[self.to_move as usize] |= 1 << card;
+            self.hands[self.to_move as usize].insert(card);
         }
         let left = [self.clan_deck.len() as u8, self.tactic_deck.len() as u8];
         if let Some((_, known)) = &mut self.known_bottom {
@@ -349,7 +338,7 @@ impl SchottenTotten {
         side.cards[side.len as usize] = card;
         side.len += 1;
         if is_clan(card) {
-            self.visible_clan |= 1 << card;
+            self.visible_clan.insert(card);
         }
         if self.stones[stone].is_complete(seat) {
             let now = self.tick();
@@ -374,14 +363,14 @@ impl SchottenTotten {
 
     fn discard_card(&mut self, card: u8) {
         if is_clan(card) {
-            self.visible_clan |= 1 << card;
+            self.visible_clan.insert(card);
         }
         self.discard.push(card);
     }
 
     fn play_tactic_from_hand(&mut self, card: u8) {
         let seat = self.to_move as usize;
-        self.hands[seat] &= !(1 << card);
+        self.hands[seat].remove(card);
         self.tactics_played[seat] += 1;
     }
 }
@@ -407,9 +396,15 @@ impl SchottenTotten {
             return mine > theirs
                 || (mine == theirs && st.sides[seat].completed_at < st.sides[other].completed_at);
         }
-        let unseen = ALL_CLAN & !self.visible_clan;
+        let unseen = ALL_CLAN.minus(self.visible_clan);
         // Having completed first, a tying completion of theirs loses to us.
-        !can_beat(&st.sides[other].split(), unseen, st.size(), st.bluff, mine)
+        !can_beat(
+            &st.sides[other].split(),
+            clan_mask(unseen),
+            st.size(),
+            st.bluff,
+            mine,
+        )
     }
 
     /// The stones `seat` could claim now (the rules' claim condition; in the
@@ -536,10 +531,10 @@ impl Game for SchottenTotten {
             rng: Rng::seeded(seed),
             clan_deck: Deck::default(),
             tactic_deck: Deck::default(),
-            hands: [0; 2],
+            hands: [CardSet::EMPTY; 2],
             stones: [Stone::default(); N_STONES],
             discard: Vec::new(),
-            visible_clan: 0,
+            visible_clan: CardSet::EMPTY,
             tactics_played: [0; 2],
             joker_played: [false; 2],
             to_move: 0,

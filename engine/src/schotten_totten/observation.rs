@@ -3,7 +3,7 @@
 //! tactic counts, whose turn it is. Never the deck order or the other hand.
 
 use super::cards::{face, ALL_CLAN, ALL_TACTICS};
-use super::{bits, Phase, SchottenTotten};
+use super::{Phase, SchottenTotten};
 use crate::game::Seat;
 use crate::rng::Rng;
 
@@ -65,9 +65,9 @@ impl SchottenTotten {
             phase,
             pending,
             stones: self.stones.iter().map(stone_view).collect(),
-            hand: bits(self.hands[seat]).map(face).collect(),
-            opponent_hand_clan: (self.hands[other] & ALL_CLAN).count_ones() as u8,
-            opponent_hand_tactic: (self.hands[other] & ALL_TACTICS).count_ones() as u8,
+            hand: self.hands[seat].iter().map(face).collect(),
+            opponent_hand_clan: self.hands[other].intersection(ALL_CLAN).len() as u8,
+            opponent_hand_tactic: self.hands[other].intersection(ALL_TACTICS).len() as u8,
             clan_deck: self.clan_deck.len() as u8,
             tactic_deck: self.tactic_deck.len() as u8,
             discard: self.discard.iter().map(|&c| face(c)).collect(),
@@ -100,13 +100,14 @@ impl SchottenTotten {
         .into_iter()
         .zip(known)
         {
-            let held = state.hands[other] & kind_mask;
+            let held = state.hands[other].intersection(kind_mask);
             let unknown_part = &mut deck.as_mut_slice()[fixed as usize..];
-            let mut pooled: Vec<u8> = bits(held).chain(unknown_part.iter().copied()).collect();
+            let mut pooled: Vec<u8> = held.iter().chain(unknown_part.iter().copied()).collect();
             rng.shuffle(&mut pooled);
-            let (to_hand, to_deck) = pooled.split_at(held.count_ones() as usize);
-            state.hands[other] =
-                state.hands[other] & !kind_mask | to_hand.iter().fold(0, |m, &c| m | 1 << c);
+            let (to_hand, to_deck) = pooled.split_at(held.len() as usize);
+            state.hands[other] = state.hands[other]
+                .minus(kind_mask)
+                .union(to_hand.iter().copied().collect());
             unknown_part.copy_from_slice(to_deck);
         }
         state.rng = Rng::seeded(rng.next_u64());

@@ -36,7 +36,7 @@ fn legal_texts(game: &SchottenTotten) -> Vec<String> {
 fn empty_table(words: &[&str]) -> SchottenTotten {
     let mut game = new_game(words);
     game.stones = [Stone::default(); N_STONES];
-    game.hands = [0; 2];
+    game.hands = [CardSet::EMPTY; 2];
     game.clan_deck = Deck::from_top_last((0..N_CLAN).rev().collect());
     game.tactic_deck = if game.options.tactics {
         Deck::from_top_last((N_CLAN..N_CARDS).rev().collect())
@@ -44,7 +44,7 @@ fn empty_table(words: &[&str]) -> SchottenTotten {
         Deck::default()
     };
     game.discard.clear();
-    game.visible_clan = 0;
+    game.visible_clan = CardSet::EMPTY;
     game.to_move = 0;
     game.phase = Phase::Play;
     game
@@ -79,13 +79,13 @@ impl SchottenTotten {
 
     fn give(&mut self, seat: usize, names: &str) {
         for card in ids(names) {
-            let card = if card == cards::JOKER_A && self.hands[seat] >> cards::JOKER_A & 1 == 1 {
+            let card = if card == cards::JOKER_A && self.hands[seat].contains(cards::JOKER_A) {
                 cards::JOKER_B
             } else {
                 card
             };
             self.take_out_of_decks(card);
-            self.hands[seat] |= 1 << card;
+            self.hands[seat].insert(card);
         }
     }
 
@@ -169,11 +169,11 @@ fn the_rulebook_example_is_claimed_right_after_the_third_card() {
     act(&mut game, "play b5 4");
     assert_eq!(game.phase, Phase::Claims);
     assert_eq!(legal_texts(&game), vec!["claim 4", "done"]);
-    let hand_before = game.hands[0].count_ones();
+    let hand_before = game.hands[0].len();
     act(&mut game, "claim 4");
     assert_eq!(game.stones[4].owner, Some(0));
     assert_eq!(
-        game.hands[0].count_ones(),
+        game.hands[0].len(),
         hand_before + 1,
         "the draw comes after the claim"
     );
@@ -412,7 +412,7 @@ fn a_turn_is_play_then_claims_then_one_draw() {
     let deck_before = game.clan_deck.len();
     act(&mut game, "play r1 0");
     assert_eq!(game.to_move, 1, "nothing to claim: the draw is automatic");
-    assert_eq!(game.hands[0].count_ones(), 2);
+    assert_eq!(game.hands[0].len(), 2);
     assert_eq!(game.clan_deck.len(), deck_before - 1);
 }
 
@@ -424,7 +424,7 @@ fn with_the_deck_empty_play_goes_on_without_drawing() {
     game.give(0, "r1 r2");
     game.give(1, "g1");
     act(&mut game, "play r1 0");
-    assert_eq!(game.hands[0].count_ones(), 1);
+    assert_eq!(game.hands[0].len(), 1);
     assert_eq!(game.to_move, 1);
 }
 
@@ -489,8 +489,8 @@ fn expert_claims_only_at_the_start_of_a_turn() {
 #[test]
 fn tactics_deals_seven_and_draws_from_the_chosen_deck() {
     let mut game = new_game(&["tactics=true"]);
-    assert_eq!(game.hands[0].count_ones(), 7);
-    assert_eq!(game.hands[1].count_ones(), 7);
+    assert_eq!(game.hands[0].len(), 7);
+    assert_eq!(game.hands[1].len(), 7);
     let first = legal_texts(&game)[0].clone();
     act(&mut game, &first);
     if game.phase == Phase::Claims {
@@ -498,10 +498,10 @@ fn tactics_deals_seven_and_draws_from_the_chosen_deck() {
     }
     assert_eq!(legal_texts(&game), vec!["draw clan", "draw tactic"]);
     act(&mut game, "draw tactic");
-    assert_eq!((game.hands[0] & ALL_TACTICS_MASK).count_ones(), 1);
+    assert_eq!(game.hands[0].intersection(ALL_TACTICS_MASK).len(), 1);
 }
 
-const ALL_TACTICS_MASK: u64 = cards::ALL_TACTICS;
+const ALL_TACTICS_MASK: CardSet = cards::ALL_TACTICS;
 
 #[test]
 fn an_empty_deck_cannot_be_chosen() {
@@ -514,7 +514,7 @@ fn an_empty_deck_cannot_be_chosen() {
         game.to_move, 1,
         "the only deck left is drawn from without asking"
     );
-    assert_eq!(game.hands[0].count_ones(), 7);
+    assert_eq!(game.hands[0].len(), 7);
 }
 
 #[test]
@@ -548,7 +548,7 @@ fn a_second_joker_stays_in_hand() {
     game.to_move = 0;
     game.phase = Phase::Play;
     game.tactics_played = [1, 1];
-    assert!(game.hands[0] & (1 << cards::JOKER_B) != 0);
+    assert!(game.hands[0].contains(cards::JOKER_B));
     assert!(legal_texts(&game).iter().all(|a| !a.contains("joker")));
 }
 
@@ -751,7 +751,7 @@ fn the_recruiter_draws_three_and_puts_two_back_under_their_decks() {
     act(&mut game, "recruit clan");
     act(&mut game, "recruit tactic");
     act(&mut game, "recruit clan");
-    assert_eq!(game.hands[0].count_ones(), 9);
+    assert_eq!(game.hands[0].len(), 9);
     assert_eq!(game.phase, Phase::RecruitReturn(2));
     assert_eq!(
         game.action_seen_by(&"return r1".parse().unwrap(), 1),
@@ -763,7 +763,11 @@ fn the_recruiter_draws_three_and_puts_two_back_under_their_decks() {
         "return r1"
     );
     act(&mut game, "return r1");
-    let tactic_in_hand = (game.hands[0] & cards::ALL_TACTICS).trailing_zeros() as u8;
+    let tactic_in_hand = game.hands[0]
+        .intersection(cards::ALL_TACTICS)
+        .iter()
+        .next()
+        .unwrap();
     act(
         &mut game,
         &format!("return {}", cards::card_name(tactic_in_hand)),
@@ -774,11 +778,7 @@ fn the_recruiter_draws_three_and_puts_two_back_under_their_decks() {
         "r1 went to the bottom of the clan deck"
     );
     assert_eq!(game.tactic_deck.as_slice()[0], tactic_in_hand);
-    assert_eq!(
-        game.hands[0].count_ones(),
-        7,
-        "no draw follows the Recruiter"
-    );
+    assert_eq!(game.hands[0].len(), 7, "no draw follows the Recruiter");
     assert_eq!(game.to_move, 1);
 }
 
@@ -791,11 +791,11 @@ fn the_recruiter_draws_what_there_is() {
     game.give(1, "o1");
     act(&mut game, "play recruiter");
     assert_eq!(game.phase, Phase::RecruitReturn(2));
-    assert_eq!(game.hands[0].count_ones(), 2);
+    assert_eq!(game.hands[0].len(), 2);
     act(&mut game, "return r1");
     act(&mut game, "return g9");
     // Fewer than 7 in hand: the turn's draw follows, from the only deck left.
-    assert_eq!(game.hands[0].count_ones(), 1);
+    assert_eq!(game.hands[0].len(), 1);
     assert_eq!(game.to_move, 1);
 }
 
@@ -880,7 +880,7 @@ fn a_round_scores_five_to_the_winner_and_stones_to_the_loser_and_the_winner_star
     assert_eq!(game.match_points, [1, 5]);
     assert_eq!(game.round, 1);
     assert_eq!(game.to_move, 1, "the previous winner starts");
-    assert_eq!(game.hands[0].count_ones(), 6);
+    assert_eq!(game.hands[0].len(), 6);
     assert!(game.stones.iter().all(|s| s.owner.is_none()));
     assert!(game.outcome().is_none());
 }
