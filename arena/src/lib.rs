@@ -8,6 +8,7 @@
 //! - [`store`]: the SQLite store (sqlx, `migrations/` at the workspace root).
 //! - [`plan`]: round-robin planning, pure and seeded.
 //! - [`ratings`]: Elo, Glicko-2 and Weng-Lin updates, pure.
+//! - [`verify`]: re-refereeing a reported game with the engine, pure.
 //! - [`archive`]: checking a submitted bot folder (`tar.gz`); the code lives
 //!   in `cairn_proto::archive`, shared with runners, which unpack with it.
 //! - [`testkit`]: helpers for tests of the arena and its users.
@@ -38,6 +39,7 @@ pub mod ratings;
 pub mod service;
 pub mod store;
 pub mod testkit;
+pub mod verify;
 
 pub use error::ArenaError;
 pub use service::run;

@@ -1,14 +1,14 @@
 //! Store types to wire messages and back. Wire input is checked here only
 //! as far as types go; the store checks meaning.
 
-use cairn_proto::reasons::arena_forfeit_reason;
+use cairn_proto::reasons::{arena_end_reason, arena_forfeit_reason};
 
 use super::pb;
 use crate::archive::Manifest;
 use crate::error::ArenaError;
 use crate::store::{
-    BotSummary, BotVersion, Entry, Forfeit, GameReport, LeaderboardRow, Lease, MatchReport,
-    MatchSummary, NewTournament, SeatResult, Tournament, TournamentProgress,
+    BotSummary, BotVersion, Entry, Forfeit, GameReport, LeaderboardRow, Lease, MatchSummary,
+    NewTournament, SeatResult, Tournament, TournamentProgress,
 };
 
 pub(super) fn manifest(manifest: &Manifest) -> pb::BotManifest {
@@ -180,26 +180,18 @@ pub(super) fn lease(lease: &Lease) -> pb::MatchLease {
     }
 }
 
-pub(super) fn match_report(request: pb::ReportResultRequest) -> Result<MatchReport, ArenaError> {
-    let games = request
-        .games
-        .into_iter()
-        .map(|game| {
-            Ok(GameReport {
-                game_index: game.game_index,
-                seats: game
-                    .seats
-                    .into_iter()
-                    .map(report_seat)
-                    .collect::<Result<_, ArenaError>>()?,
-                replay: game.replay,
-            })
-        })
-        .collect::<Result<_, ArenaError>>()?;
-    Ok(MatchReport {
-        match_id: request.match_id,
-        lease_generation: request.lease_generation,
-        games,
+pub(super) fn game_report(game: pb::GameResult) -> Result<GameReport, ArenaError> {
+    let ended_by = arena_end_reason(game.end_reason)
+        .map_err(|error| ArenaError::invalid(error.to_string()))?;
+    Ok(GameReport {
+        game_index: game.game_index,
+        seats: game
+            .seats
+            .into_iter()
+            .map(report_seat)
+            .collect::<Result<_, ArenaError>>()?,
+        replay: game.replay,
+        ended_by,
     })
 }
 

@@ -102,17 +102,27 @@ impl RunnerService for RunnerApi {
         Ok(Response::new(Box::pin(tokio_stream::iter(chunks))))
     }
 
-    async fn report_result(
+    async fn report_game(
         &self,
-        request: Request<pb::ReportResultRequest>,
-    ) -> Result<Response<pb::ReportResultResponse>, Status> {
+        request: Request<pb::ReportGameRequest>,
+    ) -> Result<Response<pb::ReportGameResponse>, Status> {
         let runner = self.runner(&request).await?;
-        let outcome = self
+        let request = request.into_inner();
+        let game = request
+            .game
+            .ok_or_else(|| ArenaError::invalid("a game report needs its game"))?;
+        let recorded = self
             .store
-            .report_result(&runner, &convert::match_report(request.into_inner())?)
+            .report_game(
+                &runner,
+                request.match_id,
+                request.lease_generation,
+                &convert::game_report(game)?,
+            )
             .await?;
-        Ok(Response::new(pb::ReportResultResponse {
-            already_recorded: outcome == ReportOutcome::AlreadyRecorded,
+        Ok(Response::new(pb::ReportGameResponse {
+            already_recorded: recorded.outcome == ReportOutcome::AlreadyRecorded,
+            match_done: recorded.match_done,
         }))
     }
 }

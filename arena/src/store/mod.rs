@@ -42,12 +42,14 @@ pub use self::clock::{Clock, ManualClock, SystemClock};
 pub use self::leaderboard::{LeaderboardQuery, LeaderboardRow};
 pub use self::leases::{Lease, LeasedGame, LeasedSeat};
 pub use self::results::{
-    Forfeit, GameReport, MatchReport, ReportOutcome, SeatResult, MAX_REPLAY_BYTES,
+    Forfeit, GameReport, GameReportOutcome, MatchReport, ReportOutcome, SeatResult,
+    MAX_REPLAY_BYTES,
 };
 pub use self::tournaments::{
     variant_key, Entry, MatchSummary, NewTournament, Tournament, TournamentProgress,
 };
 use crate::error::ArenaError;
+use crate::verify::{verify_game, GameVerifier};
 
 /// Where `cairn serve` keeps its database unless told otherwise.
 pub const DEFAULT_DB_PATH: &str = "cairn-arena.db";
@@ -63,6 +65,9 @@ pub struct Store {
     /// Checks a game id, its options and a seat count (the engine's registry
     /// unless a test swaps it).
     game_check: GameCheck,
+    /// Checks a reported game against its plan and its replay (the engine
+    /// unless a test swaps it).
+    verifier: GameVerifier,
     /// Writers queue here, in the process, rather than in SQLite's busy
     /// handler, which sleeps in growing steps and wrecks latency.
     write_lock: Arc<Mutex<()>>,
@@ -98,6 +103,7 @@ impl Store {
             pool,
             clock,
             game_check: engine_game_check,
+            verifier: verify_game,
             write_lock: Arc::new(Mutex::new(())),
             changes: Arc::new(changes),
         })
@@ -106,6 +112,13 @@ impl Store {
     /// The same store, checking games with `game_check` instead of the engine.
     pub fn with_game_check(mut self, game_check: GameCheck) -> Store {
         self.game_check = game_check;
+        self
+    }
+
+    /// The same store, checking reported games with `verifier` instead of
+    /// the engine (for tests with made-up games).
+    pub fn with_verifier(mut self, verifier: GameVerifier) -> Store {
+        self.verifier = verifier;
         self
     }
 

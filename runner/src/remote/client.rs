@@ -9,6 +9,9 @@ use pb::runner_service_client::RunnerServiceClient;
 use tonic::transport::{Channel, Endpoint};
 use tonic::{Code, Request, Status};
 
+/// The largest message to or from the arena (its cap on a game's report).
+pub const MAX_REPORT_BYTES: usize = 5 * 1024 * 1024;
+
 /// Why the runner stopped or could not do a step.
 #[derive(Debug, thiserror::Error)]
 pub enum RemoteError {
@@ -58,10 +61,10 @@ impl ArenaConnection {
     /// Connects to `address` (`http://host:port`; a bare `host:port` gets `http://`).
     pub async fn connect(address: &str, token: &str) -> Result<ArenaConnection, RemoteError> {
         let channel = connect_channel(address).await?;
-        // Replays of a long match can be large; the arena accepts 64 MiB.
+        // One game's report at most: the arena accepts 5 MiB a message.
         let client = RunnerServiceClient::new(channel)
-            .max_encoding_message_size(64 * 1024 * 1024)
-            .max_decoding_message_size(64 * 1024 * 1024);
+            .max_encoding_message_size(MAX_REPORT_BYTES)
+            .max_decoding_message_size(MAX_REPORT_BYTES);
         Ok(ArenaConnection {
             client,
             token: token.to_string(),

@@ -280,47 +280,55 @@ async fn play_lease(shared: &Shared, lease: pb::MatchLease) -> Result<(), Remote
             return Ok(());
         }
     };
-    let report = report::match_report(&lease, &result);
-    let mut answer = shared
-        .connection
-        .client()
-        .report_result(shared.connection.authorized(report.clone()))
-        .await;
-    // An arena restarting: the report stays good while the lease lives.
+    let mut lost = false;
+    for report in report::game_reports(&lease, &result) {
+        match send_report(shared, report).await {
+            Ok(()) => {}
+            Err(status)
+                if matches!(
+                    status.code(),
+                    tonic::Code::FailedPrecondition | tonic::Code::Unavailable
+                ) =>
+            {
+                lost = true;
+                break;
+            }
+            Err(status) => return Err(status.into()),
+        }
+    }
+    if lost {
+        shared.lost.fetch_add(1, Ordering::Relaxed);
+        return Ok(());
+    }
+    shared.reported.fetch_add(1, Ordering::Relaxed);
+    if shared.config.verbose {
+        eprintln!(
+            "runner: reported match {} ({} game(s))",
+            lease.match_id,
+            result.games.len()
+        );
+    }
+    Ok(())
+}
+
+/// Sends one game's report; an arena restarting is waited for (the report
+/// stays good while the lease lives), up to 20 polls.
+async fn send_report(shared: &Shared, report: pb::ReportGameRequest) -> Result<(), tonic::Status> {
     let mut retries = 0;
-    while matches!(&answer, Err(status) if status.code() == tonic::Code::Unavailable)
-        && retries < 20
-    {
-        tokio::time::sleep(shared.config.idle_poll).await;
-        retries += 1;
-        answer = shared
+    loop {
+        let answer = shared
             .connection
             .client()
-            .report_result(shared.connection.authorized(report.clone()))
+            .report_game(shared.connection.authorized(report.clone()))
             .await;
-    }
-    match answer {
-        Ok(_) => {
-            shared.reported.fetch_add(1, Ordering::Relaxed);
-            if shared.config.verbose {
-                eprintln!(
-                    "runner: reported match {} ({} game(s))",
-                    lease.match_id,
-                    result.games.len()
-                );
+        match answer {
+            Err(status) if status.code() == tonic::Code::Unavailable && retries < 20 => {
+                tokio::time::sleep(shared.config.idle_poll).await;
+                retries += 1;
             }
-            Ok(())
+            Err(status) => return Err(status),
+            Ok(_) => return Ok(()),
         }
-        Err(status)
-            if matches!(
-                status.code(),
-                tonic::Code::FailedPrecondition | tonic::Code::Unavailable
-            ) =>
-        {
-            shared.lost.fetch_add(1, Ordering::Relaxed);
-            Ok(())
-        }
-        Err(status) => Err(status.into()),
     }
 }
 
