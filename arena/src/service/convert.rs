@@ -30,6 +30,8 @@ pub(super) fn bot_version(version: &BotVersion) -> pb::BotVersion {
         manifest: Some(manifest(&version.manifest)),
         size_bytes: version.size_bytes,
         created_at_ms: version.created_at,
+        broken: version.build_log.is_some(),
+        build_log: version.build_log.clone().unwrap_or_default(),
     }
 }
 
@@ -89,6 +91,7 @@ pub(super) fn progress(progress: &TournamentProgress) -> pb::TournamentProgress 
         matches_queued: progress.matches_queued,
         matches_leased: progress.matches_leased,
         matches_done: progress.matches_done,
+        matches_failed: progress.matches_failed,
         games_total: progress.games_total,
         games_done: progress.games_done,
         finished: progress.finished(),
@@ -113,6 +116,7 @@ pub(super) fn match_summary(
         match_id: summary.id,
         match_index: summary.match_index,
         status: summary.status.clone(),
+        failure: summary.failure.clone().unwrap_or_default(),
         seats: summary.seats.iter().map(entry).collect(),
         games,
     }

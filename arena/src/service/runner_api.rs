@@ -125,4 +125,46 @@ impl RunnerService for RunnerApi {
             match_done: recorded.match_done,
         }))
     }
+
+    async fn give_back_match(
+        &self,
+        request: Request<pb::GiveBackMatchRequest>,
+    ) -> Result<Response<pb::GiveBackMatchResponse>, Status> {
+        let runner = self.runner(&request).await?;
+        let request = request.into_inner();
+        let given = self
+            .store
+            .give_back_match(
+                &runner,
+                request.match_id,
+                request.lease_generation,
+                &request.reason,
+            )
+            .await?;
+        Ok(Response::new(pb::GiveBackMatchResponse {
+            attempts: given.attempts,
+            failed: given.failed,
+        }))
+    }
+
+    async fn report_build_failure(
+        &self,
+        request: Request<pb::ReportBuildFailureRequest>,
+    ) -> Result<Response<pb::ReportBuildFailureResponse>, Status> {
+        let runner = self.runner(&request).await?;
+        let request = request.into_inner();
+        let ended = self
+            .store
+            .report_build_failure(
+                &runner,
+                request.match_id,
+                request.lease_generation,
+                request.bot_version_id,
+                &request.log,
+            )
+            .await?;
+        Ok(Response::new(pb::ReportBuildFailureResponse {
+            matches_ended: ended as i64,
+        }))
+    }
 }

@@ -6,6 +6,7 @@
 //! - `bots`: bots, versions and their artifacts.
 //! - `tournaments`: creating tournaments from a plan, progress.
 //! - `leases`: runners leasing matches, heartbeats, expiry.
+//! - `faults`: matches given back (host faults) and failed builds.
 //! - `results`: reports written once, with their rating updates.
 //! - `leaderboard`: ratings read back, and recomputed from history.
 //!
@@ -17,6 +18,7 @@ pub mod clock;
 
 mod accounts;
 mod bots;
+mod faults;
 mod leaderboard;
 mod leases;
 mod results;
@@ -39,6 +41,7 @@ use tokio::sync::{watch, Mutex, OwnedMutexGuard};
 pub use self::accounts::{Owner, Runner};
 pub use self::bots::{BotSummary, BotVersion, SubmittedVersion};
 pub use self::clock::{Clock, ManualClock, SystemClock};
+pub use self::faults::{GiveBack, DEFAULT_MAX_ATTEMPTS, MAX_FAULT_TEXT_BYTES};
 pub use self::leaderboard::{LeaderboardQuery, LeaderboardRow};
 pub use self::leases::{Lease, LeasedGame, LeasedSeat};
 pub use self::results::{
@@ -68,6 +71,8 @@ pub struct Store {
     /// Checks a reported game against its plan and its replay (the engine
     /// unless a test swaps it).
     verifier: GameVerifier,
+    /// Attempts a match gets before it is given up as failed.
+    max_attempts: i64,
     /// Writers queue here, in the process, rather than in SQLite's busy
     /// handler, which sleeps in growing steps and wrecks latency.
     write_lock: Arc<Mutex<()>>,
@@ -104,6 +109,7 @@ impl Store {
             clock,
             game_check: engine_game_check,
             verifier: verify_game,
+            max_attempts: DEFAULT_MAX_ATTEMPTS,
             write_lock: Arc::new(Mutex::new(())),
             changes: Arc::new(changes),
         })
@@ -119,6 +125,12 @@ impl Store {
     /// the engine (for tests with made-up games).
     pub fn with_verifier(mut self, verifier: GameVerifier) -> Store {
         self.verifier = verifier;
+        self
+    }
+
+    /// The same store, giving a match up after `max_attempts` give-backs.
+    pub fn with_max_attempts(mut self, max_attempts: u32) -> Store {
+        self.max_attempts = i64::from(max_attempts.max(1));
         self
     }
 

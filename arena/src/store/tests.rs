@@ -10,15 +10,15 @@ use crate::testkit::{
     bot_archive, report_by_strength, test_game_check, test_verifier, TEST_DUEL, TEST_TABLE,
 };
 
-const LEASE_MS: i64 = 30_000;
+pub(crate) const LEASE_MS: i64 = 30_000;
 
-struct TestStore {
-    store: Store,
-    clock: ManualClock,
+pub(crate) struct TestStore {
+    pub store: Store,
+    pub clock: ManualClock,
     _folder: tempfile::TempDir,
 }
 
-async fn test_store() -> TestStore {
+pub(crate) async fn test_store() -> TestStore {
     let folder = tempfile::tempdir().unwrap();
     let clock = ManualClock::starting_at(1_000_000);
     let store = Store::open_with_clock(folder.path().join("arena.db"), Arc::new(clock.clone()))
@@ -33,7 +33,7 @@ async fn test_store() -> TestStore {
     }
 }
 
-async fn owner_with_bots(store: &Store, owner: &str, bots: &[&str]) -> Owner {
+pub(crate) async fn owner_with_bots(store: &Store, owner: &str, bots: &[&str]) -> Owner {
     let (owner, _) = store.register_owner(owner).await.unwrap();
     for bot in bots {
         store
@@ -44,7 +44,7 @@ async fn owner_with_bots(store: &Store, owner: &str, bots: &[&str]) -> Owner {
     owner
 }
 
-fn duel(bots: &[&str], games_per_pairing: usize) -> NewTournament {
+pub(crate) fn duel(bots: &[&str], games_per_pairing: usize) -> NewTournament {
     NewTournament {
         game: TEST_DUEL.into(),
         options: GameOptions::new(),
@@ -55,7 +55,7 @@ fn duel(bots: &[&str], games_per_pairing: usize) -> NewTournament {
     }
 }
 
-async fn count(store: &Store, table: &str) -> i64 {
+pub(crate) async fn count(store: &Store, table: &str) -> i64 {
     sqlx::query_scalar(sqlx::AssertSqlSafe(format!("SELECT COUNT(*) FROM {table}")))
         .fetch_one(store.pool())
         .await

@@ -25,6 +25,9 @@ pub enum RemoteError {
     Arena { code: Code, message: String },
     #[error("artifact {hash}: {detail}")]
     Artifact { hash: String, detail: String },
+    /// The bot's own fault: its build failed (`log` is the build's output).
+    #[error("artifact {hash}: the build failed: {log}")]
+    BuildFailed { hash: String, log: String },
     #[error("the runner's work folder {path}: {source}")]
     WorkFolder {
         path: String,
@@ -32,6 +35,17 @@ pub enum RemoteError {
     },
     #[error("the match task failed: {0}")]
     Task(String),
+    /// The match loop could not referee the match (never a bot's fault).
+    #[error("the match could not be played: {0}")]
+    Play(String),
+}
+
+impl RemoteError {
+    /// Whether the runner must stop: the arena refused its token (wrong or
+    /// revoked). Every other error concerns one match only.
+    pub fn is_fatal(&self) -> bool {
+        matches!(self, RemoteError::BadToken)
+    }
 }
 
 impl From<Status> for RemoteError {
