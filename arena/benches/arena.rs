@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use cairn_arena::service::pb;
 use cairn_arena::service::pb::arena_client::ArenaClient;
 use cairn_arena::service::pb::runner_service_client::RunnerServiceClient;
-use cairn_arena::testkit::{bot_archive, test_game_check, TEST_DUEL};
+use cairn_arena::testkit::{bot_archive, test_game_check, test_replay, test_verifier, TEST_DUEL};
 use cairn_arena::Store;
 use tokio::net::TcpListener;
 use tonic::transport::Channel;
@@ -70,19 +70,24 @@ async fn runner(channel: Channel, token: String) -> u64 {
                         }
                     })
                     .collect(),
-                replay: vec![b'x'; 2048],
+                replay: Vec::new(),
+                end_reason: pb::EndReason::Finished as i32,
             })
             .collect::<Vec<_>>();
         games += results.len() as u64;
-        let report = pb::ReportResultRequest {
-            match_id: lease.match_id,
-            lease_generation: lease.lease_generation,
-            games: results,
-        };
-        client
-            .report_result(authorized(report, &token))
-            .await
-            .expect("report");
+        for (mut result, game) in results.into_iter().zip(&lease.games) {
+            let scores: Vec<i64> = result.seats.iter().map(|seat| seat.score).collect();
+            result.replay = test_replay(game.seed, &scores);
+            let report = pb::ReportGameRequest {
+                match_id: lease.match_id,
+                lease_generation: lease.lease_generation,
+                game: Some(result),
+            };
+            client
+                .report_game(authorized(report, &token))
+                .await
+                .expect("report");
+        }
     }
 }
 
@@ -142,7 +147,8 @@ async fn bench() {
     let store = Store::open(folder.path().join("bench.db"))
         .await
         .expect("store")
-        .with_game_check(test_game_check);
+        .with_game_check(test_game_check)
+        .with_verifier(test_verifier);
     for index in 0..N_RUNNERS {
         store
             .register_runner_with_token(

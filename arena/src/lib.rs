@@ -10,6 +10,7 @@
 //! - [`ratings`]: Elo, Glicko-2 and Weng-Lin updates, pure.
 //! - [`fit`]: ratings fitted by maximum likelihood over a whole history
 //!   (Bradley-Terry, Plackett-Luce) with bootstrap intervals, pure.
+//! - [`verify`]: re-refereeing a reported game with the engine, pure.
 //! - [`archive`]: checking a submitted bot folder (`tar.gz`); the code lives
 //!   in `cairn_proto::archive`, shared with runners, which unpack with it.
 //! - [`testkit`]: helpers for tests of the arena and its users.
@@ -41,6 +42,7 @@ pub mod ratings;
 pub mod service;
 pub mod store;
 pub mod testkit;
+pub mod verify;
 
 pub use error::ArenaError;
 pub use service::run;

@@ -1,14 +1,20 @@
 //! Helpers for tests of the arena and of what drives it (the service tests,
 //! the CLI, end-to-end tests): bot archives built in memory, a game check
 //! that knows two made-up games so the arena can be tested before and
-//! independently of any real engine, and reports that rank seats by a fixed
-//! strength so the expected leaderboard is known.
+//! independently of any real engine (with [`test_verifier`], which reads
+//! their made-up replays), reports that rank seats by a fixed strength so
+//! the expected leaderboard is known, and honest reports of real games
+//! ([`played_game_report`]).
 
 use std::io::Write;
 
-use cairn_engine::{GameOptions, SetupError};
+use cairn_engine::forfeit::{final_score, EndedBy};
+use cairn_engine::{new_game, GameOptions, SetupError};
+use cairn_proto::record::{hash_text, GameRecord, ReplayFile};
 
-use crate::store::{GameReport, Lease, MatchReport, SeatResult};
+use crate::error::ArenaError;
+use crate::store::{Forfeit, GameReport, Lease, MatchReport, SeatResult};
+use crate::verify::{check_against_plan, verify_game, PlannedGame};
 
 /// A two-seat game known only to [`test_game_check`].
 pub const TEST_DUEL: &str = "test-duel";
@@ -70,7 +76,7 @@ pub fn bot_archive(name: &str, revision: u32) -> Vec<u8> {
 
 /// A report for a whole leased match where seats rank by `strength` of
 /// their bot version (higher is better, equal strengths tie); scores are
-/// the strengths.
+/// the strengths, and the made-up replay lists them (see [`test_verifier`]).
 pub fn report_by_strength(lease: &Lease, strength: impl Fn(i64) -> i64) -> MatchReport {
     let strengths: Vec<i64> = lease
         .seats
@@ -94,12 +100,97 @@ pub fn report_by_strength(lease: &Lease, strength: impl Fn(i64) -> i64) -> Match
         .map(|game| GameReport {
             game_index: game.game_index,
             seats: seats.clone(),
-            replay: format!("{{\"seed\":{}}}", game.seed).into_bytes(),
+            replay: test_replay(game.seed, &strengths),
+            ended_by: EndedBy::Finished,
         })
         .collect();
     MatchReport {
         match_id: lease.match_id,
         lease_generation: lease.lease_generation,
         games,
+    }
+}
+
+/// The made-up replay of a test game: its seed and every seat's score.
+pub fn test_replay(seed: u64, scores: &[i64]) -> Vec<u8> {
+    serde_json::json!({ "seed": seed, "scores": scores })
+        .to_string()
+        .into_bytes()
+}
+
+/// Verifies reports of [`TEST_DUEL`] and [`TEST_TABLE`] against their
+/// made-up replays ([`test_replay`]): the scores must be the replay's and
+/// the ranks must follow from them. Real games go to [`verify_game`].
+pub fn test_verifier(planned: &PlannedGame, report: &GameReport) -> Result<(), ArenaError> {
+    if planned.game != TEST_DUEL && planned.game != TEST_TABLE {
+        return verify_game(planned, report);
+    }
+    check_against_plan(planned, report)?;
+    let replay: serde_json::Value = serde_json::from_slice(&report.replay)
+        .map_err(|_| ArenaError::invalid("the test replay is not JSON"))?;
+    let scores: Vec<i64> = replay["scores"]
+        .as_array()
+        .map(|scores| {
+            scores
+                .iter()
+                .filter_map(serde_json::Value::as_i64)
+                .collect()
+        })
+        .unwrap_or_default();
+    let reported: Vec<i64> = report.seats.iter().map(|seat| seat.score).collect();
+    let ranks: Vec<u32> = scores
+        .iter()
+        .map(|mine| 1 + scores.iter().filter(|other| *other > mine).count() as u32)
+        .collect();
+    let reported_ranks: Vec<u32> = report.seats.iter().map(|seat| seat.rank).collect();
+    if scores != reported || ranks != reported_ranks || replay["seed"] != planned.seed {
+        return Err(ArenaError::invalid(
+            "the report does not follow from the test replay",
+        ));
+    }
+    Ok(())
+}
+
+/// An honest report of a real game as planned, every seat playing its
+/// first legal action (the engine's fixed order makes it deterministic).
+pub fn played_game_report(planned: &PlannedGame) -> GameReport {
+    let n_seats = planned.seats.len();
+    let mut state = new_game(&planned.game, &planned.options, n_seats, planned.seed)
+        .expect("a planned game sets up");
+    let (mut actions, mut hashes) = (Vec::new(), Vec::new());
+    while state.current_seat().is_some() {
+        let first = state.legal_actions()[0].clone();
+        state.apply_text(&first).expect("a legal action applies");
+        actions.push(first);
+        hashes.push(hash_text(state.state_hash()));
+    }
+    let score = final_score(state.outcome().as_ref(), n_seats, &[]);
+    let seats = planned
+        .seats
+        .iter()
+        .enumerate()
+        .map(|(seat, &bot_version_id)| SeatResult {
+            bot_version_id,
+            score: i64::from(score.scores[seat]),
+            rank: score.ranks[seat],
+            forfeit: None::<Forfeit>,
+        })
+        .collect();
+    let ended_by = score.ended_by;
+    let record = GameRecord {
+        game: planned.game.clone(),
+        options: planned.options.clone(),
+        seed: planned.seed,
+        seats: (0..n_seats).map(|seat| format!("bot{seat}")).collect(),
+        actions,
+        hashes,
+        forfeits: Vec::new(),
+        score,
+    };
+    GameReport {
+        game_index: planned.game_index,
+        seats,
+        replay: ReplayFile::new(vec![record]).to_json().into_bytes(),
+        ended_by,
     }
 }

@@ -178,6 +178,7 @@ async fn show(name: &str, arena: &ArenaArgs, json: bool) -> anyhow::Result<ExitC
         ">bytes",
         "command",
         "games",
+        "state",
     ]);
     for version in &answer.versions {
         let manifest = version.manifest.clone().unwrap_or_default();
@@ -194,6 +195,7 @@ async fn show(name: &str, arena: &ArenaArgs, json: bool) -> anyhow::Result<ExitC
             version.size_bytes.to_string(),
             manifest.command.join(" "),
             games,
+            if version.broken { "broken" } else { "ok" }.to_string(),
         ]);
     }
     let owner = answer.bot.as_ref().map_or("", |bot| bot.owner.as_str());
@@ -203,6 +205,13 @@ async fn show(name: &str, arena: &ArenaArgs, json: bool) -> anyhow::Result<ExitC
         crate::escape::line(owner)
     );
     print!("{}", table.render());
+    for version in answer.versions.iter().filter(|version| version.broken) {
+        println!(
+            "\nversion {} is broken: its build failed; the log ends with:\n{}",
+            version.version,
+            crate::escape::block(&version.build_log)
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -215,6 +224,7 @@ fn version_json(version: &pb::BotVersion) -> Value {
     json!({
         "id": version.id, "bot": version.bot_name, "owner": version.owner, "version": version.version,
         "content_hash": version.content_hash, "size_bytes": version.size_bytes, "created_at_ms": version.created_at_ms,
+        "broken": version.broken, "build_log": version.build_log,
         "manifest": {"name": manifest.name, "command": manifest.command, "build": manifest.build, "games": manifest.games},
     })
 }

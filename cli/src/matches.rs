@@ -91,7 +91,7 @@ fn match_json(m: &pb::MatchSummary) -> Value {
         .iter()
         .map(|g| json!({"game_id": g.game_id, "seed": g.seed, "result": seats_json(&g.result)}))
         .collect();
-    json!({"match_id": m.match_id, "match_index": m.match_index, "status": m.status, "seats": seats, "games": games})
+    json!({"match_id": m.match_id, "match_index": m.match_index, "status": m.status, "failure": m.failure, "seats": seats, "games": games})
 }
 
 fn matches_table(matches: &[pb::MatchSummary]) -> String {

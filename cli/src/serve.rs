@@ -22,11 +22,16 @@ pub struct ServeArgs {
     /// fresh token is made and printed.
     #[arg(long, env = "CAIRN_RUNNER_TOKEN", hide_env_values = true)]
     runner_token: Option<String>,
+    /// Give a match up as failed (never rated) after this many attempts
+    /// that runners gave back because of faults on their side.
+    #[arg(long, default_value_t = cairn_arena::store::DEFAULT_MAX_ATTEMPTS as u32)]
+    max_attempts: u32,
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     crate::client::runtime()?.block_on(async {
         let (store, runner_token) = open_store(&args.db, args.runner_token.as_deref()).await?;
+        let store = store.with_max_attempts(args.max_attempts);
         let listener = TcpListener::bind(&args.listen)
             .await
             .with_context(|| format!("cannot listen on {}", args.listen))?;

@@ -244,7 +244,12 @@ pub fn progress_bar(progress: &pb::TournamentProgress) -> String {
 }
 
 fn progress_line(p: &pb::TournamentProgress) -> String {
-    let state = if p.finished { "finished" } else { "running" };
+    let state = match (p.finished, p.matches_failed) {
+        (true, 0) => "finished".to_string(),
+        (true, 1) => "finished, 1 match failed".to_string(),
+        (true, failed) => format!("finished, {failed} matches failed"),
+        (false, _) => "running".to_string(),
+    };
     format!(
         "{state}: {}/{} games; matches {} queued, {} leased, {} done of {}",
         p.games_done,
@@ -264,7 +269,7 @@ fn tournament_json(t: &pb::Tournament) -> Value {
 
 pub fn progress_json(p: &pb::TournamentProgress) -> Value {
     json!({"tournament_id": p.tournament_id, "matches_total": p.matches_total, "matches_queued": p.matches_queued, "matches_leased": p.matches_leased,
-           "matches_done": p.matches_done, "games_total": p.games_total, "games_done": p.games_done, "finished": p.finished})
+           "matches_done": p.matches_done, "matches_failed": p.matches_failed, "games_total": p.games_total, "games_done": p.games_done, "finished": p.finished})
 }
 
 #[cfg(test)]

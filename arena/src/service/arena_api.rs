@@ -51,10 +51,10 @@ impl ArenaApi {
         for summary in &matches {
             let mut results = Vec::with_capacity(summary.games.len());
             for &(game_id, _) in &summary.games {
-                let result = if summary.status == "done" {
-                    self.store.game_result(game_id).await?
-                } else {
-                    Vec::new()
+                let result = match self.store.game_result(game_id).await {
+                    Ok(result) => result,
+                    Err(ArenaError::NotFound { .. }) => Vec::new(),
+                    Err(error) => return Err(error),
                 };
                 results.push(result.iter().map(convert::seat_result).collect());
             }

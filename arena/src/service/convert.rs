@@ -1,14 +1,14 @@
 //! Store types to wire messages and back. Wire input is checked here only
 //! as far as types go; the store checks meaning.
 
-use cairn_proto::reasons::arena_forfeit_reason;
+use cairn_proto::reasons::{arena_end_reason, arena_forfeit_reason};
 
 use super::pb;
 use crate::archive::Manifest;
 use crate::error::ArenaError;
 use crate::store::{
-    BotSummary, BotVersion, Entry, Forfeit, GameReport, LeaderboardRow, Lease, MatchReport,
-    MatchSummary, NewTournament, SeatResult, Tournament, TournamentProgress,
+    BotSummary, BotVersion, Entry, Forfeit, GameReport, LeaderboardRow, Lease, MatchSummary,
+    NewTournament, SeatResult, Tournament, TournamentProgress,
 };
 
 pub(super) fn manifest(manifest: &Manifest) -> pb::BotManifest {
@@ -30,6 +30,8 @@ pub(super) fn bot_version(version: &BotVersion) -> pb::BotVersion {
         manifest: Some(manifest(&version.manifest)),
         size_bytes: version.size_bytes,
         created_at_ms: version.created_at,
+        broken: version.build_log.is_some(),
+        build_log: version.build_log.clone().unwrap_or_default(),
     }
 }
 
@@ -89,6 +91,7 @@ pub(super) fn progress(progress: &TournamentProgress) -> pb::TournamentProgress 
         matches_queued: progress.matches_queued,
         matches_leased: progress.matches_leased,
         matches_done: progress.matches_done,
+        matches_failed: progress.matches_failed,
         games_total: progress.games_total,
         games_done: progress.games_done,
         finished: progress.finished(),
@@ -113,6 +116,7 @@ pub(super) fn match_summary(
         match_id: summary.id,
         match_index: summary.match_index,
         status: summary.status.clone(),
+        failure: summary.failure.clone().unwrap_or_default(),
         seats: summary.seats.iter().map(entry).collect(),
         games,
     }
@@ -180,26 +184,18 @@ pub(super) fn lease(lease: &Lease) -> pb::MatchLease {
     }
 }
 
-pub(super) fn match_report(request: pb::ReportResultRequest) -> Result<MatchReport, ArenaError> {
-    let games = request
-        .games
-        .into_iter()
-        .map(|game| {
-            Ok(GameReport {
-                game_index: game.game_index,
-                seats: game
-                    .seats
-                    .into_iter()
-                    .map(report_seat)
-                    .collect::<Result<_, ArenaError>>()?,
-                replay: game.replay,
-            })
-        })
-        .collect::<Result<_, ArenaError>>()?;
-    Ok(MatchReport {
-        match_id: request.match_id,
-        lease_generation: request.lease_generation,
-        games,
+pub(super) fn game_report(game: pb::GameResult) -> Result<GameReport, ArenaError> {
+    let ended_by = arena_end_reason(game.end_reason)
+        .map_err(|error| ArenaError::invalid(error.to_string()))?;
+    Ok(GameReport {
+        game_index: game.game_index,
+        seats: game
+            .seats
+            .into_iter()
+            .map(report_seat)
+            .collect::<Result<_, ArenaError>>()?,
+        replay: game.replay,
+        ended_by,
     })
 }
 

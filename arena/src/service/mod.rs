@@ -31,8 +31,9 @@ pub use cairn_proto::arena::v1 as pb;
 /// plus room for framing, so an archive just over the cap gets our clear
 /// "too large" answer rather than a transport error.
 const MAX_ARENA_REQUEST_BYTES: usize = MAX_ARCHIVE_BYTES + 1024 * 1024;
-/// The largest runner request (a match report with its replays).
-const MAX_RUNNER_REQUEST_BYTES: usize = 64 * 1024 * 1024;
+/// The largest runner request: one game's report (a replay is at most
+/// 4 MiB, see [`crate::verify::MAX_REPLAY_BYTES`]).
+pub const MAX_RUNNER_REQUEST_BYTES: usize = 5 * 1024 * 1024;
 
 /// Serves the arena on `listener` until `shutdown` completes.
 pub async fn run(

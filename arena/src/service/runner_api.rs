@@ -102,17 +102,69 @@ impl RunnerService for RunnerApi {
         Ok(Response::new(Box::pin(tokio_stream::iter(chunks))))
     }
 
-    async fn report_result(
+    async fn report_game(
         &self,
-        request: Request<pb::ReportResultRequest>,
-    ) -> Result<Response<pb::ReportResultResponse>, Status> {
+        request: Request<pb::ReportGameRequest>,
+    ) -> Result<Response<pb::ReportGameResponse>, Status> {
         let runner = self.runner(&request).await?;
-        let outcome = self
+        let request = request.into_inner();
+        let game = request
+            .game
+            .ok_or_else(|| ArenaError::invalid("a game report needs its game"))?;
+        let recorded = self
             .store
-            .report_result(&runner, &convert::match_report(request.into_inner())?)
+            .report_game(
+                &runner,
+                request.match_id,
+                request.lease_generation,
+                &convert::game_report(game)?,
+            )
             .await?;
-        Ok(Response::new(pb::ReportResultResponse {
-            already_recorded: outcome == ReportOutcome::AlreadyRecorded,
+        Ok(Response::new(pb::ReportGameResponse {
+            already_recorded: recorded.outcome == ReportOutcome::AlreadyRecorded,
+            match_done: recorded.match_done,
+        }))
+    }
+
+    async fn give_back_match(
+        &self,
+        request: Request<pb::GiveBackMatchRequest>,
+    ) -> Result<Response<pb::GiveBackMatchResponse>, Status> {
+        let runner = self.runner(&request).await?;
+        let request = request.into_inner();
+        let given = self
+            .store
+            .give_back_match(
+                &runner,
+                request.match_id,
+                request.lease_generation,
+                &request.reason,
+            )
+            .await?;
+        Ok(Response::new(pb::GiveBackMatchResponse {
+            attempts: given.attempts,
+            failed: given.failed,
+        }))
+    }
+
+    async fn report_build_failure(
+        &self,
+        request: Request<pb::ReportBuildFailureRequest>,
+    ) -> Result<Response<pb::ReportBuildFailureResponse>, Status> {
+        let runner = self.runner(&request).await?;
+        let request = request.into_inner();
+        let ended = self
+            .store
+            .report_build_failure(
+                &runner,
+                request.match_id,
+                request.lease_generation,
+                request.bot_version_id,
+                &request.log,
+            )
+            .await?;
+        Ok(Response::new(pb::ReportBuildFailureResponse {
+            matches_ended: ended as i64,
         }))
     }
 }

@@ -15,7 +15,7 @@ use super::pb::arena_client::ArenaClient;
 use super::pb::runner_service_client::RunnerServiceClient;
 use super::*;
 use crate::store::{ManualClock, Store};
-use crate::testkit::{bot_archive, tar_gz, test_game_check, TEST_DUEL};
+use crate::testkit::{bot_archive, tar_gz, test_game_check, test_replay, test_verifier, TEST_DUEL};
 
 const RUNNER_TOKEN: &str = "runner-token-for-tests-0123456789";
 
@@ -58,7 +58,8 @@ async fn spawn_app() -> TestApp {
     let store = Store::open_with_clock(folder.path().join("arena.db"), Arc::new(clock.clone()))
         .await
         .unwrap()
-        .with_game_check(test_game_check);
+        .with_game_check(test_game_check)
+        .with_verifier(test_verifier);
     store
         .register_runner_with_token("box-1", RUNNER_TOKEN)
         .await
@@ -498,21 +499,15 @@ async fn an_expired_lease_goes_back_to_the_queue_and_the_late_report_is_refused(
         (retaken.match_id, retaken.lease_generation),
         (first.match_id, first.lease_generation + 1)
     );
-    let late = app
-        .runners()
-        .report_result(authorized(report_first_seat_wins(&first), &slow_token))
+    let late = report_match(&app, &slow_token, report_first_seat_wins(&first))
         .await
         .unwrap_err();
     assert_eq!(late.code(), Code::FailedPrecondition, "{late:?}");
-    let on_time = app
-        .runners()
-        .report_result(authorized(report_first_seat_wins(&retaken), &fast_token))
+    let on_time = report_match(&app, &fast_token, report_first_seat_wins(&retaken))
         .await
         .unwrap()
         .into_inner();
-    let repeated = app
-        .runners()
-        .report_result(authorized(report_first_seat_wins(&retaken), &fast_token))
+    let repeated = report_match(&app, &fast_token, report_first_seat_wins(&retaken))
         .await
         .unwrap()
         .into_inner();
@@ -520,8 +515,36 @@ async fn an_expired_lease_goes_back_to_the_queue_and_the_late_report_is_refused(
     app.stop().await;
 }
 
+/// A whole match's report, sent one game at a time.
+struct MatchReport {
+    match_id: i64,
+    lease_generation: i64,
+    games: Vec<pb::GameResult>,
+}
+
+/// Reports every game of `report`; the last answer, or the first refusal.
+async fn report_match(
+    app: &TestApp,
+    token: &str,
+    report: MatchReport,
+) -> Result<tonic::Response<pb::ReportGameResponse>, tonic::Status> {
+    let mut answer = Err(tonic::Status::invalid_argument("no games"));
+    for game in report.games {
+        let request = pb::ReportGameRequest {
+            match_id: report.match_id,
+            lease_generation: report.lease_generation,
+            game: Some(game),
+        };
+        answer = Ok(app
+            .runners()
+            .report_game(authorized(request, token))
+            .await?);
+    }
+    answer
+}
+
 /// A report where seat 0 wins every game.
-fn report_first_seat_wins(lease: &pb::MatchLease) -> pb::ReportResultRequest {
+fn report_first_seat_wins(lease: &pb::MatchLease) -> MatchReport {
     let seats = |winner: i64| -> Vec<pb::SeatResult> {
         lease
             .seats
@@ -541,13 +564,18 @@ fn report_first_seat_wins(lease: &pb::MatchLease) -> pb::ReportResultRequest {
     let games = lease
         .games
         .iter()
-        .map(|game| pb::GameResult {
-            game_index: game.game_index,
-            seats: seats(winner),
-            replay: b"{}".to_vec(),
+        .map(|game| {
+            let seats = seats(winner);
+            let scores: Vec<i64> = seats.iter().map(|seat| seat.score).collect();
+            pb::GameResult {
+                game_index: game.game_index,
+                seats,
+                replay: test_replay(game.seed, &scores),
+                end_reason: pb::EndReason::Finished as i32,
+            }
         })
         .collect();
-    pb::ReportResultRequest {
+    MatchReport {
         match_id: lease.match_id,
         lease_generation: lease.lease_generation,
         games,
@@ -556,7 +584,7 @@ fn report_first_seat_wins(lease: &pb::MatchLease) -> pb::ReportResultRequest {
 
 /// A report where the bot with the highest version id wins, the strongest
 /// registered last; seat 1 forfeits the second game when it loses it.
-fn report_latest_bot_wins(lease: &pb::MatchLease) -> pb::ReportResultRequest {
+fn report_latest_bot_wins(lease: &pb::MatchLease) -> MatchReport {
     let best = lease
         .seats
         .iter()
@@ -585,15 +613,17 @@ fn report_latest_bot_wins(lease: &pb::MatchLease) -> pb::ReportResultRequest {
                         forfeit,
                     }
                 })
-                .collect();
+                .collect::<Vec<pb::SeatResult>>();
+            let scores: Vec<i64> = seats.iter().map(|seat| seat.score).collect();
             pb::GameResult {
                 game_index: game.game_index,
                 seats,
-                replay: format!("{{\"seed\":{}}}", game.seed).into_bytes(),
+                replay: test_replay(game.seed, &scores),
+                end_reason: pb::EndReason::Finished as i32,
             }
         })
         .collect();
-    pb::ReportResultRequest {
+    MatchReport {
         match_id: lease.match_id,
         lease_generation: lease.lease_generation,
         games,
@@ -657,8 +687,7 @@ async fn play_queue(app: &TestApp, archives: &[(&str, Vec<u8>)]) -> usize {
             .heartbeat(authorized(heartbeat, RUNNER_TOKEN))
             .await
             .unwrap();
-        app.runners()
-            .report_result(authorized(report_latest_bot_wins(&lease), RUNNER_TOKEN))
+        report_match(app, RUNNER_TOKEN, report_latest_bot_wins(&lease))
             .await
             .unwrap();
         played += 1;
@@ -732,10 +761,8 @@ async fn a_round_robin_runs_to_the_end_while_a_watcher_sees_it_progress() {
         .await
         .unwrap()
         .into_inner();
-    assert_eq!(
-        replay.replay,
-        format!("{{\"seed\":{}}}", game.seed).into_bytes()
-    );
+    let scores: Vec<i64> = game.result.iter().map(|seat| seat.score).collect();
+    assert_eq!(replay.replay, test_replay(game.seed, &scores));
     let board = app
         .arena()
         .get_leaderboard(pb::GetLeaderboardRequest {

@@ -30,6 +30,8 @@ pub struct BotVersion {
     pub manifest: Manifest,
     pub size_bytes: i64,
     pub created_at: i64,
+    /// Set when a runner's build of this version failed: the log's tail.
+    pub build_log: Option<String>,
 }
 
 /// The answer to a submission: the version, and whether it is new (the
@@ -50,9 +52,10 @@ struct VersionRow {
     manifest: String,
     size_bytes: i64,
     created_at: i64,
+    build_log: Option<String>,
 }
 
-const VERSION_SELECT: &str = "SELECT v.id, b.name AS bot_name, o.name AS owner, v.version, v.content_hash, v.manifest, a.size_bytes, v.created_at \
+const VERSION_SELECT: &str = "SELECT v.id, b.name AS bot_name, o.name AS owner, v.version, v.content_hash, v.manifest, a.size_bytes, v.created_at, v.build_log \
      FROM bot_versions v JOIN bots b ON b.id = v.bot_id JOIN owners o ON o.id = b.owner_id JOIN artifacts a ON a.content_hash = v.content_hash";
 
 impl VersionRow {
@@ -69,6 +72,7 @@ impl VersionRow {
             manifest,
             size_bytes: self.size_bytes,
             created_at: self.created_at,
+            build_log: self.build_log,
         })
     }
 }

@@ -6,6 +6,7 @@
 //! - `bots`: bots, versions and their artifacts.
 //! - `tournaments`: creating tournaments from a plan, progress.
 //! - `leases`: runners leasing matches, heartbeats, expiry.
+//! - `faults`: matches given back (host faults) and failed builds.
 //! - `results`: reports written once, with their rating updates.
 //! - `leaderboard`: ratings read back, and recomputed from history.
 //!
@@ -17,6 +18,7 @@ pub mod clock;
 
 mod accounts;
 mod bots;
+mod faults;
 mod leaderboard;
 mod leases;
 mod results;
@@ -39,15 +41,18 @@ use tokio::sync::{watch, Mutex, OwnedMutexGuard};
 pub use self::accounts::{Owner, Runner};
 pub use self::bots::{BotSummary, BotVersion, SubmittedVersion};
 pub use self::clock::{Clock, ManualClock, SystemClock};
+pub use self::faults::{GiveBack, DEFAULT_MAX_ATTEMPTS, MAX_FAULT_TEXT_BYTES};
 pub use self::leaderboard::{LeaderboardQuery, LeaderboardRow};
 pub use self::leases::{Lease, LeasedGame, LeasedSeat};
 pub use self::results::{
-    Forfeit, GameReport, MatchReport, ReportOutcome, SeatResult, MAX_REPLAY_BYTES,
+    Forfeit, GameReport, GameReportOutcome, MatchReport, ReportOutcome, SeatResult,
+    MAX_REPLAY_BYTES,
 };
 pub use self::tournaments::{
     variant_key, Entry, MatchSummary, NewTournament, Tournament, TournamentProgress,
 };
 use crate::error::ArenaError;
+use crate::verify::{verify_game, GameVerifier};
 
 /// Where `cairn serve` keeps its database unless told otherwise.
 pub const DEFAULT_DB_PATH: &str = "cairn-arena.db";
@@ -63,6 +68,11 @@ pub struct Store {
     /// Checks a game id, its options and a seat count (the engine's registry
     /// unless a test swaps it).
     game_check: GameCheck,
+    /// Checks a reported game against its plan and its replay (the engine
+    /// unless a test swaps it).
+    verifier: GameVerifier,
+    /// Attempts a match gets before it is given up as failed.
+    max_attempts: i64,
     /// Writers queue here, in the process, rather than in SQLite's busy
     /// handler, which sleeps in growing steps and wrecks latency.
     write_lock: Arc<Mutex<()>>,
@@ -98,6 +108,8 @@ impl Store {
             pool,
             clock,
             game_check: engine_game_check,
+            verifier: verify_game,
+            max_attempts: DEFAULT_MAX_ATTEMPTS,
             write_lock: Arc::new(Mutex::new(())),
             changes: Arc::new(changes),
         })
@@ -106,6 +118,19 @@ impl Store {
     /// The same store, checking games with `game_check` instead of the engine.
     pub fn with_game_check(mut self, game_check: GameCheck) -> Store {
         self.game_check = game_check;
+        self
+    }
+
+    /// The same store, checking reported games with `verifier` instead of
+    /// the engine (for tests with made-up games).
+    pub fn with_verifier(mut self, verifier: GameVerifier) -> Store {
+        self.verifier = verifier;
+        self
+    }
+
+    /// The same store, giving a match up after `max_attempts` give-backs.
+    pub fn with_max_attempts(mut self, max_attempts: u32) -> Store {
+        self.max_attempts = i64::from(max_attempts.max(1));
         self
     }
 

@@ -1,19 +1,23 @@
-//! Results, written once. A runner reports a whole match under the lease it
-//! was given; the report is checked against the plan, stored with every
-//! seat's score, rank and forfeit, and rated, all in one transaction.
+//! Results, written once per game. A runner reports each game of a match
+//! under the lease it was given; the report is checked against the plan and
+//! re-refereed ([`crate::verify`]) before the write transaction opens, then
+//! stored with every seat's score, rank and forfeit, and rated, in one
+//! transaction. The match is done when its last game is recorded.
 
-use cairn_engine::forfeit::ForfeitReason;
+use cairn_engine::forfeit::{EndedBy, ForfeitReason};
+use cairn_engine::GameOptions;
 use sqlx::SqliteConnection;
 
 use super::accounts::Runner;
 use super::Store;
 use crate::error::ArenaError;
 use crate::ratings::RatedSeat;
+use crate::verify::PlannedGame;
 
-/// The largest replay kept per game.
-pub const MAX_REPLAY_BYTES: usize = 4 * 1024 * 1024;
+pub use crate::verify::MAX_REPLAY_BYTES;
 
-/// A runner's report of a whole match.
+/// A runner's report of a whole match (a convenience: each game is
+/// reported and recorded on its own).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MatchReport {
     pub match_id: i64,
@@ -29,6 +33,7 @@ pub struct GameReport {
     pub seats: Vec<SeatResult>,
     /// The replay as the runner wrote it (JSON bytes), kept as is.
     pub replay: Vec<u8>,
+    pub ended_by: EndedBy,
 }
 
 /// One seat's result.
@@ -53,61 +58,162 @@ pub struct Forfeit {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReportOutcome {
     Recorded,
-    /// The same lease already reported: nothing changed.
+    /// The game was already recorded: nothing changed.
     AlreadyRecorded,
 }
 
+/// What became of one game's report, and whether its match is now done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GameReportOutcome {
+    pub outcome: ReportOutcome,
+    pub match_done: bool,
+}
+
+/// A game of a match as planned, with its tournament's game and variant.
+#[derive(Debug, Clone)]
+pub(crate) struct PlannedResult {
+    pub planned: PlannedGame,
+    pub game_id: i64,
+    pub variant: String,
+    pub already_recorded: bool,
+}
+
 impl Store {
-    /// Records a match's results, once. A repeat under the same lease is
-    /// answered `AlreadyRecorded`; a report under a lost lease is refused.
+    /// Records one game of a leased match, once: a game already recorded is
+    /// answered `AlreadyRecorded`; a report under a lost lease, or one that
+    /// does not follow from its replay, is refused and writes nothing.
+    pub async fn report_game(
+        &self,
+        runner: &Runner,
+        match_id: i64,
+        lease_generation: i64,
+        report: &GameReport,
+    ) -> Result<GameReportOutcome, ArenaError> {
+        let planned = self.planned_result(match_id, report.game_index).await?;
+        if planned.already_recorded {
+            return Ok(GameReportOutcome {
+                outcome: ReportOutcome::AlreadyRecorded,
+                match_done: self.match_is_done(match_id).await?,
+            });
+        }
+        self.check_lease_held(runner, match_id, lease_generation)
+            .await?;
+        (self.verifier)(&planned.planned, report)?;
+        let now = self.now_ms();
+        let mut tx = self.begin_write().await?;
+        let state = self.lease_state(&mut tx, match_id).await?;
+        if result_exists(&mut tx, planned.game_id).await? {
+            return Ok(GameReportOutcome {
+                outcome: ReportOutcome::AlreadyRecorded,
+                match_done: state.status == "done",
+            });
+        }
+        if !state.held_by(runner, lease_generation, now) {
+            return Err(ArenaError::LeaseLost { match_id });
+        }
+        let result_id =
+            insert_result(&mut tx, Some(runner.id), planned.game_id, report, now).await?;
+        let rated = rated_seats(&report.seats);
+        super::leaderboard::rate_result(
+            &mut tx,
+            &planned.planned.game,
+            &planned.variant,
+            result_id,
+            &rated,
+        )
+        .await?;
+        let match_done = finish_match_if_complete(&mut tx, match_id, now).await?;
+        tx.commit().await?;
+        self.notify_change();
+        Ok(GameReportOutcome {
+            outcome: ReportOutcome::Recorded,
+            match_done,
+        })
+    }
+
+    /// Reports every game of a match in order, each on its own; stops at
+    /// the first refusal. `Recorded` if any game was newly recorded.
     pub async fn report_result(
         &self,
         runner: &Runner,
         report: &MatchReport,
     ) -> Result<ReportOutcome, ArenaError> {
-        let now = self.now_ms();
-        let mut tx = self.begin_write().await?;
-        let state = self.lease_state(&mut tx, report.match_id).await?;
-        if state.status == "done"
-            && state.lease_generation == report.lease_generation
-            && state.lease_holder == Some(runner.id)
-        {
-            return Ok(ReportOutcome::AlreadyRecorded);
-        }
-        if !state.held_by(runner, report.lease_generation, now) {
-            return Err(ArenaError::LeaseLost {
-                match_id: report.match_id,
-            });
-        }
-        let planned = planned_games(&mut tx, report.match_id).await?;
-        check_report(report, &planned)?;
-        let (game, variant): (String, String) =
-            sqlx::query_as("SELECT t.game, t.variant FROM tournaments t JOIN matches m ON m.tournament_id = t.id WHERE m.id = ?")
-                .bind(report.match_id)
-                .fetch_one(&mut *tx)
+        let mut outcome = ReportOutcome::AlreadyRecorded;
+        for game in &report.games {
+            let recorded = self
+                .report_game(runner, report.match_id, report.lease_generation, game)
                 .await?;
-        for game_report in &report.games {
-            let game_id = planned.games[game_report.game_index as usize];
-            let result_id = insert_result(&mut tx, runner, game_id, game_report, now).await?;
-            let rated: Vec<RatedSeat> = game_report
-                .seats
-                .iter()
-                .map(|seat| RatedSeat {
-                    bot_version_id: seat.bot_version_id,
-                    rank: seat.rank,
-                    forfeited: seat.forfeit.is_some(),
-                })
-                .collect();
-            super::leaderboard::rate_result(&mut tx, &game, &variant, result_id, &rated).await?;
+            if recorded.outcome == ReportOutcome::Recorded {
+                outcome = ReportOutcome::Recorded;
+            }
         }
-        sqlx::query("UPDATE matches SET status = 'done', finished_at = ? WHERE id = ?")
-            .bind(now)
-            .bind(report.match_id)
-            .execute(&mut *tx)
+        Ok(outcome)
+    }
+
+    /// Refuses early, before re-refereeing, a report under a lease the
+    /// runner does not hold (the write transaction checks again).
+    async fn check_lease_held(
+        &self,
+        runner: &Runner,
+        match_id: i64,
+        generation: i64,
+    ) -> Result<(), ArenaError> {
+        let mut connection = self.pool().acquire().await?;
+        let state = self.lease_state(&mut connection, match_id).await?;
+        if !state.held_by(runner, generation, self.now_ms()) {
+            return Err(ArenaError::LeaseLost { match_id });
+        }
+        Ok(())
+    }
+
+    /// The plan of one game of a match.
+    pub(crate) async fn planned_result(
+        &self,
+        match_id: i64,
+        game_index: i64,
+    ) -> Result<PlannedResult, ArenaError> {
+        let row: Option<(i64, i64, String, String, String, bool)> = sqlx::query_as(
+            "SELECT g.id, g.seed, t.game, t.options, t.variant, EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.id) \
+             FROM games g JOIN matches m ON m.id = g.match_id JOIN tournaments t ON t.id = m.tournament_id \
+             WHERE g.match_id = ? AND g.game_index = ?",
+        )
+        .bind(match_id)
+        .bind(game_index)
+        .fetch_optional(self.pool())
+        .await?;
+        let Some((game_id, seed, game, options, variant, already_recorded)) = row else {
+            return Err(ArenaError::not_found(
+                "game of match",
+                format!("{match_id}/{game_index}"),
+            ));
+        };
+        let options: GameOptions = serde_json::from_str(&options)
+            .map_err(|error| ArenaError::Internal(format!("stored options unreadable: {error}")))?;
+        let seats =
+            sqlx::query_scalar("SELECT bot_version_id FROM seats WHERE match_id = ? ORDER BY seat")
+                .bind(match_id)
+                .fetch_all(self.pool())
+                .await?;
+        Ok(PlannedResult {
+            planned: PlannedGame {
+                game,
+                options,
+                game_index,
+                seed: seed as u64,
+                seats,
+            },
+            game_id,
+            variant,
+            already_recorded,
+        })
+    }
+
+    async fn match_is_done(&self, match_id: i64) -> Result<bool, ArenaError> {
+        let status: String = sqlx::query_scalar("SELECT status FROM matches WHERE id = ?")
+            .bind(match_id)
+            .fetch_one(self.pool())
             .await?;
-        tx.commit().await?;
-        self.notify_change();
-        Ok(ReportOutcome::Recorded)
+        Ok(status == "done")
     }
 
     /// The replay a runner stored for a game.
@@ -135,6 +241,49 @@ impl Store {
         }
         rows.into_iter().map(SeatRow::into_result).collect()
     }
+}
+
+pub(crate) fn rated_seats(seats: &[SeatResult]) -> Vec<RatedSeat> {
+    seats
+        .iter()
+        .map(|seat| RatedSeat {
+            bot_version_id: seat.bot_version_id,
+            rank: seat.rank,
+            forfeited: seat.forfeit.is_some(),
+        })
+        .collect()
+}
+
+async fn result_exists(tx: &mut SqliteConnection, game_id: i64) -> Result<bool, ArenaError> {
+    Ok(
+        sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM results WHERE game_id = ?)")
+            .bind(game_id)
+            .fetch_one(&mut *tx)
+            .await?,
+    )
+}
+
+/// Marks the match done once every game has a result; says whether it is.
+pub(crate) async fn finish_match_if_complete(
+    tx: &mut SqliteConnection,
+    match_id: i64,
+    now: i64,
+) -> Result<bool, ArenaError> {
+    let missing: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM games g WHERE g.match_id = ? AND NOT EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.id)",
+    )
+    .bind(match_id)
+    .fetch_one(&mut *tx)
+    .await?;
+    if missing > 0 {
+        return Ok(false);
+    }
+    sqlx::query("UPDATE matches SET status = 'done', finished_at = ? WHERE id = ?")
+        .bind(now)
+        .bind(match_id)
+        .execute(&mut *tx)
+        .await?;
+    Ok(true)
 }
 
 #[derive(sqlx::FromRow)]
@@ -166,92 +315,9 @@ impl SeatRow {
     }
 }
 
-/// The plan a report is checked against.
-struct PlannedGames {
-    /// Game ids by game index.
-    games: Vec<i64>,
-    /// Bot version ids by seat.
-    seats: Vec<i64>,
-}
-
-async fn planned_games(
+pub(crate) async fn insert_result(
     tx: &mut SqliteConnection,
-    match_id: i64,
-) -> Result<PlannedGames, ArenaError> {
-    let games = sqlx::query_scalar("SELECT id FROM games WHERE match_id = ? ORDER BY game_index")
-        .bind(match_id)
-        .fetch_all(&mut *tx)
-        .await?;
-    let seats =
-        sqlx::query_scalar("SELECT bot_version_id FROM seats WHERE match_id = ? ORDER BY seat")
-            .bind(match_id)
-            .fetch_all(&mut *tx)
-            .await?;
-    Ok(PlannedGames { games, seats })
-}
-
-fn check_report(report: &MatchReport, planned: &PlannedGames) -> Result<(), ArenaError> {
-    if report.games.len() != planned.games.len() {
-        return Err(ArenaError::invalid(format!(
-            "match {} has {} games, the report has {}",
-            report.match_id,
-            planned.games.len(),
-            report.games.len()
-        )));
-    }
-    let mut indices: Vec<i64> = report.games.iter().map(|game| game.game_index).collect();
-    indices.sort_unstable();
-    if indices
-        .iter()
-        .enumerate()
-        .any(|(expected, &index)| index != expected as i64)
-    {
-        return Err(ArenaError::invalid(format!(
-            "the report must hold game indices 0 to {} once each",
-            planned.games.len() - 1
-        )));
-    }
-    report
-        .games
-        .iter()
-        .try_for_each(|game| check_game_report(game, planned))
-}
-
-fn check_game_report(game: &GameReport, planned: &PlannedGames) -> Result<(), ArenaError> {
-    let n_seats = planned.seats.len();
-    let index = game.game_index;
-    if game.seats.len() != n_seats {
-        return Err(ArenaError::invalid(format!(
-            "game {index} has {n_seats} seats, the report has {}",
-            game.seats.len()
-        )));
-    }
-    if game.replay.len() > MAX_REPLAY_BYTES {
-        return Err(ArenaError::TooLarge(format!(
-            "the replay of game {index} is {} bytes, more than the {MAX_REPLAY_BYTES} allowed",
-            game.replay.len()
-        )));
-    }
-    for (seat, (result, &expected)) in game.seats.iter().zip(&planned.seats).enumerate() {
-        if result.bot_version_id != expected {
-            return Err(ArenaError::invalid(format!(
-                "game {index} seat {seat} is bot version {expected}, not {}",
-                result.bot_version_id
-            )));
-        }
-        if result.rank == 0 || result.rank as usize > n_seats {
-            return Err(ArenaError::invalid(format!(
-                "game {index} seat {seat} has rank {}, not 1 to {n_seats}",
-                result.rank
-            )));
-        }
-    }
-    Ok(())
-}
-
-async fn insert_result(
-    tx: &mut SqliteConnection,
-    runner: &Runner,
+    runner_id: Option<i64>,
     game_id: i64,
     game: &GameReport,
     now: i64,
@@ -259,7 +325,7 @@ async fn insert_result(
     let replay = (!game.replay.is_empty()).then_some(&game.replay);
     let result_id: i64 = sqlx::query_scalar("INSERT INTO results (game_id, runner_id, replay, recorded_at) VALUES (?, ?, ?, ?) RETURNING id")
         .bind(game_id)
-        .bind(runner.id)
+        .bind(runner_id)
         .bind(replay)
         .bind(now)
         .fetch_one(&mut *tx)

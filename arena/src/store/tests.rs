@@ -6,23 +6,26 @@ use cairn_engine::GameOptions;
 
 use super::*;
 use crate::ratings::RatingModel;
-use crate::testkit::{bot_archive, report_by_strength, test_game_check, TEST_DUEL, TEST_TABLE};
+use crate::testkit::{
+    bot_archive, report_by_strength, test_game_check, test_verifier, TEST_DUEL, TEST_TABLE,
+};
 
-const LEASE_MS: i64 = 30_000;
+pub(crate) const LEASE_MS: i64 = 30_000;
 
-struct TestStore {
-    store: Store,
-    clock: ManualClock,
+pub(crate) struct TestStore {
+    pub store: Store,
+    pub clock: ManualClock,
     _folder: tempfile::TempDir,
 }
 
-async fn test_store() -> TestStore {
+pub(crate) async fn test_store() -> TestStore {
     let folder = tempfile::tempdir().unwrap();
     let clock = ManualClock::starting_at(1_000_000);
     let store = Store::open_with_clock(folder.path().join("arena.db"), Arc::new(clock.clone()))
         .await
         .unwrap()
-        .with_game_check(test_game_check);
+        .with_game_check(test_game_check)
+        .with_verifier(test_verifier);
     TestStore {
         store,
         clock,
@@ -30,7 +33,7 @@ async fn test_store() -> TestStore {
     }
 }
 
-async fn owner_with_bots(store: &Store, owner: &str, bots: &[&str]) -> Owner {
+pub(crate) async fn owner_with_bots(store: &Store, owner: &str, bots: &[&str]) -> Owner {
     let (owner, _) = store.register_owner(owner).await.unwrap();
     for bot in bots {
         store
@@ -41,7 +44,7 @@ async fn owner_with_bots(store: &Store, owner: &str, bots: &[&str]) -> Owner {
     owner
 }
 
-fn duel(bots: &[&str], games_per_pairing: usize) -> NewTournament {
+pub(crate) fn duel(bots: &[&str], games_per_pairing: usize) -> NewTournament {
     NewTournament {
         game: TEST_DUEL.into(),
         options: GameOptions::new(),
@@ -52,7 +55,7 @@ fn duel(bots: &[&str], games_per_pairing: usize) -> NewTournament {
     }
 }
 
-async fn count(store: &Store, table: &str) -> i64 {
+pub(crate) async fn count(store: &Store, table: &str) -> i64 {
     sqlx::query_scalar(sqlx::AssertSqlSafe(format!("SELECT COUNT(*) FROM {table}")))
         .fetch_one(store.pool())
         .await
@@ -347,11 +350,17 @@ async fn an_expired_lease_returns_the_match_to_the_queue_and_its_report_is_refus
         .await
         .unwrap();
     assert_eq!(outcome, ReportOutcome::Recorded);
+    // Games are idempotent by match and index: a stale report of a game
+    // already recorded changes nothing.
     let again = test
         .store
         .report_result(&slow, &report_by_strength(&first, |id| id))
         .await;
-    assert!(matches!(again, Err(ArenaError::LeaseLost { .. })));
+    assert!(matches!(again, Ok(ReportOutcome::AlreadyRecorded)));
+    assert_eq!(
+        count(&test.store, "results").await,
+        first.games.len() as i64
+    );
 }
 
 #[tokio::test]
@@ -370,8 +379,6 @@ async fn a_malformed_report_is_refused_and_records_nothing() {
         .unwrap()
         .unwrap();
     let good = report_by_strength(&lease, |id| id);
-    let mut no_games = good.clone();
-    no_games.games.clear();
     let mut bad_index = good.clone();
     bad_index.games[0].game_index = 5;
     let mut one_seat = good.clone();
@@ -382,19 +389,14 @@ async fn a_malformed_report_is_refused_and_records_nothing() {
     rank_zero.games[0].seats[0].rank = 0;
     let mut huge_replay = good.clone();
     huge_replay.games[0].replay = vec![b' '; results::MAX_REPLAY_BYTES + 1];
-    for bad in [
-        no_games,
-        bad_index,
-        one_seat,
-        wrong_bot,
-        rank_zero,
-        huge_replay,
-    ] {
+    for bad in [bad_index, one_seat, wrong_bot, rank_zero, huge_replay] {
         let refused = test.store.report_result(&runner, &bad).await;
         assert!(
             matches!(
                 refused,
-                Err(ArenaError::InvalidArgument(_) | ArenaError::TooLarge(_))
+                Err(ArenaError::InvalidArgument(_)
+                    | ArenaError::TooLarge(_)
+                    | ArenaError::NotFound { .. })
             ),
             "{refused:?}"
         );
@@ -510,6 +512,7 @@ async fn a_reopened_store_keeps_its_leases_and_requeues_them_when_they_expire() 
             .await
             .unwrap()
             .with_game_check(test_game_check)
+            .with_verifier(test_verifier)
     };
     let store = open().await;
     let owner = owner_with_bots(&store, "ada", &["a", "b"]).await;

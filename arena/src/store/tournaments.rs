@@ -53,7 +53,10 @@ pub struct TournamentProgress {
     pub matches_total: i64,
     pub matches_queued: i64,
     pub matches_leased: i64,
+    /// Done, including the failed ones.
     pub matches_done: i64,
+    /// Given up after too many host faults (never rated).
+    pub matches_failed: i64,
     pub games_total: i64,
     pub games_done: i64,
 }
@@ -70,7 +73,10 @@ pub struct MatchSummary {
     pub id: i64,
     pub tournament_id: i64,
     pub match_index: i64,
+    /// queued, leased, done or failed.
     pub status: String,
+    /// Why it was given up, when it failed.
+    pub failure: Option<String>,
     /// Entries by seat.
     pub seats: Vec<Entry>,
     /// Game ids and seeds, in order.
@@ -224,8 +230,8 @@ impl Store {
         &self,
         tournament_id: i64,
     ) -> Result<TournamentProgress, ArenaError> {
-        let (matches_total, matches_queued, matches_leased, matches_done): (i64, i64, i64, i64) = sqlx::query_as(
-            "SELECT COUNT(*), COALESCE(SUM(status = 'queued'), 0), COALESCE(SUM(status = 'leased'), 0), COALESCE(SUM(status = 'done'), 0) \
+        let (matches_total, matches_queued, matches_leased, matches_done, matches_failed): (i64, i64, i64, i64, i64) = sqlx::query_as(
+            "SELECT COUNT(*), COALESCE(SUM(status = 'queued'), 0), COALESCE(SUM(status = 'leased'), 0), COALESCE(SUM(status = 'done'), 0), COUNT(failure) \
              FROM matches WHERE tournament_id = ?",
         )
         .bind(tournament_id)
@@ -247,6 +253,7 @@ impl Store {
             matches_queued,
             matches_leased,
             matches_done,
+            matches_failed,
             games_total,
             games_done,
         })
@@ -255,12 +262,12 @@ impl Store {
     /// A tournament's matches, in plan order.
     pub async fn list_matches(&self, tournament_id: i64) -> Result<Vec<MatchSummary>, ArenaError> {
         self.tournament(tournament_id).await?;
-        let rows: Vec<(i64, i64, String)> = sqlx::query_as("SELECT id, match_index, status FROM matches WHERE tournament_id = ? ORDER BY match_index")
+        let rows: Vec<(i64, i64, String, Option<String>)> = sqlx::query_as("SELECT id, match_index, CASE WHEN failure IS NULL THEN status ELSE 'failed' END, failure FROM matches WHERE tournament_id = ? ORDER BY match_index")
             .bind(tournament_id)
             .fetch_all(self.pool())
             .await?;
         let mut matches = Vec::with_capacity(rows.len());
-        for (id, match_index, status) in rows {
+        for (id, match_index, status, failure) in rows {
             let seats = self.match_seats(id).await?;
             let games: Vec<(i64, i64)> =
                 sqlx::query_as("SELECT id, seed FROM games WHERE match_id = ? ORDER BY game_index")
@@ -276,6 +283,7 @@ impl Store {
                 tournament_id,
                 match_index,
                 status,
+                failure,
                 seats,
                 games,
             });

@@ -13,7 +13,7 @@ use cairn_proto::arena::v1 as pb;
 use tokio::sync::Mutex;
 
 use super::client::{ArenaConnection, RemoteError};
-use crate::bot_folder::{BotManifest, PreparedBot};
+use crate::bot_folder::{BotFolderError, BotManifest, PreparedBot};
 use crate::launch::LaunchSpec;
 use crate::referee::BotEntry;
 
@@ -105,46 +105,72 @@ fn unpack_and_build(
     archive: &[u8],
     manifest: &pb::BotManifest,
 ) -> Result<(), RemoteError> {
-    let work_error = |path: &Path| {
-        let path = path.display().to_string();
-        move |source| RemoteError::WorkFolder { path, source }
-    };
-    std::fs::create_dir_all(root).map_err(work_error(root))?;
+    std::fs::create_dir_all(root).map_err(|source| RemoteError::WorkFolder {
+        path: root.display().to_string(),
+        source,
+    })?;
     let staging = root.join(format!(".{hash}.{}.partial", std::process::id()));
+    let built = build_in(&staging, root, hash, archive, manifest);
+    // Whatever happened, nothing half made stays in the cache.
     if staging.exists() {
-        std::fs::remove_dir_all(&staging).map_err(work_error(&staging))?;
+        let _ = std::fs::remove_dir_all(&staging);
+    }
+    built
+}
+
+/// Unpacks and builds in `staging`, then renames it into place.
+fn build_in(
+    staging: &Path,
+    root: &Path,
+    hash: &str,
+    archive: &[u8],
+    manifest: &pb::BotManifest,
+) -> Result<(), RemoteError> {
+    if staging.exists() {
+        std::fs::remove_dir_all(staging).map_err(|source| RemoteError::WorkFolder {
+            path: staging.display().to_string(),
+            source,
+        })?;
     }
     let artifact_error = |detail: String| RemoteError::Artifact {
         hash: hash.to_string(),
         detail,
     };
     let unpacked =
-        unpack_archive(archive, &staging).map_err(|error| artifact_error(error.to_string()))?;
+        unpack_archive(archive, staging).map_err(|error| artifact_error(error.to_string()))?;
     // The hash names what we asked for: a mismatch is a corrupt or wrong artifact.
     if unpacked.content_hash != hash {
-        let _ = std::fs::remove_dir_all(&staging);
         return Err(artifact_error(format!(
             "unpacks to content hash {}",
             unpacked.content_hash
         )));
     }
-    let bot = prepared_bot(&staging, manifest);
-    if let Err(error) = bot.build() {
-        let _ = std::fs::remove_dir_all(&staging);
-        return Err(artifact_error(error.to_string()));
-    }
+    let bot = prepared_bot(staging, manifest);
+    bot.build().map_err(|error| build_error(hash, error))?;
     let folder = root.join(hash);
-    match std::fs::rename(&staging, &folder) {
+    match std::fs::rename(staging, &folder) {
         Ok(()) => Ok(()),
         // Another runner on this cache finished first: theirs is as good.
-        Err(_) if folder.is_dir() => {
-            let _ = std::fs::remove_dir_all(&staging);
-            Ok(())
-        }
+        Err(_) if folder.is_dir() => Ok(()),
         Err(source) => Err(RemoteError::WorkFolder {
             path: folder.display().to_string(),
             source,
         }),
+    }
+}
+
+/// Whose fault a failed build is: the bot's when its build command ran and
+/// failed, the host's otherwise.
+fn build_error(hash: &str, error: BotFolderError) -> RemoteError {
+    match error {
+        BotFolderError::Build { detail, .. } => RemoteError::BuildFailed {
+            hash: hash.to_string(),
+            log: detail,
+        },
+        other => RemoteError::Artifact {
+            hash: hash.to_string(),
+            detail: other.to_string(),
+        },
     }
 }
 

@@ -9,6 +9,9 @@ use pb::runner_service_client::RunnerServiceClient;
 use tonic::transport::{Channel, Endpoint};
 use tonic::{Code, Request, Status};
 
+/// The largest message to or from the arena (its cap on a game's report).
+pub const MAX_REPORT_BYTES: usize = 5 * 1024 * 1024;
+
 /// Why the runner stopped or could not do a step.
 #[derive(Debug, thiserror::Error)]
 pub enum RemoteError {
@@ -22,6 +25,9 @@ pub enum RemoteError {
     Arena { code: Code, message: String },
     #[error("artifact {hash}: {detail}")]
     Artifact { hash: String, detail: String },
+    /// The bot's own fault: its build failed (`log` is the build's output).
+    #[error("artifact {hash}: the build failed: {log}")]
+    BuildFailed { hash: String, log: String },
     #[error("the runner's work folder {path}: {source}")]
     WorkFolder {
         path: String,
@@ -29,6 +35,17 @@ pub enum RemoteError {
     },
     #[error("the match task failed: {0}")]
     Task(String),
+    /// The match loop could not referee the match (never a bot's fault).
+    #[error("the match could not be played: {0}")]
+    Play(String),
+}
+
+impl RemoteError {
+    /// Whether the runner must stop: the arena refused its token (wrong or
+    /// revoked). Every other error concerns one match only.
+    pub fn is_fatal(&self) -> bool {
+        matches!(self, RemoteError::BadToken)
+    }
 }
 
 impl From<Status> for RemoteError {
@@ -58,10 +75,10 @@ impl ArenaConnection {
     /// Connects to `address` (`http://host:port`; a bare `host:port` gets `http://`).
     pub async fn connect(address: &str, token: &str) -> Result<ArenaConnection, RemoteError> {
         let channel = connect_channel(address).await?;
-        // Replays of a long match can be large; the arena accepts 64 MiB.
+        // One game's report at most: the arena accepts 5 MiB a message.
         let client = RunnerServiceClient::new(channel)
-            .max_encoding_message_size(64 * 1024 * 1024)
-            .max_decoding_message_size(64 * 1024 * 1024);
+            .max_encoding_message_size(MAX_REPORT_BYTES)
+            .max_decoding_message_size(MAX_REPORT_BYTES);
         Ok(ArenaConnection {
             client,
             token: token.to_string(),

@@ -230,8 +230,18 @@ async fn lease_next(
                 }
             }
             Err(status) => {
-                shared.failed.store(true, Ordering::Relaxed);
-                return Err(status.into());
+                let error = RemoteError::from(status);
+                if error.is_fatal() {
+                    shared.failed.store(true, Ordering::Relaxed);
+                    return Err(error);
+                }
+                if shared.config.verbose {
+                    eprintln!("runner: leasing failed ({error}); retrying");
+                }
+                idle(shared, stopping).await;
+                if *stopping.borrow() {
+                    return Ok(None);
+                }
             }
         }
     }
@@ -249,13 +259,64 @@ fn millis(duration: Duration) -> i64 {
     i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
 }
 
-/// Plays one leased match and reports it. A lost lease is counted, not an error.
+/// Plays one leased match and reports it; never fails because of the
+/// match. A bot whose build fails is reported (its fault); any other fault
+/// (fetch, unpack, disk, sandbox, the match loop, a refused report) is the
+/// host's: the match is given back. Only a refused token is an error.
 async fn play_lease(shared: &Shared, lease: pb::MatchLease) -> Result<(), RemoteError> {
+    let error = match run_lease(shared, &lease).await {
+        Ok(()) => return Ok(()),
+        Err(error) if error.is_fatal() => return Err(error),
+        Err(error) => error,
+    };
+    let answer = match &error {
+        RemoteError::BuildFailed { hash, log } => {
+            let seat = lease.seats.iter().find(|seat| &seat.content_hash == hash);
+            let request = pb::ReportBuildFailureRequest {
+                match_id: lease.match_id,
+                lease_generation: lease.lease_generation,
+                bot_version_id: seat.map_or(0, |seat| seat.bot_version_id),
+                log: log.clone(),
+            };
+            shared
+                .connection
+                .client()
+                .report_build_failure(shared.connection.authorized(request))
+                .await
+                .map(|_| ())
+        }
+        other => {
+            let request = pb::GiveBackMatchRequest {
+                match_id: lease.match_id,
+                lease_generation: lease.lease_generation,
+                reason: other.to_string(),
+            };
+            shared
+                .connection
+                .client()
+                .give_back_match(shared.connection.authorized(request))
+                .await
+                .map(|_| ())
+        }
+    };
+    if shared.config.verbose {
+        eprintln!("runner: match {}: {error}", lease.match_id);
+    }
+    match answer.map_err(RemoteError::from) {
+        Err(error) if error.is_fatal() => Err(error),
+        // A lost lease or an unreachable arena: the lease will expire and
+        // the match go back to the queue anyway.
+        _ => Ok(()),
+    }
+}
+
+/// Fetches, builds, plays and reports one leased match.
+async fn run_lease(shared: &Shared, lease: &pb::MatchLease) -> Result<(), RemoteError> {
     let mut folders = Vec::with_capacity(lease.seats.len());
     for seat in &lease.seats {
         folders.push(shared.cache.bot_folder(&shared.connection, seat).await?);
     }
-    let spec = report::match_spec(&lease, &folders, shared.config.time_control);
+    let spec = report::match_spec(lease, &folders, shared.config.time_control);
     let launcher = Arc::clone(&shared.launcher);
     let mut playing =
         tokio::task::spawn_blocking(move || crate::play_match(&spec, launcher.as_ref()));
@@ -266,61 +327,61 @@ async fn play_lease(shared: &Shared, lease: pb::MatchLease) -> Result<(), Remote
     let played = loop {
         tokio::select! {
             played = &mut playing => break played.map_err(|error| RemoteError::Task(error.to_string()))?,
-            _ = heartbeats.tick() => heartbeat(shared, &lease).await?,
+            _ = heartbeats.tick() => heartbeat(shared, lease).await?,
         }
     };
-    let result = match played {
-        Ok(result) => result,
-        Err(error) => {
-            // The arena will lease the match again once this lease expires.
-            eprintln!(
-                "runner: match {} could not be played: {error}",
-                lease.match_id
-            );
-            return Ok(());
+    let result = played.map_err(|error| RemoteError::Play(error.to_string()))?;
+    let mut lost = false;
+    for report in report::game_reports(lease, &result) {
+        match send_report(shared, report).await {
+            Ok(()) => {}
+            Err(status)
+                if matches!(
+                    status.code(),
+                    tonic::Code::FailedPrecondition | tonic::Code::Unavailable
+                ) =>
+            {
+                lost = true;
+                break;
+            }
+            // A refused report is a fault of this runner (a bot cannot
+            // cause one): the match is given back.
+            Err(status) => return Err(status.into()),
         }
-    };
-    let report = report::match_report(&lease, &result);
-    let mut answer = shared
-        .connection
-        .client()
-        .report_result(shared.connection.authorized(report.clone()))
-        .await;
-    // An arena restarting: the report stays good while the lease lives.
+    }
+    if lost {
+        shared.lost.fetch_add(1, Ordering::Relaxed);
+        return Ok(());
+    }
+    shared.reported.fetch_add(1, Ordering::Relaxed);
+    if shared.config.verbose {
+        eprintln!(
+            "runner: reported match {} ({} game(s))",
+            lease.match_id,
+            result.games.len()
+        );
+    }
+    Ok(())
+}
+
+/// Sends one game's report; an arena restarting is waited for (the report
+/// stays good while the lease lives), up to 20 polls.
+async fn send_report(shared: &Shared, report: pb::ReportGameRequest) -> Result<(), tonic::Status> {
     let mut retries = 0;
-    while matches!(&answer, Err(status) if status.code() == tonic::Code::Unavailable)
-        && retries < 20
-    {
-        tokio::time::sleep(shared.config.idle_poll).await;
-        retries += 1;
-        answer = shared
+    loop {
+        let answer = shared
             .connection
             .client()
-            .report_result(shared.connection.authorized(report.clone()))
+            .report_game(shared.connection.authorized(report.clone()))
             .await;
-    }
-    match answer {
-        Ok(_) => {
-            shared.reported.fetch_add(1, Ordering::Relaxed);
-            if shared.config.verbose {
-                eprintln!(
-                    "runner: reported match {} ({} game(s))",
-                    lease.match_id,
-                    result.games.len()
-                );
+        match answer {
+            Err(status) if status.code() == tonic::Code::Unavailable && retries < 20 => {
+                tokio::time::sleep(shared.config.idle_poll).await;
+                retries += 1;
             }
-            Ok(())
+            Err(status) => return Err(status),
+            Ok(_) => return Ok(()),
         }
-        Err(status)
-            if matches!(
-                status.code(),
-                tonic::Code::FailedPrecondition | tonic::Code::Unavailable
-            ) =>
-        {
-            shared.lost.fetch_add(1, Ordering::Relaxed);
-            Ok(())
-        }
-        Err(status) => Err(status.into()),
     }
 }
 
@@ -348,6 +409,11 @@ async fn heartbeat(shared: &Shared, lease: &pb::MatchLease) -> Result<(), Remote
         {
             Ok(())
         }
-        Err(status) => Err(status.into()),
+        // Only a refused token stops the runner; anything else is this
+        // heartbeat's trouble, and the next one may pass.
+        Err(status) => match RemoteError::from(status) {
+            error if error.is_fatal() => Err(error),
+            _ => Ok(()),
+        },
     }
 }

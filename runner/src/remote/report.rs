@@ -1,13 +1,13 @@
 //! A lease becomes a [`MatchSpec`] for the same match loop `cairn play`
-//! uses, and the [`MatchResult`] becomes a report: per game, every seat's
-//! score, rank and forfeit, and the game's replay file.
+//! uses, and the [`MatchResult`] becomes reports, one per game: every
+//! seat's score, rank and forfeit, the end reason and the game's replay file.
 
 use std::path::PathBuf;
 
 use cairn_proto::arena::v1 as pb;
 
 use crate::record::ReplayFile;
-use crate::referee::{BotEntry, MatchResult, MatchSpec};
+use crate::referee::{BotEntry, GameResult, MatchResult, MatchSpec};
 use crate::seating::GamePlan;
 use crate::time_control::TimeControl;
 
@@ -51,39 +51,44 @@ pub fn match_spec(
     }
 }
 
-/// The report of a played match.
-pub fn match_report(lease: &pb::MatchLease, result: &MatchResult) -> pb::ReportResultRequest {
-    let games = result
+/// The reports of a played match, one per game (each well under the
+/// arena's 5 MiB message cap, whatever the match's length).
+pub fn game_reports(lease: &pb::MatchLease, result: &MatchResult) -> Vec<pb::ReportGameRequest> {
+    result
         .games
         .iter()
         .zip(&lease.games)
-        .map(|(game, leased)| pb::GameResult {
-            game_index: leased.game_index,
-            seats: game
-                .seats
-                .iter()
-                .map(|seat| pb::SeatResult {
-                    bot_version_id: lease
-                        .seats
-                        .get(seat.bot)
-                        .map_or(0, |leased_seat| leased_seat.bot_version_id),
-                    score: i64::from(seat.score),
-                    rank: seat.rank,
-                    forfeit: seat.forfeit.as_ref().map(|forfeit| pb::Forfeit {
-                        reason: pb::ForfeitReason::from(forfeit.reason) as i32,
-                        detail: forfeit.detail.clone(),
-                    }),
-                })
-                .collect(),
-            replay: ReplayFile::new(vec![game.record.clone()])
-                .to_json()
-                .into_bytes(),
+        .map(|(game, leased)| pb::ReportGameRequest {
+            match_id: lease.match_id,
+            lease_generation: lease.lease_generation,
+            game: Some(game_result(lease, game, leased.game_index)),
         })
-        .collect();
-    pb::ReportResultRequest {
-        match_id: lease.match_id,
-        lease_generation: lease.lease_generation,
-        games,
+        .collect()
+}
+
+fn game_result(lease: &pb::MatchLease, game: &GameResult, game_index: i64) -> pb::GameResult {
+    pb::GameResult {
+        game_index,
+        seats: game
+            .seats
+            .iter()
+            .map(|seat| pb::SeatResult {
+                bot_version_id: lease
+                    .seats
+                    .get(seat.bot)
+                    .map_or(0, |leased_seat| leased_seat.bot_version_id),
+                score: i64::from(seat.score),
+                rank: seat.rank,
+                forfeit: seat.forfeit.as_ref().map(|forfeit| pb::Forfeit {
+                    reason: pb::ForfeitReason::from(forfeit.reason) as i32,
+                    detail: forfeit.detail.clone(),
+                }),
+            })
+            .collect(),
+        replay: ReplayFile::new(vec![game.record.clone()])
+            .to_json()
+            .into_bytes(),
+        end_reason: pb::EndReason::from(game.record.score.ended_by) as i32,
     }
 }
 

@@ -1,0 +1,221 @@
+//! Faults are charged to whoever made them. A host fault (the runner could
+//! not fetch, unpack, sandbox or play) is not a bot's: the runner gives the
+//! match back, the arena counts the attempt and queues it again, and after
+//! the maximum number of attempts gives it up (failed: never rated). A
+//! failed build is the bot's: its version is marked broken with the log's
+//! tail, and every unfinished match seating it ends with `build_failed`
+//! forfeits (see [`build_failed_score`] for the ruling).
+
+use cairn_engine::forfeit::{
+    build_failed_score, capped, EndedBy, ForfeitReason, MAX_FORFEIT_DETAIL_BYTES,
+};
+use sqlx::SqliteConnection;
+
+use super::accounts::Runner;
+use super::results::{
+    finish_match_if_complete, insert_result, rated_seats, Forfeit, GameReport, SeatResult,
+};
+use super::Store;
+use crate::error::ArenaError;
+
+/// Attempts a match gets before it is given up, unless configured.
+pub const DEFAULT_MAX_ATTEMPTS: i64 = 3;
+/// The longest build log tail or give-back reason kept (bytes).
+pub const MAX_FAULT_TEXT_BYTES: usize = 4096;
+
+/// What became of a match given back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GiveBack {
+    /// Attempts made so far, this one included.
+    pub attempts: i64,
+    /// True when the match was given up (failed) rather than queued again.
+    pub failed: bool,
+}
+
+/// The last `max` bytes of `text`, at a character boundary.
+fn tail(text: &str, max: usize) -> String {
+    let mut start = text.len().saturating_sub(max);
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    text[start..].to_string()
+}
+
+impl Store {
+    /// A runner gives back a match it holds because of a fault on its side.
+    pub async fn give_back_match(
+        &self,
+        runner: &Runner,
+        match_id: i64,
+        generation: i64,
+        reason: &str,
+    ) -> Result<GiveBack, ArenaError> {
+        let now = self.now_ms();
+        let mut tx = self.begin_write().await?;
+        let state = self.lease_state(&mut tx, match_id).await?;
+        if !state.held_by(runner, generation, now) {
+            return Err(ArenaError::LeaseLost { match_id });
+        }
+        let attempts: i64 = sqlx::query_scalar(
+            "UPDATE matches SET attempts = attempts + 1 WHERE id = ? RETURNING attempts",
+        )
+        .bind(match_id)
+        .fetch_one(&mut *tx)
+        .await?;
+        let failed = attempts >= self.max_attempts;
+        if failed {
+            let failure = format!(
+                "given up after {attempts} attempts; last: {}",
+                tail(reason, MAX_FAULT_TEXT_BYTES)
+            );
+            sqlx::query("UPDATE matches SET status = 'done', failure = ?, finished_at = ?, lease_expires_at = NULL WHERE id = ?")
+                .bind(failure)
+                .bind(now)
+                .bind(match_id)
+                .execute(&mut *tx)
+                .await?;
+        } else {
+            sqlx::query("UPDATE matches SET status = 'queued', lease_holder = NULL, lease_expires_at = NULL WHERE id = ?")
+                .bind(match_id)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        self.notify_change();
+        Ok(GiveBack { attempts, failed })
+    }
+
+    /// A runner could not build a seat's bot of a match it holds: the
+    /// version is marked broken with `log`'s tail, this match and every
+    /// queued match seating the version end with `build_failed` forfeits.
+    /// Returns how many matches ended.
+    pub async fn report_build_failure(
+        &self,
+        runner: &Runner,
+        match_id: i64,
+        generation: i64,
+        bot_version_id: i64,
+        log: &str,
+    ) -> Result<usize, ArenaError> {
+        let now = self.now_ms();
+        let mut tx = self.begin_write().await?;
+        let state = self.lease_state(&mut tx, match_id).await?;
+        if !state.held_by(runner, generation, now) {
+            return Err(ArenaError::LeaseLost { match_id });
+        }
+        let seated: bool = sqlx::query_scalar(
+            "SELECT EXISTS (SELECT 1 FROM seats WHERE match_id = ? AND bot_version_id = ?)",
+        )
+        .bind(match_id)
+        .bind(bot_version_id)
+        .fetch_one(&mut *tx)
+        .await?;
+        if !seated {
+            return Err(ArenaError::invalid(format!(
+                "bot version {bot_version_id} has no seat in match {match_id}"
+            )));
+        }
+        sqlx::query("UPDATE bot_versions SET broken_at = COALESCE(broken_at, ?), build_log = ? WHERE id = ?")
+            .bind(now)
+            .bind(tail(log, MAX_FAULT_TEXT_BYTES))
+            .bind(bot_version_id)
+            .execute(&mut *tx)
+            .await?;
+        end_with_build_failures(&mut tx, Some(runner.id), match_id, now).await?;
+        tx.commit().await?;
+        self.notify_change();
+        // The version's other queued matches, one short transaction each.
+        let queued: Vec<i64> = sqlx::query_scalar(
+            "SELECT DISTINCT m.id FROM matches m JOIN seats s ON s.match_id = m.id \
+             WHERE s.bot_version_id = ? AND m.status = 'queued' ORDER BY m.id",
+        )
+        .bind(bot_version_id)
+        .fetch_all(self.pool())
+        .await?;
+        let mut ended = 1;
+        for other in queued {
+            let mut tx = self.begin_write().await?;
+            let status: String = sqlx::query_scalar("SELECT status FROM matches WHERE id = ?")
+                .bind(other)
+                .fetch_one(&mut *tx)
+                .await?;
+            if status == "queued" {
+                end_with_build_failures(&mut tx, None, other, self.now_ms()).await?;
+                ended += 1;
+            }
+            tx.commit().await?;
+        }
+        self.notify_change();
+        Ok(ended)
+    }
+}
+
+/// Records every unreported game of a match as not played: broken seats
+/// forfeit with `build_failed`, then the match is done.
+async fn end_with_build_failures(
+    tx: &mut SqliteConnection,
+    runner_id: Option<i64>,
+    match_id: i64,
+    now: i64,
+) -> Result<(), ArenaError> {
+    let seats: Vec<(i64, Option<String>)> = sqlx::query_as(
+        "SELECT s.bot_version_id, v.build_log FROM seats s JOIN bot_versions v ON v.id = s.bot_version_id \
+         WHERE s.match_id = ? ORDER BY s.seat",
+    )
+    .bind(match_id)
+    .fetch_all(&mut *tx)
+    .await?;
+    let broken: Vec<bool> = seats.iter().map(|(_, log)| log.is_some()).collect();
+    let score = build_failed_score(&broken);
+    let results: Vec<SeatResult> = seats
+        .iter()
+        .enumerate()
+        .map(|(seat, (bot_version_id, log))| SeatResult {
+            bot_version_id: *bot_version_id,
+            score: i64::from(score.scores[seat]),
+            rank: score.ranks[seat],
+            forfeit: log.as_ref().map(|_| Forfeit {
+                reason: ForfeitReason::BuildFailed,
+                detail: capped(
+                    "its build failed (`cairn bot show` has the log)".into(),
+                    MAX_FORFEIT_DETAIL_BYTES,
+                ),
+            }),
+        })
+        .collect();
+    let (game, variant): (String, String) = sqlx::query_as(
+        "SELECT t.game, t.variant FROM tournaments t JOIN matches m ON m.tournament_id = t.id WHERE m.id = ?",
+    )
+    .bind(match_id)
+    .fetch_one(&mut *tx)
+    .await?;
+    let unreported: Vec<(i64, i64)> = sqlx::query_as(
+        "SELECT g.id, g.game_index FROM games g WHERE g.match_id = ? \
+         AND NOT EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.id) ORDER BY g.game_index",
+    )
+    .bind(match_id)
+    .fetch_all(&mut *tx)
+    .await?;
+    for (game_id, game_index) in unreported {
+        let report = GameReport {
+            game_index,
+            seats: results.clone(),
+            replay: Vec::new(),
+            ended_by: EndedBy::Forfeit,
+        };
+        let result_id = insert_result(&mut *tx, runner_id, game_id, &report, now).await?;
+        super::leaderboard::rate_result(
+            &mut *tx,
+            &game,
+            &variant,
+            result_id,
+            &rated_seats(&results),
+        )
+        .await?;
+    }
+    finish_match_if_complete(&mut *tx, match_id, now).await?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

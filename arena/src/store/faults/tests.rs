@@ -1,0 +1,180 @@
+use super::*;
+use crate::store::tests::{count, duel, owner_with_bots, test_store, LEASE_MS};
+use crate::store::ReportOutcome;
+use crate::testkit::report_by_strength;
+
+#[tokio::test]
+async fn a_match_given_back_is_queued_again_then_given_up_and_never_rated() {
+    let kept = test_store().await;
+    let test = kept.store.clone().with_max_attempts(2);
+    let owner = owner_with_bots(&test, "ada", &["a", "b"]).await;
+    let tournament = test
+        .create_tournament(&owner, &duel(&["a", "b"], 2))
+        .await
+        .unwrap();
+    let (runner, _) = test.register_runner("box-1").await.unwrap();
+    let first = test.lease_match(&runner, LEASE_MS).await.unwrap().unwrap();
+    let given = test
+        .give_back_match(&runner, first.match_id, first.lease_generation, "disk full")
+        .await
+        .unwrap();
+    assert_eq!(
+        given,
+        GiveBack {
+            attempts: 1,
+            failed: false
+        }
+    );
+    // Given back once: it cannot be given back again under the old lease.
+    assert!(matches!(
+        test.give_back_match(&runner, first.match_id, first.lease_generation, "again")
+            .await,
+        Err(ArenaError::LeaseLost { .. })
+    ));
+    let second = test.lease_match(&runner, LEASE_MS).await.unwrap().unwrap();
+    assert_eq!(second.match_id, first.match_id);
+    let given = test
+        .give_back_match(
+            &runner,
+            second.match_id,
+            second.lease_generation,
+            "sandbox setup failed",
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        given,
+        GiveBack {
+            attempts: 2,
+            failed: true
+        }
+    );
+    // The other seating plays; the tournament finishes with one failure.
+    let other = test.lease_match(&runner, LEASE_MS).await.unwrap().unwrap();
+    assert_ne!(other.match_id, first.match_id);
+    assert_eq!(count(&test, "ratings").await, 0);
+    test.report_result(&runner, &report_by_strength(&other, |id| id))
+        .await
+        .unwrap();
+    assert!(test.lease_match(&runner, LEASE_MS).await.unwrap().is_none());
+    let progress = test.tournament_progress(tournament.id).await.unwrap();
+    assert!(progress.finished());
+    assert_eq!((progress.matches_failed, progress.games_done), (1, 1));
+    let matches = test.list_matches(tournament.id).await.unwrap();
+    let failed = matches.iter().find(|m| m.id == first.match_id).unwrap();
+    assert_eq!(failed.status, "failed");
+    assert!(failed
+        .failure
+        .as_deref()
+        .unwrap()
+        .contains("sandbox setup failed"));
+}
+
+#[tokio::test]
+async fn a_failed_build_breaks_the_version_and_ends_its_matches_with_build_failed() {
+    let kept = test_store().await;
+    let test = kept.store.clone();
+    let owner = owner_with_bots(&test, "ada", &["a", "b", "c"]).await;
+    let tournament = test
+        .create_tournament(&owner, &duel(&["a", "b", "c"], 2))
+        .await
+        .unwrap();
+    let (runner, _) = test.register_runner("box-1").await.unwrap();
+    let lease = test.lease_match(&runner, LEASE_MS).await.unwrap().unwrap();
+    let broken = lease.seats[0].bot_version_id;
+    let huge_log = format!("{}the last line", "x".repeat(10_000));
+    let ended = test
+        .report_build_failure(
+            &runner,
+            lease.match_id,
+            lease.lease_generation,
+            broken,
+            &huge_log,
+        )
+        .await
+        .unwrap();
+    let version = test.bot_version(broken).await.unwrap();
+    let log = version.build_log.unwrap();
+    assert!(log.len() <= MAX_FAULT_TEXT_BYTES && log.ends_with("the last line"));
+    // Every match seating the broken version ended, with it ranked last.
+    let matches = test.list_matches(tournament.id).await.unwrap();
+    let seating_it: Vec<_> = matches
+        .iter()
+        .filter(|m| m.seats.iter().any(|seat| seat.bot_version_id == broken))
+        .collect();
+    assert_eq!(ended, seating_it.len());
+    for summary in seating_it {
+        assert_eq!(summary.status, "done");
+        for &(game_id, _) in &summary.games {
+            let result = test.game_result(game_id).await.unwrap();
+            for seat in result {
+                if seat.bot_version_id == broken {
+                    assert_eq!(seat.rank, 2);
+                    assert_eq!(seat.forfeit.unwrap().reason, ForfeitReason::BuildFailed);
+                } else {
+                    assert_eq!((seat.rank, seat.score, seat.forfeit), (1, 0, None));
+                }
+            }
+        }
+    }
+    // The other matches are still to play, and play normally.
+    while let Some(next) = test.lease_match(&runner, LEASE_MS).await.unwrap() {
+        assert!(next.seats.iter().all(|seat| seat.bot_version_id != broken));
+        assert_eq!(
+            test.report_result(&runner, &report_by_strength(&next, |id| id))
+                .await
+                .unwrap(),
+            ReportOutcome::Recorded
+        );
+    }
+    assert!(test
+        .tournament_progress(tournament.id)
+        .await
+        .unwrap()
+        .finished());
+}
+
+#[tokio::test]
+async fn only_a_seated_version_of_a_held_match_can_be_reported_broken() {
+    let kept = test_store().await;
+    let test = kept.store.clone();
+    let owner = owner_with_bots(&test, "ada", &["a", "b", "c"]).await;
+    test.create_tournament(&owner, &duel(&["a", "b", "c"], 2))
+        .await
+        .unwrap();
+    let (runner, _) = test.register_runner("box-1").await.unwrap();
+    let (other, _) = test.register_runner("box-2").await.unwrap();
+    let lease = test.lease_match(&runner, LEASE_MS).await.unwrap().unwrap();
+    let absent: i64 = sqlx::query_scalar(
+        "SELECT id FROM bot_versions WHERE id NOT IN (SELECT bot_version_id FROM seats WHERE match_id = ?)",
+    )
+    .bind(lease.match_id)
+    .fetch_one(test.pool())
+    .await
+    .unwrap();
+    assert!(matches!(
+        test.report_build_failure(
+            &runner,
+            lease.match_id,
+            lease.lease_generation,
+            absent,
+            "log"
+        )
+        .await,
+        Err(ArenaError::InvalidArgument(_))
+    ));
+    let seated = lease.seats[0].bot_version_id;
+    assert!(matches!(
+        test.report_build_failure(
+            &other,
+            lease.match_id,
+            lease.lease_generation,
+            seated,
+            "log"
+        )
+        .await,
+        Err(ArenaError::LeaseLost { .. })
+    ));
+    assert_eq!(count(&test, "results").await, 0);
+    assert!(test.bot_version(seated).await.unwrap().build_log.is_none());
+}
