@@ -9,6 +9,7 @@ use std::time::Duration;
 use anyhow::{bail, Context};
 use cairn_engine::game::parse_options;
 use cairn_runner::bot_folder::{load_bot, PreparedBot};
+use cairn_runner::build::{BuildError, BuildLimits, Builder};
 use cairn_runner::sandbox::Limits;
 use cairn_runner::{
     mirrored_plan, play_match, rotating_plan, BotLauncher, MatchResult, MatchSpec, PlainLauncher,
@@ -16,6 +17,7 @@ use cairn_runner::{
 };
 use serde_json::{json, Value};
 
+use crate::escape;
 use crate::table::Table;
 
 #[derive(Debug, clap::Args)]
@@ -111,16 +113,55 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn prepare_bots(args: &PlayArgs) -> anyhow::Result<Vec<PreparedBot>> {
+    let builder = match args.no_sandbox {
+        true => Builder::plain(BuildLimits::default()),
+        false => Builder::sandboxed(BuildLimits::default()),
+    };
+    let cache = build_cache();
     let mut bots = Vec::new();
     for argument in &args.bots {
         let bot = load_bot(argument)?;
         bot.check_game(&args.game)?;
-        if !args.no_build {
-            bot.build()?;
-        }
+        let bot = match args.no_build {
+            true => bot,
+            false => bot
+                .built(&cache, &builder)
+                .map_err(|error| build_failure(&bot.entry.name, error, args.no_sandbox))?,
+        };
         bots.push(bot);
     }
     Ok(bots)
+}
+
+/// Where sandboxed builds are kept, by content hash.
+fn build_cache() -> PathBuf {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    base.join("cairn").join("builds")
+}
+
+/// A failed build as one line that names the fix, then the log's tail.
+fn build_failure(name: &str, error: BuildError, no_sandbox: bool) -> anyhow::Error {
+    let name = escape::line(name);
+    match error {
+        BuildError::Failed { detail, log_tail } => {
+            let fix = match no_sandbox {
+                true => "fix the build command in its cairn-bot.toml",
+                false => "fix the build command in its cairn-bot.toml (builds run sandboxed: no network, only the bot folder writable; --no-sandbox builds a trusted bot in place)",
+            };
+            let tail = match log_tail.trim().is_empty() {
+                true => String::new(),
+                false => format!("\n{}", escape::block(log_tail.trim_end())),
+            };
+            anyhow::anyhow!("bot `{name}`: its build failed ({}): {fix}{tail}", escape::line(&detail))
+        }
+        BuildError::Host(detail) => anyhow::anyhow!(
+            "bot `{name}` could not be built on this machine: {}: check `cairn doctor`, or pass --no-build",
+            escape::line(&detail)
+        ),
+    }
 }
 
 fn millis(duration: Duration) -> f64 {

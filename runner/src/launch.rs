@@ -102,7 +102,10 @@ impl BotLauncher for PlainLauncher {
         command
             .args(&spec.command[1..])
             .current_dir(&spec.bot_dir)
-            .envs(spec.env.iter().map(|(k, v)| (k, v)))
+            // None of the runner's environment (its tokens least of all).
+            .env_clear()
+            .envs(crate::build::scrubbed_environment(&std::env::temp_dir()))
+            .envs(allowed_env(&spec.env))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -119,6 +122,14 @@ impl BotLauncher for PlainLauncher {
         "no sandbox: bots run as plain processes with this user's rights (trusted bots only)"
             .to_string()
     }
+}
+
+/// The extra variables a bot may get: never one named `CAIRN_*`, whoever
+/// asked for it.
+pub fn allowed_env(env: &[(String, String)]) -> impl Iterator<Item = (&str, &str)> {
+    env.iter()
+        .filter(|(key, _)| !key.starts_with("CAIRN_"))
+        .map(|(key, value)| (key.as_str(), value.as_str()))
 }
 
 /// `./bot.py` means the bot folder's `bot.py`, whatever our own directory.

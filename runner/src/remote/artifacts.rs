@@ -14,6 +14,7 @@ use tokio::sync::Mutex;
 
 use super::client::{ArenaConnection, RemoteError};
 use crate::bot_folder::{BotManifest, PreparedBot};
+use crate::build::{BuildLimits, Builder};
 use crate::launch::LaunchSpec;
 use crate::referee::BotEntry;
 
@@ -129,7 +130,8 @@ fn unpack_and_build(
         )));
     }
     let bot = prepared_bot(&staging, manifest);
-    if let Err(error) = bot.build() {
+    // The lead wires BuildError::Failed (the bot's fault) and ::Host apart.
+    if let Err(error) = bot.build_in_place(&Builder::sandboxed(BuildLimits::default())) {
         let _ = std::fs::remove_dir_all(&staging);
         return Err(artifact_error(error.to_string()));
     }

@@ -38,6 +38,7 @@ impl BotLauncher for SandboxLauncher {
             bot_dir: spec.bot_dir.clone(),
             limits: self.limits,
             env: spec.env.clone(),
+            writable_bot_dir: false,
         };
         let process = self
             .sandbox
