@@ -22,6 +22,9 @@ pub enum ForfeitReason {
     IllegalAction,
     /// The sandbox stopped it for breaking a resource limit.
     ResourceLimit,
+    /// Its command could not be started (missing, not executable, empty):
+    /// the bot's fault, never the host's and never a `crash`.
+    StartFailed,
 }
 
 impl ForfeitReason {
@@ -33,6 +36,7 @@ impl ForfeitReason {
             ForfeitReason::ProtocolError => "protocol_error",
             ForfeitReason::IllegalAction => "illegal_action",
             ForfeitReason::ResourceLimit => "resource_limit",
+            ForfeitReason::StartFailed => "start_failed",
         }
     }
 
@@ -44,6 +48,7 @@ impl ForfeitReason {
             ForfeitReason::ProtocolError => wire::ForfeitReason::ProtocolError,
             ForfeitReason::IllegalAction => wire::ForfeitReason::IllegalAction,
             ForfeitReason::ResourceLimit => wire::ForfeitReason::ResourceLimit,
+            ForfeitReason::StartFailed => wire::ForfeitReason::StartFailed,
         }
     }
 }

@@ -222,6 +222,41 @@ mod tests {
     use super::*;
 
     #[test]
+    fn setup_faults_are_the_hosts_and_a_bad_command_the_bots() {
+        let errno = nix::errno::Errno::EACCES;
+        let bots = [
+            SandboxError::EmptyCommand,
+            SandboxError::CommandNotFound("python4".into()),
+            SandboxError::NulByte,
+            SandboxError::Setup {
+                step: report::SetupStep::Exec.name(),
+                errno,
+            },
+        ];
+        for error in bots {
+            assert!(!error.is_host_fault(), "{error}");
+        }
+        let hosts = [
+            SandboxError::Setup {
+                step: report::SetupStep::JoinCgroups.name(),
+                errno,
+            },
+            SandboxError::Setup {
+                step: report::SetupStep::PivotRoot.name(),
+                errno,
+            },
+            SandboxError::Io {
+                context: "leasing a bot uid",
+                source: io::Error::from(io::ErrorKind::WouldBlock),
+            },
+            SandboxError::SupervisorVanished,
+        ];
+        for error in hosts {
+            assert!(error.is_host_fault(), "{error}");
+        }
+    }
+
+    #[test]
     fn the_doctor_report_ends_with_a_verdict() {
         let active = LayerStatus {
             name: "seccomp",
