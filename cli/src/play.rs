@@ -12,8 +12,8 @@ use cairn_runner::bot_folder::{load_bot, PreparedBot};
 use cairn_runner::build::{BuildError, BuildLimits, Builder};
 use cairn_runner::sandbox::Limits;
 use cairn_runner::{
-    mirrored_plan, play_match, rotating_plan, BotLauncher, MatchResult, MatchSpec, PlainLauncher,
-    ReplayFile, SandboxLauncher, SeatResult, TimeControl,
+    mirrored_plan, play_match, rotating_plan, BotLauncher, ForfeitReason, MatchResult, MatchSpec,
+    PlainLauncher, ReplayFile, SandboxLauncher, SeatResult, TimeControl,
 };
 use serde_json::{json, Value};
 
@@ -70,6 +70,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         bail!("--games must be at least 1");
     }
     let bots = prepare_bots(&args)?;
+    let from_folders: Vec<bool> = bots.iter().map(|bot| bot.manifest.is_some()).collect();
     let plan = if args.mirror {
         mirrored_plan
     } else {
@@ -96,7 +97,17 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         Box::new(SandboxLauncher::new(Limits::default()))
     };
     eprintln!("{}", launcher.describe());
-    let result = play_match(&spec, launcher.as_ref()).context("the match could not be played")?;
+    let result = match play_match(&spec, launcher.as_ref()) {
+        Ok(result) => result,
+        Err(error) if error.is_host_fault() => bail!(
+            "{}: check `cairn doctor` (--no-sandbox runs trusted bots without it)",
+            escape::line(&error.to_string())
+        ),
+        Err(error) => return Err(error).context("the match could not be played"),
+    };
+    for line in start_failures(&spec, &result, &from_folders, args.no_sandbox) {
+        eprintln!("{line}");
+    }
     if let Some(path) = &args.replay {
         let replay = ReplayFile::new(result.games.iter().map(|g| g.record.clone()).collect());
         replay.write(path)?;
@@ -131,6 +142,44 @@ fn prepare_bots(args: &PlayArgs) -> anyhow::Result<Vec<PreparedBot>> {
         bots.push(bot);
     }
     Ok(bots)
+}
+
+/// One line per bot whose command could not start, naming the fix.
+fn start_failures(
+    spec: &MatchSpec,
+    result: &MatchResult,
+    from_folders: &[bool],
+    no_sandbox: bool,
+) -> Vec<String> {
+    let mut lines = Vec::new();
+    for (index, bot) in spec.bots.iter().enumerate() {
+        let failed = result
+            .games
+            .iter()
+            .flat_map(|game| game.seats.iter())
+            .filter(|seat| seat.bot == index)
+            .filter_map(|seat| seat.forfeit.as_ref())
+            .find(|forfeit| forfeit.reason == ForfeitReason::StartFailed);
+        let Some(forfeit) = failed else { continue };
+        let folder = match from_folders.get(index).copied().unwrap_or(false) {
+            true => "the bot folder",
+            false => "this folder",
+        };
+        let where_it_runs = match no_sandbox {
+            true => format!("it runs in {folder}"),
+            false => format!("it runs in {folder}, in the sandbox, which shows the system's programs and that folder only"),
+        };
+        let fix = match from_folders.get(index).copied().unwrap_or(false) {
+            true => "fix `command` in its cairn-bot.toml",
+            false => "check the command (a bare command runs through `sh -c`)",
+        };
+        lines.push(format!(
+            "bot `{}` could not start ({}): {fix} ({where_it_runs})",
+            escape::line(&bot.name),
+            escape::line(&forfeit.detail)
+        ));
+    }
+    lines
 }
 
 /// Where sandboxed builds are kept, by content hash.
