@@ -9,13 +9,15 @@ use std::time::Duration;
 use anyhow::{bail, Context};
 use cairn_engine::game::parse_options;
 use cairn_runner::bot_folder::{load_bot, PreparedBot};
+use cairn_runner::build::{BuildError, BuildLimits, Builder};
 use cairn_runner::sandbox::Limits;
 use cairn_runner::{
-    mirrored_plan, play_match, rotating_plan, BotLauncher, MatchResult, MatchSpec, PlainLauncher,
-    ReplayFile, SandboxLauncher, SeatResult, TimeControl,
+    mirrored_plan, play_match, rotating_plan, BotLauncher, ForfeitReason, MatchResult, MatchSpec,
+    PlainLauncher, ReplayFile, SandboxLauncher, SeatResult, TimeControl,
 };
 use serde_json::{json, Value};
 
+use crate::escape;
 use crate::table::Table;
 
 #[derive(Debug, clap::Args)]
@@ -68,6 +70,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         bail!("--games must be at least 1");
     }
     let bots = prepare_bots(&args)?;
+    let from_folders: Vec<bool> = bots.iter().map(|bot| bot.manifest.is_some()).collect();
     let plan = if args.mirror {
         mirrored_plan
     } else {
@@ -94,7 +97,17 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         Box::new(SandboxLauncher::new(Limits::default()))
     };
     eprintln!("{}", launcher.describe());
-    let result = play_match(&spec, launcher.as_ref()).context("the match could not be played")?;
+    let result = match play_match(&spec, launcher.as_ref()) {
+        Ok(result) => result,
+        Err(error) if error.is_host_fault() => bail!(
+            "{}: check `cairn doctor` (--no-sandbox runs trusted bots without it)",
+            escape::line(&error.to_string())
+        ),
+        Err(error) => return Err(error).context("the match could not be played"),
+    };
+    for line in start_failures(&spec, &result, &from_folders, args.no_sandbox) {
+        eprintln!("{line}");
+    }
     if let Some(path) = &args.replay {
         let replay = ReplayFile::new(result.games.iter().map(|g| g.record.clone()).collect());
         replay.write(path)?;
@@ -111,16 +124,93 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn prepare_bots(args: &PlayArgs) -> anyhow::Result<Vec<PreparedBot>> {
+    let builder = match args.no_sandbox {
+        true => Builder::plain(BuildLimits::default()),
+        false => Builder::sandboxed(BuildLimits::default()),
+    };
+    let cache = build_cache();
     let mut bots = Vec::new();
     for argument in &args.bots {
         let bot = load_bot(argument)?;
         bot.check_game(&args.game)?;
-        if !args.no_build {
-            bot.build()?;
-        }
+        let bot = match args.no_build {
+            true => bot,
+            false => bot
+                .built(&cache, &builder)
+                .map_err(|error| build_failure(&bot.entry.name, error, args.no_sandbox))?,
+        };
         bots.push(bot);
     }
     Ok(bots)
+}
+
+/// One line per bot whose command could not start, naming the fix.
+fn start_failures(
+    spec: &MatchSpec,
+    result: &MatchResult,
+    from_folders: &[bool],
+    no_sandbox: bool,
+) -> Vec<String> {
+    let mut lines = Vec::new();
+    for (index, bot) in spec.bots.iter().enumerate() {
+        let failed = result
+            .games
+            .iter()
+            .flat_map(|game| game.seats.iter())
+            .filter(|seat| seat.bot == index)
+            .filter_map(|seat| seat.forfeit.as_ref())
+            .find(|forfeit| forfeit.reason == ForfeitReason::StartFailed);
+        let Some(forfeit) = failed else { continue };
+        let folder = match from_folders.get(index).copied().unwrap_or(false) {
+            true => "the bot folder",
+            false => "this folder",
+        };
+        let where_it_runs = match no_sandbox {
+            true => format!("it runs in {folder}"),
+            false => format!("it runs in {folder}, in the sandbox, which shows the system's programs and that folder only"),
+        };
+        let fix = match from_folders.get(index).copied().unwrap_or(false) {
+            true => "fix `command` in its cairn-bot.toml",
+            false => "check the command (a bare command runs through `sh -c`)",
+        };
+        lines.push(format!(
+            "bot `{}` could not start ({}): {fix} ({where_it_runs})",
+            escape::line(&bot.name),
+            escape::line(&forfeit.detail)
+        ));
+    }
+    lines
+}
+
+/// Where sandboxed builds are kept, by content hash.
+fn build_cache() -> PathBuf {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    base.join("cairn").join("builds")
+}
+
+/// A failed build as one line that names the fix, then the log's tail.
+fn build_failure(name: &str, error: BuildError, no_sandbox: bool) -> anyhow::Error {
+    let name = escape::line(name);
+    match error {
+        BuildError::Failed { detail, log_tail } => {
+            let fix = match no_sandbox {
+                true => "fix the build command in its cairn-bot.toml",
+                false => "fix the build command in its cairn-bot.toml (builds run sandboxed: no network, only the bot folder writable; --no-sandbox builds a trusted bot in place)",
+            };
+            let tail = match log_tail.trim().is_empty() {
+                true => String::new(),
+                false => format!("\n{}", escape::block(log_tail.trim_end())),
+            };
+            anyhow::anyhow!("bot `{name}`: its build failed ({}): {fix}{tail}", escape::line(&detail))
+        }
+        BuildError::Host(detail) => anyhow::anyhow!(
+            "bot `{name}` could not be built on this machine: {}: check `cairn doctor`, or pass --no-build",
+            escape::line(&detail)
+        ),
+    }
 }
 
 fn millis(duration: Duration) -> f64 {

@@ -3,7 +3,7 @@
 //! ```toml
 //! name = "greedy"
 //! command = ["python3", "bot.py"]        # argv, run in the folder
-//! build = ["cargo", "build", "--release"] # optional, run once before play
+//! build = ["make"]                       # optional, run once before play (sandboxed, see crate::build)
 //! games = ["schotten-totten"]             # optional, the games it plays
 //! ```
 //!
@@ -11,8 +11,10 @@
 //! `sh -c` in the current directory and named by its own text.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
+use cairn_proto::archive::{check_archive, pack_folder, unpack_archive, PackError};
+
+use crate::build::{build_folder, BuildError, BuildLog, Builder};
 use crate::launch::LaunchSpec;
 use crate::referee::BotEntry;
 
@@ -42,8 +44,6 @@ pub enum BotFolderError {
         game: String,
         games: String,
     },
-    #[error("building bot `{name}` failed: {detail}")]
-    Build { name: String, detail: String },
 }
 
 /// A bot ready to launch, and how to build it.
@@ -118,41 +118,78 @@ impl PreparedBot {
         }
     }
 
-    /// Runs the manifest's build command in the bot folder, if it has one.
-    pub fn build(&self) -> Result<(), BotFolderError> {
-        let Some(build) = self.manifest.as_ref().and_then(|m| m.build.as_ref()) else {
-            return Ok(());
-        };
-        let name = self.entry.name.clone();
-        let Some((program, args)) = build.split_first() else {
-            return Ok(());
-        };
-        let output = Command::new(program)
-            .args(args)
-            .current_dir(&self.entry.launch.bot_dir)
-            .output()
-            .map_err(|e| BotFolderError::Build {
-                name: name.clone(),
-                detail: format!("cannot run `{program}`: {e}"),
-            })?;
-        if output.status.success() {
-            return Ok(());
-        }
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        let tail: String = stderr
-            .lines()
-            .rev()
-            .take(20)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect::<Vec<_>>()
-            .join("\n");
-        Err(BotFolderError::Build {
-            name,
-            detail: format!("{}\n{tail}", output.status),
-        })
+    /// The manifest's build command, if it has one.
+    pub fn build_command(&self) -> Option<&[String]> {
+        self.manifest.as_ref().and_then(|m| m.build.as_deref())
     }
+
+    /// Runs the build command in the bot folder itself, which becomes the
+    /// artifact (the runner's freshly unpacked copy); `None` without one.
+    pub fn build_in_place(&self, builder: &Builder) -> Result<Option<BuildLog>, BuildError> {
+        match self.build_command() {
+            Some(command) => build_folder(&self.entry.launch.bot_dir, command, builder).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// The bot, built, for `cairn play`. Sandboxed, the folder is packed as
+    /// `bot add` would, unpacked into `cache_root/<content hash>` and built
+    /// there, so the build never writes into the author's folder and a
+    /// folder already built is not built again. A trusted (plain) build runs
+    /// in the folder itself, as the author would run it.
+    pub fn built(&self, cache_root: &Path, builder: &Builder) -> Result<PreparedBot, BuildError> {
+        let Some(command) = self.build_command() else {
+            return Ok(self.clone());
+        };
+        if !builder.sandboxed {
+            build_folder(&self.entry.launch.bot_dir, command, builder)?;
+            return Ok(self.clone());
+        }
+        let archive = pack_folder(&self.entry.launch.bot_dir).map_err(|error| match error {
+            PackError::Io { .. } => BuildError::Host(error.to_string()),
+            other => BuildError::Failed {
+                detail: other.to_string(),
+                log_tail: String::new(),
+            },
+        })?;
+        let hash = check_archive(&archive)
+            .map_err(|error| BuildError::Host(error.to_string()))?
+            .content_hash;
+        let folder = cache_root.join(&hash);
+        if !folder.is_dir() {
+            build_into_cache(&archive, cache_root, &hash, command, builder)?;
+        }
+        let mut built = self.clone();
+        built.entry.launch.bot_dir = folder;
+        Ok(built)
+    }
+}
+
+/// Unpacks and builds in a private folder, renamed into place only when built.
+fn build_into_cache(
+    archive: &[u8],
+    cache_root: &Path,
+    hash: &str,
+    command: &[String],
+    builder: &Builder,
+) -> Result<(), BuildError> {
+    let host = |error: &dyn std::fmt::Display| BuildError::Host(error.to_string());
+    std::fs::create_dir_all(cache_root).map_err(|e| host(&e))?;
+    let staging = cache_root.join(format!(".{hash}.{}.staging", std::process::id()));
+    if staging.exists() {
+        std::fs::remove_dir_all(&staging).map_err(|e| host(&e))?;
+    }
+    unpack_archive(archive, &staging).map_err(|e| host(&e))?;
+    let built = build_folder(&staging, command, builder).and_then(|_| {
+        match std::fs::rename(&staging, cache_root.join(hash)) {
+            Ok(()) => Ok(()),
+            // Another `cairn play` built the same folder first.
+            Err(_) if cache_root.join(hash).is_dir() => Ok(()),
+            Err(error) => Err(host(&error)),
+        }
+    });
+    let _ = std::fs::remove_dir_all(&staging);
+    built
 }
 
 #[cfg(test)]

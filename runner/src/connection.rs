@@ -9,7 +9,7 @@ use cairn_proto::game::v1::{ArenaMessage, BotMessage};
 use cairn_proto::wire;
 
 use crate::forfeit::ForfeitReason;
-use crate::launch::{BotLauncher, BotProcess, ExitReport, LaunchSpec};
+use crate::launch::{BotLauncher, BotProcess, ExitReport, LaunchError, LaunchSpec};
 use crate::pipe::{LineReader, LineWriter, PipeError};
 use crate::stderr::StderrLog;
 
@@ -47,6 +47,13 @@ impl Failure {
     }
 }
 
+/// Why a bot did not start: its own fault (a forfeit) or the host's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StartError {
+    Bot(Failure),
+    Host(String),
+}
+
 /// A message from the bot and what it cost.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Answer {
@@ -82,6 +89,8 @@ pub struct BotConnection {
     sent_at: Instant,
     /// Reused for every line we send.
     line: Vec<u8>,
+    /// Whether the bot ever sent a whole line.
+    has_spoken: bool,
 }
 
 impl BotConnection {
@@ -89,19 +98,17 @@ impl BotConnection {
         launcher: &dyn BotLauncher,
         spec: &LaunchSpec,
         limits: &IoLimits,
-    ) -> Result<BotConnection, Failure> {
-        let mut process = launcher
-            .launch(spec)
-            .map_err(|e| Failure::new(ForfeitReason::Crash, e.to_string()))?;
+    ) -> Result<BotConnection, StartError> {
+        let mut process = launcher.launch(spec).map_err(|error| match error {
+            LaunchError::NotStartable(detail) => {
+                StartError::Bot(Failure::new(ForfeitReason::StartFailed, detail))
+            }
+            LaunchError::Host(detail) => StartError::Host(detail),
+        })?;
         let pipes = process
             .take_pipes()
-            .ok_or_else(|| Failure::new(ForfeitReason::Crash, "the launcher gave no pipes"))?;
-        let io = |e: std::io::Error| {
-            Failure::new(
-                ForfeitReason::Crash,
-                format!("cannot set up the pipes: {e}"),
-            )
-        };
+            .ok_or_else(|| StartError::Host("the launcher gave no pipes".into()))?;
+        let io = |e: std::io::Error| StartError::Host(format!("cannot set up the pipes: {e}"));
         let writer = LineWriter::new(pipes.stdin).map_err(io)?;
         let reader = LineReader::new(pipes.stdout, limits.max_line).map_err(io)?;
         let stderr = StderrLog::drain(pipes.stderr, limits.stderr_cap);
@@ -114,6 +121,7 @@ impl BotConnection {
             cpu_mark: Duration::ZERO,
             sent_at: Instant::now(),
             line,
+            has_spoken: false,
         })
     }
 
@@ -194,6 +202,7 @@ impl BotConnection {
         let now = self.process.cpu_time().unwrap_or(self.cpu_mark);
         let cpu = now.saturating_sub(self.cpu_mark);
         self.cpu_mark = now;
+        self.has_spoken = true;
         match wire::decode_bot_message(line) {
             Ok(message) => Ok(Answer { message, wall, cpu }),
             Err(error) => {
@@ -243,6 +252,16 @@ impl BotConnection {
             (Some(limit), _) => Failure::new(
                 ForfeitReason::ResourceLimit,
                 format!("broke the {limit} limit"),
+            ),
+            // RULING (ours): the shells' "cannot execute" (126) and "not
+            // found" (127), before the bot's first word, mean its command
+            // never started (a bare command runs through `sh -c`).
+            (None, Some(126 | 127)) if !self.has_spoken => Failure::new(
+                ForfeitReason::StartFailed,
+                format!(
+                    "{} before its first message: its command could not be run",
+                    exit.describe()
+                ),
             ),
             (None, Some(_)) => Failure::new(ForfeitReason::Exit, exit.describe()),
             (None, None) => Failure::new(ForfeitReason::Crash, exit.describe()),

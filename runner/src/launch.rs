@@ -26,18 +26,43 @@ pub struct LaunchSpec {
     pub env: Vec<(String, String)>,
 }
 
-/// Why a bot could not be started.
+/// Why a bot could not be started: its own fault, or the host's.
 #[derive(Debug, thiserror::Error)]
 pub enum LaunchError {
-    #[error("the bot command is empty")]
-    EmptyCommand,
-    #[error("cannot start `{program}`: {source}")]
-    Spawn {
-        program: String,
-        source: std::io::Error,
-    },
-    #[error("the sandbox cannot start the bot: {0}")]
-    Sandbox(String),
+    /// The bot's command is empty, missing or cannot be executed: the bot
+    /// forfeits with `start_failed`.
+    #[error("{0}")]
+    NotStartable(String),
+    /// The host could not start a process (the sandbox's setup, descriptors,
+    /// memory): no bot's fault; the match is not played here.
+    #[error("{0}")]
+    Host(String),
+}
+
+impl LaunchError {
+    pub fn is_host_fault(&self) -> bool {
+        matches!(self, LaunchError::Host(_))
+    }
+
+    /// A failed `spawn` of `program`: the bot's when the file is missing or
+    /// not executable, the host's otherwise.
+    fn spawn(program: &str, error: std::io::Error) -> LaunchError {
+        let message = format!("cannot start `{program}`: {error}");
+        let is_bots = matches!(
+            error.kind(),
+            std::io::ErrorKind::NotFound
+                | std::io::ErrorKind::PermissionDenied
+                | std::io::ErrorKind::InvalidInput
+                | std::io::ErrorKind::ArgumentListTooLong
+        ) || matches!(
+            error.raw_os_error(),
+            Some(libc::ENOEXEC | libc::ENOTDIR | libc::ELOOP | libc::ENAMETOOLONG | libc::ETXTBSY)
+        );
+        match is_bots {
+            true => LaunchError::NotStartable(message),
+            false => LaunchError::Host(message),
+        }
+    }
 }
 
 /// How a bot process ended.
@@ -96,22 +121,28 @@ pub struct PlainLauncher;
 
 impl BotLauncher for PlainLauncher {
     fn launch(&self, spec: &LaunchSpec) -> Result<Box<dyn BotProcess>, LaunchError> {
-        let program = spec.command.first().ok_or(LaunchError::EmptyCommand)?;
+        let program = spec
+            .command
+            .first()
+            .filter(|program| !program.is_empty())
+            .ok_or_else(|| LaunchError::NotStartable("the bot command is empty".into()))?;
         let program_path = resolve_program(program, spec);
         let mut command = Command::new(&program_path);
         command
             .args(&spec.command[1..])
             .current_dir(&spec.bot_dir)
-            .envs(spec.env.iter().map(|(k, v)| (k, v)))
+            // None of the runner's environment (its tokens least of all).
+            .env_clear()
+            .envs(crate::build::scrubbed_environment(&std::env::temp_dir()))
+            .envs(allowed_env(&spec.env))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             // Its own group, so killing the group takes its children too.
             .process_group(0);
-        let child = command.spawn().map_err(|source| LaunchError::Spawn {
-            program: program.clone(),
-            source,
-        })?;
+        let child = command
+            .spawn()
+            .map_err(|error| LaunchError::spawn(program, error))?;
         Ok(Box::new(PlainProcess { child, exit: None }))
     }
 
@@ -119,6 +150,14 @@ impl BotLauncher for PlainLauncher {
         "no sandbox: bots run as plain processes with this user's rights (trusted bots only)"
             .to_string()
     }
+}
+
+/// The extra variables a bot may get: never one named `CAIRN_*`, whoever
+/// asked for it.
+pub fn allowed_env(env: &[(String, String)]) -> impl Iterator<Item = (&str, &str)> {
+    env.iter()
+        .filter(|(key, _)| !key.starts_with("CAIRN_"))
+        .map(|(key, value)| (key.as_str(), value.as_str()))
 }
 
 /// `./bot.py` means the bot folder's `bot.py`, whatever our own directory.
@@ -241,23 +280,55 @@ mod tests {
     }
 
     #[test]
-    fn a_missing_program_is_a_launch_error() {
+    fn a_missing_empty_or_unexecutable_program_is_the_bots_fault() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("no-shebang"), "just words\n").unwrap();
+        std::fs::write(dir.path().join("not-executable"), "#!/bin/sh\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        let executable = std::fs::Permissions::from_mode(0o755);
+        std::fs::set_permissions(dir.path().join("no-shebang"), executable).unwrap();
+        for command in [
+            vec!["/nonexistent/bot".to_string()],
+            vec![],
+            vec![String::new()],
+            vec!["./no-shebang".into()],
+            vec!["./not-executable".into()],
+            vec!["./".into()],
+        ] {
+            let spec = LaunchSpec {
+                command: command.clone(),
+                bot_dir: dir.path().to_path_buf(),
+                env: vec![],
+            };
+            let error = PlainLauncher.launch(&spec).unwrap_err();
+            assert!(
+                matches!(error, LaunchError::NotStartable(_)),
+                "{command:?}: {error:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_plain_bot_sees_none_of_the_runners_environment() {
+        std::env::set_var("CAIRN_TEST_SECRET_PLAIN", "secret");
         let spec = LaunchSpec {
-            command: vec!["/nonexistent/bot".into()],
-            bot_dir: std::env::temp_dir(),
-            env: vec![],
+            env: vec![
+                ("CAIRN_TOKEN".into(), "x".into()),
+                ("MODE".into(), "fast".into()),
+            ],
+            ..shell("env")
         };
-        assert!(matches!(
-            PlainLauncher.launch(&spec),
-            Err(LaunchError::Spawn { .. })
-        ));
-        let empty = LaunchSpec {
-            command: vec![],
-            ..spec
-        };
-        assert!(matches!(
-            PlainLauncher.launch(&empty),
-            Err(LaunchError::EmptyCommand)
-        ));
+        let mut process = PlainLauncher.launch(&spec).unwrap();
+        let pipes = process.take_pipes().unwrap();
+        let mut seen = String::new();
+        use std::io::Read;
+        std::fs::File::from(pipes.stdout)
+            .read_to_string(&mut seen)
+            .unwrap();
+        assert!(
+            seen.contains("PATH=") && seen.contains("MODE=fast"),
+            "{seen}"
+        );
+        assert!(!seen.contains("CAIRN_"), "{seen}");
     }
 }

@@ -18,6 +18,7 @@
 //! - [`affinity`]: keeping a match (loop and bots) on one CPU.
 //! - [`record`]: the replay file and its verification by re-simulation.
 //! - [`bot_folder`]: `cairn-bot.toml` bot folders and bare commands.
+//! - [`build`]: a bot's `build` command, sandboxed, its output the artifact.
 //! - [`sandbox`]: starts one untrusted bot process in a layered sandbox
 //!   (namespaces, private root, unprivileged uid, rlimits, cgroups, Landlock,
 //!   seccomp), reports how it ended and which limit it broke, and puts
@@ -49,6 +50,7 @@
 
 pub mod affinity;
 pub mod bot_folder;
+pub mod build;
 pub mod connection;
 pub mod forfeit;
 pub mod launch;

@@ -16,7 +16,9 @@ use cairn_proto::convert::{self, ConvertError};
 use cairn_proto::game::v1::{self as wire, arena_message, bot_message};
 
 use crate::affinity::pin_current_thread;
-use crate::connection::{Answer, BotConnection, Budget, Failure, IoLimits, CPU_CHECK_INTERVAL};
+use crate::connection::{
+    Answer, BotConnection, Budget, Failure, IoLimits, StartError, CPU_CHECK_INTERVAL,
+};
 use crate::forfeit::{final_score, FinalScore, Forfeit, ForfeitReason};
 use crate::launch::{BotLauncher, LaunchSpec};
 use crate::pipe::wait_any_readable;
@@ -59,6 +61,17 @@ pub enum MatchError {
     Plan(#[from] BadSeating),
     #[error("the engine refused its own legal action `{0}`")]
     Engine(String),
+    /// This host could not start a bot (the sandbox's setup, descriptors,
+    /// memory): no bot's fault, so no game of the match is scored here.
+    #[error("this host could not start bot `{bot}`: {detail}")]
+    Host { bot: String, detail: String },
+}
+
+impl MatchError {
+    /// Whether the fault is the host's (another host may play the match).
+    pub fn is_host_fault(&self) -> bool {
+        matches!(self, MatchError::Host { .. })
+    }
 }
 
 /// One decision's cost.
@@ -227,7 +240,7 @@ fn play_game(
         hashes: Vec::new(),
         next_decision_id: 1,
     };
-    table.greet(launcher, slots, index);
+    table.greet(launcher, slots, index)?;
     table.play(slots)?;
     let score = final_score(table.state.outcome().as_ref(), n_seats, &table.forfeits);
     table.announce(slots, &score);
@@ -267,24 +280,36 @@ impl Table<'_> {
     /// awaits every seat's ready at once: one deadline for all, each pipe
     /// read as soon as it has something, so a seat that never answers costs
     /// only itself (and the others' wait, never their game).
-    fn greet(&mut self, launcher: &dyn BotLauncher, slots: &mut [BotSlot], index: u32) {
+    fn greet(
+        &mut self,
+        launcher: &dyn BotLauncher,
+        slots: &mut [BotSlot],
+        index: u32,
+    ) -> Result<(), MatchError> {
         let setup = self.spec.time_control.setup;
         for seat in 0..self.n_seats() {
             let slot = &mut slots[self.seat_bot[seat]];
-            let result = match slot.connection.as_mut() {
-                Some(connection) => connection.send(&self.hello(seat, index), setup),
-                None => BotConnection::start(launcher, &slot.entry.launch, &self.spec.limits)
-                    .and_then(|mut connection| {
-                        let sent = connection.send(&self.hello(seat, index), setup);
-                        slot.connection = Some(connection);
-                        sent
-                    }),
-            };
-            if let Err(failure) = result {
+            if slot.connection.is_none() {
+                match BotConnection::start(launcher, &slot.entry.launch, &self.spec.limits) {
+                    Ok(connection) => slot.connection = Some(connection),
+                    Err(StartError::Bot(failure)) => {
+                        self.forfeit(slots, seat, failure);
+                        continue;
+                    }
+                    Err(StartError::Host(detail)) => {
+                        let bot = slot.entry.name.clone();
+                        return Err(MatchError::Host { bot, detail });
+                    }
+                }
+            }
+            let sent = connection_of(slots, self.seat_bot[seat])
+                .and_then(|connection| connection.send(&self.hello(seat, index), setup));
+            if let Err(failure) = sent {
                 self.forfeit(slots, seat, failure);
             }
         }
         self.await_readies(slots);
+        Ok(())
     }
 
     fn await_readies(&mut self, slots: &mut [BotSlot]) {

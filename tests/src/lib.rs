@@ -9,6 +9,8 @@
 //!   first-action bots in all three write byte-identical replays.
 //! - `tests/hostile.rs`: misbehaving bots forfeit with the right reason.
 //! - `tests/hello.rs`: a seat silent at hello forfeits alone, at every size.
+//! - `tests/start_faults.rs`: `start_failed` vs `crash` vs the host's error.
+//! - `tests/play_builds.rs`: `cairn play` builds sandboxed, from its cache.
 //! - `tests/events.rs`: every seat sees every action once, in order.
 //! - `tests/sandboxed.rs`: the same through the sandbox.
 //! - `tests/sandboxed_hostile.rs`: every hostile act of issue 5 through the

@@ -13,7 +13,8 @@ use cairn_proto::arena::v1 as pb;
 use tokio::sync::Mutex;
 
 use super::client::{ArenaConnection, RemoteError};
-use crate::bot_folder::{BotFolderError, BotManifest, PreparedBot};
+use crate::bot_folder::{BotManifest, PreparedBot};
+use crate::build::{BuildError, Builder};
 use crate::launch::LaunchSpec;
 use crate::referee::BotEntry;
 
@@ -21,15 +22,18 @@ use crate::referee::BotEntry;
 #[derive(Debug)]
 pub struct ArtifactCache {
     root: PathBuf,
+    /// How builds run: sandboxed unless the runner runs with `--no-sandbox`.
+    builder: Builder,
     /// One fetch-and-build at a time in this process, so two workers that
     /// need the same new bot do not both build it.
     preparing: Mutex<()>,
 }
 
 impl ArtifactCache {
-    pub fn new(root: PathBuf) -> ArtifactCache {
+    pub fn new(root: PathBuf, builder: Builder) -> ArtifactCache {
         ArtifactCache {
             root,
+            builder,
             preparing: Mutex::new(()),
         }
     }
@@ -52,9 +56,12 @@ impl ArtifactCache {
         let archive = fetch(connection, &hash).await?;
         let root = self.root.clone();
         let manifest = seat.manifest.clone().unwrap_or_default();
-        tokio::task::spawn_blocking(move || unpack_and_build(&root, &hash, &archive, &manifest))
-            .await
-            .map_err(|error| RemoteError::Task(error.to_string()))??;
+        let builder = self.builder;
+        tokio::task::spawn_blocking(move || {
+            unpack_and_build(&root, &hash, &archive, &manifest, &builder)
+        })
+        .await
+        .map_err(|error| RemoteError::Task(error.to_string()))??;
         Ok(folder)
     }
 }
@@ -104,13 +111,14 @@ fn unpack_and_build(
     hash: &str,
     archive: &[u8],
     manifest: &pb::BotManifest,
+    builder: &Builder,
 ) -> Result<(), RemoteError> {
     std::fs::create_dir_all(root).map_err(|source| RemoteError::WorkFolder {
         path: root.display().to_string(),
         source,
     })?;
     let staging = root.join(format!(".{hash}.{}.partial", std::process::id()));
-    let built = build_in(&staging, root, hash, archive, manifest);
+    let built = build_in(&staging, root, hash, archive, manifest, builder);
     // Whatever happened, nothing half made stays in the cache.
     if staging.exists() {
         let _ = std::fs::remove_dir_all(&staging);
@@ -125,6 +133,7 @@ fn build_in(
     hash: &str,
     archive: &[u8],
     manifest: &pb::BotManifest,
+    builder: &Builder,
 ) -> Result<(), RemoteError> {
     if staging.exists() {
         std::fs::remove_dir_all(staging).map_err(|source| RemoteError::WorkFolder {
@@ -146,7 +155,8 @@ fn build_in(
         )));
     }
     let bot = prepared_bot(staging, manifest);
-    bot.build().map_err(|error| build_error(hash, error))?;
+    bot.build_in_place(builder)
+        .map_err(|error| build_error(hash, error))?;
     let folder = root.join(hash);
     match std::fs::rename(staging, &folder) {
         Ok(()) => Ok(()),
@@ -161,15 +171,19 @@ fn build_in(
 
 /// Whose fault a failed build is: the bot's when its build command ran and
 /// failed, the host's otherwise.
-fn build_error(hash: &str, error: BotFolderError) -> RemoteError {
+fn build_error(hash: &str, error: BuildError) -> RemoteError {
     match error {
-        BotFolderError::Build { detail, .. } => RemoteError::BuildFailed {
+        BuildError::Failed { detail, log_tail } => RemoteError::BuildFailed {
             hash: hash.to_string(),
-            log: detail,
+            log: if log_tail.is_empty() {
+                detail
+            } else {
+                format!("{detail}\n{log_tail}")
+            },
         },
-        other => RemoteError::Artifact {
+        BuildError::Host(detail) => RemoteError::Artifact {
             hash: hash.to_string(),
-            detail: other.to_string(),
+            detail: format!("the build could not be run on this host: {detail}"),
         },
     }
 }

@@ -27,6 +27,7 @@ use tokio::sync::watch;
 
 pub use self::artifacts::ArtifactCache;
 pub use self::client::{connect_channel, ArenaConnection, RemoteError};
+use crate::build::{BuildLimits, Builder};
 use crate::launch::{BotLauncher, PlainLauncher};
 use crate::sandbox::Limits;
 use crate::sandbox::SandboxLauncher;
@@ -141,7 +142,13 @@ pub async fn run_runner(
         );
     }
     let (stop, stopping) = watch::channel(false);
-    let cache = ArtifactCache::new(config.cache_dir.clone());
+    let build_limits = BuildLimits::default();
+    let builder = if config.no_sandbox {
+        Builder::plain(build_limits)
+    } else {
+        Builder::sandboxed(build_limits)
+    };
+    let cache = ArtifactCache::new(config.cache_dir.clone(), builder);
     let jobs = config.jobs.max(1);
     let shared = Arc::new(Shared {
         config,

@@ -146,8 +146,12 @@ pub fn landlock_abi_version() -> i64 {
 }
 
 /// A Landlock ruleset for a sandbox whose root skeleton is `root` (on the
-/// host: Landlock rules follow inodes, which the bind mounts keep).
-pub fn landlock_ruleset(root: &Path) -> Result<RulesetCreated, landlock::RulesetError> {
+/// host: Landlock rules follow inodes, which the bind mounts keep), with
+/// writes allowed in `writable` too (a build's output folder) when given.
+pub fn landlock_ruleset(
+    root: &Path,
+    writable: Option<&Path>,
+) -> Result<RulesetCreated, landlock::RulesetError> {
     let abi = ABI::V6;
     let device_access = AccessFs::from_read(abi) | AccessFs::WriteFile | AccessFs::IoctlDev;
     Ruleset::default()
@@ -161,7 +165,8 @@ pub fn landlock_ruleset(root: &Path) -> Result<RulesetCreated, landlock::Ruleset
             [root.join("tmp")],
             AccessFs::from_all(abi),
         ))?
-        .add_rules(path_beneath_rules([root.join("dev")], device_access))
+        .add_rules(path_beneath_rules([root.join("dev")], device_access))?
+        .add_rules(path_beneath_rules(writable, AccessFs::from_all(abi)))
 }
 
 #[cfg(test)]

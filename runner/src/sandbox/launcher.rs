@@ -38,11 +38,15 @@ impl BotLauncher for SandboxLauncher {
             bot_dir: spec.bot_dir.clone(),
             limits: self.limits,
             env: spec.env.clone(),
+            writable_bot_dir: false,
         };
-        let process = self
-            .sandbox
-            .spawn(&sandbox_spec)
-            .map_err(|e| LaunchError::Sandbox(e.to_string()))?;
+        let process =
+            self.sandbox
+                .spawn(&sandbox_spec)
+                .map_err(|error| match error.is_host_fault() {
+                    true => LaunchError::Host(format!("the sandbox cannot start the bot: {error}")),
+                    false => LaunchError::NotStartable(format!("cannot start the bot: {error}")),
+                })?;
         Ok(Box::new(SandboxBot { process }))
     }
 

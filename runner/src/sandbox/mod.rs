@@ -72,6 +72,9 @@ pub struct SandboxSpec {
     pub limits: Limits,
     /// Extra environment variables (the bot gets no other of the runner's).
     pub env: Vec<(String, String)>,
+    /// Show `bot_dir` writable, owned by the sandbox's uid while it runs
+    /// (a build's one output folder); read-only otherwise.
+    pub writable_bot_dir: bool,
 }
 
 impl SandboxSpec {
@@ -82,6 +85,7 @@ impl SandboxSpec {
             bot_dir,
             limits: Limits::default(),
             env: Vec::new(),
+            writable_bot_dir: false,
         }
     }
 }
@@ -114,6 +118,22 @@ pub enum SandboxError {
 }
 
 impl SandboxError {
+    /// Whether the fault lies with the host (setting up the sandbox: cgroups,
+    /// namespaces, the root, the uid pool, the disk) rather than with the
+    /// command it was asked to run (missing, not executable, malformed).
+    pub fn is_host_fault(&self) -> bool {
+        match self {
+            SandboxError::EmptyCommand
+            | SandboxError::CommandNotFound(_)
+            | SandboxError::NulByte => false,
+            SandboxError::Setup { step, .. } => *step != report::SetupStep::Exec.name(),
+            SandboxError::BotDir { .. }
+            | SandboxError::Io { .. }
+            | SandboxError::Landlock(_)
+            | SandboxError::SupervisorVanished => true,
+        }
+    }
+
     fn io(context: &'static str) -> impl FnOnce(io::Error) -> SandboxError {
         move |source| SandboxError::Io { context, source }
     }
@@ -200,6 +220,41 @@ pub fn doctor() -> DoctorReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn setup_faults_are_the_hosts_and_a_bad_command_the_bots() {
+        let errno = nix::errno::Errno::EACCES;
+        let bots = [
+            SandboxError::EmptyCommand,
+            SandboxError::CommandNotFound("python4".into()),
+            SandboxError::NulByte,
+            SandboxError::Setup {
+                step: report::SetupStep::Exec.name(),
+                errno,
+            },
+        ];
+        for error in bots {
+            assert!(!error.is_host_fault(), "{error}");
+        }
+        let hosts = [
+            SandboxError::Setup {
+                step: report::SetupStep::JoinCgroups.name(),
+                errno,
+            },
+            SandboxError::Setup {
+                step: report::SetupStep::PivotRoot.name(),
+                errno,
+            },
+            SandboxError::Io {
+                context: "leasing a bot uid",
+                source: io::Error::from(io::ErrorKind::WouldBlock),
+            },
+            SandboxError::SupervisorVanished,
+        ];
+        for error in hosts {
+            assert!(error.is_host_fault(), "{error}");
+        }
+    }
 
     #[test]
     fn the_doctor_report_ends_with_a_verdict() {

@@ -50,6 +50,7 @@ const DEVICE_LINKS: &[(&str, &str)] = &[
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum MountKind {
     ReadOnlyBind,
+    WritableBind,
     DeviceBind,
     Proc,
 }
@@ -115,13 +116,19 @@ fn inside(skeleton: &Path, host_path: &Path) -> PathBuf {
     skeleton.join(host_path.strip_prefix("/").unwrap_or(host_path))
 }
 
+/// The host directories a sandbox shows at their own paths.
+#[derive(Debug, Clone, Copy)]
+pub struct Views<'a> {
+    /// Read-only: the bot folder, an interpreter's prefix.
+    pub read_only: &'a [PathBuf],
+    /// Writable: a build's output folder.
+    pub writable: Option<&'a Path>,
+}
+
 /// Builds the skeleton in `dir` and the plan that fills it.
-///
-/// `shown_read_only` are host directories (the bot folder, an interpreter's
-/// prefix) shown at their own paths.
 pub fn prepare(
     dir: &Path,
-    shown_read_only: &[PathBuf],
+    views: &Views<'_>,
     scratch_bytes: u64,
     bot_uid: Option<u32>,
 ) -> io::Result<(RootSkeleton, MountPlan)> {
@@ -137,11 +144,16 @@ pub fn prepare(
     mount_scratch(&dir.join("tmp"), scratch_bytes)?;
     plan_system_views(dir, &mut steps)?;
     write_accounts(&dir.join("etc"), bot_uid)?;
-    let mut shown: Vec<&PathBuf> = shown_read_only.iter().collect();
+    let mut shown: Vec<(&Path, MountKind)> = views
+        .read_only
+        .iter()
+        .map(|path| (path.as_path(), MountKind::ReadOnlyBind))
+        .chain(views.writable.map(|path| (path, MountKind::WritableBind)))
+        .collect();
     // Outer directories first, so that a nested one is mounted on top.
-    shown.sort_by_key(|path| path.components().count());
-    for host_path in shown {
-        steps.push(plan_shown_dir(dir, host_path)?);
+    shown.sort_by_key(|(path, _)| path.components().count());
+    for (host_path, kind) in shown {
+        steps.push(plan_shown_dir(dir, host_path, kind)?);
     }
     let plan = MountPlan {
         root: c_path(dir)?,
@@ -183,11 +195,11 @@ fn write_accounts(etc: &Path, bot_uid: Option<u32>) -> io::Result<()> {
     fs::write(etc.join("group"), group)
 }
 
-/// A read-only bind of `host_path` at the same path, with every directory
-/// on the way created first (in the sandbox: some may lie in `/tmp`).
-fn plan_shown_dir(dir: &Path, host_path: &Path) -> io::Result<MountStep> {
+/// A bind of `host_path` at the same path, with every directory on the
+/// way created first (in the sandbox: some may lie in `/tmp`).
+fn plan_shown_dir(dir: &Path, host_path: &Path, kind: MountKind) -> io::Result<MountStep> {
     let target = inside(dir, host_path);
-    let mut bind = step(MountKind::ReadOnlyBind, host_path, &target)?;
+    let mut bind = step(kind, host_path, &target)?;
     let mut ancestors: Vec<&Path> = target
         .ancestors()
         .take_while(|ancestor| *ancestor != dir)
@@ -261,6 +273,22 @@ fn mirror_entry(host: &Path, target: &Path, steps: &mut Vec<MountStep>) -> io::R
     }
 }
 
+/// Hands `dir` and everything in it to `uid` (links themselves, never
+/// their targets), so that a sandbox running as `uid` may write there.
+/// Iterative: a tree of any depth costs no stack.
+pub fn give_tree(dir: &Path, uid: u32) -> io::Result<()> {
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(path) = pending.pop() {
+        std::os::unix::fs::lchown(&path, Some(uid), Some(uid))?;
+        if path.symlink_metadata()?.is_dir() {
+            for entry in fs::read_dir(&path)? {
+                pending.push(entry?.path());
+            }
+        }
+    }
+    Ok(())
+}
+
 const NO_PATH: Option<&CStr> = None;
 
 impl MountPlan {
@@ -321,6 +349,14 @@ impl MountStep {
                 mount(NO_PATH, target, NO_PATH, flags, NO_PATH)
                     .map_err(|errno| (SetupStep::RemountReadOnly, errno))
             }
+            MountKind::WritableBind => {
+                let bind = MsFlags::MS_BIND | MsFlags::MS_REC;
+                mount(Some(source), target, NO_PATH, bind, NO_PATH)
+                    .map_err(|errno| (SetupStep::Bind, errno))?;
+                let flags = MsFlags::MS_BIND | MsFlags::MS_REMOUNT | hardened;
+                mount(NO_PATH, target, NO_PATH, flags, NO_PATH)
+                    .map_err(|errno| (SetupStep::RemountReadOnly, errno))
+            }
             MountKind::ReadOnlyBind => {
                 let bind = MsFlags::MS_BIND | MsFlags::MS_REC;
                 mount(Some(source), target, NO_PATH, bind, NO_PATH)
@@ -347,13 +383,12 @@ mod tests {
         let base = std::env::temp_dir().join(format!("cairn-rootfs-{}", std::process::id()));
         let skeleton_dir = base.join("root");
         let bot = PathBuf::from("/srv/bots/alpha");
-        let (skeleton, plan) = prepare(
-            &skeleton_dir,
-            std::slice::from_ref(&bot),
-            1 << 20,
-            Some(1_234_567),
-        )
-        .expect("prepare");
+        let views = Views {
+            read_only: std::slice::from_ref(&bot),
+            writable: None,
+        };
+        let (skeleton, plan) =
+            prepare(&skeleton_dir, &views, 1 << 20, Some(1_234_567)).expect("prepare");
         for name in ["bin", "lib"] {
             let host = Path::new("/").join(name);
             if host

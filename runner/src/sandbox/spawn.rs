@@ -87,13 +87,24 @@ fn prepare(
         None => format!("cairn-bot-{}-{}", std::process::id(), unique_number()),
     };
     let bot_uid = lease.as_ref().map(UidLease::uid);
+    if let (true, Some(uid)) = (spec.writable_bot_dir, bot_uid) {
+        rootfs::give_tree(&bot_dir, uid)
+            .map_err(SandboxError::io("handing the output folder to the bot uid"))?;
+    }
     let (skeleton, mounts) = match host.private_root() {
         true => {
             let mut shown = resolved.extra_read_only.clone();
-            shown.push(bot_dir.clone());
+            let writable = spec.writable_bot_dir.then_some(bot_dir.as_path());
+            if writable.is_none() {
+                shown.push(bot_dir.clone());
+            }
             let skeleton_dir = state.join("roots").join(&name);
+            let views = rootfs::Views {
+                read_only: &shown,
+                writable,
+            };
             let (skeleton, plan) =
-                rootfs::prepare(&skeleton_dir, &shown, spec.limits.scratch_bytes, bot_uid)
+                rootfs::prepare(&skeleton_dir, &views, spec.limits.scratch_bytes, bot_uid)
                     .map_err(SandboxError::io("building the root skeleton"))?;
             (Some(skeleton), Some(plan))
         }
@@ -243,7 +254,8 @@ fn child_plan(
         true => {
             let skeleton = prepared.leftovers.skeleton.as_ref();
             let root = skeleton.map_or(Path::new("/"), RootSkeleton::dir);
-            let ruleset = Option::<OwnedFd>::from(landlock_ruleset(root)?);
+            let writable = spec.writable_bot_dir.then_some(prepared.bot_dir.as_path());
+            let ruleset = Option::<OwnedFd>::from(landlock_ruleset(root, writable)?);
             ruleset
                 .map(above_stdio)
                 .transpose()
@@ -303,10 +315,7 @@ fn environment(
         ("LOGNAME", "bot"),
         ("PYTHONDONTWRITEBYTECODE", "1"),
     ];
-    let extra = spec
-        .env
-        .iter()
-        .map(|(key, value)| (key.as_str(), value.as_str()));
+    let extra = crate::launch::allowed_env(&spec.env);
     base.into_iter()
         .chain(extra)
         .map(|(key, value)| c_string(&format!("{key}={value}")))
