@@ -63,6 +63,12 @@ impl ParseActionError {
     }
 }
 
+/// An observation no state of this game gives (from a buggy or hostile
+/// source): it cannot be completed into a state.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("cannot complete the observation into a state: {0}")]
+pub struct DeterminizeError(pub &'static str);
+
 /// How a game ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum EndReason {
@@ -164,6 +170,15 @@ pub trait Game: Clone + Debug + Hash + Send + Sync + 'static {
     /// redrawn at random. Bots use it for sampling; tests use it to prove
     /// observations do not leak.
     fn resample_hidden(&self, viewer: Seat, rng: &mut Rng) -> Self;
+
+    /// A whole state that the observing seat cannot tell from the real one,
+    /// built from its latest observation alone, with everything hidden from
+    /// it (other hands, deck order, face-down cards, future chance) drawn at
+    /// random among the completions consistent with it. An observation
+    /// carries everything a player with a perfect memory of the game knows,
+    /// so the events before it add nothing; this is what a searching bot
+    /// samples from (determinization).
+    fn determinize(seen: &Self::Observation, rng: &mut Rng) -> Result<Self, DeterminizeError>;
 
     /// What `viewer` learns when the current seat takes `action` (called
     /// before it is applied): the action itself unless part of it is hidden.

@@ -42,7 +42,8 @@ pub mod testing;
 pub mod text;
 
 pub use game::{
-    EndReason, Game, GameOptions, IllegalAction, Outcome, ParseActionError, Seat, SetupError,
+    DeterminizeError, EndReason, Game, GameOptions, IllegalAction, Outcome, ParseActionError, Seat,
+    SetupError,
 };
 pub use registry::{new_game, AnyGame, GAME_IDS};
 pub use replay::{Replay, ReplayError, Simulation};

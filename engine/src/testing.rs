@@ -277,3 +277,117 @@ fn check_no_leak<G: Game>(
     }
     changed
 }
+
+/// Figures from a determinization run.
+#[derive(Debug, Clone, Default)]
+pub struct DeterminizationReport {
+    pub checks: u64,
+    /// Checks where two draws from the same observation differed in what
+    /// another seat sees (alone at the table: in the state), proof that the
+    /// hidden part is really drawn, not a fixed function of the observation.
+    pub checks_that_varied: u64,
+    pub playouts: u64,
+}
+
+/// The determinization property every game's tests check over `games`
+/// seeded random games: at every `every`-th decision, for every seat, a
+/// state rebuilt from that seat's observation alone gives the seat the same
+/// observation, the same seat to move and (for the seat to move) the same
+/// legal actions; a second draw shows whether the hidden part varies; and a
+/// random playout from the rebuilt state reaches the end of the game.
+pub fn assert_determinizes<G: Game>(
+    words: &[&str],
+    n_seats: usize,
+    games: u64,
+    every: u64,
+) -> DeterminizationReport {
+    let options =
+        crate::game::parse_options(words.iter().copied()).expect("test options are key=value");
+    let mut report = DeterminizationReport::default();
+    let mut rng = Rng::seeded(0xD0_0D1E ^ games);
+    let mut legal = Vec::new();
+    for seed in 1..=games {
+        let mut state = G::new(&options, n_seats, seed).expect("test setups are valid");
+        let mut step = 0u64;
+        while let Some(to_move) = state.current_seat() {
+            legal.clear();
+            state.legal_actions(&mut legal);
+            if step % every == 0 {
+                for viewer in 0..n_seats {
+                    check_determinized(&state, viewer, to_move, &legal, &mut rng, &mut report)
+                        .unwrap_or_else(|why| {
+                            panic!("seed {seed} step {step} seat {viewer}: {why}")
+                        });
+                }
+            }
+            let action = legal[rng.below(legal.len())].clone();
+            state.apply(&action).expect("a legal action applies");
+            step += 1;
+        }
+    }
+    assert!(report.checks > 0, "{report:?}");
+    report
+}
+
+fn check_determinized<G: Game>(
+    state: &G,
+    viewer: usize,
+    to_move: usize,
+    legal: &[G::Action],
+    rng: &mut Rng,
+    report: &mut DeterminizationReport,
+) -> Result<(), String> {
+    let seen = state.observation(viewer);
+    let rebuilt = G::determinize(&seen, rng).map_err(|e| e.to_string())?;
+    let again = G::determinize(&seen, rng).map_err(|e| e.to_string())?;
+    report.checks += 1;
+    if rebuilt.observation(viewer) != seen {
+        return Err(format!(
+            "the rebuilt state looks different: {:?} instead of {seen:?}",
+            rebuilt.observation(viewer)
+        ));
+    }
+    if rebuilt.current_seat() != Some(to_move) {
+        return Err("the rebuilt state has another seat to move".into());
+    }
+    if viewer == to_move {
+        let mut rebuilt_legal = Vec::new();
+        rebuilt.legal_actions(&mut rebuilt_legal);
+        if rebuilt_legal != legal {
+            return Err(format!(
+                "the rebuilt state has other legal actions: {rebuilt_legal:?} instead of {legal:?}"
+            ));
+        }
+    }
+    let n_seats = state.n_seats();
+    let varied = if n_seats == 1 {
+        rebuilt.state_hash() != again.state_hash()
+    } else {
+        (0..n_seats)
+            .any(|other| other != viewer && rebuilt.observation(other) != again.observation(other))
+    };
+    report.checks_that_varied += varied as u64;
+    if report.checks % 16 == 0 {
+        report.playouts += 1;
+        random_playout(rebuilt, rng)?;
+    }
+    Ok(())
+}
+
+/// Plays random legal actions to the end (a searching bot's playout).
+fn random_playout<G: Game>(mut state: G, rng: &mut Rng) -> Result<(), String> {
+    let mut legal = Vec::new();
+    for _ in 0..100_000 {
+        if state.is_terminal() {
+            return Ok(());
+        }
+        legal.clear();
+        state.legal_actions(&mut legal);
+        let action = rng
+            .choose(&legal)
+            .ok_or("a live rebuilt state without legal actions")?
+            .clone();
+        state.apply(&action).map_err(|e| e.to_string())?;
+    }
+    Err("a playout from the rebuilt state never ends".into())
+}

@@ -7,7 +7,12 @@
 //! - [`Bot`], [`run`], [`run_with`]: the trait and the stdio loop.
 //! - [`seeded_rng`]: a random generator for bots that want one.
 //! - [`best_action`]: the decision of a one-ply greedy bot.
-//! - [`bots`]: the reference bots as a library ([`bots::run_bundled`]).
+//! - [`bots`]: the reference bots as a library ([`bots::run_bundled`]),
+//!   the searching [`bots::MctsBot`] among them.
+//! - [`local`]: games between bots in-process, as the runner would show
+//!   them (tests and the strength benchmark).
+//! - [`mcts`]: single-observer ISMCTS over any engine [`cairn_engine::Game`],
+//!   from determinizations of the seat's observation.
 //! - `src/bin/`: reference bots: `cairn-random-bot` and `cairn-first-bot`
 //!   (any game), and one greedy bot per game: `schotten-totten-greedy`,
 //!   `lords-of-scotland-greedy`, `bullfrogs-greedy`.
@@ -39,6 +44,8 @@
 //! ```
 
 pub mod bots;
+pub mod local;
+pub mod mcts;
 
 use std::io::{BufRead, Write};
 

@@ -19,6 +19,7 @@
 
 pub mod action;
 pub mod cards;
+mod determinize;
 pub mod grid;
 pub mod scoring;
 pub mod slide;
@@ -31,7 +32,8 @@ mod tests;
 pub use action::{Action, Piece};
 
 use crate::game::{
-    bool_option, check_option_keys, EndReason, Game, GameOptions, Outcome, Seat, SetupError,
+    bool_option, check_option_keys, DeterminizeError, EndReason, Game, GameOptions, Outcome, Seat,
+    SetupError,
 };
 use crate::rng::Rng;
 use cards::{
@@ -90,6 +92,9 @@ pub struct Public {
     pub bullfrog_supply: [u8; 4],
     /// Score piles: `[winner][card color or NEUTRAL][kind]` counts.
     pub won: ScorePiles,
+    /// Pads that sank without a winner, out of the game: `[card color or
+    /// NEUTRAL][kind]` counts (everyone saw them go).
+    pub sunk_unwon: [[u8; N_PAD_KINDS]; 5],
     /// The color whose turn it is (Isaac during his solo turn).
     pub active: u8,
     pub phase: Phase,
@@ -201,6 +206,7 @@ impl Bullfrogs {
             frog_supply,
             bullfrog_supply,
             won: Default::default(),
+            sunk_unwon: Default::default(),
             active: if solo { ISAAC } else { 0 },
             phase: Phase::Play,
             played: Pos::LOG,
@@ -369,6 +375,10 @@ impl Game for Bullfrogs {
         let mut resampled = self.clone();
         resampled.resample_into(viewer, rng);
         resampled
+    }
+
+    fn determinize(seen: &Observation, rng: &mut Rng) -> Result<Self, DeterminizeError> {
+        Bullfrogs::from_observation(seen, rng)
     }
 }
 

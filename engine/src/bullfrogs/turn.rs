@@ -441,8 +441,11 @@ impl Bullfrogs {
         for color in 0..4 {
             self.public.frog_supply[color] += sunk.frogs[color];
         }
-        if let Some(winner) = sink.winner {
-            self.public.won[winner as usize][sunk.owner as usize][sunk.kind as usize] += 1;
+        match sink.winner {
+            Some(winner) => {
+                self.public.won[winner as usize][sunk.owner as usize][sunk.kind as usize] += 1
+            }
+            None => self.public.sunk_unwon[sunk.owner as usize][sunk.kind as usize] += 1,
         }
         if self.public.solo && self.public.marker == sink.pos {
             self.public.marker_from = sink.pos;

@@ -20,6 +20,7 @@
 
 pub mod action;
 pub mod cards;
+mod determinize;
 mod hashing;
 pub mod observation;
 mod powers;
@@ -29,7 +30,8 @@ mod tests;
 
 use crate::cards::CardSet;
 use crate::game::{
-    bool_option, check_option_keys, EndReason, Game, GameOptions, Outcome, Seat, SetupError,
+    bool_option, check_option_keys, DeterminizeError, EndReason, Game, GameOptions, Outcome, Seat,
+    SetupError,
 };
 use crate::rng::Rng;
 
@@ -474,6 +476,10 @@ impl Game for LordsOfScotland {
 
     fn resample_hidden(&self, viewer: Seat, rng: &mut Rng) -> Self {
         observation::resample_hidden(self, viewer, rng)
+    }
+
+    fn determinize(seen: &Observation, rng: &mut Rng) -> Result<Self, DeterminizeError> {
+        LordsOfScotland::from_observation(seen, rng)
     }
 
     fn announcement(&self) -> Option<String> {

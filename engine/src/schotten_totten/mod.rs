@@ -26,6 +26,7 @@
 
 mod action;
 pub mod cards;
+mod determinize;
 pub mod formation;
 mod legal;
 mod observation;
@@ -40,8 +41,8 @@ use formation::{best_value, can_beat, clan_mask, SideCards, Value, Wild};
 
 use crate::cards::{CardSet, Deck};
 use crate::game::{
-    bool_option, check_option_keys, int_option, EndReason, Game, GameOptions, Outcome, Seat,
-    SetupError,
+    bool_option, check_option_keys, int_option, DeterminizeError, EndReason, Game, GameOptions,
+    Outcome, Seat, SetupError,
 };
 use crate::rng::Rng;
 
@@ -594,6 +595,10 @@ impl Game for SchottenTotten {
 
     fn resample_hidden(&self, viewer: Seat, rng: &mut Rng) -> Self {
         self.resample(viewer.min(1), rng)
+    }
+
+    fn determinize(seen: &Observation, rng: &mut Rng) -> Result<Self, DeterminizeError> {
+        SchottenTotten::from_observation(seen, rng)
     }
 
     /// The cards put back by the Recruiter are hidden: others see only the deck.

@@ -45,6 +45,19 @@ pub struct Observation {
     pub match_points: [i32; 2],
     pub tactics: bool,
     pub expert: bool,
+    /// Passes in a row (two end the round).
+    pub consecutive_passes: u8,
+    /// This turn ends without a draw (a pass, or the Recruiter).
+    pub skip_draw: bool,
+    pub round_starter: Seat,
+    /// Decisions taken this round (a safety cap ends a round that runs away).
+    pub decisions_this_round: u32,
+    /// The seat that put cards under the decks with the Recruiter this
+    /// round, and how many of them (clan, tactic) are still there.
+    pub recruiter_under: Option<(Seat, [u8; 2])>,
+    /// The cards this seat put under the (clan, tactic) decks that are still
+    /// there, bottom first: a player remembers them.
+    pub known_under: [Vec<u8>; 2],
 }
 
 impl SchottenTotten {
@@ -79,6 +92,30 @@ impl SchottenTotten {
             match_points: self.match_points,
             tactics: self.options.tactics,
             expert: self.options.expert,
+            consecutive_passes: self.consecutive_passes,
+            skip_draw: self.skip_draw,
+            round_starter: self.round_starter as Seat,
+            decisions_this_round: self.decisions_this_round,
+            recruiter_under: self
+                .known_bottom
+                .map(|(recruiter, counts)| (recruiter as Seat, counts)),
+            known_under: self.known_under(seat),
+        }
+    }
+
+    fn known_under(&self, seat: Seat) -> [Vec<u8>; 2] {
+        match self.known_bottom {
+            Some((recruiter, [clan, tactic])) if recruiter as Seat == seat => [
+                self.clan_deck.as_slice()[..clan as usize]
+                    .iter()
+                    .map(|&c| face(c))
+                    .collect(),
+                self.tactic_deck.as_slice()[..tactic as usize]
+                    .iter()
+                    .map(|&c| face(c))
+                    .collect(),
+            ],
+            _ => [Vec::new(), Vec::new()],
         }
     }
 

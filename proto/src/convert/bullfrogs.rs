@@ -3,9 +3,13 @@
 //! and pad kinds by name, as in the action texts.
 
 use cairn_engine::bullfrogs::cards::{COLOR_NAMES, N_PAD_KINDS, PAD_KINDS};
+use cairn_engine::bullfrogs::grid::{Pos, Table, MAX_SLOTS};
 use cairn_engine::bullfrogs::grid::{Slot, LOG_KIND, NEUTRAL};
-use cairn_engine::bullfrogs::{Bullfrogs, Phase, Sink};
+use cairn_engine::bullfrogs::scoring::ScorePiles;
+use cairn_engine::bullfrogs::{Bullfrogs, Observation, Phase, Public, Sink};
 use cairn_engine::{Game, Seat};
+
+use super::ConvertError;
 
 use crate::game::v1::{
     BullfrogsCount, BullfrogsObservation, BullfrogsPile, BullfrogsSink, BullfrogsSlot,
@@ -57,7 +61,18 @@ pub fn observation(state: &Bullfrogs, seat: Seat) -> BullfrogsObservation {
             .collect(),
         hand_sizes: per_color(&seen.hand_sizes),
         deck_sizes: per_color(&seen.deck_sizes),
+        sunk_unwon: unwon_piles(&public.sunk_unwon),
     }
+}
+
+fn unwon_piles(sunk: &[[u8; N_PAD_KINDS]; 5]) -> Vec<BullfrogsPile> {
+    let mut won = ScorePiles::default();
+    won[0] = *sunk;
+    let mut piles = piles(&won);
+    for pile in &mut piles {
+        pile.winner.clear();
+    }
+    piles
 }
 
 fn phase_name(phase: Phase) -> &'static str {
@@ -112,7 +127,7 @@ fn table_slot(slot: &Slot, n_colors: usize) -> BullfrogsSlot {
     }
 }
 
-fn piles(won: &cairn_engine::bullfrogs::scoring::ScorePiles) -> Vec<BullfrogsPile> {
+fn piles(won: &ScorePiles) -> Vec<BullfrogsPile> {
     let mut piles = Vec::new();
     for (winner, by_color) in won.iter().enumerate() {
         for (color, by_kind) in by_color.iter().enumerate() {
@@ -149,6 +164,180 @@ fn sink(sink: &Sink) -> BullfrogsSink {
             .map(|index| sink.served >> index & 1 == 1)
             .collect(),
     }
+}
+
+/// The engine's observation back from the wire (what a searching bot
+/// determinizes from); refuses anything no state would show.
+pub fn from_wire(wire: &BullfrogsObservation) -> Result<Observation, ConvertError> {
+    let n_seats = small(wire.n_seats)?;
+    let n_colors = if wire.solo { 2 } else { n_seats as usize };
+    if !(1..=4).contains(&n_seats) {
+        return Err(bad("a seat count out of range"));
+    }
+    let mut table = Table::with_log();
+    for slot in &wire.table {
+        let pos = parse_pos(&slot.at)?;
+        let kind = parse_kind(&slot.kind)?;
+        if kind == LOG_KIND {
+            if pos != Pos::LOG {
+                return Err(bad("a log away from 0,0"));
+            }
+            continue;
+        }
+        if table.len() >= MAX_SLOTS || table.occupied().contains(pos) {
+            return Err(bad("too many cards, or two on one cell"));
+        }
+        let mut pad = Slot::pad(pos, kind, parse_color(&slot.owner)?);
+        pad.frogs = per_color(&slot.frogs, n_colors)?;
+        pad.bullfrogs = per_color(&slot.bullfrogs, n_colors)?;
+        pad.recruited = small(slot.recruited)?;
+        table.add(pad);
+    }
+    if let Some(log) = wire.table.iter().find(|slot| slot.kind == "log") {
+        let at_log = table.slot_mut(0);
+        at_log.frogs = per_color(&log.frogs, n_colors)?;
+        at_log.bullfrogs = per_color(&log.bullfrogs, n_colors)?;
+        at_log.recruited = small(log.recruited)?;
+    }
+    let mut won = ScorePiles::default();
+    for pile in &wire.won {
+        let winner = parse_color(&pile.winner)? as usize;
+        let (color, kind) = pile_place(pile)?;
+        let by_winner = won.get_mut(winner).ok_or(bad("a pile won by nobody"))?;
+        by_winner[color][kind] = small(pile.count)?;
+    }
+    let mut sunk_unwon = [[0; N_PAD_KINDS]; 5];
+    for pile in &wire.sunk_unwon {
+        let (color, kind) = pile_place(pile)?;
+        sunk_unwon[color][kind] = small(pile.count)?;
+    }
+    let public = Public {
+        n_seats,
+        solo: wire.solo,
+        table,
+        frog_supply: per_color(&wire.frog_supply, n_colors)?,
+        bullfrog_supply: per_color(&wire.bullfrog_supply, n_colors)?,
+        won,
+        sunk_unwon,
+        active: parse_color(&wire.active)?,
+        phase: parse_phase(&wire.phase)?,
+        played: parse_pos(&wire.played)?,
+        actions_left: small(wire.actions_left)?,
+        sink: parse_sink(wire.sink.as_ref())?,
+        marker: parse_pos(&wire.marker)?,
+        marker_from: parse_pos(&wire.marker_from)?,
+        last_roll: match (wire.roll_face, wire.roll_actions) {
+            (Some(face), Some(actions)) => Some((small(face)?, small(actions)?)),
+            _ => None,
+        },
+    };
+    let mut hand = [0; N_PAD_KINDS];
+    for count in &wire.hand {
+        let kind = parse_kind(&count.kind)?;
+        let slot = hand
+            .get_mut(kind as usize)
+            .ok_or(bad("the log in a hand"))?;
+        *slot = small(count.count)?;
+    }
+    Ok(Observation {
+        seat: wire.seat as Seat,
+        public,
+        hand,
+        hand_sizes: per_color(&wire.hand_sizes, n_colors)?,
+        deck_sizes: per_color(&wire.deck_sizes, n_colors)?,
+    })
+}
+
+fn bad(why: &'static str) -> ConvertError {
+    ConvertError::BadObservation(why)
+}
+
+fn small(value: u32) -> Result<u8, ConvertError> {
+    u8::try_from(value).map_err(|_| bad("a count out of range"))
+}
+
+fn per_color(values: &[u32], n_colors: usize) -> Result<[u8; 4], ConvertError> {
+    if values.len() > n_colors {
+        return Err(bad("more values than colors"));
+    }
+    let mut out = [0; 4];
+    for (slot, &value) in out.iter_mut().zip(values) {
+        *slot = small(value)?;
+    }
+    Ok(out)
+}
+
+fn parse_pos(text: &str) -> Result<Pos, ConvertError> {
+    text.parse().map_err(|_| bad("a cell that is not `x,y`"))
+}
+
+fn parse_color(text: &str) -> Result<u8, ConvertError> {
+    if text == "neutral" {
+        return Ok(NEUTRAL);
+    }
+    COLOR_NAMES
+        .iter()
+        .position(|name| *name == text)
+        .map(|color| color as u8)
+        .ok_or(bad("an unknown color"))
+}
+
+fn parse_kind(text: &str) -> Result<u8, ConvertError> {
+    if text == "log" {
+        return Ok(LOG_KIND);
+    }
+    PAD_KINDS
+        .iter()
+        .position(|pad| pad.name == text)
+        .map(|kind| kind as u8)
+        .ok_or(bad("an unknown pad kind"))
+}
+
+fn parse_phase(text: &str) -> Result<Phase, ConvertError> {
+    [
+        Phase::Play,
+        Phase::Actions,
+        Phase::ChooseScore,
+        Phase::Jump,
+        Phase::Marker,
+        Phase::IsaacDirection,
+        Phase::Slide,
+        Phase::Over,
+    ]
+    .into_iter()
+    .find(|&phase| phase_name(phase) == text)
+    .ok_or(bad("an unknown phase"))
+}
+
+/// A pile's card color and kind.
+fn pile_place(pile: &BullfrogsPile) -> Result<(usize, usize), ConvertError> {
+    let color = parse_color(&pile.color)? as usize;
+    let kind = parse_kind(&pile.kind)? as usize;
+    if kind >= N_PAD_KINDS {
+        return Err(bad("the log in a score pile"));
+    }
+    Ok((color, kind))
+}
+
+fn parse_sink(wire: Option<&BullfrogsSink>) -> Result<Sink, ConvertError> {
+    let Some(wire) = wire else {
+        return Ok(Sink::default());
+    };
+    if wire.targets.len() > 4 || wire.served.len() != wire.targets.len() {
+        return Err(bad("a sink with more than four targets"));
+    }
+    let mut sink = Sink {
+        pos: parse_pos(&wire.at)?,
+        winner: wire.winner.as_deref().map(parse_color).transpose()?,
+        priority_winner: parse_color(&wire.priority_winner)?,
+        n_targets: wire.targets.len() as u8,
+        ..Sink::default()
+    };
+    for (index, (target, &served)) in wire.targets.iter().zip(&wire.served).enumerate() {
+        sink.targets[index] = parse_pos(target)?;
+        sink.served |= (served as u8) << index;
+    }
+    Ok(sink)
 }
 
 #[cfg(test)]

@@ -3,10 +3,12 @@
 //! by name and card sets as lists in card-id order.
 
 use cairn_engine::cards::CardSet;
-use cairn_engine::lords_of_scotland::cards::{card_name, CardId};
-use cairn_engine::lords_of_scotland::observation::{ArmyView, RecruitView};
-use cairn_engine::lords_of_scotland::{LordsOfScotland, Phase};
-use cairn_engine::{Game, Seat};
+use cairn_engine::lords_of_scotland::cards::{card_by_name, card_name, CardId};
+use cairn_engine::lords_of_scotland::observation::{ArmyView, Observation, RecruitView};
+use cairn_engine::lords_of_scotland::{Clan, LordsOfScotland, Phase, MAX_SEATS};
+use cairn_engine::{EndReason, Game, Seat};
+
+use super::ConvertError;
 
 use crate::game::v1::{
     CardList, LordsOfScotlandArmy, LordsOfScotlandObservation, LordsOfScotlandPlace,
@@ -117,6 +119,124 @@ fn army(view: &ArmyView) -> LordsOfScotlandArmy {
             .map(|card| card.map_or_else(String::new, |c| card_name(c).to_string()))
             .collect(),
     }
+}
+
+/// The engine's observation back from the wire (what a searching bot
+/// determinizes from); refuses anything no state would show.
+pub fn from_wire(wire: &LordsOfScotlandObservation) -> Result<Observation, ConvertError> {
+    let sets = |lists: &[CardList]| -> Result<Vec<CardSet>, ConvertError> {
+        lists.iter().map(|list| card_set(&list.cards)).collect()
+    };
+    Ok(Observation {
+        viewer: wire.seat as Seat,
+        n_seats: wire.n_seats as usize,
+        bruce: wire.bruce,
+        phase: parse_phase(wire)?,
+        to_move: wire.to_move.map(|seat| seat as Seat),
+        initiative: wire.initiative as Seat,
+        turn_round: small(wire.turn_round)?,
+        skirmish: u16::try_from(wire.skirmish).map_err(|_| bad("a skirmish out of range"))?,
+        hand: card_set(&wire.hand)?,
+        hand_sizes: wire.hand_sizes.clone(),
+        known_in_hand: sets(&wire.known_in_hand)?,
+        known_in_pool: sets(&wire.known_in_pool)?,
+        recruits: wire
+            .recruits
+            .iter()
+            .map(|slot| match slot.state.as_str() {
+                "empty" => Ok(RecruitView::Empty),
+                "face_down" => Ok(RecruitView::FaceDown),
+                "face_up" => Ok(RecruitView::FaceUp(card(&slot.card)?)),
+                _ => Err(bad("an unknown recruit state")),
+            })
+            .collect::<Result<_, _>>()?,
+        draw_pile_len: wire.draw_pile as usize,
+        draw_pile_made_from: card_set(&wire.draw_pile_made_from)?,
+        discard: card_set(&wire.discard)?,
+        supporters: card_set(&wire.supporters)?,
+        won: sets(&wire.won)?,
+        scores: wire
+            .scores
+            .iter()
+            .map(|&score| u16::try_from(score).map_err(|_| bad("a score out of range")))
+            .collect::<Result<_, _>>()?,
+        armies: wire
+            .armies
+            .iter()
+            .map(|army| {
+                Ok(ArmyView {
+                    face_up: card_set(&army.face_up)?,
+                    face_down: army
+                        .face_down
+                        .iter()
+                        .map(|name| match name.as_str() {
+                            "" => Ok(None),
+                            name => card(name).map(Some),
+                        })
+                        .collect::<Result<_, _>>()?,
+                })
+            })
+            .collect::<Result<_, ConvertError>>()?,
+        takes_two: card_set(&wire.takes_two)?,
+        stays: card_set(&wire.stays)?,
+        any_clan: card_set(&wire.any_clan)?,
+        kept: card_set(&wire.kept)?,
+        last_places: wire
+            .last_places
+            .iter()
+            .map(|place| place.place.map(small).transpose())
+            .collect::<Result<_, _>>()?,
+        last_armies: sets(&wire.last_armies)?,
+        last_strengths: wire
+            .last_strengths
+            .iter()
+            .map(|&strength| u16::try_from(strength).map_err(|_| bad("a strength out of range")))
+            .collect::<Result<_, _>>()?,
+    })
+}
+
+fn parse_phase(wire: &LordsOfScotlandObservation) -> Result<Phase, ConvertError> {
+    Ok(match wire.phase.as_str() {
+        "turn" => Phase::Turn,
+        "power" => Phase::Power {
+            card: card(&wire.power_card)?,
+            clan: Clan::from_name(&wire.power_clan).ok_or(bad("an unknown clan"))?,
+        },
+        "supporters" => {
+            let mut order = [0u8; MAX_SEATS];
+            if wire.supporter_order.len() > MAX_SEATS {
+                return Err(bad("a supporter order longer than the table"));
+            }
+            for (slot, &seat) in order.iter_mut().zip(&wire.supporter_order) {
+                *slot = small(seat)?;
+            }
+            Phase::Supporters {
+                order,
+                len: wire.supporter_order.len() as u8,
+                at: small(wire.supporter_turn)?,
+                picks_left: small(wire.picks_left)?,
+            }
+        }
+        // The wire does not say why the game ended; it no longer matters.
+        "over" => Phase::Over(EndReason::Finished),
+        _ => return Err(bad("an unknown phase")),
+    })
+}
+
+fn bad(why: &'static str) -> ConvertError {
+    ConvertError::BadObservation(why)
+}
+
+fn small(value: u32) -> Result<u8, ConvertError> {
+    u8::try_from(value).map_err(|_| bad("a number out of range"))
+}
+
+fn card(name: &str) -> Result<CardId, ConvertError> {
+    card_by_name(name).ok_or(bad("an unknown card"))
+}
+
+fn card_set(names: &[String]) -> Result<CardSet, ConvertError> {
+    names.iter().map(|name| card(name)).collect()
 }
 
 #[cfg(test)]

@@ -10,6 +10,8 @@ pub mod schotten_totten;
 use cairn_engine::bullfrogs::Bullfrogs;
 use cairn_engine::lords_of_scotland::LordsOfScotland;
 use cairn_engine::schotten_totten::SchottenTotten;
+#[cfg(test)]
+use cairn_engine::GameOptions;
 use cairn_engine::{AnyGame, Game, Seat};
 
 use crate::game::v1::{observation::Game as Which, Observation};
@@ -21,6 +23,8 @@ pub enum ConvertError {
     UnknownGame(String),
     #[error("the state of `{0}` is not of the type its id names")]
     WrongType(&'static str),
+    #[error("an observation no state gives: {0}")]
+    BadObservation(&'static str),
 }
 
 /// What `seat` may know of `state`, as a wire message.
@@ -38,10 +42,105 @@ pub fn observation(state: &dyn AnyGame, seat: Seat) -> Result<Observation, Conve
     Ok(Observation { game: Some(game) })
 }
 
+/// A game whose observations come back from the wire into the engine's
+/// type: what a bot needs to rebuild states with [`Game::determinize`].
+pub trait FromWire: Game {
+    fn observation_from_wire(wire: &Observation) -> Result<Self::Observation, ConvertError>;
+}
+
+impl FromWire for SchottenTotten {
+    fn observation_from_wire(wire: &Observation) -> Result<Self::Observation, ConvertError> {
+        match &wire.game {
+            Some(Which::SchottenTotten(seen)) => schotten_totten::from_wire(seen),
+            _ => Err(ConvertError::BadObservation(
+                "not a schotten totten observation",
+            )),
+        }
+    }
+}
+
+impl FromWire for LordsOfScotland {
+    fn observation_from_wire(wire: &Observation) -> Result<Self::Observation, ConvertError> {
+        match &wire.game {
+            Some(Which::LordsOfScotland(seen)) => lords_of_scotland::from_wire(seen),
+            _ => Err(ConvertError::BadObservation(
+                "not a lords of scotland observation",
+            )),
+        }
+    }
+}
+
+impl FromWire for Bullfrogs {
+    fn observation_from_wire(wire: &Observation) -> Result<Self::Observation, ConvertError> {
+        match &wire.game {
+            Some(Which::Bullfrogs(seen)) => bullfrogs::from_wire(seen),
+            _ => Err(ConvertError::BadObservation("not a bullfrogs observation")),
+        }
+    }
+}
+
 /// Downcasts a registry state to the concrete game type its id names.
 fn concrete<G: 'static>(state: &dyn AnyGame) -> Result<&G, ConvertError> {
     state
         .as_any()
         .downcast_ref::<G>()
         .ok_or(ConvertError::WrongType(state.game_id()))
+}
+
+#[cfg(test)]
+mod tests {
+    use cairn_engine::game::parse_options;
+    use cairn_engine::{Game, Rng};
+
+    use super::*;
+
+    /// Random games of `G`: at every step, every seat's observation goes
+    /// to the wire and back unchanged.
+    fn round_trips<G: FromWire>(words: &[&str], n_seats: usize, games: u64) {
+        let options = parse_options(words.iter().copied()).unwrap();
+        let mut rng = Rng::seeded(3);
+        let mut legal = Vec::new();
+        for seed in 0..games {
+            let mut state = G::new(&options, n_seats, seed).unwrap();
+            while !state.is_terminal() {
+                for seat in 0..n_seats {
+                    let wire = observation(&state, seat).unwrap();
+                    let back = G::observation_from_wire(&wire).unwrap();
+                    assert_eq!(back, state.observation(seat), "{words:?} seed {seed}");
+                }
+                legal.clear();
+                state.legal_actions(&mut legal);
+                let action = legal[rng.below(legal.len())].clone();
+                state.apply(&action).unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn every_observation_of_every_game_comes_back_from_the_wire_unchanged() {
+        for words in [&[][..], &["tactics=true", "expert=true", "rounds=2"]] {
+            round_trips::<SchottenTotten>(words, 2, 20);
+        }
+        for n_seats in 2..=5 {
+            round_trips::<LordsOfScotland>(&["bruce=true"], n_seats, 3);
+        }
+        for n_seats in 2..=4 {
+            round_trips::<Bullfrogs>(&[], n_seats, 5);
+        }
+        round_trips::<Bullfrogs>(&["solo=true"], 1, 5);
+    }
+
+    #[test]
+    fn observations_of_another_game_or_nonsense_are_refused() {
+        let state = SchottenTotten::new(&GameOptions::new(), 2, 1).unwrap();
+        let wire = observation(&state, 0).unwrap();
+        assert!(LordsOfScotland::observation_from_wire(&wire).is_err());
+        assert!(Bullfrogs::observation_from_wire(&wire).is_err());
+        let mut broken = wire.clone();
+        if let Some(Which::SchottenTotten(seen)) = &mut broken.game {
+            seen.hand.push("r42".into());
+        }
+        assert!(SchottenTotten::observation_from_wire(&broken).is_err());
+        assert!(SchottenTotten::observation_from_wire(&Observation::default()).is_err());
+    }
 }

@@ -4,11 +4,14 @@
 
 use std::sync::OnceLock;
 
-use cairn_engine::schotten_totten::cards::{card_name, N_CARDS};
-use cairn_engine::schotten_totten::{SchottenTotten, StoneView};
+use cairn_engine::schotten_totten::cards::{card_name, parse_card, N_CARDS};
+use cairn_engine::schotten_totten::{Observation, SchottenTotten, StoneView};
 use cairn_engine::{Game, Seat};
 
-use crate::game::v1::{SchottenTottenObservation, SchottenTottenSide, SchottenTottenStone};
+use super::ConvertError;
+use crate::game::v1::{
+    CardList, SchottenTottenObservation, SchottenTottenSide, SchottenTottenStone,
+};
 
 pub fn observation(state: &SchottenTotten, seat: Seat) -> SchottenTottenObservation {
     let seen = state.observation(seat);
@@ -32,6 +35,120 @@ pub fn observation(state: &SchottenTotten, seat: Seat) -> SchottenTottenObservat
         match_points: seen.match_points.to_vec(),
         tactics: seen.tactics,
         expert: seen.expert,
+        consecutive_passes: seen.consecutive_passes.into(),
+        skip_draw: seen.skip_draw,
+        round_starter: seen.round_starter as u32,
+        decisions_this_round: seen.decisions_this_round,
+        recruiter: seen.recruiter_under.map(|(seat, _)| seat as u32),
+        recruiter_under: seen.recruiter_under.map_or_else(Vec::new, |(_, counts)| {
+            counts.iter().map(|&n| n.into()).collect()
+        }),
+        known_under: seen
+            .known_under
+            .iter()
+            .map(|cards| CardList {
+                cards: names(cards),
+            })
+            .collect(),
+    }
+}
+
+/// The engine's observation back from the wire (what a searching bot
+/// determinizes from); refuses anything no state would show.
+pub fn from_wire(wire: &SchottenTottenObservation) -> Result<Observation, ConvertError> {
+    let phase = [
+        "start_claims",
+        "play",
+        "claims",
+        "draw",
+        "recruit_draw",
+        "recruit_return",
+        "over",
+    ]
+    .into_iter()
+    .find(|&name| name == wire.phase)
+    .ok_or(bad("an unknown phase"))?;
+    let stones = wire
+        .stones
+        .iter()
+        .map(|stone| {
+            let [a, b] = stone.sides.as_slice() else {
+                return Err(bad("a stone without two sides"));
+            };
+            Ok(StoneView {
+                owner: stone.owner.map(|seat| seat as Seat),
+                cards: [faces(&a.cards)?, faces(&b.cards)?],
+                first_complete: stone.first_complete.map(|seat| seat as Seat),
+                bluff: stone.bluff,
+                mud: stone.mud,
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let known_under = match wire.known_under.as_slice() {
+        [clan, tactic] => [faces(&clan.cards)?, faces(&tactic.cards)?],
+        [] => [Vec::new(), Vec::new()],
+        _ => return Err(bad("known cards under other than two decks")),
+    };
+    let recruiter_under = match (wire.recruiter, wire.recruiter_under.as_slice()) {
+        (Some(seat), &[clan, tactic]) => Some((seat as Seat, [small(clan)?, small(tactic)?])),
+        (None, []) => None,
+        _ => return Err(bad("a recruiter without its two counts")),
+    };
+    Ok(Observation {
+        seat: wire.seat as Seat,
+        to_move: wire.to_move.map(|seat| seat as Seat),
+        phase,
+        pending: small(wire.pending)?,
+        stones,
+        hand: faces(&wire.hand)?,
+        opponent_hand_clan: small(wire.opponent_hand_clan)?,
+        opponent_hand_tactic: small(wire.opponent_hand_tactic)?,
+        clan_deck: small(wire.clan_deck)?,
+        tactic_deck: small(wire.tactic_deck)?,
+        discard: faces(&wire.discard)?,
+        tactics_played: pair(&wire.tactics_played, |&n| small(n))?,
+        joker_played: pair(&wire.joker_played, |&played| Ok(played))?,
+        claimable: wire
+            .claimable
+            .iter()
+            .map(|&stone| small(stone))
+            .collect::<Result<_, _>>()?,
+        round: small(wire.round)?,
+        rounds: small(wire.rounds)?,
+        match_points: pair(&wire.match_points, |&points| Ok(points))?,
+        tactics: wire.tactics,
+        expert: wire.expert,
+        consecutive_passes: small(wire.consecutive_passes)?,
+        skip_draw: wire.skip_draw,
+        round_starter: wire.round_starter as Seat,
+        decisions_this_round: wire.decisions_this_round,
+        recruiter_under,
+        known_under,
+    })
+}
+
+fn bad(why: &'static str) -> ConvertError {
+    ConvertError::BadObservation(why)
+}
+
+fn small(value: u32) -> Result<u8, ConvertError> {
+    u8::try_from(value).map_err(|_| bad("a count out of range"))
+}
+
+fn faces(names: &[String]) -> Result<Vec<u8>, ConvertError> {
+    names
+        .iter()
+        .map(|name| parse_card(name).ok_or(bad("an unknown card")))
+        .collect()
+}
+
+fn pair<T: Copy, U>(
+    values: &[U],
+    read: impl Fn(&U) -> Result<T, ConvertError>,
+) -> Result<[T; 2], ConvertError> {
+    match values {
+        [a, b] => Ok([read(a)?, read(b)?]),
+        _ => Err(bad("a per-seat list without two entries")),
     }
 }
 

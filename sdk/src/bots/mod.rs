@@ -5,11 +5,16 @@
 
 mod bullfrogs_greedy;
 mod lords_of_scotland_greedy;
+mod mcts;
 mod schotten_totten_greedy;
+
+pub use self::mcts::{decide as mcts_decide, MctsBot, ThinkPolicy};
 
 pub use self::bullfrogs_greedy::GreedyBot as BullfrogsGreedyBot;
 pub use self::lords_of_scotland_greedy::GreedyBot as LordsOfScotlandGreedyBot;
 pub use self::schotten_totten_greedy::GreedyBot as SchottenTottenGreedyBot;
+use std::time::Duration;
+
 use crate::{run, seeded_rng, Bot, GameObservation, Request, Rng, SdkError};
 
 /// Plays a uniformly random legal action, in any game.
@@ -70,7 +75,13 @@ pub const BUNDLED_BOTS: &[&str] = &[
     "schotten-totten-greedy",
     "lords-of-scotland-greedy",
     "bullfrogs-greedy",
+    "mcts",
+    "mcts-quick",
 ];
+
+/// The think cap of `mcts-quick`, the searching bot with a short budget
+/// (the demo's, so its round robins stay short).
+pub const QUICK_THINK: Duration = Duration::from_millis(8);
 
 /// Runs the reference bot `name` on stdin / stdout; `None` for an unknown name.
 pub fn run_bundled(name: &str) -> Option<Result<(), SdkError>> {
@@ -81,6 +92,14 @@ pub fn run_bundled(name: &str) -> Option<Result<(), SdkError>> {
         "schotten-totten-greedy" => Some(run(SchottenTottenGreedyBot)),
         "lords-of-scotland-greedy" => Some(run(LordsOfScotlandGreedyBot)),
         "bullfrogs-greedy" => Some(run(BullfrogsGreedyBot)),
+        "mcts" => Some(run(MctsBot::new(seeded_rng(), ThinkPolicy::from_env()))),
+        "mcts-quick" => Some(run(MctsBot::new(
+            seeded_rng(),
+            ThinkPolicy {
+                cap: Some(QUICK_THINK),
+                ..ThinkPolicy::from_env()
+            },
+        ))),
         _ => None,
     }
 }

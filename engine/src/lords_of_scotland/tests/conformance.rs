@@ -52,3 +52,20 @@ fn five_players_conform() {
 fn five_players_with_bruce_conform() {
     conforms(5, &["bruce=true"]);
 }
+
+/// Every seat count, with and without Bruce: states rebuilt from one seat's
+/// observation look the same to it, offer the same actions, vary in what it
+/// cannot see, and play on.
+#[test]
+fn determinization_of_every_seat_count() {
+    for n_seats in 2..=5 {
+        for words in [&[][..], &["bruce=true"]] {
+            let report =
+                crate::testing::assert_determinizes::<LordsOfScotland>(words, n_seats, 30, 7);
+            assert!(
+                report.checks_that_varied > report.checks / 2,
+                "{n_seats} seats {words:?}: {report:?}"
+            );
+        }
+    }
+}

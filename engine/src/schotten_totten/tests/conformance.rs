@@ -47,3 +47,22 @@ fn conformance_multi_round_tactics() {
         .iter()
         .any(|o| o.scores.iter().any(|&s| s > 5)));
 }
+
+/// Every variant: states rebuilt from one seat's observation look the same
+/// to it, offer the same actions, vary in what it cannot see, and play on.
+#[test]
+fn determinization_of_every_variant() {
+    for words in [
+        &[][..],
+        &["expert=true"],
+        &["tactics=true"],
+        &["tactics=true", "expert=true"],
+        &["tactics=true", "rounds=3"],
+    ] {
+        let report = crate::testing::assert_determinizes::<SchottenTotten>(words, 2, 200, 3);
+        assert!(
+            report.checks_that_varied > report.checks / 2,
+            "{words:?}: {report:?}"
+        );
+    }
+}
