@@ -8,6 +8,7 @@
 //! - `leases`: runners leasing matches, heartbeats, expiry.
 //! - `results`: reports written once, with their rating updates.
 //! - `leaderboard`: ratings read back, and recomputed from history.
+//! - [`pages`]: read-only queries for the web pages.
 //!
 //! Every write runs in one `BEGIN IMMEDIATE` transaction, so a refused call
 //! changes nothing and concurrent writers queue instead of failing to
@@ -19,6 +20,7 @@ mod accounts;
 mod bots;
 mod leaderboard;
 mod leases;
+pub mod pages;
 mod results;
 mod tournaments;
 
