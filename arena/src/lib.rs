@@ -14,6 +14,7 @@
 //! - [`archive`]: checking a submitted bot folder (`tar.gz`); the code lives
 //!   in `cairn_proto::archive`, shared with runners, which unpack with it.
 //! - [`testkit`]: helpers for tests of the arena and its users.
+//! - [`web`]: the read-only web pages and their JSON (`cairn serve --http`).
 //! - [`error`]: [`ArenaError`], the one error type.
 //!
 //! # Example
@@ -43,6 +44,7 @@ pub mod service;
 pub mod store;
 pub mod testkit;
 pub mod verify;
+pub mod web;
 
 pub use error::ArenaError;
 pub use service::run;

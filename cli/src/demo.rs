@@ -28,6 +28,10 @@ pub struct DemoArgs {
     /// Run bots as plain processes, without the sandbox.
     #[arg(long)]
     no_sandbox: bool,
+    /// Also serve the web pages (leaderboards, tournaments, replays) on this
+    /// address while the demo plays, and until Ctrl-C after it.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8080")]
+    serve: Option<String>,
 }
 
 /// A bundled bot: its name in the arena, what `cairn bot-run` calls it, the games it plays.
@@ -101,6 +105,11 @@ async fn demo(args: &DemoArgs, dir: &Path, db: &Path) -> anyhow::Result<()> {
     let (store, _) = crate::serve::open_store(db, Some(RUNNER_TOKEN)).await?;
     let listener = TcpListener::bind("127.0.0.1:0").await?;
     let address = crate::serve::dial_address(listener.local_addr()?);
+    let (stop_web, web_stopped) = tokio::sync::watch::channel(());
+    let web = match &args.serve {
+        Some(http) => Some(crate::serve::start_web(http, store.clone(), web_stopped).await?),
+        None => None,
+    };
     let (stop_arena, arena_stopped) = oneshot::channel::<()>();
     let arena = tokio::spawn(cairn_arena::run(listener, store, async move {
         let _ = arena_stopped.await;
@@ -118,6 +127,12 @@ async fn demo(args: &DemoArgs, dir: &Path, db: &Path) -> anyhow::Result<()> {
     let outcome = play_tournaments(args, dir, &arena_args).await;
     let _ = stop_runner.send(());
     let runner_result = runner.await;
+    if let (Some(web), Ok(())) = (web, &outcome) {
+        println!("\nthe web pages stay up until Ctrl-C");
+        crate::serve::shutdown_signal().await;
+        let _ = stop_web.send(());
+        let _ = web.await;
+    }
     let _ = stop_arena.send(());
     let _ = arena.await;
     outcome?;

@@ -26,6 +26,10 @@ pub struct ServeArgs {
     /// that runners gave back because of faults on their side.
     #[arg(long, default_value_t = cairn_arena::store::DEFAULT_MAX_ATTEMPTS as u32)]
     max_attempts: u32,
+    /// Also serve the read-only web pages (leaderboards, tournaments, replay
+    /// viewer) on this address, e.g. 127.0.0.1:8080 (port 0: any free port).
+    #[arg(long, value_name = "ADDR")]
+    http: Option<String>,
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
@@ -40,16 +44,49 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             eprintln!("runner token (give it to `cairn runner --token`): {runner_token}");
         }
         let shutdown = shutdown_signal();
+        let (stop_web, web_stopped) = tokio::sync::watch::channel(());
+        let web = match &args.http {
+            Some(http) => Some(start_web(http, store.clone(), web_stopped).await?),
+            None => None,
+        };
         // Scripts and tests read the address from this line.
         println!(
             "cairn arena listening on http://{address} (database {})",
             args.db.display()
         );
         std::io::stdout().flush()?;
-        cairn_arena::run(listener, store, shutdown).await?;
+        cairn_arena::run(listener, store, async move {
+            shutdown.await;
+            let _ = stop_web.send(());
+        })
+        .await?;
+        if let Some(web) = web {
+            web.await??;
+        }
         eprintln!("cairn arena stopped");
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// Serves the web pages on `http` until `stop` changes; prints the address
+/// (scripts and tests read it from this line).
+pub async fn start_web(
+    http: &str,
+    store: Store,
+    mut stop: tokio::sync::watch::Receiver<()>,
+) -> anyhow::Result<tokio::task::JoinHandle<std::io::Result<()>>> {
+    let listener = TcpListener::bind(http)
+        .await
+        .with_context(|| format!("cannot listen on {http}"))?;
+    println!("cairn web pages on http://{}/", listener.local_addr()?);
+    std::io::stdout().flush()?;
+    Ok(tokio::spawn(cairn_arena::web::serve(
+        listener,
+        store,
+        async move {
+            let _ = stop.changed().await;
+        },
+    )))
 }
 
 /// Opens the store and makes sure a runner with `runner_token` (or a fresh

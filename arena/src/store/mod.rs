@@ -9,6 +9,7 @@
 //! - `faults`: matches given back (host faults) and failed builds.
 //! - `results`: reports written once, with their rating updates.
 //! - `leaderboard`: ratings read back, and recomputed from history.
+//! - [`pages`]: read-only queries for the web pages.
 //!
 //! Every write runs in one `BEGIN IMMEDIATE` transaction, so a refused call
 //! changes nothing and concurrent writers queue instead of failing to
@@ -21,6 +22,7 @@ mod bots;
 mod faults;
 mod leaderboard;
 mod leases;
+pub mod pages;
 mod results;
 mod tournaments;
 

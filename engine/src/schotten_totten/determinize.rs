@@ -4,15 +4,15 @@
 //! put under the decks with the Recruiter where it put them.
 
 use super::cards::{is_clan, ALL_CLAN, ALL_TACTICS, BLUFF, JOKER_A, JOKER_B, MUD, N_CARDS};
-use super::{bits, Observation, Options, Phase, SchottenTotten, Side, Stone, N_STONES};
-use crate::cards::Deck;
+use super::{Observation, Options, Phase, SchottenTotten, Side, Stone, N_STONES};
+use crate::cards::{CardSet, Deck};
 use crate::game::{DeterminizeError, EndReason, Seat};
 use crate::rng::Rng;
 
 /// Card ids handed out for faces, each at most once.
 struct Cards {
     tactics: bool,
-    used: u64,
+    used: CardSet,
 }
 
 impl Cards {
@@ -26,14 +26,14 @@ impl Cards {
         let card = candidates
             .iter()
             .copied()
-            .find(|&card| card < N_CARDS && self.used >> card & 1 == 0)
+            .find(|&card| card < N_CARDS && !self.used.contains(card))
             .ok_or(DeterminizeError("a card is seen twice or does not exist"))?;
         if !is_clan(card) && !self.tactics {
             return Err(DeterminizeError(
                 "a tactic card without the tactics variant",
             ));
         }
-        self.used |= 1 << card;
+        self.used.insert(card);
         Ok(card)
     }
 
@@ -118,7 +118,7 @@ impl SchottenTotten {
         }
         let mut cards = Cards {
             tactics: options.tactics,
-            used: 0,
+            used: CardSet::EMPTY,
         };
         let stones = stones_of(seen, &mut cards)?;
         let discard = cards.take_all(&seen.discard)?;
@@ -127,37 +127,42 @@ impl SchottenTotten {
             cards.take_all(&seen.known_under[0])?,
             cards.take_all(&seen.known_under[1])?,
         ];
-        let all_tactics = if options.tactics { ALL_TACTICS } else { 0 };
-        let unseen = [ALL_CLAN & !cards.used, all_tactics & !cards.used];
+        let all_tactics = if options.tactics {
+            ALL_TACTICS
+        } else {
+            CardSet::EMPTY
+        };
+        let unseen = [ALL_CLAN.minus(cards.used), all_tactics.minus(cards.used)];
         let other_holds = [seen.opponent_hand_clan, seen.opponent_hand_tactic];
         let deck_lens = [seen.clan_deck, seen.tactic_deck];
-        let mut other_hand = 0u64;
+        let mut other_hand = CardSet::EMPTY;
         let mut decks = [Vec::new(), Vec::new()];
         for kind in 0..2 {
             let unknown_in_deck = (deck_lens[kind] as usize)
                 .checked_sub(under[kind].len())
                 .ok_or(DeterminizeError("more cards under a deck than in it"))?;
-            if unseen[kind].count_ones() as usize != other_holds[kind] as usize + unknown_in_deck {
+            if unseen[kind].len() as usize != other_holds[kind] as usize + unknown_in_deck {
                 return Err(DeterminizeError(
                     "the unseen cards do not fill the hand and decks",
                 ));
             }
-            let mut pool: Vec<u8> = bits(unseen[kind]).collect();
+            let mut pool: Vec<u8> = unseen[kind].iter().collect();
             rng.shuffle(&mut pool);
             let (to_hand, to_deck) = pool.split_at(other_holds[kind] as usize);
-            other_hand |= to_hand.iter().fold(0, |mask, &card| mask | 1 << card);
+            other_hand = other_hand.union(to_hand.iter().copied().collect());
             decks[kind] = under[kind].iter().chain(to_deck).copied().collect();
         }
         let [clan_deck, tactic_deck] = decks;
-        let mut hands = [0u64; 2];
-        hands[viewer] = hand.iter().fold(0, |mask, &card| mask | 1 << card);
+        let mut hands = [CardSet::EMPTY; 2];
+        hands[viewer] = hand.iter().copied().collect();
         hands[1 - viewer] = other_hand;
         let visible_clan = stones
             .iter()
             .flat_map(|stone| stone.sides.iter().flat_map(|side| side.cards().iter()))
             .chain(&discard)
             .filter(|&&card| is_clan(card))
-            .fold(0u64, |mask, &card| mask | 1 << card);
+            .copied()
+            .collect();
         let recruiter_under = match seen.recruiter_under {
             Some((recruiter @ 0..=1, counts)) => Some((recruiter as u8, counts)),
             Some(_) => return Err(DeterminizeError("a recruiter seat other than 0 and 1")),

@@ -1,0 +1,323 @@
+// cairn arena pages. Reads only the JSON under /api/ and builds the page
+// with DOM calls: text from bots and owners goes in through textContent
+// (el() below), never as HTML.
+"use strict";
+
+const main = document.getElementById("main");
+
+// el("a", {href: "/x"}, "text", child...): an element; strings become text nodes.
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") node.className = value;
+    // Through the CSSOM: the content security policy refuses style attributes.
+    else if (key === "style") Object.assign(node.style, value);
+    else if (key === "on") for (const [event, f] of Object.entries(value)) node.addEventListener(event, f);
+    else node.setAttribute(key, String(value));
+  }
+  append(node, children);
+  return node;
+}
+
+function append(node, children) {
+  for (const child of children.flat()) {
+    if (child === undefined || child === null || child === false) continue;
+    node.appendChild(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+function show(...children) {
+  main.replaceChildren();
+  append(main, children);
+}
+
+async function api(path) {
+  const response = await fetch(path, { headers: { accept: "application/json" } });
+  const body = await response.json().catch(() => ({ error: "unreadable answer" }));
+  if (!response.ok) throw new Error(body.error || response.statusText);
+  return body;
+}
+
+function table(headers, rows) {
+  const head = el("tr", {}, headers.map((h) => el("th", { class: h.startsWith(">") ? "num" : "" }, h.replace(/^>/, ""))));
+  return el("table", {}, el("thead", {}, head), el("tbody", {}, rows));
+}
+
+function td(content, cls) {
+  return el("td", { class: cls }, content);
+}
+
+function when(ms) {
+  return ms ? new Date(ms).toISOString().replace("T", " ").slice(0, 19) + " UTC" : "";
+}
+
+function variantName(variant) {
+  return variant || "base";
+}
+
+function botLink(name, version) {
+  const link = el("a", { href: "/bots/" + encodeURIComponent(name), class: "bot" }, name);
+  return version === undefined ? link : el("span", {}, link, "@" + version);
+}
+
+function progressCell(done, total) {
+  return el("span", {}, el("progress", { max: Math.max(total, 1), value: done }), " " + done + "/" + total);
+}
+
+// ---- leaderboards and tournaments -------------------------------------
+
+async function homePage() {
+  const [boards, tournaments] = await Promise.all([api("/api/leaderboards"), api("/api/tournaments")]);
+  document.title = "cairn arena";
+  const sections = [el("h1", {}, "Leaderboards")];
+  if (boards.length === 0) sections.push(el("p", { class: "muted" }, "No rated games yet."));
+  for (const board of boards) {
+    sections.push(el("h2", { class: "board-title" }, board.game + " · " + variantName(board.variant)));
+    sections.push(leaderboardTable(board));
+  }
+  const list = el("div", { id: "tournaments" });
+  sections.push(el("h1", {}, "Tournaments"), list);
+  show(sections);
+  renderTournaments(list, tournaments);
+  if (tournaments.some((t) => t.games_done < t.games_total)) follow(list, async () => {
+    const fresh = await api("/api/tournaments");
+    renderTournaments(list, fresh);
+    return fresh.every((t) => t.games_done >= t.games_total);
+  });
+}
+
+function leaderboardTable(board) {
+  const rows = board.rows.map((row) =>
+    el("tr", { class: "leader" },
+      td(row.position, "num"),
+      td(botLink(row.bot, row.version)),
+      td(row.owner),
+      td(row.rating.toFixed(1) + " ± " + row.uncertainty.toFixed(1) + (row.provisional ? " (provisional)" : ""), "num rating"),
+      td(row.model),
+      td(row.games, "num"),
+      td(row.wins + " / " + row.draws + " / " + row.losses, "num"),
+      td(row.forfeits, "num")));
+  return el("table", { class: "leaderboard" },
+    el("thead", {}, el("tr", {}, ["#", "bot", "owner", "rating", "model", "games", "W / D / L", "forfeits"].map((h) => el("th", {}, h)))),
+    el("tbody", {}, rows));
+}
+
+function renderTournaments(list, tournaments) {
+  if (tournaments.length === 0) {
+    list.replaceChildren(el("p", { class: "muted" }, "No tournaments yet."));
+    return;
+  }
+  list.replaceChildren(table(["id", "game", "variant", "owner", ">bots", "games", "created"],
+    tournaments.map((t) => el("tr", {},
+      td(el("a", { href: "/tournaments/" + t.id }, "#" + t.id)),
+      td(t.game), td(variantName(t.variant)), td(t.owner), td(t.entries, "num"),
+      td(progressCell(t.games_done, t.games_total)),
+      td(when(t.created_at))))));
+}
+
+// Calls `poll` every two seconds until it answers true or the page changes.
+function follow(node, poll) {
+  const timer = setInterval(async () => {
+    if (!node.isConnected) return clearInterval(timer);
+    try {
+      if (await poll()) clearInterval(timer);
+    } catch (error) {
+      clearInterval(timer);
+    }
+  }, 2000);
+}
+
+// ---- a tournament -------------------------------------------------------
+
+async function tournamentPage(id) {
+  const data = await api("/api/tournaments/" + encodeURIComponent(id));
+  const t = data.tournament;
+  document.title = "tournament #" + t.id + " · cairn arena";
+  const progress = el("p", { id: "progress" });
+  const games = el("div", { id: "games" });
+  show(el("h1", {}, "Tournament #" + t.id + " · " + t.game + " · " + variantName(t.variant)),
+    el("p", { class: "muted" }, "by " + t.owner + " · " + t.entries + " bots · " + t.seats_per_game + " seats per game · created " + when(t.created_at)),
+    progress, games);
+  const render = (fresh) => {
+    const tt = fresh.tournament;
+    progress.replaceChildren(progressCell(tt.games_done, tt.games_total), " games recorded · " + tt.matches_done + "/" + tt.matches_total + " matches done");
+    games.replaceChildren(gamesTable(fresh.games));
+    return tt.games_done >= tt.games_total;
+  };
+  if (!render(data)) follow(games, async () => render(await api("/api/tournaments/" + encodeURIComponent(id))));
+}
+
+function seatResult(seat) {
+  const parts = [botLink(seat.bot_name, seat.version)];
+  if (seat.score !== null) parts.push(" " + seat.score + " (rank " + seat.rank + ")");
+  if (seat.forfeit_reason) parts.push(el("span", { class: "error" }, " forfeit: " + seat.forfeit_reason));
+  return el("span", { class: "seat" }, parts);
+}
+
+function gamesTable(games) {
+  return table([">game", ">match", "status", "seats and results", ""],
+    games.map((g) => {
+      const recorded = g.seats.every((s) => s.score !== null);
+      return el("tr", {},
+        td(g.game_id, "num"), td(g.match_index + "." + g.game_index, "num"),
+        td(recorded ? "done" : g.status),
+        td(g.seats.map((s, i) => [i ? " vs " : "", seatResult(s)])),
+        td(recorded ? el("a", { href: "/games/" + g.game_id, class: "replay-link" }, "replay") : ""));
+    }));
+}
+
+// ---- a bot ----------------------------------------------------------------
+
+async function botPage(name) {
+  const bot = await api("/api/bots/" + encodeURIComponent(name));
+  document.title = bot.name + " · cairn arena";
+  const forfeits = bot.games.filter((g) => g.forfeit_reason);
+  show(el("h1", {}, "Bot " + bot.name + (bot.deleted ? " (deleted)" : "")),
+    el("p", { class: "muted" }, "owner " + bot.owner + " · since " + when(bot.created_at)),
+    el("h2", {}, "Versions"),
+    table([">version", "content hash", ">size", "submitted"], bot.versions.map((v) => el("tr", {},
+      td(v.version, "num"), td(v.content_hash.slice(0, 16) + "…"), td(v.size_bytes + " B", "num"), td(when(v.created_at))))),
+    el("h2", {}, "Forfeits (" + forfeits.length + ")"),
+    forfeits.length === 0 ? el("p", { class: "muted" }, "None.") :
+      table([">game", "version", "reason", "detail"], forfeits.map((g) => el("tr", { class: "forfeit" },
+        td(el("a", { href: "/games/" + g.game_id }, g.game_id), "num"), td("v" + g.version),
+        td(g.forfeit_reason, "reason"), td(g.forfeit_detail || "", "detail")))),
+    el("h2", {}, "Games (latest " + bot.games.length + ")"),
+    table([">game", "tournament", "game", ">version", ">seat", ">score", ">rank", "recorded"], bot.games.map((g) => el("tr", {},
+      td(el("a", { href: "/games/" + g.game_id }, g.game_id), "num"),
+      td(el("a", { href: "/tournaments/" + g.tournament_id }, "#" + g.tournament_id)),
+      td(g.game + " · " + variantName(g.variant)), td(g.version, "num"), td(g.seat, "num"), td(g.score, "num"), td(g.rank, "num"),
+      td(when(g.recorded_at))))));
+}
+
+// ---- the replay viewer ------------------------------------------------------
+
+async function gamePage(id) {
+  const data = await api("/api/games/" + encodeURIComponent(id));
+  const header = data.game;
+  const replay = data.replay;
+  document.title = "game " + header.game_id + " · cairn arena";
+  const names = header.seats.map((s) => s.bot_name + "@" + s.version);
+  const head = [
+    el("h1", {}, "Game " + header.game_id + " · " + header.game + " · " + variantName(header.variant)),
+    el("p", {}, "Tournament ", el("a", { href: "/tournaments/" + header.tournament_id }, "#" + header.tournament_id),
+      replay.seed ? " · seed " + replay.seed : ""),
+    el("div", { class: "seats", id: "seats" }, header.seats.map((s) => el("span", { class: "seat", "data-seat": s.seat },
+      el("span", { class: "seatname" }, "seat " + s.seat + ": "), botLink(s.bot_name, s.version),
+      " · score ", el("b", { class: "score" }, String(s.score)), " · rank " + s.rank,
+      s.forfeit_reason ? el("span", { class: "error" }, " · forfeit: " + s.forfeit_reason + " (" + (s.forfeit_detail || "") + ")") : ""))),
+  ];
+  if (!replay.steps) {
+    show(head, el("p", { class: "error", id: "replay-error" }, replay.error || "this replay cannot be shown"));
+    return;
+  }
+  const view = new ReplayView(replay, names);
+  show(head, view.node);
+  view.start();
+}
+
+class ReplayView {
+  constructor(replay, names) {
+    this.replay = replay;
+    this.names = names;
+    this.steps = replay.steps;
+    this.at = 0;
+    this.perspective = "all";
+    const params = new URLSearchParams(location.hash.slice(1));
+    const at = Number(params.get("step"));
+    if (Number.isInteger(at) && at >= 0 && at < this.steps.length) this.at = at;
+    const seat = params.get("seat");
+    if (seat !== null && Number(seat) >= 0 && Number(seat) < replay.n_seats) this.perspective = String(Number(seat));
+    const button = (label, title, f) => el("button", { type: "button", title, on: { click: () => { f(); this.draw(); } } }, label);
+    this.buttons = {
+      first: button("|◀ first", "first step (Home)", () => (this.at = 0)),
+      prev: button("◀ previous", "previous step (←)", () => (this.at = Math.max(0, this.at - 1))),
+      next: button("next ▶", "next step (→)", () => (this.at = Math.min(this.steps.length - 1, this.at + 1))),
+      last: button("last ▶|", "last step (End)", () => (this.at = this.steps.length - 1)),
+    };
+    for (const [name, b] of Object.entries(this.buttons)) b.id = "step-" + name;
+    this.info = el("span", { class: "stepinfo", id: "step-info" });
+    this.select = el("select", { id: "perspective", on: { change: () => { this.perspective = this.select.value; this.draw(); } } },
+      el("option", { value: "all" }, "every seat (all hands)"),
+      names.map((name, seat) => el("option", { value: String(seat) }, "seat " + seat + " (" + name + ") only")));
+    this.select.value = this.perspective;
+    const decisions = names.map((name, seat) => el("button", { type: "button", class: "decision", title: "next decision of seat " + seat + " (key " + seat + ")",
+      on: { click: () => { this.nextDecision(seat); this.draw(); } } }, "next move of seat " + seat));
+    this.action = el("div", { class: "action", id: "action" });
+    this.board = el("div", { class: "board", id: "board" });
+    this.ending = el("div", { id: "ending" });
+    this.node = el("section", { id: "viewer" },
+      el("div", { class: "controls" }, this.buttons.first, this.buttons.prev, this.info, this.buttons.next, this.buttons.last, el("label", {}, " view: ", this.select)),
+      el("div", { class: "controls" }, decisions, el("span", { class: "muted" }, " keys: ", el("kbd", {}, "←"), " ", el("kbd", {}, "→"), " ", el("kbd", {}, "Home"), " ", el("kbd", {}, "End"), ", a seat number for its next move")),
+      this.action, this.board, this.ending);
+  }
+
+  start() {
+    document.addEventListener("keydown", (event) => {
+      if (!this.node.isConnected || event.target.tagName === "SELECT" || event.ctrlKey || event.metaKey || event.altKey) return;
+      const before = this.at;
+      if (event.key === "ArrowRight") this.at = Math.min(this.steps.length - 1, this.at + 1);
+      else if (event.key === "ArrowLeft") this.at = Math.max(0, this.at - 1);
+      else if (event.key === "Home") this.at = 0;
+      else if (event.key === "End") this.at = this.steps.length - 1;
+      else if (/^[0-9]$/.test(event.key)) this.nextDecision(Number(event.key));
+      else return;
+      event.preventDefault();
+      if (before !== this.at) this.draw();
+    });
+    this.draw();
+  }
+
+  nextDecision(seat) {
+    for (let i = this.at + 1; i < this.steps.length; i++) {
+      if (this.steps[i].to_move === seat) { this.at = i; return; }
+    }
+  }
+
+  draw() {
+    const step = this.steps[this.at];
+    const last = this.steps.length - 1;
+    this.info.textContent = "step " + this.at + " / " + last;
+    this.buttons.first.disabled = this.buttons.prev.disabled = this.at === 0;
+    this.buttons.next.disabled = this.buttons.last.disabled = this.at === last;
+    history.replaceState(null, "", "#step=" + this.at + (this.perspective === "all" ? "" : "&seat=" + this.perspective));
+    const seat = this.perspective === "all" ? null : Number(this.perspective);
+    this.action.replaceChildren();
+    if (step.action === null) append(this.action, ["The deal."]);
+    else {
+      const text = seat === null ? step.action : step.action_seen[seat];
+      append(this.action, [el("b", {}, "seat " + step.actor + " (" + this.names[step.actor] + ")"), " played ",
+        el("code", { id: "action-text" }, text), el("span", { class: "muted" }, " · decision time not recorded by this arena")]);
+    }
+    if (step.to_move !== null) append(this.action, [el("br"), "to move: seat " + step.to_move + " (" + this.names[step.to_move] + ")"]);
+    const draw = window.cairnBoards[this.replay.game];
+    this.board.replaceChildren(draw ? draw(step, seat, this.names, el) : el("p", {}, "no board for " + this.replay.game));
+    this.ending.replaceChildren();
+    if (this.at === last) {
+      if (this.replay.error) append(this.ending, [el("p", { class: "error" }, "The replay stops here: " + this.replay.error)]);
+      if (this.replay.outcome) append(this.ending, [el("p", { id: "outcome" }, "Final scores " + this.replay.outcome.scores.join(" : ") + " · ranks " + this.replay.outcome.ranks.join(" : "))]);
+    }
+    for (const node of document.querySelectorAll("#seats .seat")) {
+      node.classList.toggle("tomove", Number(node.dataset.seat) === step.to_move);
+    }
+  }
+}
+
+// ---- routing ------------------------------------------------------------------
+
+async function route() {
+  const parts = location.pathname.split("/").filter(Boolean).map(decodeURIComponent);
+  try {
+    if (parts.length === 0) await homePage();
+    else if (parts[0] === "tournaments" && parts.length === 2) await tournamentPage(parts[1]);
+    else if (parts[0] === "bots" && parts.length === 2) await botPage(parts[1]);
+    else if (parts[0] === "games" && parts.length === 2) await gamePage(parts[1]);
+    else show(el("p", { class: "error" }, "No such page."));
+  } catch (error) {
+    show(el("p", { class: "error", id: "page-error" }, String(error.message || error)));
+  }
+}
+
+route();

@@ -1,0 +1,258 @@
+//! The arena's web pages (`cairn serve --http ADDR`): leaderboards, tournaments
+//! with live progress, a tournament's games, a bot's page, and a replay
+//! viewer. Read-only: every route is a GET, and none reaches a store write.
+//!
+//! # Layout
+//! - this file: the router, the JSON endpoints under `/api/`, the one
+//!   mapping from [`ArenaError`] to a status.
+//! - `assets/`: the page shell, its script, the board drawings and the
+//!   style sheet, embedded with `include_str!` (plain HTML, CSS and JS; no
+//!   build step).
+//!
+//! The pages read only the JSON endpoints. A replay is re-simulated here
+//! ([`cairn_proto::steps`]) and sent as per-step states; the script never
+//! runs game rules. Everything from bots and owners (names, forfeit
+//! details) reaches the page as JSON and is put into the page with
+//! `textContent` only, and the content security policy allows no inline
+//! script, so a hostile name stays text.
+
+use std::future::Future;
+
+use axum::extract::{Path, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use cairn_engine::{GameOptions, Replay};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tokio::net::TcpListener;
+
+use crate::store::LeaderboardQuery;
+use crate::{ArenaError, Store};
+
+const PAGE: &str = include_str!("assets/page.html");
+const APP_JS: &str = include_str!("assets/app.js");
+const BOARDS_JS: &str = include_str!("assets/boards.js");
+const STYLE_CSS: &str = include_str!("assets/style.css");
+
+/// Serves the pages on `listener` until `shutdown` completes.
+pub async fn serve(
+    listener: TcpListener,
+    store: Store,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, router(store))
+        .with_graceful_shutdown(shutdown)
+        .await
+}
+
+/// Every route; GET only.
+pub fn router(store: Store) -> Router {
+    Router::new()
+        .route("/", get(page))
+        .route("/tournaments/{id}", get(page))
+        .route("/bots/{name}", get(page))
+        .route("/games/{id}", get(page))
+        .route("/assets/app.js", get(|| asset(APP_JS, "text/javascript")))
+        .route(
+            "/assets/boards.js",
+            get(|| asset(BOARDS_JS, "text/javascript")),
+        )
+        .route("/assets/style.css", get(|| asset(STYLE_CSS, "text/css")))
+        .route("/api/leaderboards", get(leaderboards))
+        .route("/api/tournaments", get(tournaments))
+        .route("/api/tournaments/{id}", get(tournament))
+        .route("/api/bots/{name}", get(bot))
+        .route("/api/games/{id}", get(game))
+        .fallback(|| async { WebError::NotFound("no such page".into()) })
+        .layer(axum::middleware::map_response(security_headers))
+        .with_state(store)
+}
+
+async fn page() -> Response {
+    asset(PAGE, "text/html; charset=utf-8").await
+}
+
+async fn asset(body: &'static str, content_type: &'static str) -> Response {
+    ([(header::CONTENT_TYPE, content_type)], body).into_response()
+}
+
+/// No inline script, no outside source, no framing: a name that looks like
+/// markup can do nothing even if some code put it into the page as HTML.
+async fn security_headers(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+        ),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+/// Why a request has no answer: the one place an error becomes a status.
+#[derive(Debug)]
+enum WebError {
+    NotFound(String),
+    Internal(String),
+}
+
+impl From<ArenaError> for WebError {
+    fn from(error: ArenaError) -> WebError {
+        match error {
+            ArenaError::NotFound { .. } => WebError::NotFound(error.to_string()),
+            other => WebError::Internal(other.to_string()),
+        }
+    }
+}
+
+impl IntoResponse for WebError {
+    fn into_response(self) -> Response {
+        let (status, message) = match self {
+            WebError::NotFound(message) => (StatusCode::NOT_FOUND, message),
+            WebError::Internal(message) => (StatusCode::INTERNAL_SERVER_ERROR, message),
+        };
+        (status, json_body(&json!({ "error": message }))).into_response()
+    }
+}
+
+type Answer = Result<Response, WebError>;
+
+fn json_body(value: &Value) -> Response {
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        value.to_string(),
+    )
+        .into_response()
+}
+
+fn answer(value: impl serde::Serialize) -> Answer {
+    let value =
+        serde_json::to_value(value).map_err(|error| WebError::Internal(error.to_string()))?;
+    Ok(json_body(&value))
+}
+
+/// An id from a path: anything but a positive integer that fits names nothing.
+fn id(text: &str, what: &str) -> Result<i64, WebError> {
+    text.parse::<i64>()
+        .ok()
+        .filter(|&id| id > 0)
+        .ok_or_else(|| WebError::NotFound(format!("no {what} with that id")))
+}
+
+async fn leaderboards(State(store): State<Store>) -> Answer {
+    let mut boards = Vec::new();
+    for played in store.played_variants().await? {
+        let rows = store
+            .leaderboard(&LeaderboardQuery {
+                game: played.game.clone(),
+                options: played.options.clone(),
+                model: None,
+            })
+            .await?;
+        let rows: Vec<Value> = rows
+            .iter()
+            .map(|row| {
+                json!({
+                    "position": row.position,
+                    "bot": row.bot_name,
+                    "version": row.version,
+                    "owner": row.owner,
+                    "model": row.model.id(),
+                    "rating": row.standing.rating.value,
+                    "uncertainty": row.standing.rating.uncertainty,
+                    "games": row.standing.games,
+                    "wins": row.standing.wins,
+                    "draws": row.standing.draws,
+                    "losses": row.standing.losses,
+                    "forfeits": row.standing.forfeits,
+                    "provisional": row.provisional,
+                })
+            })
+            .collect();
+        boards.push(json!({ "game": played.game, "variant": played.variant, "rows": rows }));
+    }
+    answer(boards)
+}
+
+async fn tournaments(State(store): State<Store>) -> Answer {
+    answer(store.tournament_lines().await?)
+}
+
+async fn tournament(State(store): State<Store>, Path(text): Path<String>) -> Answer {
+    let tournament_id = id(&text, "tournament")?;
+    let line = store.tournament_line(tournament_id).await?;
+    let games = store.tournament_games(tournament_id).await?;
+    answer(json!({ "tournament": line, "games": games }))
+}
+
+async fn bot(State(store): State<Store>, Path(name): Path<String>) -> Answer {
+    answer(store.bot_page(&name).await?)
+}
+
+/// The part of a stored replay file the viewer needs (the runner writes
+/// `{"format": .., "games": [one game]}` for each game it reports).
+#[derive(Debug, Deserialize)]
+struct StoredReplay {
+    games: Vec<StoredGame>,
+}
+
+#[derive(Debug, Deserialize)]
+struct StoredGame {
+    game: String,
+    options: GameOptions,
+    seed: u64,
+    seats: Vec<String>,
+    actions: Vec<String>,
+}
+
+async fn game(State(store): State<Store>, Path(text): Path<String>) -> Answer {
+    let game_id = id(&text, "game")?;
+    let header = store.game_header(game_id).await?;
+    let bytes = store.replay(game_id).await?;
+    // Re-simulation is CPU work: off the request threads.
+    let steps = tokio::task::spawn_blocking(move || replay_json(&bytes))
+        .await
+        .map_err(|error| WebError::Internal(error.to_string()))?;
+    answer(json!({ "game": header, "replay": steps }))
+}
+
+/// Every step of a stored replay as JSON; a replay that cannot be read
+/// becomes `{"error": ..}` for the page to show, not a failed request.
+pub fn replay_json(bytes: &[u8]) -> Value {
+    let stored: StoredReplay = match serde_json::from_slice(bytes) {
+        Ok(stored) => stored,
+        Err(error) => {
+            return json!({ "error": format!("the stored replay is unreadable: {error}") })
+        }
+    };
+    let Some(first) = stored.games.into_iter().next() else {
+        return json!({ "error": "the stored replay holds no game" });
+    };
+    let replay = Replay {
+        game: first.game,
+        options: first.options,
+        seed: first.seed,
+        n_seats: first.seats.len(),
+        actions: first.actions,
+    };
+    match cairn_proto::steps::replay_steps(&replay) {
+        Ok(steps) => steps.to_json(),
+        Err(error) => {
+            json!({ "error": format!("the stored replay does not re-simulate: {error}") })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,410 @@
+//! Every JSON endpoint over real HTTP on 127.0.0.1:0, against a store
+//! holding a played tournament: the answers, and the refusals (unknown,
+//! malformed and huge ids are 404, never 500; writes are 405).
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+
+use cairn_engine::{new_game, GameOptions, Replay};
+use serde_json::{json, Value};
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+
+use crate::store::{GameReport, Lease, MatchReport, NewTournament, SeatResult};
+use crate::testkit::bot_archive;
+use crate::Store;
+use cairn_engine::forfeit::{EndedBy, ForfeitReason};
+
+const HOSTILE_DETAIL: &str = "<img src=x onerror=alert(1)></td><script>alert(2)</script>";
+
+struct Server {
+    address: String,
+    _stop: oneshot::Sender<()>,
+    _folder: tempfile::TempDir,
+}
+
+/// One answer: status, headers (lowercase names) and body.
+struct Answer {
+    status: u16,
+    headers: String,
+    body: String,
+}
+
+impl Answer {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|error| panic!("{error}: {}", self.body))
+    }
+}
+
+/// A minimal HTTP/1.1 client: one request per connection.
+async fn request(server: &Server, method: &str, path: &str) -> Answer {
+    let address = server.address.clone();
+    let request = format!("{method} {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n");
+    tokio::task::spawn_blocking(move || {
+        let mut stream = TcpStream::connect(address).unwrap();
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut raw = Vec::new();
+        stream.read_to_end(&mut raw).unwrap();
+        let raw = String::from_utf8_lossy(&raw).into_owned();
+        let (head, body) = raw.split_once("\r\n\r\n").unwrap();
+        let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+        Answer {
+            status,
+            headers: head.to_ascii_lowercase(),
+            body: body.to_string(),
+        }
+    })
+    .await
+    .unwrap()
+}
+
+async fn get(server: &Server, path: &str) -> Answer {
+    request(server, "GET", path).await
+}
+
+/// A seat's score, rank and forfeit detail.
+type SeatOutcome = (i64, u32, Option<String>);
+
+/// A replay file of `replay` as a runner writes it, and its seats' results:
+/// played to the end, or stopped by `forfeit` (seat, detail) after its actions.
+fn replay_file(
+    replay: &Replay,
+    names: &[&str],
+    forfeit: Option<(usize, &str)>,
+) -> (Vec<u8>, Vec<SeatOutcome>) {
+    let simulation = replay.simulate().unwrap();
+    let hashes: Vec<String> = simulation.hashes[1..]
+        .iter()
+        .map(|h| format!("{h:016x}"))
+        .collect();
+    let (score, forfeits, results) = match forfeit {
+        None => {
+            let outcome = simulation.outcome().unwrap();
+            let results = outcome
+                .scores
+                .iter()
+                .zip(&outcome.ranks)
+                .map(|(&s, &r)| (i64::from(s), r, None))
+                .collect();
+            (
+                json!({"scores": outcome.scores, "ranks": outcome.ranks, "ended_by": "finished"}),
+                json!([]),
+                results,
+            )
+        }
+        Some((seat, detail)) => {
+            let ranks: Vec<u32> = (0..names.len())
+                .map(|s| if s == seat { 2 } else { 1 })
+                .collect();
+            let results = ranks
+                .iter()
+                .enumerate()
+                .map(|(s, &r)| (0, r, (s == seat).then(|| detail.to_string())))
+                .collect();
+            (
+                json!({"scores": vec![0; names.len()], "ranks": ranks, "ended_by": "forfeit"}),
+                json!([{"seat": seat, "reason": "timeout", "detail": detail, "after_actions": replay.actions.len()}]),
+                results,
+            )
+        }
+    };
+    let file = json!({"format": "cairn-replay-1", "games": [{
+        "game": replay.game, "options": replay.options, "seed": replay.seed, "seats": names,
+        "actions": replay.actions, "hashes": hashes, "forfeits": forfeits, "score": score,
+    }]});
+    (file.to_string().into_bytes(), results)
+}
+
+/// First-legal play of a game from `seed`: to the end, or `n_actions` long.
+fn first_moves(game: &str, n_seats: usize, seed: u64, n_actions: usize) -> Replay {
+    let mut state = new_game(game, &GameOptions::new(), n_seats, seed).unwrap();
+    let mut actions = Vec::new();
+    while actions.len() < n_actions {
+        let Some(first) = state.legal_actions().into_iter().next() else {
+            break;
+        };
+        state.apply_text(&first).unwrap();
+        actions.push(first);
+    }
+    Replay {
+        game: game.into(),
+        options: GameOptions::new(),
+        seed,
+        n_seats,
+        actions,
+    }
+}
+
+/// Reports a leased match: played to the end, or (`forfeit`) forfeited
+/// by alpha's seat with a hostile detail after five actions.
+fn report(lease: &Lease, forfeit: bool) -> MatchReport {
+    let alpha = lease
+        .seats
+        .iter()
+        .position(|s| s.bot_name == "alpha")
+        .unwrap();
+    let names: Vec<&str> = lease.seats.iter().map(|s| s.bot_name.as_str()).collect();
+    let games = lease
+        .games
+        .iter()
+        .map(|game| {
+            let forfeit = forfeit.then_some((alpha, HOSTILE_DETAIL));
+            let length = if forfeit.is_some() { 5 } else { usize::MAX };
+            let replay = first_moves(&lease.game, lease.seats.len(), game.seed, length);
+            let (bytes, results) = replay_file(&replay, &names, forfeit);
+            GameReport {
+                game_index: game.game_index,
+                seats: lease
+                    .seats
+                    .iter()
+                    .zip(results)
+                    .map(|(seat, (score, rank, detail))| SeatResult {
+                        bot_version_id: seat.bot_version_id,
+                        score,
+                        rank,
+                        forfeit: detail.map(|detail| crate::store::Forfeit {
+                            reason: ForfeitReason::Timeout,
+                            detail,
+                        }),
+                    })
+                    .collect(),
+                replay: bytes,
+                ended_by: if forfeit.is_some() {
+                    EndedBy::Forfeit
+                } else {
+                    EndedBy::Finished
+                },
+            }
+        })
+        .collect();
+    MatchReport {
+        match_id: lease.match_id,
+        lease_generation: lease.lease_generation,
+        games,
+    }
+}
+
+/// A store with one Schotten Totten tournament between two bots, its two
+/// one-game matches reported (the second forfeited), served on 127.0.0.1:0.
+async fn served() -> Server {
+    let folder = tempfile::tempdir().unwrap();
+    let store = Store::open(folder.path().join("arena.db")).await.unwrap();
+    let (owner, _) = store.register_owner("ada").await.unwrap();
+    for bot in ["alpha", "beta"] {
+        store
+            .submit_bot_version(&owner, &bot_archive(bot, 1))
+            .await
+            .unwrap();
+    }
+    let tournament = NewTournament {
+        game: "schotten-totten".into(),
+        options: GameOptions::new(),
+        bots: vec!["alpha".into(), "beta".into()],
+        seats_per_game: 2,
+        games_per_pairing: 2,
+        seed: 9,
+    };
+    store.create_tournament(&owner, &tournament).await.unwrap();
+    let (runner, _) = store.register_runner("r1").await.unwrap();
+    for forfeit in [false, true] {
+        let lease = store.lease_match(&runner, 60_000).await.unwrap().unwrap();
+        store
+            .report_result(&runner, &report(&lease, forfeit))
+            .await
+            .unwrap();
+    }
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap().to_string();
+    let (stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(super::serve(listener, store, async move {
+        let _ = stopped.await;
+    }));
+    Server {
+        address,
+        _stop: stop,
+        _folder: folder,
+    }
+}
+
+#[tokio::test]
+async fn the_leaderboard_and_tournaments_list_the_played_tournament() {
+    let server = served().await;
+    let boards = get(&server, "/api/leaderboards").await;
+    assert_eq!(boards.status, 200);
+    assert!(boards.headers.contains("content-type: application/json"));
+    let boards = boards.json();
+    assert_eq!(boards[0]["game"], "schotten-totten");
+    let bots: Vec<&str> = boards[0]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["bot"].as_str().unwrap())
+        .collect();
+    assert_eq!(bots.len(), 2, "{boards}");
+    assert!(bots.contains(&"alpha") && bots.contains(&"beta"));
+
+    let list = get(&server, "/api/tournaments").await.json();
+    assert_eq!(list[0]["id"], 1);
+    assert_eq!(
+        (
+            list[0]["games_done"].as_i64(),
+            list[0]["games_total"].as_i64()
+        ),
+        (Some(2), Some(2))
+    );
+
+    let one = get(&server, "/api/tournaments/1").await.json();
+    let games = one["games"].as_array().unwrap();
+    assert_eq!(games.len(), 2);
+    let forfeited: Vec<&Value> = games[1]["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| !s["forfeit_reason"].is_null())
+        .collect();
+    assert_eq!(forfeited.len(), 1, "{one}");
+    assert_eq!(forfeited[0]["bot_name"], "alpha");
+    assert_eq!(forfeited[0]["forfeit_detail"], HOSTILE_DETAIL);
+}
+
+#[tokio::test]
+async fn a_bots_page_lists_versions_games_and_forfeits_with_reasons() {
+    let server = served().await;
+    let page = get(&server, "/api/bots/alpha").await;
+    assert_eq!(page.status, 200);
+    let page = page.json();
+    assert_eq!(page["owner"], "ada");
+    assert_eq!(page["versions"].as_array().unwrap().len(), 1);
+    let games = page["games"].as_array().unwrap();
+    assert_eq!(games.len(), 2);
+    let forfeits: Vec<&Value> = games
+        .iter()
+        .filter(|g| !g["forfeit_reason"].is_null())
+        .collect();
+    assert_eq!(forfeits.len(), 1, "{page}");
+    assert_eq!(forfeits[0]["forfeit_detail"], HOSTILE_DETAIL);
+}
+
+#[tokio::test]
+async fn a_game_comes_with_every_step_and_every_seats_view() {
+    let server = served().await;
+    let tournament = get(&server, "/api/tournaments/1").await.json();
+    let game_id = tournament["games"][0]["game_id"].as_i64().unwrap();
+    let game = get(&server, &format!("/api/games/{game_id}")).await.json();
+    assert_eq!(game["game"]["seats"][0]["bot_name"], "alpha");
+    let replay = &game["replay"];
+    let steps = replay["steps"].as_array().unwrap();
+    assert!(steps.len() > 20, "{}", steps.len());
+    assert!(replay["error"].is_null());
+    assert_eq!(replay["outcome"]["ranks"].as_array().unwrap().len(), 2);
+    assert_eq!(steps[0]["action"], Value::Null);
+    assert_eq!(steps[1]["actor"], steps[0]["to_move"]);
+    let views = steps[5]["views"].as_array().unwrap();
+    assert_eq!(views.len(), 2);
+    assert_eq!(views[1]["seat"], 1);
+    assert_eq!(views[0]["stones"].as_array().unwrap().len(), 9);
+    assert_ne!(views[0]["hand"], views[1]["hand"]);
+
+    let forfeited = tournament["games"][1]["game_id"].as_i64().unwrap();
+    let short = get(&server, &format!("/api/games/{forfeited}"))
+        .await
+        .json();
+    assert_eq!(short["replay"]["steps"].as_array().unwrap().len(), 6);
+    assert!(short["replay"]["outcome"].is_null());
+}
+
+#[tokio::test]
+async fn unknown_malformed_and_huge_ids_are_not_found_never_a_server_error() {
+    let server = served().await;
+    let long = "9".repeat(5000);
+    let paths = [
+        "/api/games/0".to_string(),
+        "/api/games/-1".into(),
+        "/api/games/99".into(),
+        "/api/games/abc".into(),
+        "/api/games/1.5".into(),
+        "/api/games/%00".into(),
+        "/api/games/99999999999999999999999999".into(),
+        "/api/games/9223372036854775807".into(),
+        format!("/api/games/{long}"),
+        "/api/tournaments/0".into(),
+        "/api/tournaments/42".into(),
+        "/api/tournaments/x%27%20OR%201=1".into(),
+        "/api/tournaments/18446744073709551616".into(),
+        "/api/bots/nobody".into(),
+        "/api/bots/%3Cscript%3E".into(),
+        "/api/bots/a%27%20OR%20%271%27=%271".into(),
+        "/api/games/1/extra".into(),
+        "/api/nothing".into(),
+        "/nothing".into(),
+    ];
+    for path in &paths {
+        let answer = get(&server, path).await;
+        assert_eq!(answer.status, 404, "{path}: {}", answer.body);
+        assert!(answer.json()["error"].is_string(), "{path}");
+    }
+}
+
+#[tokio::test]
+async fn the_pages_are_read_only_and_locked_down() {
+    let server = served().await;
+    for method in ["POST", "PUT", "DELETE", "PATCH"] {
+        let answer = request(&server, method, "/api/games/1").await;
+        assert_eq!(answer.status, 405, "{method}");
+    }
+    for path in [
+        "/",
+        "/games/1",
+        "/bots/alpha",
+        "/tournaments/1",
+        "/assets/app.js",
+        "/assets/boards.js",
+        "/assets/style.css",
+    ] {
+        let answer = get(&server, path).await;
+        assert_eq!(answer.status, 200, "{path}");
+        assert!(
+            answer
+                .headers
+                .contains("content-security-policy: default-src 'none'; script-src 'self'"),
+            "{path}"
+        );
+        assert!(
+            answer.headers.contains("x-content-type-options: nosniff"),
+            "{path}"
+        );
+    }
+    assert!(get(&server, "/games/1")
+        .await
+        .body
+        .contains("/assets/app.js"));
+}
+
+#[test]
+fn a_stored_replay_that_is_garbage_or_does_not_re_simulate_is_shown_as_an_error() {
+    let garbage = super::replay_json(b"\xff not json");
+    assert!(garbage["error"].as_str().unwrap().contains("unreadable"));
+    let empty = super::replay_json(br#"{"format": "cairn-replay-1", "games": []}"#);
+    assert!(empty["error"].is_string());
+    let chess = super::replay_json(
+        br#"{"games": [{"game": "chess", "options": {}, "seed": 1, "seats": ["a", "b"], "actions": []}]}"#,
+    );
+    assert!(
+        chess["error"].as_str().unwrap().contains("chess"),
+        "{chess}"
+    );
+    let huge_table = super::replay_json(
+        br#"{"games": [{"game": "bullfrogs", "options": {}, "seed": 1, "seats": ["a","a","a","a","a","a","a","a","a"], "actions": []}]}"#,
+    );
+    assert!(huge_table["error"].is_string(), "{huge_table}");
+    let mut replay = first_moves("schotten-totten", 2, 4, 10);
+    replay.actions[6] = "claim 99999999999999999999".into();
+    let bytes = json!({"games": [{"game": replay.game, "options": {}, "seed": 4, "seats": ["a", "b"], "actions": replay.actions}]})
+        .to_string();
+    let cut = super::replay_json(bytes.as_bytes());
+    assert_eq!(cut["steps"].as_array().unwrap().len(), 7);
+    assert!(
+        cut["error"].as_str().unwrap().starts_with("action 6"),
+        "{cut}"
+    );
+}
