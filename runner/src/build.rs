@@ -142,6 +142,23 @@ pub fn build_folder(
     })
 }
 
+/// Whether an I/O error while keeping a build's output is the host's: its
+/// disk or memory, as opposed to what the build wrote.
+fn is_host_io_fault(error: &io::Error) -> bool {
+    matches!(
+        error.raw_os_error(),
+        Some(
+            libc::ENOSPC
+                | libc::EDQUOT
+                | libc::EIO
+                | libc::ENOMEM
+                | libc::EROFS
+                | libc::EMFILE
+                | libc::ENFILE
+        )
+    )
+}
+
 fn host(context: &str) -> impl FnOnce(io::Error) -> BuildError + '_ {
     move |error| BuildError::Host(format!("{context}: {error}"))
 }
@@ -180,7 +197,15 @@ fn sandboxed_build(
         return Err(BuildError::failed(detail, log_tail));
     }
     replace_with_output(folder, output.path()).map_err(|error| match error {
-        CopyError::Io(error) => BuildError::Host(format!("keeping the build output: {error}")),
+        CopyError::Io(error) if is_host_io_fault(&error) => {
+            BuildError::Host(format!("keeping the build output: {error}"))
+        }
+        // What the build left cannot be read or written back (a folder
+        // it made unreadable, a name too long): its own doing.
+        CopyError::Io(error) => BuildError::failed(
+            format!("its output cannot be kept: {error}"),
+            log_tail.clone(),
+        ),
         CopyError::Refused(detail) => BuildError::failed(detail, log_tail.clone()),
     })?;
     Ok(log_tail)
@@ -296,14 +321,25 @@ impl OutputFolder {
         fs::create_dir(&path).map_err(host("creating the build folder"))?;
         let output = OutputFolder { path };
         let options = format!("size={size},mode=0755,nr_inodes=65536");
-        nix::mount::mount(
+        let mounted = nix::mount::mount(
             Some("tmpfs"),
             output.path.as_path(),
             Some("tmpfs"),
             nix::mount::MsFlags::MS_NOSUID | nix::mount::MsFlags::MS_NODEV,
             Some(options.as_str()),
-        )
-        .map_err(|errno| BuildError::Host(format!("mounting the build folder: {errno}")))?;
+        );
+        match mounted {
+            Ok(()) => {}
+            // Without the right to mount (a runner that is not root, whose
+            // sandbox lacks most layers anyway, as `cairn doctor` says),
+            // the output is a plain folder: its size is then not capped.
+            Err(nix::errno::Errno::EPERM) => {}
+            Err(errno) => {
+                return Err(BuildError::Host(format!(
+                    "mounting the build folder: {errno}"
+                )))
+            }
+        }
         Ok(output)
     }
 

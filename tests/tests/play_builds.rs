@@ -86,7 +86,11 @@ fn a_failed_build_is_one_line_naming_the_fix_then_the_logs_tail() {
     let manifest = "name = \"broken\"\nbuild = [\"sh\", \"-c\", \"echo 'error: expected one of'; exit 101\"]\ncommand = [\"python3\", \"random_bot.py\"]\n";
     let folder = python_folder(scratch.path(), manifest);
     let output = play(&scratch.path().join("cache"), &[&folder, &folder]);
-    assert_eq!(output.status.code(), Some(2), "cairn's exit code for an error");
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "cairn's exit code for an error"
+    );
     let stderr = String::from_utf8_lossy(&output.stderr);
     let first = stderr
         .lines()
