@@ -439,6 +439,46 @@ fn replace_with_output(folder: &Path, output: &Path) -> Result<(), CopyError> {
     copied
 }
 
+/// Removes what builds and unpacks of dead processes left in `root` (a
+/// runner killed mid-build leaves its `.partial` folder, its output tmpfs
+/// still mounted, a half-copied `.built` folder): every hidden entry whose
+/// name carries the id of a process that no longer runs. Entries of live
+/// processes (another runner sharing the cache) are left alone. Returns how
+/// many entries were removed.
+pub fn sweep_leftovers(root: &Path) -> usize {
+    let Ok(entries) = fs::read_dir(root) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = leftover_pid(&name) else {
+            continue;
+        };
+        if Path::new("/proc").join(pid.to_string()).exists() {
+            continue;
+        }
+        remove_output(&entry.path());
+        removed += 1;
+    }
+    removed
+}
+
+/// The process id in a work folder's name: `.<hash>.<pid>.partial...`,
+/// `.<hash>.<pid>.staging`, `<...>.build-<pid>`.
+fn leftover_pid(name: &str) -> Option<u32> {
+    if !name.starts_with('.') {
+        return None;
+    }
+    if let Some((_, pid)) = name.rsplit_once(".build-") {
+        return pid.parse().ok();
+    }
+    let mut parts = name[1..].split('.');
+    let _hash = parts.next()?;
+    let pid = parts.next()?.parse().ok()?;
+    parts.next().is_some().then_some(pid)
+}
+
 /// The environment a plain build gets: none of the runner's but `PATH`.
 pub fn scrubbed_environment(home: &Path) -> Vec<(String, String)> {
     let path = std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into());
@@ -523,5 +563,45 @@ fn plain_build(
             ),
             log_tail,
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn leftovers_are_known_by_the_process_id_in_their_name() {
+        let hash = "ab".repeat(32);
+        assert_eq!(leftover_pid(&format!(".{hash}.42.partial")), Some(42));
+        assert_eq!(
+            leftover_pid(&format!(".{hash}.42.partial.partial")),
+            Some(42)
+        );
+        assert_eq!(
+            leftover_pid(&format!(".{hash}.42.partial.build-42")),
+            Some(42)
+        );
+        assert_eq!(leftover_pid(&format!(".{hash}.7.staging")), Some(7));
+        assert_eq!(leftover_pid(&hash), None);
+        assert_eq!(leftover_pid(&format!(".{hash}")), None);
+        assert_eq!(leftover_pid(".cache.lock"), None);
+    }
+
+    #[test]
+    fn a_sweep_removes_the_leftovers_of_dead_processes_only() {
+        let root = tempfile::tempdir().unwrap();
+        let hash = "cd".repeat(32);
+        // Pid 4194304 is above Linux's largest (pid_max), so never alive.
+        let dead = root.path().join(format!(".{hash}.4194304.partial"));
+        let live = root
+            .path()
+            .join(format!(".{hash}.{}.partial", std::process::id()));
+        let artifact = root.path().join(&hash);
+        for folder in [&dead, &live, &artifact] {
+            fs::create_dir_all(folder.join("inside")).unwrap();
+        }
+        assert_eq!(sweep_leftovers(root.path()), 1);
+        assert!(!dead.exists() && live.exists() && artifact.exists());
     }
 }
