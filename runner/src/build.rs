@@ -169,7 +169,7 @@ fn sandboxed_build(
     limits: &BuildLimits,
 ) -> Result<String, BuildError> {
     let output = OutputFolder::create(folder, limits.output_bytes)?;
-    copy_tree(folder, output.path()).map_err(|error| match error {
+    copy_tree(folder, output.path(), limits.output_bytes).map_err(|error| match error {
         CopyError::Io(error) => {
             BuildError::Host(format!("copying the bot into the build: {error}"))
         }
@@ -196,18 +196,20 @@ fn sandboxed_build(
     if let Some(detail) = outcome_failure(&outcome, limits.wall) {
         return Err(BuildError::failed(detail, log_tail));
     }
-    replace_with_output(folder, output.path()).map_err(|error| match error {
-        CopyError::Io(error) if is_host_io_fault(&error) => {
-            BuildError::Host(format!("keeping the build output: {error}"))
-        }
-        // What the build left cannot be read or written back (a folder
-        // it made unreadable, a name too long): its own doing.
-        CopyError::Io(error) => BuildError::failed(
-            format!("its output cannot be kept: {error}"),
-            log_tail.clone(),
-        ),
-        CopyError::Refused(detail) => BuildError::failed(detail, log_tail.clone()),
-    })?;
+    replace_with_output(folder, output.path(), limits.output_bytes).map_err(
+        |error| match error {
+            CopyError::Io(error) if is_host_io_fault(&error) => {
+                BuildError::Host(format!("keeping the build output: {error}"))
+            }
+            // What the build left cannot be read or written back (a folder
+            // it made unreadable, a name too long): its own doing.
+            CopyError::Io(error) => BuildError::failed(
+                format!("its output cannot be kept: {error}"),
+                log_tail.clone(),
+            ),
+            CopyError::Refused(detail) => BuildError::failed(detail, log_tail.clone()),
+        },
+    )?;
     Ok(log_tail)
 }
 
@@ -374,9 +376,12 @@ impl From<io::Error> for CopyError {
 
 /// Copies the files, folders and links of `from` into the existing folder
 /// `to`, as the runner's user, with modes reduced to `rwxr-xr-x`; anything
-/// else, or a path past the depth and length caps, is refused. Iterative, so
-/// a tree of any depth costs no stack.
-fn copy_tree(from: &Path, to: &Path) -> Result<(), CopyError> {
+/// else, a path past the depth and length caps, or more than `max_bytes` of
+/// files in all (hard links count once per name: a file linked a thousand
+/// times on a capped tmpfs must not become a thousand copies on the disk),
+/// is refused. Iterative, so a tree of any depth costs no stack.
+fn copy_tree(from: &Path, to: &Path, max_bytes: u64) -> Result<(), CopyError> {
+    let mut total_bytes = 0_u64;
     let mut pending = vec![PathBuf::new()];
     while let Some(relative) = pending.pop() {
         let source = from.join(&relative);
@@ -399,6 +404,12 @@ fn copy_tree(from: &Path, to: &Path) -> Result<(), CopyError> {
                 fs::create_dir(&target)?;
                 pending.push(relative);
             } else if kind.is_file() {
+                total_bytes = total_bytes.saturating_add(meta.len());
+                if total_bytes > max_bytes {
+                    return Err(CopyError::Refused(format!(
+                        "the build output holds more than {max_bytes} bytes of files"
+                    )));
+                }
                 fs::copy(entry.path(), &target)?;
                 let mode = if meta.mode() & 0o111 != 0 {
                     0o755
@@ -419,7 +430,7 @@ fn copy_tree(from: &Path, to: &Path) -> Result<(), CopyError> {
 
 /// Replaces the contents of `folder` by those of `output`: copied into a
 /// fresh sibling first, which is swapped in only when complete.
-fn replace_with_output(folder: &Path, output: &Path) -> Result<(), CopyError> {
+fn replace_with_output(folder: &Path, output: &Path, max_bytes: u64) -> Result<(), CopyError> {
     let mut name = folder.as_os_str().to_os_string();
     name.push(".built");
     let built = PathBuf::from(name);
@@ -427,7 +438,7 @@ fn replace_with_output(folder: &Path, output: &Path) -> Result<(), CopyError> {
         fs::remove_dir_all(&built)?;
     }
     fs::create_dir(&built)?;
-    let copied = copy_tree(output, &built).and_then(|()| {
+    let copied = copy_tree(output, &built, max_bytes).and_then(|()| {
         fs::set_permissions(&built, fs::Permissions::from_mode(0o755))?;
         fs::remove_dir_all(folder)?;
         fs::rename(&built, folder)?;
