@@ -402,6 +402,8 @@ fn copy_tree(from: &Path, to: &Path, max_bytes: u64) -> Result<(), CopyError> {
                 symlink(fs::read_link(entry.path())?, &target)?;
             } else if kind.is_dir() {
                 fs::create_dir(&target)?;
+                // Whatever the runner's umask: the bot's uid must read it.
+                fs::set_permissions(&target, fs::Permissions::from_mode(0o755))?;
                 pending.push(relative);
             } else if kind.is_file() {
                 total_bytes = total_bytes.saturating_add(meta.len());
