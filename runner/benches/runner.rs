@@ -53,6 +53,43 @@ fn main() {
     eprintln!("{}", sandbox.describe());
     report_match("", &sandbox, games, raw_median);
     report_match("_plain", &PlainLauncher, games, raw_median);
+    report_builds(if quick { 10 } else { 30 });
+}
+
+/// What the sandbox adds to a build: the median wall time of a build that
+/// only writes one small file, sandboxed (output tmpfs, copy in and out)
+/// and plain, on a bot folder of 20 files.
+fn report_builds(runs: usize) {
+    use cairn_runner::build::{build_folder, BuildLimits, Builder};
+    let scratch = std::env::temp_dir().join(format!("cairn-build-bench-{}", std::process::id()));
+    let folder = scratch.join("bot");
+    std::fs::create_dir_all(&folder).expect("bench folder");
+    for index in 0..20 {
+        std::fs::write(folder.join(format!("src{index}.py")), vec![b'x'; 4096]).expect("file");
+    }
+    let command = [
+        "sh".to_string(),
+        "-c".to_string(),
+        "echo built > out.txt".to_string(),
+    ];
+    for (suffix, builder) in [
+        ("", Builder::sandboxed(BuildLimits::default())),
+        ("_plain", Builder::plain(BuildLimits::default())),
+    ] {
+        let mut walls: Vec<Duration> = (0..runs)
+            .map(|_| {
+                let started = Instant::now();
+                build_folder(&folder, &command, &builder).expect("the bench build works");
+                started.elapsed()
+            })
+            .collect();
+        walls.sort();
+        println!(
+            "bench: runner/build_wall_median_ms{suffix} {:.1} ms",
+            walls[walls.len() / 2].as_secs_f64() * 1e3
+        );
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
 }
 
 fn report_match(suffix: &str, launcher: &dyn BotLauncher, games: u32, raw_median: Duration) {

@@ -1,6 +1,6 @@
 //! The match loop: the engine referees, the bots only propose. A match is
 //! a list of games between the same bots (each with its seed and seating,
-//! see [`crate::plan`]), one process per bot for the whole match (restarted
+//! see [`crate::seating`]), one process per bot for the whole match (restarted
 //! for the next game only after it forfeited one).
 //!
 //! A seat that forfeits is out. With two seats the game stops and the

@@ -186,6 +186,9 @@ fn builds_that_spin_sleep_fork_fill_the_disk_or_fail_are_stopped_as_the_bots_fau
         ),
         ("fifo", "mkfifo pipe", "neither a file"),
         ("false", "echo 'cannot compile' >&2; false", "code 1"),
+        ("hard links", "head -c 1000000 /dev/zero > a && for i in $(seq 40); do ln a l$i; done", "more than 16777216 bytes"),
+        ("deep tree", "for i in $(seq 80); do mkdir d && cd d || exit 9; done", "deeper than 64"),
+        ("many files", "python3 -c \"[open(f'f{i}', 'w').close() for i in range(70000)]\" 2>/dev/null || exit 9", "code 9"),
     ];
     for (name, script, expected) in cases {
         let (_scratch, folder) = bot_folder("hostile", script);

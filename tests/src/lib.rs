@@ -11,6 +11,8 @@
 //! - `tests/hello.rs`: a seat silent at hello forfeits alone, at every size.
 //! - `tests/start_faults.rs`: `start_failed` vs `crash` vs the host's error.
 //! - `tests/play_builds.rs`: `cairn play` builds sandboxed, from its cache.
+//! - `tests/arena_builds.rs`: a hostile build on a real sandboxed runner.
+//! - `tests/arena_archives.rs`: what a runner cannot unpack, the arena refuses.
 //! - `tests/events.rs`: every seat sees every action once, in order.
 //! - `tests/sandboxed.rs`: the same through the sandbox.
 //! - `tests/sandboxed_hostile.rs`: every hostile act of issue 5 through the

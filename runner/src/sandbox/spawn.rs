@@ -315,7 +315,10 @@ fn environment(
         ("LOGNAME", "bot"),
         ("PYTHONDONTWRITEBYTECODE", "1"),
     ];
-    let extra = crate::launch::allowed_env(&spec.env);
+    let extra = spec
+        .env
+        .iter()
+        .map(|(key, value)| (key.as_str(), value.as_str()));
     base.into_iter()
         .chain(extra)
         .map(|(key, value)| c_string(&format!("{key}={value}")))

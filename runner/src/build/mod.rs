@@ -16,21 +16,21 @@
 
 use std::fs;
 use std::io::{self, Read};
-use std::os::unix::fs::{symlink, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+mod output;
+
+pub use output::sweep_leftovers;
+
+use self::output::{copy_tree, is_host_io_fault, replace_with_output, CopyError, OutputFolder};
 use crate::sandbox::{Ending, Limits, ProcessOutcome, Sandbox, SandboxSpec, SandboxedProcess};
 
 /// The most of a build's output (stdout and stderr together) that is kept:
 /// its last bytes, where the error usually is.
 pub const LOG_TAIL_BYTES: usize = 16 << 10;
-/// The deepest and longest path a build output may hold.
-const MAX_OUTPUT_DEPTH: usize = 64;
-const MAX_OUTPUT_PATH_BYTES: usize = 2048;
-
 /// What a build may use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BuildLimits {
@@ -142,7 +142,7 @@ pub fn build_folder(
     })
 }
 
-fn host(context: &str) -> impl FnOnce(io::Error) -> BuildError + '_ {
+pub(crate) fn host(context: &str) -> impl FnOnce(io::Error) -> BuildError + '_ {
     move |error| BuildError::Host(format!("{context}: {error}"))
 }
 
@@ -152,7 +152,7 @@ fn sandboxed_build(
     limits: &BuildLimits,
 ) -> Result<String, BuildError> {
     let output = OutputFolder::create(folder, limits.output_bytes)?;
-    copy_tree(folder, output.path()).map_err(|error| match error {
+    copy_tree(folder, output.path(), limits.output_bytes).map_err(|error| match error {
         CopyError::Io(error) => {
             BuildError::Host(format!("copying the bot into the build: {error}"))
         }
@@ -179,10 +179,20 @@ fn sandboxed_build(
     if let Some(detail) = outcome_failure(&outcome, limits.wall) {
         return Err(BuildError::failed(detail, log_tail));
     }
-    replace_with_output(folder, output.path()).map_err(|error| match error {
-        CopyError::Io(error) => BuildError::Host(format!("keeping the build output: {error}")),
-        CopyError::Refused(detail) => BuildError::failed(detail, log_tail.clone()),
-    })?;
+    replace_with_output(folder, output.path(), limits.output_bytes).map_err(
+        |error| match error {
+            CopyError::Io(error) if is_host_io_fault(&error) => {
+                BuildError::Host(format!("keeping the build output: {error}"))
+            }
+            // What the build left cannot be read or written back (a folder
+            // it made unreadable, a name too long): its own doing.
+            CopyError::Io(error) => BuildError::failed(
+                format!("its output cannot be kept: {error}"),
+                log_tail.clone(),
+            ),
+            CopyError::Refused(detail) => BuildError::failed(detail, log_tail.clone()),
+        },
+    )?;
     Ok(log_tail)
 }
 
@@ -277,130 +287,6 @@ impl LogTail {
         let kept = self.bytes.lock().map(|b| b.clone()).unwrap_or_default();
         String::from_utf8_lossy(&kept).into_owned()
     }
-}
-
-/// A capped tmpfs mounted on a fresh folder beside the bot folder,
-/// unmounted and removed when dropped.
-struct OutputFolder {
-    path: PathBuf,
-}
-
-impl OutputFolder {
-    fn create(folder: &Path, size: u64) -> Result<OutputFolder, BuildError> {
-        let mut name = folder.as_os_str().to_os_string();
-        name.push(format!(".build-{}", std::process::id()));
-        let path = PathBuf::from(name);
-        if path.exists() {
-            remove_output(&path);
-        }
-        fs::create_dir(&path).map_err(host("creating the build folder"))?;
-        let output = OutputFolder { path };
-        let options = format!("size={size},mode=0755,nr_inodes=65536");
-        nix::mount::mount(
-            Some("tmpfs"),
-            output.path.as_path(),
-            Some("tmpfs"),
-            nix::mount::MsFlags::MS_NOSUID | nix::mount::MsFlags::MS_NODEV,
-            Some(options.as_str()),
-        )
-        .map_err(|errno| BuildError::Host(format!("mounting the build folder: {errno}")))?;
-        Ok(output)
-    }
-
-    fn path(&self) -> &Path {
-        &self.path
-    }
-}
-
-impl Drop for OutputFolder {
-    fn drop(&mut self) {
-        remove_output(&self.path);
-    }
-}
-
-fn remove_output(path: &Path) {
-    let _ = nix::mount::umount2(path, nix::mount::MntFlags::MNT_DETACH);
-    let _ = fs::remove_dir_all(path);
-}
-
-/// Why a tree was not copied.
-enum CopyError {
-    Io(io::Error),
-    /// What the build left is not something the runner keeps.
-    Refused(String),
-}
-
-impl From<io::Error> for CopyError {
-    fn from(error: io::Error) -> Self {
-        CopyError::Io(error)
-    }
-}
-
-/// Copies the files, folders and links of `from` into the existing folder
-/// `to`, as the runner's user, with modes reduced to `rwxr-xr-x`; anything
-/// else, or a path past the depth and length caps, is refused. Iterative, so
-/// a tree of any depth costs no stack.
-fn copy_tree(from: &Path, to: &Path) -> Result<(), CopyError> {
-    let mut pending = vec![PathBuf::new()];
-    while let Some(relative) = pending.pop() {
-        let source = from.join(&relative);
-        for entry in fs::read_dir(&source)? {
-            let entry = entry?;
-            let relative = relative.join(entry.file_name());
-            if relative.components().count() > MAX_OUTPUT_DEPTH
-                || relative.as_os_str().len() > MAX_OUTPUT_PATH_BYTES
-            {
-                return Err(CopyError::Refused(format!(
-                    "the build output holds a path deeper than {MAX_OUTPUT_DEPTH} or longer than {MAX_OUTPUT_PATH_BYTES} bytes"
-                )));
-            }
-            let meta = entry.metadata()?;
-            let target = to.join(&relative);
-            let kind = meta.file_type();
-            if kind.is_symlink() {
-                symlink(fs::read_link(entry.path())?, &target)?;
-            } else if kind.is_dir() {
-                fs::create_dir(&target)?;
-                pending.push(relative);
-            } else if kind.is_file() {
-                fs::copy(entry.path(), &target)?;
-                let mode = if meta.mode() & 0o111 != 0 {
-                    0o755
-                } else {
-                    0o644
-                };
-                fs::set_permissions(&target, fs::Permissions::from_mode(mode))?;
-            } else {
-                return Err(CopyError::Refused(format!(
-                    "the build output holds `{}`, which is neither a file, a folder nor a link",
-                    relative.display()
-                )));
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Replaces the contents of `folder` by those of `output`: copied into a
-/// fresh sibling first, which is swapped in only when complete.
-fn replace_with_output(folder: &Path, output: &Path) -> Result<(), CopyError> {
-    let mut name = folder.as_os_str().to_os_string();
-    name.push(".built");
-    let built = PathBuf::from(name);
-    if built.exists() {
-        fs::remove_dir_all(&built)?;
-    }
-    fs::create_dir(&built)?;
-    let copied = copy_tree(output, &built).and_then(|()| {
-        fs::set_permissions(&built, fs::Permissions::from_mode(0o755))?;
-        fs::remove_dir_all(folder)?;
-        fs::rename(&built, folder)?;
-        Ok(())
-    });
-    if copied.is_err() {
-        let _ = fs::remove_dir_all(&built);
-    }
-    copied
 }
 
 /// The environment a plain build gets: none of the runner's but `PATH`.

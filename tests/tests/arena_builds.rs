@@ -1,0 +1,108 @@
+//! A hostile build on a real runner, sandbox on (issue 9, finding 1): the
+//! build tries to reach a listener the test opens on the loopback, to write
+//! outside its output folder and to read the runner's token (in the
+//! runner's environment and on its command line); each attempt fails, the
+//! build still succeeds with what it may do, and the tournament finishes.
+
+mod arena_support;
+
+use std::net::TcpListener;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use arena_support::{
+    add_bot, cairn, cairn_binary, create_round_robin, register_owner, wait_for_progress, Arena,
+    Running, RUNNER_TOKEN,
+};
+
+/// Every file under `dir` holding `needle` (links not followed).
+fn files_holding(dir: &Path, needle: &str) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(path) = pending.pop() {
+        let Ok(meta) = path.symlink_metadata() else {
+            continue;
+        };
+        if meta.is_dir() {
+            pending.extend(
+                std::fs::read_dir(&path)
+                    .unwrap()
+                    .flatten()
+                    .map(|e| e.path()),
+            );
+        } else if meta.is_file()
+            && String::from_utf8_lossy(&std::fs::read(&path).unwrap_or_default()).contains(needle)
+        {
+            found.push(path);
+        }
+    }
+    found
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hostile_build_on_a_real_runner_is_sandboxed_and_the_tournament_finishes() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let outside = tempfile::tempdir().unwrap();
+    let escape = outside.path().join("escape.txt");
+    let arena = Arena::start();
+    let token = register_owner(&arena, "eve").await;
+    add_bot(&arena, &token, "plain", "first");
+    let folder = arena.folder.path().join("bots").join("hostile-build");
+    std::fs::create_dir_all(&folder).unwrap();
+    let build = format!(
+        "python3 -c \"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=1)\" && echo connected >> seen.txt; \
+         echo pwned > {escape} && echo wrote >> seen.txt; \
+         env >> seen.txt; cat /proc/1/environ /proc/1/cmdline >> seen.txt 2>&1; true",
+        escape = escape.display()
+    );
+    // The bot itself is the bundled random bot (the sandbox shows the
+    // `cairn` binary's folder because it is the command).
+    let manifest = format!(
+        "name = \"hostile-build\"\nbuild = [\"sh\", \"-c\", {build:?}]\ncommand = [{:?}, \"bot-run\", \"random\"]\n",
+        cairn_binary().display().to_string()
+    );
+    std::fs::write(folder.join("cairn-bot.toml"), manifest).unwrap();
+    let added = cairn(&[
+        "bot",
+        "add",
+        folder.to_str().unwrap(),
+        "--arena",
+        &arena.address,
+        "--token",
+        &token,
+    ]);
+    assert!(
+        added.status.success(),
+        "{}",
+        String::from_utf8_lossy(&added.stderr)
+    );
+    let tournament = create_round_robin(&arena, &token, &["plain", "hostile-build"], 2).await;
+    let cache = arena.folder.path().join("sandboxed-runner-cache");
+    // The sandboxed runner, its token on its command line and in its environment.
+    let _runner = Running(
+        Command::new(cairn_binary())
+            .args(["runner", "--arena", &arena.address, "--token", RUNNER_TOKEN])
+            .args(["--poll-ms", "50", "--lease-ms", "10000", "--jobs", "1"])
+            .arg("--cache")
+            .arg(&cache)
+            .env("CAIRN_RUNNER_TOKEN", RUNNER_TOKEN)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("cairn runner starts"),
+    );
+    wait_for_progress(&arena, tournament.id, |p| p.finished).await;
+    let seen = files_holding(&cache, "PATH=");
+    assert_eq!(seen.len(), 1, "the build ran once: {seen:?}");
+    let text = std::fs::read_to_string(&seen[0]).unwrap();
+    assert!(
+        !text.contains("connected") && !text.contains("wrote"),
+        "{text}"
+    );
+    assert!(listener.accept().is_err(), "nothing reached the listener");
+    assert!(!escape.exists(), "nothing was written outside");
+    assert!(files_holding(&cache, RUNNER_TOKEN).is_empty(), "{text}");
+    assert!(files_holding(&cache, "CAIRN_").is_empty(), "{text}");
+}
