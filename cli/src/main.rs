@@ -114,3 +114,15 @@ fn bot_run(name: &str) -> anyhow::Result<std::process::ExitCode> {
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// Clap checks a command's arguments (unique names, valid requirements)
+    /// only when that command is parsed: check every one of them here.
+    #[test]
+    fn every_command_is_well_formed() {
+        super::Cli::command().debug_assert();
+    }
+}

@@ -36,7 +36,13 @@ pub struct ViewArgs {
     #[arg(long, value_name = "S", requires = "show")]
     pub seat: Option<usize>,
     /// Which game of the match to show (0 is the first).
-    #[arg(long, value_name = "G", default_value_t = 0, requires = "show")]
+    #[arg(
+        long = "game",
+        id = "game_index",
+        value_name = "G",
+        default_value_t = 0,
+        requires = "show"
+    )]
     pub game: usize,
 }
 
