@@ -10,7 +10,8 @@
 //! - [`ratings`]: Elo, Glicko-2 and Weng-Lin updates, pure.
 //! - [`archive`]: checking a submitted bot folder (`tar.gz`); the code lives
 //!   in `cairn_proto::archive`, shared with runners, which unpack with it.
-//! - [`testkit`]: helpers for tests of the arena and its users.
+//! - `testkit` (feature `testkit`, for dev-dependencies): helpers for tests
+//!   of the arena and its users.
 //! - [`error`]: [`ArenaError`], the one error type.
 //!
 //! # Example
@@ -37,6 +38,7 @@ pub mod plan;
 pub mod ratings;
 pub mod service;
 pub mod store;
+#[cfg(any(test, feature = "testkit"))]
 pub mod testkit;
 
 pub use error::ArenaError;
