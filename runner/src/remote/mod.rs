@@ -133,7 +133,7 @@ pub async fn run_runner(
         Arc::new(SandboxLauncher::new(Limits::default()))
     };
     if config.verbose {
-        eprintln!(
+        tracing::info!(
             "runner: connected to {} with {} worker(s); {}",
             config.arena,
             config.jobs.max(1),
@@ -219,7 +219,7 @@ async fn lease_next(
             Ok(answer) => return Ok(Some(answer.into_inner().lease)),
             Err(status) if status.code() == tonic::Code::Unavailable => {
                 if shared.config.verbose {
-                    eprintln!(
+                    tracing::warn!(
                         "runner: the arena is unavailable ({}); retrying",
                         status.message()
                     );
@@ -273,7 +273,7 @@ async fn play_lease(shared: &Shared, lease: pb::MatchLease) -> Result<(), Remote
         Ok(result) => result,
         Err(error) => {
             // The arena will lease the match again once this lease expires.
-            eprintln!(
+            tracing::warn!(
                 "runner: match {} could not be played: {error}",
                 lease.match_id
             );
@@ -303,7 +303,7 @@ async fn play_lease(shared: &Shared, lease: pb::MatchLease) -> Result<(), Remote
         Ok(_) => {
             shared.reported.fetch_add(1, Ordering::Relaxed);
             if shared.config.verbose {
-                eprintln!(
+                tracing::info!(
                     "runner: reported match {} ({} game(s))",
                     lease.match_id,
                     result.games.len()
