@@ -49,4 +49,87 @@ impl ArenaError {
     pub(crate) fn invalid(message: impl Into<String>) -> ArenaError {
         ArenaError::InvalidArgument(message.into())
     }
+
+    /// What the caller is told. A failure of ours (database, migration,
+    /// internal) is logged in full and reaches the caller only as "internal
+    /// error": sqlx text names tables, columns and file paths.
+    pub(crate) fn client_message(&self) -> String {
+        match self {
+            ArenaError::Database(_) | ArenaError::Migration(_) | ArenaError::Internal(_) => {
+                tracing::error!(error = %self, "internal error");
+                "internal error".to_string()
+            }
+            _ => self.to_string(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use tracing::field::{Field, Visit};
+    use tracing::span::{Attributes, Id, Record};
+    use tracing::{Event, Metadata, Subscriber};
+
+    use super::*;
+
+    /// Keeps the text of every event logged while it is the default subscriber.
+    #[derive(Clone, Default)]
+    struct Recorder(Arc<Mutex<Vec<String>>>);
+
+    struct Text<'a>(&'a mut String);
+
+    impl Visit for Text<'_> {
+        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+            self.0.push_str(&format!("{}={value:?} ", field.name()));
+        }
+    }
+
+    impl Subscriber for Recorder {
+        fn enabled(&self, _: &Metadata<'_>) -> bool {
+            true
+        }
+        fn new_span(&self, _: &Attributes<'_>) -> Id {
+            Id::from_u64(1)
+        }
+        fn record(&self, _: &Id, _: &Record<'_>) {}
+        fn record_follows_from(&self, _: &Id, _: &Id) {}
+        fn event(&self, event: &Event<'_>) {
+            let mut text = format!("{} ", event.metadata().level());
+            event.record(&mut Text(&mut text));
+            self.0.lock().unwrap().push(text);
+        }
+        fn enter(&self, _: &Id) {}
+        fn exit(&self, _: &Id) {}
+    }
+
+    fn status_and_log(error: ArenaError) -> (tonic::Status, Vec<String>) {
+        let recorder = Recorder::default();
+        let status =
+            tracing::subscriber::with_default(recorder.clone(), || tonic::Status::from(error));
+        let log = recorder.0.lock().unwrap().clone();
+        (status, log)
+    }
+
+    #[test]
+    fn a_database_error_reaches_the_caller_as_internal_error_and_the_log_in_full() {
+        let error = ArenaError::Database(sqlx::Error::Protocol(
+            "no such table: secret_tokens in /srv/arena.db".into(),
+        ));
+        let (status, log) = status_and_log(error);
+        assert_eq!(status.code(), tonic::Code::Internal);
+        assert_eq!(status.message(), "internal error");
+        assert_eq!(log.len(), 1, "{log:?}");
+        assert!(log[0].starts_with("ERROR"), "{log:?}");
+        assert!(log[0].contains("no such table: secret_tokens in /srv/arena.db"));
+    }
+
+    #[test]
+    fn a_refusal_keeps_its_message_and_logs_nothing() {
+        let (status, log) = status_and_log(ArenaError::invalid("seats must be 2"));
+        assert_eq!(status.code(), tonic::Code::InvalidArgument);
+        assert_eq!(status.message(), "seats must be 2");
+        assert!(log.is_empty(), "{log:?}");
+    }
 }

@@ -13,8 +13,9 @@
 //! - [`verify`]: re-refereeing a reported game with the engine, pure.
 //! - [`archive`]: checking a submitted bot folder (`tar.gz`); the code lives
 //!   in `cairn_proto::archive`, shared with runners, which unpack with it.
-//! - [`testkit`]: helpers for tests of the arena and its users.
 //! - [`web`]: the read-only web pages and their JSON (`cairn serve --http`).
+//! - `testkit` (feature `testkit`, for dev-dependencies): helpers for tests
+//!   of the arena and its users.
 //! - [`error`]: [`ArenaError`], the one error type.
 //!
 //! # Example
@@ -42,6 +43,7 @@ pub mod plan;
 pub mod ratings;
 pub mod service;
 pub mod store;
+#[cfg(any(test, feature = "testkit"))]
 pub mod testkit;
 pub mod verify;
 pub mod web;

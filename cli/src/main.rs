@@ -80,6 +80,7 @@ enum Command {
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
+    install_logging();
     let result = match cli.command {
         Command::Serve(args) => serve::run(args),
         Command::Runner(args) => runner_cmd::run(args),
@@ -101,6 +102,17 @@ fn main() -> std::process::ExitCode {
             std::process::ExitCode::from(2)
         }
     }
+}
+
+/// Library crates (arena, runner) log through `tracing`; their events go to
+/// stderr as bare lines, like the command's own messages.
+fn install_logging() {
+    let _already_installed = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .without_time()
+        .with_target(false)
+        .with_level(false)
+        .try_init();
 }
 
 fn bot_run(name: &str) -> anyhow::Result<std::process::ExitCode> {

@@ -6,57 +6,37 @@
 //! match loop's thread pins the whole match; parallel matches go on
 //! different CPUs.
 
+use nix::sched::{sched_getaffinity, sched_getcpu, sched_setaffinity, CpuSet};
+use nix::unistd::Pid;
+
 /// The calling thread pinned to one CPU; dropping it restores the CPU set
 /// the thread had before.
+#[derive(Debug)]
 pub struct PinnedThread {
-    previous: Box<libc::cpu_set_t>,
-}
-
-impl std::fmt::Debug for PinnedThread {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("PinnedThread")
-    }
+    previous: CpuSet,
 }
 
 /// Pins the calling thread (and so every process it starts from now on) to `cpu`.
 pub fn pin_current_thread(cpu: usize) -> std::io::Result<PinnedThread> {
-    let size = std::mem::size_of::<libc::cpu_set_t>();
-    // SAFETY: cpu_set_t is plain data; all-zero is the empty set.
-    let mut previous: Box<libc::cpu_set_t> = Box::new(unsafe { std::mem::zeroed() });
-    // SAFETY: the kernel writes at most `size` bytes into `previous`.
-    if unsafe { libc::sched_getaffinity(0, size, &mut *previous) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    if cpu >= libc::CPU_SETSIZE as usize {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "no such cpu",
-        ));
-    }
-    // SAFETY: as above; CPU_SET writes inside the set for cpu < CPU_SETSIZE.
-    let mut only: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    unsafe { libc::CPU_SET(cpu, &mut only) };
-    // SAFETY: reads `size` bytes from a valid set.
-    if unsafe { libc::sched_setaffinity(0, size, &only) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
+    let this_thread = Pid::from_raw(0);
+    let previous = sched_getaffinity(this_thread)?;
+    let mut only = CpuSet::new();
+    only.set(cpu)
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "no such cpu"))?;
+    sched_setaffinity(this_thread, &only)?;
     Ok(PinnedThread { previous })
 }
 
 impl Drop for PinnedThread {
     fn drop(&mut self) {
-        // SAFETY: restores the set read in `pin_current_thread`.
-        unsafe {
-            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &*self.previous);
-        }
+        // Restoring a set the kernel gave us cannot fail in a way we could act on.
+        let _ = sched_setaffinity(Pid::from_raw(0), &self.previous);
     }
 }
 
 /// The CPU the calling thread runs on now.
 pub fn current_cpu() -> Option<usize> {
-    // SAFETY: no arguments, no memory.
-    let cpu = unsafe { libc::sched_getcpu() };
-    usize::try_from(cpu).ok()
+    sched_getcpu().ok()
 }
 
 #[cfg(test)]

@@ -5,7 +5,11 @@
 
 use std::fs::File;
 use std::io::{ErrorKind, Read, Write};
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+
+use nix::errno::Errno;
+use nix::fcntl::{fcntl, FcntlArg, OFlag};
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use std::time::{Duration, Instant};
 
 /// What went wrong on a pipe.
@@ -22,59 +26,38 @@ pub enum PipeError {
 }
 
 fn set_nonblocking(fd: &OwnedFd) -> std::io::Result<()> {
-    let raw = fd.as_raw_fd();
-    // SAFETY: fcntl on a descriptor we own; no memory is passed.
-    let flags = unsafe { libc::fcntl(raw, libc::F_GETFL) };
-    if flags < 0 || unsafe { libc::fcntl(raw, libc::F_SETFL, flags | libc::O_NONBLOCK) } < 0 {
-        return Err(std::io::Error::last_os_error());
-    }
+    let flags = OFlag::from_bits_retain(fcntl(fd, FcntlArg::F_GETFL)?);
+    fcntl(fd, FcntlArg::F_SETFL(flags | OFlag::O_NONBLOCK))?;
     Ok(())
 }
 
 /// Waits up to `wait` for `events` on `fd`; true when it is ready (or
 /// hung up / in error, which the next read or write reports).
-fn poll_ready(fd: &File, events: libc::c_short, wait: Duration) -> std::io::Result<bool> {
-    let mut entry = libc::pollfd {
-        fd: fd.as_raw_fd(),
-        events,
-        revents: 0,
-    };
+fn poll_ready(fd: &File, events: PollFlags, wait: Duration) -> std::io::Result<bool> {
     // Round up so a short wait never spins; zero polls without waiting.
-    let millis = wait.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int;
-    // SAFETY: one valid pollfd for the duration of the call.
-    let n = unsafe { libc::poll(&mut entry, 1, millis) };
-    if n < 0 {
-        let error = std::io::Error::last_os_error();
-        return if error.kind() == ErrorKind::Interrupted {
-            Ok(false)
-        } else {
-            Err(error)
-        };
+    let millis = wait.as_micros().div_ceil(1000);
+    let timeout = PollTimeout::try_from(millis).unwrap_or(PollTimeout::MAX);
+    let mut entries = [PollFd::new(fd.as_fd(), events)];
+    match poll(&mut entries, timeout) {
+        Ok(n) => Ok(n > 0),
+        Err(Errno::EINTR) => Ok(false),
+        Err(error) => Err(error.into()),
     }
-    Ok(n > 0)
 }
 
 /// Waits up to `wait` until any of `fds` is readable (or hung up), so one
 /// thread can wait on several bots at once without favouring any of them.
 pub fn wait_any_readable(fds: &[BorrowedFd<'_>], wait: Duration) -> std::io::Result<()> {
-    let mut entries: Vec<libc::pollfd> = fds
+    let mut entries: Vec<PollFd<'_>> = fds
         .iter()
-        .map(|fd| libc::pollfd {
-            fd: fd.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        })
+        .map(|fd| PollFd::new(*fd, PollFlags::POLLIN))
         .collect();
-    let millis = wait.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int;
-    // SAFETY: `entries` is a valid array of pollfd for the duration of the call.
-    let n = unsafe { libc::poll(entries.as_mut_ptr(), entries.len() as libc::nfds_t, millis) };
-    if n < 0 {
-        let error = std::io::Error::last_os_error();
-        if error.kind() != ErrorKind::Interrupted {
-            return Err(error);
-        }
+    let millis = wait.as_micros().div_ceil(1000);
+    let timeout = PollTimeout::try_from(millis).unwrap_or(PollTimeout::MAX);
+    match poll(&mut entries, timeout) {
+        Ok(_) | Err(Errno::EINTR) => Ok(()),
+        Err(error) => Err(error.into()),
     }
-    Ok(())
 }
 
 /// Reads newline-terminated lines, never holding more than `max_line` bytes
@@ -115,7 +98,7 @@ impl LineReader {
             }
             if !ready {
                 let left = deadline.saturating_duration_since(Instant::now());
-                ready = poll_ready(&self.file, libc::POLLIN, left)?;
+                ready = poll_ready(&self.file, PollFlags::POLLIN, left)?;
             }
             if self.fill()? {
                 continue;
@@ -198,7 +181,7 @@ impl LineWriter {
                     if left.is_zero() {
                         return Err(PipeError::TimedOut);
                     }
-                    poll_ready(&self.file, libc::POLLOUT, left)?;
+                    poll_ready(&self.file, PollFlags::POLLOUT, left)?;
                 }
                 Err(e) => return Err(PipeError::Io(e)),
             }
@@ -211,15 +194,8 @@ impl LineWriter {
 mod tests {
     use super::*;
 
-    use std::os::fd::FromRawFd;
-
     fn pipe() -> (OwnedFd, OwnedFd) {
-        let mut fds = [0; 2];
-        // SAFETY: pipe2 writes two fresh descriptors that we then own.
-        unsafe {
-            assert_eq!(libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC), 0);
-            (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1]))
-        }
+        nix::unistd::pipe2(OFlag::O_CLOEXEC).unwrap()
     }
 
     #[test]

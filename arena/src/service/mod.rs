@@ -121,7 +121,7 @@ impl From<ArenaError> for Status {
             | ArenaError::Archive(_)
             | ArenaError::Plan(_) => Code::InvalidArgument,
         };
-        Status::new(code, error.to_string())
+        Status::new(code, error.client_message())
     }
 }
 

@@ -134,7 +134,7 @@ pub async fn run_runner(
         Arc::new(SandboxLauncher::new(Limits::default()))
     };
     if config.verbose {
-        eprintln!(
+        tracing::info!(
             "runner: connected to {} with {} worker(s); {}",
             config.arena,
             config.jobs.max(1),
@@ -148,6 +148,10 @@ pub async fn run_runner(
     } else {
         Builder::sandboxed(build_limits)
     };
+    let swept = crate::build::sweep_leftovers(&config.cache_dir);
+    if swept > 0 {
+        tracing::info!("runner: removed {swept} folder(s) that dead runners left in the cache");
+    }
     let cache = ArtifactCache::new(config.cache_dir.clone(), builder);
     let jobs = config.jobs.max(1);
     let shared = Arc::new(Shared {
@@ -226,7 +230,7 @@ async fn lease_next(
             Ok(answer) => return Ok(Some(answer.into_inner().lease)),
             Err(status) if status.code() == tonic::Code::Unavailable => {
                 if shared.config.verbose {
-                    eprintln!(
+                    tracing::warn!(
                         "runner: the arena is unavailable ({}); retrying",
                         status.message()
                     );
@@ -243,7 +247,7 @@ async fn lease_next(
                     return Err(error);
                 }
                 if shared.config.verbose {
-                    eprintln!("runner: leasing failed ({error}); retrying");
+                    tracing::warn!("runner: leasing failed ({error}); retrying");
                 }
                 idle(shared, stopping).await;
                 if *stopping.borrow() {
@@ -307,7 +311,7 @@ async fn play_lease(shared: &Shared, lease: pb::MatchLease) -> Result<(), Remote
         }
     };
     if shared.config.verbose {
-        eprintln!("runner: match {}: {error}", lease.match_id);
+        tracing::warn!("runner: match {}: {error}", lease.match_id);
     }
     match answer.map_err(RemoteError::from) {
         Err(error) if error.is_fatal() => Err(error),
@@ -362,7 +366,7 @@ async fn run_lease(shared: &Shared, lease: &pb::MatchLease) -> Result<(), Remote
     }
     shared.reported.fetch_add(1, Ordering::Relaxed);
     if shared.config.verbose {
-        eprintln!(
+        tracing::info!(
             "runner: reported match {} ({} game(s))",
             lease.match_id,
             result.games.len()

@@ -3,10 +3,11 @@
 
 use std::fs::File;
 use std::io::Read;
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::process::{ChildStderr, ChildStdin, ChildStdout};
 use std::time::Duration;
 
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sys::signal::{kill, Signal};
 use nix::sys::wait::{waitpid, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
@@ -16,6 +17,10 @@ use super::report::{Report, REPORT_SIZE};
 use super::rootfs::RootSkeleton;
 use super::uid_pool::UidLease;
 use super::{LimitBroken, Limits, SandboxError};
+
+const SIGKILL: i32 = Signal::SIGKILL as i32;
+const SIGXCPU: i32 = Signal::SIGXCPU as i32;
+const SIGXFSZ: i32 = Signal::SIGXFSZ as i32;
 
 /// How the bot's process ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -164,14 +169,9 @@ impl SandboxedProcess {
 
     /// Whether the supervisor has reported the bot's end (or vanished).
     fn has_ended(&self) -> bool {
-        let mut poll_fd = libc::pollfd {
-            fd: self.reports.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        // SAFETY: polls one descriptor we own, without waiting.
-        let ready = unsafe { libc::poll(&mut poll_fd, 1, 0) };
-        ready > 0 && poll_fd.revents != 0
+        let mut entries = [PollFd::new(self.reports.as_fd(), PollFlags::POLLIN)];
+        let ready = poll(&mut entries, PollTimeout::ZERO).unwrap_or(0);
+        ready > 0 && entries[0].any().unwrap_or(false)
     }
 
     /// Blocks until the bot ends.
@@ -231,6 +231,8 @@ impl SandboxedProcess {
                 cpu_micros,
             } = report
             {
+                // libc, not nix's `WaitStatus`: the raw status may name a
+                // real-time signal, which nix's `Signal` cannot represent.
                 let ending = if libc::WIFSIGNALED(wait_status) {
                     Ending::Signaled(libc::WTERMSIG(wait_status))
                 } else {
@@ -249,9 +251,9 @@ impl SandboxedProcess {
         }
         let over_cpu = cpu_time >= self.limits.cpu_time();
         match ending {
-            Ending::Signaled(libc::SIGXCPU) => return Some(LimitBroken::CpuTime),
-            Ending::Signaled(libc::SIGXFSZ) => return Some(LimitBroken::FileSize),
-            Ending::Signaled(libc::SIGKILL) | Ending::Killed if over_cpu => {
+            Ending::Signaled(SIGXCPU) => return Some(LimitBroken::CpuTime),
+            Ending::Signaled(SIGXFSZ) => return Some(LimitBroken::FileSize),
+            Ending::Signaled(SIGKILL) | Ending::Killed if over_cpu => {
                 return Some(LimitBroken::CpuTime)
             }
             _ => {}
@@ -385,13 +387,8 @@ mod tests {
         let mut process = Sandbox::shared()
             .spawn(&SandboxSpec::new(command, dir.clone()))
             .expect("starts");
-        let mut poll_fd = libc::pollfd {
-            fd: process.exit_fd().as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        // SAFETY: polls one descriptor owned by `process`, until it is ready.
-        assert_eq!(unsafe { libc::poll(&mut poll_fd, 1, -1) }, 1);
+        let mut entries = [PollFd::new(process.exit_fd(), PollFlags::POLLIN)];
+        assert_eq!(poll(&mut entries, PollTimeout::NONE), Ok(1));
         let outcome = process.try_status().expect("ended");
         assert_eq!(outcome.ending, Ending::Exited(5));
         let _ = std::fs::remove_dir_all(&dir);
@@ -411,7 +408,7 @@ mod tests {
         stdout
             .read_to_end(&mut rest)
             .expect("end of file once cat is killed");
-        assert_eq!(process.wait().ending, Ending::Signaled(libc::SIGKILL));
+        assert_eq!(process.wait().ending, Ending::Signaled(SIGKILL));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -7,13 +7,15 @@
 use crate::messages::BullfrogsSlot;
 use crate::{best_action, bullfrogs_view, Bot, BullfrogsObservation, Request};
 use cairn_engine::bullfrogs::cards::PAD_KINDS;
+use cairn_engine::bullfrogs::grid::Pos;
+use cairn_engine::bullfrogs::{Action, Piece};
 
 /// The greedy bot.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GreedyBot;
 
 /// The log's cell, where every jumped piece of ours scores.
-const LOG: &str = "0,0";
+const LOG: Pos = Pos::new(0, 0);
 
 fn pad_kind(name: &str) -> Option<&'static cairn_engine::bullfrogs::cards::PadKind> {
     PAD_KINDS.iter().find(|kind| kind.name == name)
@@ -26,8 +28,8 @@ fn strength(slot: &BullfrogsSlot, color: usize) -> i32 {
 }
 
 /// Recruiting a piece of `piece_strength` onto the card at `at`.
-fn recruit_score(seen: &BullfrogsObservation, at: &str, piece_strength: i32) -> i32 {
-    let Some(slot) = seen.table.iter().find(|slot| slot.at == at) else {
+fn recruit_score(seen: &BullfrogsObservation, at: Pos, piece_strength: i32) -> i32 {
+    let Some(slot) = seen.table.iter().find(|slot| slot.at.parse() == Ok(at)) else {
         return 0;
     };
     let Some(kind) = pad_kind(&slot.kind) else {
@@ -56,25 +58,33 @@ fn recruit_score(seen: &BullfrogsObservation, at: &str, piece_strength: i32) -> 
 }
 
 fn action_score(seen: &BullfrogsObservation, action: &str) -> i32 {
-    let words: Vec<&str> = action.split(' ').collect();
-    let ours = |color: &str| {
-        cairn_engine::bullfrogs::cards::COLOR_NAMES.get(seen.seat as usize) == Some(&color)
+    let Ok(action) = action.parse::<Action>() else {
+        return 0;
     };
-    match words.as_slice() {
-        ["recruit", "frog", "at", at] => recruit_score(seen, at, 1),
-        ["recruit", "bullfrog", "at", at] => recruit_score(seen, at, 2),
-        ["sabotage", _, "from", _, "to", to] => {
-            if *to == LOG {
+    match action {
+        Action::Recruit {
+            piece: Piece::Frog,
+            at,
+        } => recruit_score(seen, at, 1),
+        Action::Recruit {
+            piece: Piece::Bullfrog,
+            at,
+        } => recruit_score(seen, at, 2),
+        Action::Sabotage { to, .. } => {
+            if to == LOG {
                 1
             } else {
                 2
             }
         }
-        ["jump", color, _, "to", to] => match (ours(color), *to == LOG) {
+        // Seat n plays colour n.
+        Action::Jump { color, to, .. } => match (u32::from(color) == seen.seat, to == LOG) {
             (true, true) | (false, false) => 1,
             _ => 0,
         },
-        ["play", kind, ..] => pad_kind(kind).map_or(0, |kind| i32::from(kind.actions)),
+        Action::Play { kind, .. } => PAD_KINDS
+            .get(usize::from(kind))
+            .map_or(0, |kind| i32::from(kind.actions)),
         _ => 0,
     }
 }

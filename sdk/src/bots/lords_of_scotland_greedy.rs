@@ -4,7 +4,8 @@
 //! Wemyss and Fergusson, and always use a power. No lookahead.
 
 use crate::{best_action, lords_of_scotland_view, Bot, LordsOfScotlandObservation, Request};
-use cairn_engine::lords_of_scotland::cards::{card_by_name, strength};
+use cairn_engine::lords_of_scotland::cards::{card_by_name, card_name, strength};
+use cairn_engine::lords_of_scotland::{Action, CardId, Target};
 
 /// The greedy bot.
 #[derive(Debug, Clone, Copy, Default)]
@@ -13,29 +14,35 @@ pub struct GreedyBot;
 /// A card's strength from its name (`makgill7`); a face-down card or an
 /// unknown name counts as the average strength.
 fn strength_of(name: &str) -> i32 {
-    card_by_name(name).map_or(6, |card| i32::from(strength(card)))
+    card_by_name(name).map_or(6, card_strength)
 }
 
-/// Whether a follower named in a `swap` or `discard` is in our own army:
-/// face-down ones are named `seatN/downK`, face-up ones by their card.
-fn is_ours(seen: &LordsOfScotlandObservation, target: &str) -> bool {
-    match target
-        .strip_prefix("seat")
-        .and_then(|rest| rest.split_once('/'))
-    {
-        Some((seat, _)) => seat.parse() == Ok(seen.seat),
-        None => seen
-            .armies
-            .get(seen.seat as usize)
-            .is_some_and(|army| army.face_up.iter().any(|card| card == target)),
+fn card_strength(card: CardId) -> i32 {
+    i32::from(strength(card))
+}
+
+/// A follower's strength as far as we can see it (a face-down one counts as
+/// the average).
+fn target_strength(target: Target) -> i32 {
+    match target {
+        Target::FaceUp(card) => card_strength(card),
+        Target::FaceDown { .. } => 6,
     }
 }
 
-fn recruit_score(seen: &LordsOfScotlandObservation, slot: &str) -> i32 {
-    let recruit = slot
-        .parse::<usize>()
-        .ok()
-        .and_then(|slot| seen.recruits.get(slot));
+/// Whether a follower named in a `swap` or `discard` is in our own army.
+fn is_ours(seen: &LordsOfScotlandObservation, target: Target) -> bool {
+    match target {
+        Target::FaceDown { seat, .. } => u32::from(seat) == seen.seat,
+        Target::FaceUp(card) => seen
+            .armies
+            .get(seen.seat as usize)
+            .is_some_and(|army| army.face_up.iter().any(|up| up == card_name(card))),
+    }
+}
+
+fn recruit_score(seen: &LordsOfScotlandObservation, slot: u8) -> i32 {
+    let recruit = seen.recruits.get(usize::from(slot));
     let card_value = recruit.map_or(0, |recruit| 2 * strength_of(&recruit.card) - 8);
     // A short hand cannot keep an army growing for the rest of the skirmish.
     let short_hand_bonus = 3 * (3 - seen.hand.len() as i32).max(0);
@@ -43,22 +50,26 @@ fn recruit_score(seen: &LordsOfScotlandObservation, slot: &str) -> i32 {
 }
 
 fn action_score(seen: &LordsOfScotlandObservation, action: &str) -> i32 {
-    let words: Vec<&str> = action.split(' ').collect();
-    match words.as_slice() {
-        ["support", card] => 100 + strength_of(card),
-        ["exchange", card] => strength_of(card) - strength_of(&seen.power_card),
-        ["muster" | "also", card, side] => 2 * strength_of(card) + i32::from(*side == "up"),
-        ["recruit", slot] => recruit_score(seen, slot),
-        ["swap", target] if !is_ours(seen, target) => strength_of(target),
-        ["discard", target] => {
+    let Ok(action) = action.parse::<Action>() else {
+        return 0;
+    };
+    match action {
+        Action::Support { card } => 100 + card_strength(card),
+        Action::Exchange { supporter } => card_strength(supporter) - strength_of(&seen.power_card),
+        Action::Muster { card, face_up } | Action::Also { card, face_up } => {
+            2 * card_strength(card) + i32::from(face_up)
+        }
+        Action::Recruit { slot } => recruit_score(seen, slot),
+        Action::Swap(target) if !is_ours(seen, target) => target_strength(target),
+        Action::Discard(target) => {
             if is_ours(seen, target) {
-                -strength_of(target)
+                -target_strength(target)
             } else {
-                strength_of(target)
+                target_strength(target)
             }
         }
-        ["activate" | "copy", ..] => 1,
-        ["pass"] => -100,
+        Action::Activate | Action::Copy(_) => 1,
+        Action::Pass => -100,
         _ => 0,
     }
 }

@@ -4,32 +4,31 @@
 //! tactic cards back. No lookahead.
 
 use crate::{best_action, schotten_totten_view, Bot, Request, SchottenTottenObservation};
+use cairn_engine::schotten_totten::cards::{color, is_clan, parse_card, strength};
+use cairn_engine::schotten_totten::{Action, DeckKind};
 
 /// The greedy Schotten Totten bot.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GreedyBot;
 
-/// A clan card's color letter and strength, from its name (`r7`).
-fn clan_card(name: &str) -> Option<(char, i32)> {
-    let mut chars = name.chars();
-    let color = chars.next()?;
-    let strength = chars.as_str().parse().ok()?;
-    Some((color, strength))
+/// A clan card's color and strength; `None` for a tactic card.
+fn clan_card(card: u8) -> Option<(u8, i32)> {
+    is_clan(card).then(|| (color(card), i32::from(strength(card))))
 }
 
 /// How well `card` goes with the cards already on our side of `stone`.
-fn play_score(seen: &SchottenTottenObservation, card: &str, stone: usize) -> i32 {
+fn play_score(seen: &SchottenTottenObservation, card: u8, stone: u8) -> i32 {
     let Some((color, strength)) = clan_card(card) else {
         return -5;
     };
     let ours = seen
         .stones
-        .get(stone)
+        .get(usize::from(stone))
         .and_then(|s| s.sides.get(seen.seat as usize))
         .map_or(&[][..], |side| &side.cards[..]);
     let synergy: i32 = ours
         .iter()
-        .filter_map(|other| clan_card(other))
+        .filter_map(|other| parse_card(other).and_then(clan_card))
         .map(|(other_color, other_strength)| {
             let mut bonus = 0;
             if other_color == color {
@@ -47,15 +46,18 @@ fn play_score(seen: &SchottenTottenObservation, card: &str, stone: usize) -> i32
 }
 
 fn action_score(seen: &SchottenTottenObservation, action: &str) -> i32 {
-    let words: Vec<&str> = action.split(' ').collect();
-    match words.as_slice() {
-        ["claim", _] => 100,
-        ["play", card, stone] => stone
-            .parse()
-            .map_or(-5, |stone| play_score(seen, card, stone)),
-        ["draw", "clan"] => 1,
-        ["pass"] => -100,
-        ["strategist" | "banshee" | "traitor", ..] | ["play", "recruiter"] => -10,
+    let Ok(action) = action.parse::<Action>() else {
+        return 0;
+    };
+    match action {
+        Action::Claim(_) => 100,
+        Action::Play { card, stone } => play_score(seen, card, stone),
+        Action::Draw(DeckKind::Clan) => 1,
+        Action::Pass => -100,
+        Action::Strategist { .. }
+        | Action::Banshee { .. }
+        | Action::Traitor { .. }
+        | Action::Recruiter => -10,
         _ => 0,
     }
 }
