@@ -3,8 +3,9 @@
 
 use super::pb;
 use crate::archive::Manifest;
+use crate::fit::{Estimate, Unidentified};
 use crate::store::{
-    BotSummary, BotVersion, Entry, Forfeit, GameReport, LeaderboardRow, Lease, MatchReport,
+    BotSummary, BotVersion, Entry, FitSummary, FittedRow, Forfeit, GameReport, Lease, MatchReport,
     MatchSummary, NewTournament, SeatResult, Tournament, TournamentProgress,
 };
 
@@ -127,7 +128,8 @@ pub(super) fn seat_result(result: &SeatResult) -> pb::SeatResult {
     }
 }
 
-pub(super) fn leaderboard_row(row: &LeaderboardRow) -> pb::LeaderboardRow {
+pub(super) fn leaderboard_row(line: &FittedRow) -> pb::LeaderboardRow {
+    let row = &line.row;
     let standing = &row.standing;
     pb::LeaderboardRow {
         position: row.position as u32,
@@ -143,6 +145,35 @@ pub(super) fn leaderboard_row(row: &LeaderboardRow) -> pb::LeaderboardRow {
         losses: standing.losses,
         forfeits: standing.forfeits,
         provisional: row.provisional,
+        fitted: line.fitted.map(fitted_rating),
+    }
+}
+
+fn fitted_rating(fitted: Result<Estimate, Unidentified>) -> pb::FittedRating {
+    match fitted {
+        Ok(estimate) => pb::FittedRating {
+            identifiable: true,
+            rating: estimate.rating,
+            low: estimate.low,
+            high: estimate.high,
+            ..Default::default()
+        },
+        Err(reason) => pb::FittedRating {
+            identifiable: false,
+            not_identifiable: reason.id().to_string(),
+            reason: reason.to_string(),
+            ..Default::default()
+        },
+    }
+}
+
+pub(super) fn fit_summary(summary: &FitSummary) -> pb::FitSummary {
+    pb::FitSummary {
+        method: summary.method.id().to_string(),
+        games: summary.games as i64,
+        deals: summary.deals as i64,
+        anchor_bot: summary.anchor_bot.clone().unwrap_or_default(),
+        anchor_rating: summary.anchor_rating,
     }
 }
 

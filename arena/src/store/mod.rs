@@ -8,6 +8,7 @@
 //! - `leases`: runners leasing matches, heartbeats, expiry.
 //! - `results`: reports written once, with their rating updates.
 //! - `leaderboard`: ratings read back, and recomputed from history.
+//! - `fitted`: the fitted column of a leaderboard, one cached fit per board.
 //!
 //! Every write runs in one `BEGIN IMMEDIATE` transaction, so a refused call
 //! changes nothing and concurrent writers queue instead of failing to
@@ -17,6 +18,7 @@ pub mod clock;
 
 mod accounts;
 mod bots;
+mod fitted;
 mod leaderboard;
 mod leases;
 mod results;
@@ -39,6 +41,7 @@ use tokio::sync::{watch, Mutex, OwnedMutexGuard};
 pub use self::accounts::{Owner, Runner};
 pub use self::bots::{BotSummary, BotVersion, SubmittedVersion};
 pub use self::clock::{Clock, ManualClock, SystemClock};
+pub use self::fitted::{FitSummary, FittedLeaderboard, FittedRow, FIT_WAIT};
 pub use self::leaderboard::{LeaderboardQuery, LeaderboardRow};
 pub use self::leases::{Lease, LeasedGame, LeasedSeat};
 pub use self::results::{
@@ -68,6 +71,8 @@ pub struct Store {
     write_lock: Arc<Mutex<()>>,
     /// Bumped after every recorded result, so watchers wake on progress.
     changes: Arc<watch::Sender<u64>>,
+    /// One rating fit per leaderboard, refitted off the request path.
+    fits: Arc<fitted::FitCache>,
 }
 
 impl Store {
@@ -100,6 +105,7 @@ impl Store {
             game_check: engine_game_check,
             write_lock: Arc::new(Mutex::new(())),
             changes: Arc::new(changes),
+            fits: Arc::default(),
         })
     }
 
