@@ -5,7 +5,9 @@
 //! A reader never waits long: it answers from the cached fit when no result
 //! was recorded since (one indexed `MAX(id)`), and otherwise starts a refit
 //! in the background and waits for it at most [`FIT_WAIT`]; past that it
-//! answers from the previous fit, which says how many games it covers.
+//! answers from the previous fit, which says how many games it covers. A
+//! refit reads only the results recorded since the last one (result ids
+//! only grow and a result is written once) and fits on a blocking thread.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -75,12 +77,14 @@ struct BoardState {
     error: Option<String>,
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct StampedFit {
     /// The arena's latest result id when the fit was checked.
     stamp: i64,
     /// The board's own latest result id in the fit.
     board_last: i64,
+    /// The games fitted, so a refit reads only the new ones.
+    games: Arc<Vec<FitGame>>,
     fit: Arc<Fit>,
 }
 
@@ -173,25 +177,39 @@ impl Store {
 
     /// Every fitted game of a game and variant, with its deal.
     pub async fn fit_games(&self, game: &str, variant: &str) -> Result<Vec<FitGame>, ArenaError> {
+        Ok(self.fit_games_since(game, variant, 0).await?.0)
+    }
+
+    /// The games of a game and variant whose result id is above
+    /// `after_result_id`, and the highest such id (`after_result_id` when
+    /// there are none). Result ids only grow and a result is written once,
+    /// so a cached list plus these is the whole history.
+    async fn fit_games_since(
+        &self,
+        game: &str,
+        variant: &str,
+        after_result_id: i64,
+    ) -> Result<(Vec<FitGame>, i64), ArenaError> {
         let rows: Vec<(i64, i64, i64, i64, i64)> = sqlx::query_as(
-            "SELECT rs.game_id, t.id, g.seed, rs.bot_version_id, rs.rank FROM result_seats rs \
-             JOIN games g ON g.id = rs.game_id JOIN matches m ON m.id = g.match_id \
-             JOIN tournaments t ON t.id = m.tournament_id \
-             WHERE t.game = ? AND t.variant = ? ORDER BY rs.game_id, rs.seat",
+            "SELECT r.id, t.id, g.seed, rs.bot_version_id, rs.rank FROM results r \
+             JOIN result_seats rs ON rs.game_id = r.game_id JOIN games g ON g.id = r.game_id \
+             JOIN matches m ON m.id = g.match_id JOIN tournaments t ON t.id = m.tournament_id \
+             WHERE r.id > ? AND t.game = ? AND t.variant = ? ORDER BY r.id, rs.seat",
         )
+        .bind(after_result_id)
         .bind(game)
         .bind(variant)
         .fetch_all(self.pool())
         .await?;
         let mut games: Vec<FitGame> = Vec::new();
-        let mut last_game = None;
-        for (game_id, tournament_id, seed, bot_version_id, rank) in rows {
+        let mut last_result = None;
+        for (result_id, tournament_id, seed, bot_version_id, rank) in rows {
             let seat = FitSeat {
                 bot_version_id,
                 rank: u32::try_from(rank).unwrap_or(u32::MAX),
             };
             match games.last_mut() {
-                Some(game) if last_game == Some(game_id) => game.seats.push(seat),
+                Some(game) if last_result == Some(result_id) => game.seats.push(seat),
                 _ => {
                     games.push(FitGame {
                         deal: DealKey {
@@ -200,11 +218,11 @@ impl Store {
                         },
                         seats: vec![seat],
                     });
-                    last_game = Some(game_id);
+                    last_result = Some(result_id);
                 }
             }
         }
-        Ok(games)
+        Ok((games, last_result.unwrap_or(after_result_id)))
     }
 
     /// The board's fit, fresh if it can be had within [`FIT_WAIT`].
@@ -249,18 +267,6 @@ impl Store {
                 .await?,
         )
     }
-
-    async fn board_latest_result_id(&self, game: &str, variant: &str) -> Result<i64, ArenaError> {
-        Ok(sqlx::query_scalar(
-            "SELECT COALESCE(MAX(r.id), 0) FROM results r JOIN games g ON g.id = r.game_id \
-             JOIN matches m ON m.id = g.match_id JOIN tournaments t ON t.id = m.tournament_id \
-             WHERE t.game = ? AND t.variant = ?",
-        )
-        .bind(game)
-        .bind(variant)
-        .fetch_one(self.pool())
-        .await?)
-    }
 }
 
 /// Refits one board (reusing the fit when none of the new results are the
@@ -284,22 +290,27 @@ async fn refit(
     variant: &str,
 ) -> Result<Arc<StampedFit>, ArenaError> {
     let stamp = store.latest_result_id().await?;
-    let board_last = store.board_latest_result_id(game, variant).await?;
     let previous = board.state.borrow().fit.clone();
-    if let Some(previous) = previous.filter(|fit| fit.board_last == board_last) {
+    let after = previous.as_ref().map_or(0, |fit| fit.board_last);
+    let (new_games, board_last) = store.fit_games_since(game, variant, after).await?;
+    if let Some(previous) = previous.as_ref().filter(|_| new_games.is_empty()) {
         return Ok(Arc::new(StampedFit {
             stamp,
-            board_last,
-            fit: Arc::clone(&previous.fit),
+            ..StampedFit::clone(previous)
         }));
     }
-    let games = store.fit_games(game, variant).await?;
-    let fit = tokio::task::spawn_blocking(move || fit(&games, &FitConfig::default()))
-        .await
-        .map_err(|error| ArenaError::Internal(format!("the rating fit failed: {error}")))?;
+    let mut games = previous.map_or_else(Vec::new, |fit| fit.games.as_ref().clone());
+    games.extend(new_games);
+    let (games, fit) = tokio::task::spawn_blocking(move || {
+        let fitted = fit(&games, &FitConfig::default());
+        (games, fitted)
+    })
+    .await
+    .map_err(|error| ArenaError::Internal(format!("the rating fit failed: {error}")))?;
     Ok(Arc::new(StampedFit {
         stamp,
         board_last,
+        games: Arc::new(games),
         fit: Arc::new(fit),
     }))
 }
