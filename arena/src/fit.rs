@@ -53,6 +53,7 @@
 
 mod graph;
 mod mle;
+pub mod solo;
 
 #[cfg(test)]
 mod calibration;
