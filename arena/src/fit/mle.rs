@@ -146,7 +146,7 @@ fn binomial(n: usize, k: usize) -> f64 {
 /// minorization-maximization's slower steps.
 const NEWTON_MAX_BOTS: usize = 150;
 const MAX_NEWTON_STEPS: usize = 100;
-const MAX_MM_STEPS: usize = 20_000;
+const MAX_MM_STEPS: usize = 5_000;
 const TOLERANCE: f64 = 1e-10;
 /// Newton steps no longer than this (in log strength) skip the line search.
 const SHORT_STEP: f64 = 0.1;

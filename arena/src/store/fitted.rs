@@ -29,6 +29,9 @@ use crate::fit::{
 /// the previous one.
 pub const FIT_WAIT: Duration = Duration::from_secs(1);
 
+/// The longest anchor name taken (it is echoed in refusals).
+const MAX_ANCHOR_BYTES: usize = 200;
+
 /// A leaderboard with its fitted column, best fitted rating first.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FittedLeaderboard {
@@ -319,6 +322,11 @@ fn find_anchor<'a>(
     rows: &'a [LeaderboardRow],
     name: &str,
 ) -> Result<&'a LeaderboardRow, ArenaError> {
+    if name.len() > MAX_ANCHOR_BYTES {
+        return Err(ArenaError::invalid(format!(
+            "an anchor is a bot name, at most {MAX_ANCHOR_BYTES} bytes"
+        )));
+    }
     let (bot, version) = match name.rsplit_once('@') {
         Some((bot, version)) => {
             let version = version.parse::<i64>().map_err(|_| {

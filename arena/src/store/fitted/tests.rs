@@ -201,7 +201,8 @@ async fn the_board_is_ordered_by_fitted_rating_with_its_interval() {
         .fitted_leaderboard(&duel_board(), Some("b@1"))
         .await
         .is_ok());
-    for refused in ["nobody", "b@2", "b@one", "@"] {
+    let long = "b".repeat(10_000);
+    for refused in ["nobody", "b@2", "b@one", "@", &long] {
         let error = arena
             .store
             .fitted_leaderboard(&duel_board(), Some(refused))
