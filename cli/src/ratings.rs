@@ -103,7 +103,11 @@ pub fn leaderboard_table(board: &pb::Leaderboard) -> String {
         "{} {}\nrating: {}\nlive: {}\n{}",
         board.game,
         board.variant,
-        fit_line(board.fit.as_ref()),
+        if board.rows.is_empty() {
+            "no games yet".into()
+        } else {
+            fit_line(board.fit.as_ref())
+        },
         board.model,
         table.render()
     )

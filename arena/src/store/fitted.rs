@@ -36,8 +36,9 @@ const MAX_ANCHOR_BYTES: usize = 200;
 #[derive(Debug, Clone, PartialEq)]
 pub struct FittedLeaderboard {
     pub rows: Vec<FittedRow>,
-    /// `None` when no fit could be made in time (a first read of a long
-    /// history under load); the rows then keep the live order.
+    /// `None` when the board has no game, or no fit could be made in time
+    /// (a first read of a long history under load); the rows then keep the
+    /// live order.
     pub summary: Option<FitSummary>,
 }
 
@@ -129,6 +130,14 @@ impl Store {
                     format!("{}@{}", row.bot_name, row.version),
                 )
             });
+        if rows.is_empty() {
+            // No game yet: nothing to fit, and nothing cached for a board
+            // anyone can name.
+            return Ok(FittedLeaderboard {
+                rows: Vec::new(),
+                summary: None,
+            });
+        }
         let variant = variant_key(&query.options);
         let Some(stamped) = self.current_fit(&query.game, &variant).await? else {
             return Ok(FittedLeaderboard {
