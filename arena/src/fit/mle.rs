@@ -142,9 +142,11 @@ fn binomial(n: usize, k: usize) -> f64 {
     (0..k).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64)
 }
 
-/// Above this many rated bots the Newton step's dense solve costs more than
-/// minorization-maximization's slower steps.
-const NEWTON_MAX_BOTS: usize = 150;
+/// Above this many rated bots the Newton step is solved by conjugate
+/// gradients (products with the Hessian cost one pass over the choices)
+/// instead of a dense factorization (cubic in the bots).
+pub(super) const NEWTON_MAX_BOTS: usize = 150;
+const MAX_CG_STEPS: usize = 500;
 const MAX_NEWTON_STEPS: usize = 100;
 const MAX_MM_STEPS: usize = 5_000;
 const TOLERANCE: f64 = 1e-10;
@@ -177,7 +179,7 @@ pub(super) fn maximize(
     if local.len() <= NEWTON_MAX_BOTS {
         problem.newton(&mut theta);
     } else {
-        problem.minorize(&mut theta);
+        problem.newton_cg(&mut theta);
     }
     let mean = theta.iter().sum::<f64>() / theta.len().max(1) as f64;
     let mut full = vec![f64::NAN; rated.len()];
@@ -321,6 +323,68 @@ impl Problem {
         }
     }
 
+    /// Newton steps solved by preconditioned conjugate gradients, for many
+    /// bots; the same line search as [`Problem::newton`].
+    pub(super) fn newton_cg(&self, theta: &mut [f64]) {
+        let n = self.n;
+        let mut gamma = vec![0.0; n];
+        let mut p = vec![0.0; self.choices.len() * MAX_FIT_SEATS];
+        for _ in 0..MAX_NEWTON_STEPS {
+            let top = theta.iter().copied().fold(f64::MIN, f64::max);
+            for (g, t) in gamma.iter_mut().zip(theta.iter()) {
+                *g = (t - top).exp();
+            }
+            let mut gradient = vec![0.0; n];
+            let mut diagonal = vec![0.0; n];
+            for (c, choice) in self.choices.iter().enumerate() {
+                let sum: f64 = choice.members.iter().map(|&m| gamma[m]).sum();
+                gradient[choice.members[choice.chosen]] += choice.weight;
+                for (k, &m) in choice.members.iter().enumerate() {
+                    let pk = gamma[m] / sum;
+                    p[c * MAX_FIT_SEATS + k] = pk;
+                    gradient[m] -= choice.weight * pk;
+                    diagonal[m] += choice.weight * pk * (1.0 - pk);
+                }
+            }
+            let shift = diagonal.iter().sum::<f64>() / n as f64;
+            let shift = shift.max(1e-12);
+            let product = |v: &[f64], out: &mut [f64]| {
+                let total: f64 = v.iter().sum();
+                out.iter_mut().for_each(|o| *o = shift * total);
+                for (c, choice) in self.choices.iter().enumerate() {
+                    let probabilities =
+                        &p[c * MAX_FIT_SEATS..c * MAX_FIT_SEATS + choice.members.len()];
+                    let mean: f64 = choice
+                        .members
+                        .iter()
+                        .zip(probabilities)
+                        .map(|(&m, pk)| pk * v[m])
+                        .sum();
+                    for (&m, pk) in choice.members.iter().zip(probabilities) {
+                        out[m] += choice.weight * pk * (v[m] - mean);
+                    }
+                }
+            };
+            let preconditioner: Vec<f64> = diagonal.iter().map(|d| 1.0 / (d + shift)).collect();
+            let step = conjugate_gradients(product, &preconditioner, &gradient);
+            let longest = step.iter().fold(0.0_f64, |m, s| m.max(s.abs()));
+            if !longest.is_finite() {
+                return self.minorize(theta);
+            }
+            let scale = if longest > SHORT_STEP {
+                self.step_scale(theta, &step)
+            } else {
+                1.0
+            };
+            for (t, s) in theta.iter_mut().zip(&step) {
+                *t += scale * s;
+            }
+            if longest * scale < TOLERANCE {
+                return;
+            }
+        }
+    }
+
     /// The largest of 1, 1/2, 1/4, ... that raises the likelihood.
     fn step_scale(&self, theta: &[f64], step: &[f64]) -> f64 {
         let current = self.log_likelihood(theta);
@@ -368,6 +432,50 @@ impl Problem {
             *t = g.ln();
         }
     }
+}
+
+/// Solves `A x = rhs` for a symmetric positive definite `A` given as a
+/// product, with a diagonal preconditioner.
+fn conjugate_gradients(
+    product: impl Fn(&[f64], &mut [f64]),
+    preconditioner: &[f64],
+    rhs: &[f64],
+) -> Vec<f64> {
+    let n = rhs.len();
+    let mut x = vec![0.0; n];
+    let mut residual = rhs.to_vec();
+    let mut z: Vec<f64> = residual
+        .iter()
+        .zip(preconditioner)
+        .map(|(r, m)| r * m)
+        .collect();
+    let mut direction = z.clone();
+    let mut rz: f64 = residual.iter().zip(&z).map(|(r, z)| r * z).sum();
+    let target = 1e-24 * rhs.iter().map(|r| r * r).sum::<f64>();
+    let mut a_direction = vec![0.0; n];
+    for _ in 0..MAX_CG_STEPS {
+        if residual.iter().map(|r| r * r).sum::<f64>() <= target || rz == 0.0 {
+            break;
+        }
+        product(&direction, &mut a_direction);
+        let curvature: f64 = direction.iter().zip(&a_direction).map(|(d, a)| d * a).sum();
+        if curvature <= 0.0 || !curvature.is_finite() {
+            break;
+        }
+        let alpha = rz / curvature;
+        for i in 0..n {
+            x[i] += alpha * direction[i];
+            residual[i] -= alpha * a_direction[i];
+            z[i] = residual[i] * preconditioner[i];
+        }
+        let next_rz: f64 = residual.iter().zip(&z).map(|(r, z)| r * z).sum();
+        let beta = next_rz / rz;
+        rz = next_rz;
+        for i in 0..n {
+            direction[i] = z[i] + beta * direction[i];
+        }
+    }
+    x
 }
 
 /// Solves `matrix · x = rhs` for a symmetric positive definite `matrix`
