@@ -90,32 +90,38 @@ fn tournament(seed: u64) -> Vec<FitGame> {
     games
 }
 
-#[test]
-fn intervals_cover_the_true_gaps_95_percent_of_the_time() {
+/// Fits 400 tournaments and checks both rates: the interval of B - C (bots
+/// 2 and 3) covers the true gap, and that of A - A2 (bots 0 and 1) holds 0.
+fn assert_calibrated(label: &str, strength: &[f64], tournament: impl Fn(u64) -> Vec<FitGame>) {
     let mut covered = 0;
     let mut copies_same = 0;
     for seed in 0..TOURNAMENTS {
         let fit = fit(&tournament(seed), &FitConfig::default());
         let gap = fit.difference(2, 3).expect("B and C are rated");
-        let truth = STRENGTH[2] - STRENGTH[3];
+        let truth = strength[2] - strength[3];
         covered += usize::from(gap.low <= truth && truth <= gap.high);
         let copies = fit.difference(0, 1).expect("A and A2 are rated");
         copies_same += usize::from(copies.low <= 0.0 && 0.0 <= copies.high);
     }
     let rate = |count: usize| count as f64 / TOURNAMENTS as f64;
     println!(
-        "calibration: B-C covered {:.3}, copies not different {:.3}",
+        "calibration ({label}): B-C covered {:.3}, copies not different {:.3}",
         rate(covered),
         rate(copies_same)
     );
     assert!(
         (0.93..=0.97).contains(&rate(covered)),
-        "the true gap was covered in {covered} of {TOURNAMENTS}"
+        "{label}: the true gap was covered in {covered} of {TOURNAMENTS}"
     );
     assert!(
         (0.93..=0.97).contains(&rate(copies_same)),
-        "two copies were not different in {copies_same} of {TOURNAMENTS}"
+        "{label}: two copies were not different in {copies_same} of {TOURNAMENTS}"
     );
+}
+
+#[test]
+fn intervals_cover_the_true_gaps_95_percent_of_the_time() {
+    assert_calibrated("two seats", &STRENGTH, tournament);
 }
 
 /// True strengths in Elo for the four-seat calibration: A, A2, B, C.
@@ -176,28 +182,5 @@ fn table_tournament(seed: u64) -> Vec<FitGame> {
 
 #[test]
 fn four_seat_intervals_cover_the_true_gaps_95_percent_of_the_time() {
-    let mut covered = 0;
-    let mut copies_same = 0;
-    for seed in 0..TOURNAMENTS {
-        let fit = fit(&table_tournament(seed), &FitConfig::default());
-        let gap = fit.difference(2, 3).expect("B and C are rated");
-        let truth = TABLE_STRENGTH[2] - TABLE_STRENGTH[3];
-        covered += usize::from(gap.low <= truth && truth <= gap.high);
-        let copies = fit.difference(0, 1).expect("A and A2 are rated");
-        copies_same += usize::from(copies.low <= 0.0 && 0.0 <= copies.high);
-    }
-    let rate = |count: usize| count as f64 / TOURNAMENTS as f64;
-    println!(
-        "calibration (four seats): B-C covered {:.3}, copies not different {:.3}",
-        rate(covered),
-        rate(copies_same)
-    );
-    assert!(
-        (0.93..=0.97).contains(&rate(covered)),
-        "the true gap was covered in {covered} of {TOURNAMENTS}"
-    );
-    assert!(
-        (0.93..=0.97).contains(&rate(copies_same)),
-        "two copies were not different in {copies_same} of {TOURNAMENTS}"
-    );
+    assert_calibrated("four seats", &TABLE_STRENGTH, table_tournament);
 }

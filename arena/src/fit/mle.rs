@@ -308,16 +308,7 @@ impl Problem {
             let Some(step) = cholesky_solve(&mut matrix, n, gradient.clone()) else {
                 return self.minorize(theta);
             };
-            let longest = step.iter().fold(0.0_f64, |m, s| m.max(s.abs()));
-            let scale = if longest > SHORT_STEP {
-                self.step_scale(theta, &step)
-            } else {
-                1.0
-            };
-            for (t, s) in theta.iter_mut().zip(&step) {
-                *t += scale * s;
-            }
-            if longest * scale < TOLERANCE {
+            if self.take_step(theta, &step) {
                 return;
             }
         }
@@ -367,22 +358,28 @@ impl Problem {
             };
             let preconditioner: Vec<f64> = diagonal.iter().map(|d| 1.0 / (d + shift)).collect();
             let step = conjugate_gradients(product, &preconditioner, &gradient);
-            let longest = step.iter().fold(0.0_f64, |m, s| m.max(s.abs()));
-            if !longest.is_finite() {
+            if step.iter().any(|s| !s.is_finite()) {
                 return self.minorize(theta);
             }
-            let scale = if longest > SHORT_STEP {
-                self.step_scale(theta, &step)
-            } else {
-                1.0
-            };
-            for (t, s) in theta.iter_mut().zip(&step) {
-                *t += scale * s;
-            }
-            if longest * scale < TOLERANCE {
+            if self.take_step(theta, &step) {
                 return;
             }
         }
+    }
+
+    /// Moves `theta` along a Newton `step` (halved while the likelihood
+    /// falls if the step is long); true once the move is negligible.
+    fn take_step(&self, theta: &mut [f64], step: &[f64]) -> bool {
+        let longest = step.iter().fold(0.0_f64, |m, s| m.max(s.abs()));
+        let scale = if longest > SHORT_STEP {
+            self.step_scale(theta, step)
+        } else {
+            1.0
+        };
+        for (t, s) in theta.iter_mut().zip(step) {
+            *t += scale * s;
+        }
+        longest * scale < TOLERANCE
     }
 
     /// The largest of 1, 1/2, 1/4, ... that raises the likelihood.
