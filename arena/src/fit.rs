@@ -53,6 +53,7 @@
 
 mod graph;
 mod mle;
+pub mod solo;
 
 #[cfg(test)]
 mod calibration;
@@ -267,8 +268,12 @@ fn canonical(games: &[FitGame]) -> (Vec<i64>, Vec<Vec<Table>>, usize) {
     for game in games {
         let mut seats = game.seats.clone();
         seats.sort_unstable_by_key(|seat| (seat.rank, seat.bot_version_id));
-        let distinct: BTreeSet<i64> = seats.iter().map(|seat| seat.bot_version_id).collect();
-        if (2..=MAX_FIT_SEATS).contains(&seats.len()) && distinct.len() == seats.len() {
+        let distinct = seats.iter().enumerate().all(|(i, seat)| {
+            seats[..i]
+                .iter()
+                .all(|other| other.bot_version_id != seat.bot_version_id)
+        });
+        if (2..=MAX_FIT_SEATS).contains(&seats.len()) && distinct {
             kept.push((game.deal, seats));
         }
     }

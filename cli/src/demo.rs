@@ -222,7 +222,7 @@ async fn play_tournaments(args: &DemoArgs, dir: &Path, arena: &ArenaArgs) -> any
         let request = pb::GetLeaderboardRequest {
             game: tournament.game.clone(),
             options: tournament.options.clone(),
-            model: String::new(),
+            ..Default::default()
         };
         let board = client
             .get_leaderboard(request)

@@ -16,9 +16,14 @@ pub struct RatingsArgs {
     /// A game option selecting the variant, e.g. --opt tactics=true (repeatable).
     #[arg(long = "opt", value_name = "KEY=VALUE")]
     options: Vec<String>,
-    /// elo, glicko2 or weng-lin [default: glicko2 for two seats, else weng-lin].
+    /// The live model: elo, glicko2 or weng-lin [default: glicko2 for two
+    /// seats, else weng-lin].
     #[arg(long)]
     model: Option<String>,
+    /// Pin this bot's fitted rating at 1500 (`name` or `name@version`)
+    /// instead of the mean of the rated bots.
+    #[arg(long, value_name = "BOT")]
+    anchor: Option<String>,
     #[command(flatten)]
     arena: ArenaArgs,
     /// Print JSON instead of a table.
@@ -32,6 +37,7 @@ pub fn run(args: RatingsArgs) -> anyhow::Result<ExitCode> {
             game: args.game,
             options: crate::client::options(&args.options)?,
             model: args.model.unwrap_or_default(),
+            anchor: args.anchor.unwrap_or_default(),
         };
         let board = connect(&args.arena)
             .await?
@@ -51,12 +57,16 @@ pub fn run(args: RatingsArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// The leaderboard as a table: the fitted rating and its 95% interval
+/// first (the order), then the live model's rating.
 pub fn leaderboard_table(board: &pb::Leaderboard) -> String {
     let mut table = Table::new(&[
         ">#",
         "bot",
         "owner",
         ">rating",
+        "95% CI",
+        ">live",
         ">±",
         ">games",
         ">W",
@@ -68,10 +78,13 @@ pub fn leaderboard_table(board: &pb::Leaderboard) -> String {
     // Weng-Lin ratings live around 25, Elo and Glicko-2 around 1500.
     let decimals = if board.model == "weng-lin" { 1 } else { 0 };
     for row in &board.rows {
+        let (fitted, interval) = fitted_cells(row.fitted.as_ref());
         table.row(vec![
             row.position.to_string(),
             format!("{}@{}", row.bot_name, row.version),
             row.owner.clone(),
+            fitted,
+            interval,
             format!("{:.decimals$}", row.rating),
             format!("{:.decimals$}", row.uncertainty),
             row.games.to_string(),
@@ -87,23 +100,81 @@ pub fn leaderboard_table(board: &pb::Leaderboard) -> String {
         ]);
     }
     format!(
-        "{} {} ({})\n{}",
+        "{} {}\nrating: {}\nlive: {}\n{}",
         board.game,
         board.variant,
+        if board.rows.is_empty() {
+            "no games yet".into()
+        } else {
+            fit_line(board.fit.as_ref())
+        },
         board.model,
         table.render()
     )
 }
 
+/// What the fitted column is: its model, its games and its scale.
+fn fit_line(fit: Option<&pb::FitSummary>) -> String {
+    let Some(fit) = fit else {
+        return "fitted ratings not ready yet (the arena is refitting; ask again)".into();
+    };
+    let scale = if fit.anchor_bot.is_empty() {
+        format!("mean {:.0}", fit.anchor_rating)
+    } else {
+        format!("{} = {:.0}", fit.anchor_bot, fit.anchor_rating)
+    };
+    format!(
+        "{} maximum likelihood over {} games ({} deals), {scale}; 95% CI by bootstrap over deals",
+        fit.method, fit.games, fit.deals
+    )
+}
+
+fn fitted_cells(fitted: Option<&pb::FittedRating>) -> (String, String) {
+    match fitted {
+        None => (String::new(), String::new()),
+        Some(fitted) if !fitted.identifiable => {
+            ("-".into(), format!("not identifiable: {}", fitted.reason))
+        }
+        Some(fitted) => (
+            format!("{:.0}", fitted.rating),
+            format!("[{}, {}]", bound(fitted.low), bound(fitted.high)),
+        ),
+    }
+}
+
+fn bound(value: f64) -> String {
+    if value.is_finite() {
+        format!("{value:.0}")
+    } else if value > 0.0 {
+        "+inf".into()
+    } else {
+        "-inf".into()
+    }
+}
+
+/// The leaderboard as JSON; an open interval bound is `null`.
 pub fn leaderboard_json(board: &pb::Leaderboard) -> Value {
     let rows: Vec<Value> = board
         .rows
         .iter()
         .map(|r| {
             json!({"position": r.position, "bot_version_id": r.bot_version_id, "bot": r.bot_name, "version": r.version, "owner": r.owner,
+                   "fitted": r.fitted.as_ref().map(fitted_json),
                    "rating": r.rating, "uncertainty": r.uncertainty, "games": r.games, "wins": r.wins, "draws": r.draws,
                    "losses": r.losses, "forfeits": r.forfeits, "provisional": r.provisional})
         })
         .collect();
-    json!({"game": board.game, "variant": board.variant, "model": board.model, "rows": rows})
+    let fit = board.fit.as_ref().map(|fit| {
+        json!({"method": fit.method, "games": fit.games, "deals": fit.deals,
+               "anchor_bot": (!fit.anchor_bot.is_empty()).then_some(&fit.anchor_bot), "anchor_rating": fit.anchor_rating})
+    });
+    json!({"game": board.game, "variant": board.variant, "model": board.model, "fit": fit, "rows": rows})
+}
+
+fn fitted_json(fitted: &pb::FittedRating) -> Value {
+    if fitted.identifiable {
+        json!({"identifiable": true, "rating": fitted.rating, "ci95": [fitted.low, fitted.high]})
+    } else {
+        json!({"identifiable": false, "not_identifiable": fitted.not_identifiable, "reason": fitted.reason})
+    }
 }

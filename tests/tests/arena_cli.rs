@@ -118,16 +118,42 @@ fn an_owner_adds_bots_runs_a_tournament_and_reads_ratings_matches_and_replays_fr
         "--json",
     ]);
     assert_eq!(board["rows"].as_array().unwrap().len(), 3);
-    assert!(text_of(&[
+    assert_eq!(board["fit"]["method"], "bradley-terry");
+    assert_eq!(board["fit"]["games"], 6);
+    assert!(board["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|row| row["fitted"].is_object()));
+    let table = text_of(&[
         "ratings",
         "--game",
         "schotten-totten",
         "--opt",
         "tactics=true",
         "--arena",
-        address
-    ])
-    .contains("greedy@1"));
+        address,
+    ]);
+    assert!(
+        table.contains("greedy@1") && table.contains("95% CI") && table.contains("live"),
+        "{table}"
+    );
+    let anchored = cairn(&[
+        "ratings",
+        "--game",
+        "schotten-totten",
+        "--opt",
+        "tactics=true",
+        "--anchor",
+        "nobody",
+        "--arena",
+        address,
+    ]);
+    let stderr = String::from_utf8_lossy(&anchored.stderr);
+    assert!(
+        !anchored.status.success() && stderr.contains("anchor `nobody` has no games"),
+        "{stderr}"
+    );
     let matches = json_of(&["match", "list", &id, "--arena", address, "--json"]);
     let game_id = matches[0]["games"][0]["game_id"]
         .as_i64()

@@ -142,12 +142,16 @@ fn binomial(n: usize, k: usize) -> f64 {
     (0..k).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64)
 }
 
-/// Above this many rated bots the Newton step's dense solve costs more than
-/// minorization-maximization's slower steps.
-const NEWTON_MAX_BOTS: usize = 150;
+/// Above this many rated bots the Newton step is solved by conjugate
+/// gradients (products with the Hessian cost one pass over the choices)
+/// instead of a dense factorization (cubic in the bots).
+pub(super) const NEWTON_MAX_BOTS: usize = 150;
+const MAX_CG_STEPS: usize = 500;
 const MAX_NEWTON_STEPS: usize = 100;
-const MAX_MM_STEPS: usize = 20_000;
+const MAX_MM_STEPS: usize = 5_000;
 const TOLERANCE: f64 = 1e-10;
+/// Newton steps no longer than this (in log strength) skip the line search.
+const SHORT_STEP: f64 = 0.1;
 
 /// The maximum-likelihood `theta` of the `rated` bots (mean zero over them,
 /// NaN for the others), from `start` when given. The caller guarantees that
@@ -175,7 +179,7 @@ pub(super) fn maximize(
     if local.len() <= NEWTON_MAX_BOTS {
         problem.newton(&mut theta);
     } else {
-        problem.minorize(&mut theta);
+        problem.newton_cg(&mut theta);
     }
     let mean = theta.iter().sum::<f64>() / theta.len().max(1) as f64;
     let mut full = vec![f64::NAN; rated.len()];
@@ -188,8 +192,29 @@ pub(super) fn maximize(
 /// The weighted choices in local bot indices, zero weights dropped.
 pub(super) struct Problem {
     n: usize,
-    /// (members, chosen position in members, weight)
-    choices: Vec<(Vec<usize>, usize, f64)>,
+    choices: Vec<LocalChoice>,
+}
+
+/// `members[chosen]` chosen out of `members`, with its weight.
+struct LocalChoice {
+    members: LocalMembers,
+    chosen: usize,
+    weight: f64,
+}
+
+/// Up to [`MAX_FIT_SEATS`] local bot indices, without allocating.
+#[derive(Clone, Copy)]
+struct LocalMembers {
+    slots: [usize; MAX_FIT_SEATS],
+    len: usize,
+}
+
+impl std::ops::Deref for LocalMembers {
+    type Target = [usize];
+
+    fn deref(&self) -> &[usize] {
+        &self.slots[..self.len]
+    }
 }
 
 impl Problem {
@@ -201,11 +226,13 @@ impl Problem {
             .zip(weights)
             .filter(|(_, &weight)| weight > 0.0)
             .filter_map(|(choice, &weight)| {
-                let members: Vec<usize> = choice
-                    .members()
-                    .iter()
-                    .map(|&bot| index[bot as usize])
-                    .collect();
+                let mut members = LocalMembers {
+                    slots: [usize::MAX; MAX_FIT_SEATS],
+                    len: choice.members().len(),
+                };
+                for (slot, &bot) in members.slots.iter_mut().zip(choice.members()) {
+                    *slot = index[bot as usize];
+                }
                 let chosen = choice
                     .members()
                     .iter()
@@ -213,7 +240,11 @@ impl Problem {
                 members
                     .iter()
                     .all(|&m| m != usize::MAX)
-                    .then_some((members, chosen, weight))
+                    .then_some(LocalChoice {
+                        members,
+                        chosen,
+                        weight,
+                    })
             })
             .collect();
         Problem { n, choices }
@@ -222,69 +253,147 @@ impl Problem {
     fn log_likelihood(&self, theta: &[f64]) -> f64 {
         self.choices
             .iter()
-            .map(|(members, chosen, weight)| {
+            .map(|choice| {
+                let members = &choice.members;
                 let top = members.iter().map(|&m| theta[m]).fold(f64::MIN, f64::max);
                 let sum: f64 = members.iter().map(|&m| (theta[m] - top).exp()).sum();
-                weight * (theta[members[*chosen]] - top - sum.ln())
+                choice.weight * (theta[members[choice.chosen]] - top - sum.ln())
             })
             .sum()
     }
 
-    /// Newton steps on the concave log-likelihood, halved until it rises.
+    /// Newton steps on the concave log-likelihood; a long step is halved
+    /// until the likelihood rises, a short one (near the top, where Newton
+    /// converges quadratically) is taken whole.
     pub(super) fn newton(&self, theta: &mut [f64]) {
         let n = self.n;
-        let mut current = self.log_likelihood(theta);
+        let mut gradient = vec![0.0; n];
+        let mut matrix = vec![0.0; n * n];
+        let mut gamma = vec![0.0; n];
         for _ in 0..MAX_NEWTON_STEPS {
-            let mut gradient = vec![0.0; n];
-            // The negated Hessian plus a constant on every entry, which
-            // removes its null space (shifting every theta alike) without
-            // changing a step whose gradient sums to zero.
-            let mut matrix = vec![0.0; n * n];
+            let top = theta.iter().copied().fold(f64::MIN, f64::max);
+            for (g, t) in gamma.iter_mut().zip(theta.iter()) {
+                *g = (t - top).exp();
+            }
+            gradient.iter_mut().for_each(|g| *g = 0.0);
+            matrix.iter_mut().for_each(|m| *m = 0.0);
             let mut p = [0.0; MAX_FIT_SEATS];
-            for (members, chosen, weight) in &self.choices {
-                let top = members.iter().map(|&m| theta[m]).fold(f64::MIN, f64::max);
-                let mut sum = 0.0;
+            for LocalChoice {
+                members,
+                chosen,
+                weight,
+            } in &self.choices
+            {
+                let sum: f64 = members.iter().map(|&m| gamma[m]).sum();
                 for (k, &m) in members.iter().enumerate() {
-                    p[k] = (theta[m] - top).exp();
-                    sum += p[k];
+                    p[k] = gamma[m] / sum;
                 }
                 gradient[members[*chosen]] += weight;
                 for (j, &mj) in members.iter().enumerate() {
-                    let pj = p[j] / sum;
-                    gradient[mj] -= weight * pj;
-                    matrix[mj * n + mj] += weight * pj;
+                    let wpj = weight * p[j];
+                    gradient[mj] -= wpj;
+                    matrix[mj * n + mj] += wpj;
                     for (k, &mk) in members.iter().enumerate() {
-                        matrix[mj * n + mk] -= weight * pj * p[k] / sum;
+                        matrix[mj * n + mk] -= wpj * p[k];
                     }
                 }
             }
+            // The negated Hessian plus a constant on every entry, which
+            // removes its null space (shifting every theta alike) without
+            // changing a step whose gradient sums to zero.
             let shift = (0..n).map(|i| matrix[i * n + i]).sum::<f64>() / n as f64;
             matrix
                 .iter_mut()
                 .for_each(|entry| *entry += shift.max(1e-12));
-            let Some(step) = cholesky_solve(&mut matrix, n, gradient) else {
+            let Some(step) = cholesky_solve(&mut matrix, n, gradient.clone()) else {
                 return self.minorize(theta);
             };
-            let mut scale = 1.0;
-            loop {
-                let trial: Vec<f64> = theta
-                    .iter()
-                    .zip(&step)
-                    .map(|(t, s)| t + scale * s)
-                    .collect();
-                let value = self.log_likelihood(&trial);
-                if value >= current - 1e-12 * current.abs() || scale < 1e-6 {
-                    theta.copy_from_slice(&trial);
-                    current = value;
-                    break;
-                }
-                scale /= 2.0;
-            }
-            let moved = step.iter().fold(0.0_f64, |m, s| m.max(s.abs())) * scale;
-            if moved < TOLERANCE {
+            if self.take_step(theta, &step) {
                 return;
             }
         }
+    }
+
+    /// Newton steps solved by preconditioned conjugate gradients, for many
+    /// bots; the same line search as [`Problem::newton`].
+    pub(super) fn newton_cg(&self, theta: &mut [f64]) {
+        let n = self.n;
+        let mut gamma = vec![0.0; n];
+        let mut p = vec![0.0; self.choices.len() * MAX_FIT_SEATS];
+        for _ in 0..MAX_NEWTON_STEPS {
+            let top = theta.iter().copied().fold(f64::MIN, f64::max);
+            for (g, t) in gamma.iter_mut().zip(theta.iter()) {
+                *g = (t - top).exp();
+            }
+            let mut gradient = vec![0.0; n];
+            let mut diagonal = vec![0.0; n];
+            for (c, choice) in self.choices.iter().enumerate() {
+                let sum: f64 = choice.members.iter().map(|&m| gamma[m]).sum();
+                gradient[choice.members[choice.chosen]] += choice.weight;
+                for (k, &m) in choice.members.iter().enumerate() {
+                    let pk = gamma[m] / sum;
+                    p[c * MAX_FIT_SEATS + k] = pk;
+                    gradient[m] -= choice.weight * pk;
+                    diagonal[m] += choice.weight * pk * (1.0 - pk);
+                }
+            }
+            let shift = diagonal.iter().sum::<f64>() / n as f64;
+            let shift = shift.max(1e-12);
+            let product = |v: &[f64], out: &mut [f64]| {
+                let total: f64 = v.iter().sum();
+                out.iter_mut().for_each(|o| *o = shift * total);
+                for (c, choice) in self.choices.iter().enumerate() {
+                    let probabilities =
+                        &p[c * MAX_FIT_SEATS..c * MAX_FIT_SEATS + choice.members.len()];
+                    let mean: f64 = choice
+                        .members
+                        .iter()
+                        .zip(probabilities)
+                        .map(|(&m, pk)| pk * v[m])
+                        .sum();
+                    for (&m, pk) in choice.members.iter().zip(probabilities) {
+                        out[m] += choice.weight * pk * (v[m] - mean);
+                    }
+                }
+            };
+            let preconditioner: Vec<f64> = diagonal.iter().map(|d| 1.0 / (d + shift)).collect();
+            let step = conjugate_gradients(product, &preconditioner, &gradient);
+            if step.iter().any(|s| !s.is_finite()) {
+                return self.minorize(theta);
+            }
+            if self.take_step(theta, &step) {
+                return;
+            }
+        }
+    }
+
+    /// Moves `theta` along a Newton `step` (halved while the likelihood
+    /// falls if the step is long); true once the move is negligible.
+    fn take_step(&self, theta: &mut [f64], step: &[f64]) -> bool {
+        let longest = step.iter().fold(0.0_f64, |m, s| m.max(s.abs()));
+        let scale = if longest > SHORT_STEP {
+            self.step_scale(theta, step)
+        } else {
+            1.0
+        };
+        for (t, s) in theta.iter_mut().zip(step) {
+            *t += scale * s;
+        }
+        longest * scale < TOLERANCE
+    }
+
+    /// The largest of 1, 1/2, 1/4, ... that raises the likelihood.
+    fn step_scale(&self, theta: &[f64], step: &[f64]) -> f64 {
+        let current = self.log_likelihood(theta);
+        let mut scale = 1.0;
+        while scale > 1e-6 {
+            let trial: Vec<f64> = theta.iter().zip(step).map(|(t, s)| t + scale * s).collect();
+            if self.log_likelihood(&trial) >= current {
+                break;
+            }
+            scale /= 2.0;
+        }
+        scale
     }
 
     /// Hunter's (2004) minorization-maximization: each bot's strength is its
@@ -292,16 +401,16 @@ impl Problem {
     pub(super) fn minorize(&self, theta: &mut [f64]) {
         let n = self.n;
         let mut wins = vec![0.0; n];
-        for (members, chosen, weight) in &self.choices {
-            wins[members[*chosen]] += weight;
+        for choice in &self.choices {
+            wins[choice.members[choice.chosen]] += choice.weight;
         }
         let mut gamma: Vec<f64> = theta.iter().map(|t| t.exp()).collect();
         for _ in 0..MAX_MM_STEPS {
             let mut expected = vec![0.0; n];
-            for (members, _, weight) in &self.choices {
-                let total: f64 = members.iter().map(|&m| gamma[m]).sum();
-                for &m in members {
-                    expected[m] += weight / total;
+            for choice in &self.choices {
+                let total: f64 = choice.members.iter().map(|&m| gamma[m]).sum();
+                for &m in choice.members.iter() {
+                    expected[m] += choice.weight / total;
                 }
             }
             let mut moved = 0.0_f64;
@@ -320,6 +429,50 @@ impl Problem {
             *t = g.ln();
         }
     }
+}
+
+/// Solves `A x = rhs` for a symmetric positive definite `A` given as a
+/// product, with a diagonal preconditioner.
+fn conjugate_gradients(
+    product: impl Fn(&[f64], &mut [f64]),
+    preconditioner: &[f64],
+    rhs: &[f64],
+) -> Vec<f64> {
+    let n = rhs.len();
+    let mut x = vec![0.0; n];
+    let mut residual = rhs.to_vec();
+    let mut z: Vec<f64> = residual
+        .iter()
+        .zip(preconditioner)
+        .map(|(r, m)| r * m)
+        .collect();
+    let mut direction = z.clone();
+    let mut rz: f64 = residual.iter().zip(&z).map(|(r, z)| r * z).sum();
+    let target = 1e-24 * rhs.iter().map(|r| r * r).sum::<f64>();
+    let mut a_direction = vec![0.0; n];
+    for _ in 0..MAX_CG_STEPS {
+        if residual.iter().map(|r| r * r).sum::<f64>() <= target || rz == 0.0 {
+            break;
+        }
+        product(&direction, &mut a_direction);
+        let curvature: f64 = direction.iter().zip(&a_direction).map(|(d, a)| d * a).sum();
+        if curvature <= 0.0 || !curvature.is_finite() {
+            break;
+        }
+        let alpha = rz / curvature;
+        for i in 0..n {
+            x[i] += alpha * direction[i];
+            residual[i] -= alpha * a_direction[i];
+            z[i] = residual[i] * preconditioner[i];
+        }
+        let next_rz: f64 = residual.iter().zip(&z).map(|(r, z)| r * z).sum();
+        let beta = next_rz / rz;
+        rz = next_rz;
+        for i in 0..n {
+            direction[i] = z[i] + beta * direction[i];
+        }
+    }
+    x
 }
 
 /// Solves `matrix · x = rhs` for a symmetric positive definite `matrix`

@@ -351,7 +351,7 @@ fn a_sparse_bot_gets_an_open_ended_interval_not_a_made_up_one() {
 }
 
 #[test]
-fn minorization_and_newton_find_the_same_maximum() {
+fn newton_conjugate_gradients_and_minorization_find_the_same_maximum() {
     let mut rng = Rng::seeded(3);
     let games: Vec<FitGame> = (0..200)
         .map(|seed| {
@@ -372,14 +372,65 @@ fn minorization_and_newton_find_the_same_maximum() {
     let problem = mle::Problem::new(&stages, &weights, &[0, 1, 2, 3]);
     let mut newton = vec![0.0; 4];
     let mut minorized = vec![0.0; 4];
+    let mut conjugate = vec![0.0; 4];
     problem.newton(&mut newton);
     problem.minorize(&mut minorized);
+    problem.newton_cg(&mut conjugate);
     let centre = |t: &[f64]| {
         t.iter()
             .map(|x| x - t.iter().sum::<f64>() / 4.0)
             .collect::<Vec<f64>>()
     };
-    for (a, b) in centre(&newton).iter().zip(centre(&minorized)) {
+    for ((a, b), c) in centre(&newton)
+        .iter()
+        .zip(centre(&minorized))
+        .zip(centre(&conjugate))
+    {
         assert!((a - b).abs() < 1e-7, "{newton:?} {minorized:?}");
+        assert!((a - c).abs() < 1e-7, "{newton:?} {conjugate:?}");
     }
+}
+
+#[test]
+fn a_board_of_many_bots_is_fitted_by_conjugate_gradients_to_the_same_maximum() {
+    let n_bots = mle::NEWTON_MAX_BOTS + 20;
+    let mut rng = Rng::seeded(5);
+    let games: Vec<FitGame> = (0..4000)
+        .map(|seed| {
+            let a = rng.below(n_bots);
+            let b = (a + 1 + rng.below(3)) % n_bots;
+            // The lower id wins two games in three: everyone wins and loses.
+            let a_wins = (rng.below(3) < 2) == (a < b);
+            let ranks = if a_wins {
+                [(a, 1), (b, 2)]
+            } else {
+                [(a, 2), (b, 1)]
+            };
+            game(seed, &ranks.map(|(bot, rank)| (bot as i64, rank)))
+        })
+        .collect();
+    let (_, deals, _) = canonical(&games);
+    let everyone = vec![true; n_bots];
+    let stages = Stages::new(&deals, &everyone);
+    let weights = stages.weights(&vec![1; deals.len()]);
+    let index: Vec<usize> = (0..n_bots).collect();
+    let problem = mle::Problem::new(&stages, &weights, &index);
+    let mut dense = vec![0.0; n_bots];
+    let mut conjugate = vec![0.0; n_bots];
+    problem.newton(&mut dense);
+    problem.newton_cg(&mut conjugate);
+    let centre = |t: &[f64]| {
+        let mean = t.iter().sum::<f64>() / t.len() as f64;
+        t.iter().map(|x| x - mean).collect::<Vec<f64>>()
+    };
+    for (a, c) in centre(&dense).iter().zip(centre(&conjugate)) {
+        assert!((a - c).abs() < 1e-6, "{a} vs {c}");
+    }
+    let config = FitConfig {
+        bootstrap_samples: 3,
+        ..FitConfig::default()
+    };
+    let ratings = fit(&games, &config).ratings(Anchor::default()).unwrap();
+    assert_eq!(ratings.len(), n_bots);
+    assert!(ratings.iter().all(|r| r.estimate.is_ok()));
 }

@@ -264,15 +264,18 @@ impl Arena for ArenaApi {
             options: request.options,
             model,
         };
-        let rows = self.store.leaderboard(&query).await?;
-        let model = rows
-            .first()
-            .map_or_else(|| model.map_or("", RatingModel::id), |row| row.model.id());
+        let anchor = Some(request.anchor.as_str()).filter(|anchor| !anchor.is_empty());
+        let board = self.store.fitted_leaderboard(&query, anchor).await?;
+        let model = board.rows.first().map_or_else(
+            || model.map_or("", RatingModel::id),
+            |line| line.row.model.id(),
+        );
         Ok(Response::new(pb::Leaderboard {
             game: query.game.clone(),
             variant: crate::store::variant_key(&query.options),
             model: model.to_string(),
-            rows: rows.iter().map(convert::leaderboard_row).collect(),
+            rows: board.rows.iter().map(convert::leaderboard_row).collect(),
+            fit: board.summary.as_ref().map(convert::fit_summary),
         }))
     }
 }

@@ -6,8 +6,9 @@ use cairn_proto::reasons::{arena_end_reason, arena_forfeit_reason};
 use super::pb;
 use crate::archive::Manifest;
 use crate::error::ArenaError;
+use crate::fit::{Estimate, Unidentified};
 use crate::store::{
-    BotSummary, BotVersion, Entry, Forfeit, GameReport, LeaderboardRow, Lease, MatchSummary,
+    BotSummary, BotVersion, Entry, FitSummary, FittedRow, Forfeit, GameReport, Lease, MatchSummary,
     NewTournament, SeatResult, Tournament, TournamentProgress,
 };
 
@@ -134,7 +135,8 @@ pub(super) fn seat_result(result: &SeatResult) -> pb::SeatResult {
     }
 }
 
-pub(super) fn leaderboard_row(row: &LeaderboardRow) -> pb::LeaderboardRow {
+pub(super) fn leaderboard_row(line: &FittedRow) -> pb::LeaderboardRow {
+    let row = &line.row;
     let standing = &row.standing;
     pb::LeaderboardRow {
         position: row.position as u32,
@@ -150,6 +152,35 @@ pub(super) fn leaderboard_row(row: &LeaderboardRow) -> pb::LeaderboardRow {
         losses: standing.losses,
         forfeits: standing.forfeits,
         provisional: row.provisional,
+        fitted: line.fitted.map(fitted_rating),
+    }
+}
+
+fn fitted_rating(fitted: Result<Estimate, Unidentified>) -> pb::FittedRating {
+    match fitted {
+        Ok(estimate) => pb::FittedRating {
+            identifiable: true,
+            rating: estimate.rating,
+            low: estimate.low,
+            high: estimate.high,
+            ..Default::default()
+        },
+        Err(reason) => pb::FittedRating {
+            identifiable: false,
+            not_identifiable: reason.id().to_string(),
+            reason: reason.to_string(),
+            ..Default::default()
+        },
+    }
+}
+
+pub(super) fn fit_summary(summary: &FitSummary) -> pb::FitSummary {
+    pb::FitSummary {
+        method: summary.method.id().to_string(),
+        games: summary.games as i64,
+        deals: summary.deals as i64,
+        anchor_bot: summary.anchor_bot.clone().unwrap_or_default(),
+        anchor_rating: summary.anchor_rating,
     }
 }
 

@@ -10,6 +10,7 @@
 //! - `results`: reports written once, with their rating updates.
 //! - `leaderboard`: ratings read back, and recomputed from history.
 //! - [`pages`]: read-only queries for the web pages.
+//! - `fitted`: the fitted column of a leaderboard, one cached fit per board.
 //!
 //! Every write runs in one `BEGIN IMMEDIATE` transaction, so a refused call
 //! changes nothing and concurrent writers queue instead of failing to
@@ -20,6 +21,7 @@ pub mod clock;
 mod accounts;
 mod bots;
 mod faults;
+mod fitted;
 mod leaderboard;
 mod leases;
 pub mod pages;
@@ -44,6 +46,7 @@ pub use self::accounts::{Owner, Runner};
 pub use self::bots::{BotSummary, BotVersion, SubmittedVersion};
 pub use self::clock::{Clock, ManualClock, SystemClock};
 pub use self::faults::{GiveBack, DEFAULT_MAX_ATTEMPTS, MAX_FAULT_TEXT_BYTES};
+pub use self::fitted::{FitSummary, FittedLeaderboard, FittedRow, FIT_WAIT};
 pub use self::leaderboard::{LeaderboardQuery, LeaderboardRow};
 pub use self::leases::{Lease, LeasedGame, LeasedSeat};
 pub use self::results::{
@@ -80,6 +83,8 @@ pub struct Store {
     write_lock: Arc<Mutex<()>>,
     /// Bumped after every recorded result, so watchers wake on progress.
     changes: Arc<watch::Sender<u64>>,
+    /// One rating fit per leaderboard, refitted off the request path.
+    fits: Arc<fitted::FitCache>,
 }
 
 impl Store {
@@ -114,6 +119,7 @@ impl Store {
             max_attempts: DEFAULT_MAX_ATTEMPTS,
             write_lock: Arc::new(Mutex::new(())),
             changes: Arc::new(changes),
+            fits: Arc::default(),
         })
     }
 

@@ -351,7 +351,7 @@ pub async fn leaderboard(arena: &Arena, game: &str) -> pb::Leaderboard {
     let request = pb::GetLeaderboardRequest {
         game: game.into(),
         options: Default::default(),
-        model: String::new(),
+        ..Default::default()
     };
     arena
         .client()

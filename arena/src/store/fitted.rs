@@ -1,0 +1,371 @@
+//! Fitted ratings on a leaderboard: the board's games read back for
+//! [`crate::fit`], one fit cached per game and variant, refitted off the
+//! request path when results arrive.
+//!
+//! A reader never waits long: it answers from the cached fit when no result
+//! was recorded since (one indexed `MAX(id)`), and otherwise starts a refit
+//! in the background and waits for it at most [`FIT_WAIT`]; past that it
+//! answers from the previous fit, which says how many games it covers. A
+//! refit reads only the results recorded since the last one (result ids
+//! only grow and a result is written once) and fits on a blocking thread.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::watch;
+
+use super::leaderboard::{LeaderboardQuery, LeaderboardRow};
+use super::tournaments::variant_key;
+use super::Store;
+use crate::error::ArenaError;
+use crate::fit::{
+    fit, Anchor, DealKey, Estimate, Fit, FitConfig, FitGame, FitSeat, Method, Unidentified,
+    DEFAULT_MEAN,
+};
+
+/// The longest a leaderboard read waits for a refit before answering from
+/// the previous one.
+pub const FIT_WAIT: Duration = Duration::from_secs(1);
+
+/// The longest anchor name taken (it is echoed in refusals).
+const MAX_ANCHOR_BYTES: usize = 200;
+
+/// A leaderboard with its fitted column, best fitted rating first.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FittedLeaderboard {
+    pub rows: Vec<FittedRow>,
+    /// `None` when the board has no game, or no fit could be made in time
+    /// (a first read of a long history under load); the rows then keep the
+    /// live order.
+    pub summary: Option<FitSummary>,
+}
+
+/// A leaderboard line and its fitted rating: `None` when the bot has no
+/// fitted game (e.g. every game it played was skipped by the fit).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FittedRow {
+    pub row: LeaderboardRow,
+    pub fitted: Option<Result<Estimate, Unidentified>>,
+}
+
+/// What the fitted column rests on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FitSummary {
+    pub method: Method,
+    pub games: usize,
+    pub deals: usize,
+    /// `None`: the mean of the rated bots is `anchor_rating`; else the bot
+    /// (`name@version`) pinned there.
+    pub anchor_bot: Option<String>,
+    pub anchor_rating: f64,
+}
+
+/// One fit per game and variant.
+#[derive(Debug, Default)]
+pub(crate) struct FitCache {
+    boards: Mutex<HashMap<(String, String), Arc<BoardFit>>>,
+}
+
+#[derive(Debug)]
+struct BoardFit {
+    state: watch::Sender<BoardState>,
+    refreshing: AtomicBool,
+}
+
+#[derive(Debug, Clone, Default)]
+struct BoardState {
+    fit: Option<Arc<StampedFit>>,
+    /// The last refit's failure, shown only to a reader with no fit at all.
+    error: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+struct StampedFit {
+    /// The arena's latest result id when the fit was checked.
+    stamp: i64,
+    /// The board's own latest result id in the fit.
+    board_last: i64,
+    /// The games fitted, so a refit reads only the new ones.
+    games: Arc<Vec<FitGame>>,
+    fit: Arc<Fit>,
+}
+
+impl FitCache {
+    fn board(&self, game: &str, variant: &str) -> Arc<BoardFit> {
+        let mut boards = self
+            .boards
+            .lock()
+            .unwrap_or_else(|poison| poison.into_inner());
+        Arc::clone(
+            boards
+                .entry((game.to_string(), variant.to_string()))
+                .or_insert_with(|| {
+                    Arc::new(BoardFit {
+                        state: watch::Sender::new(BoardState::default()),
+                        refreshing: AtomicBool::new(false),
+                    })
+                }),
+        )
+    }
+}
+
+impl Store {
+    /// A leaderboard with fitted ratings on the scale `anchor` names: `None`
+    /// for a mean of 1500, else `name` or `name@version` of a bot on the
+    /// board (a bare name means its highest version there), pinned at 1500.
+    pub async fn fitted_leaderboard(
+        &self,
+        query: &LeaderboardQuery,
+        anchor: Option<&str>,
+    ) -> Result<FittedLeaderboard, ArenaError> {
+        let rows = self.leaderboard(query).await?;
+        let anchor_row = anchor
+            .map(|name| find_anchor(&rows, name))
+            .transpose()?
+            .map(|row| {
+                (
+                    row.bot_version_id,
+                    format!("{}@{}", row.bot_name, row.version),
+                )
+            });
+        if rows.is_empty() {
+            // No game yet: nothing to fit, and nothing cached for a board
+            // anyone can name.
+            return Ok(FittedLeaderboard {
+                rows: Vec::new(),
+                summary: None,
+            });
+        }
+        let variant = variant_key(&query.options);
+        let Some(stamped) = self.current_fit(&query.game, &variant).await? else {
+            return Ok(FittedLeaderboard {
+                rows: rows
+                    .into_iter()
+                    .map(|row| FittedRow { row, fitted: None })
+                    .collect(),
+                summary: None,
+            });
+        };
+        let fit = &stamped.fit;
+        let scale = match &anchor_row {
+            None => Anchor::Mean(DEFAULT_MEAN),
+            Some((bot_version_id, _)) => Anchor::Bot {
+                bot_version_id: *bot_version_id,
+                rating: DEFAULT_MEAN,
+            },
+        };
+        let ratings = fit.ratings(scale).map_err(|error| {
+            ArenaError::invalid(format!("anchor `{}`: {error}", anchor.unwrap_or_default()))
+        })?;
+        let by_bot: HashMap<i64, Result<Estimate, Unidentified>> = ratings
+            .into_iter()
+            .map(|rating| (rating.bot_version_id, rating.estimate))
+            .collect();
+        let mut fitted: Vec<FittedRow> = rows
+            .into_iter()
+            .map(|row| FittedRow {
+                fitted: by_bot.get(&row.bot_version_id).copied(),
+                row,
+            })
+            .collect();
+        // Rows arrive in live order, which the stable sort keeps among equals.
+        fitted.sort_by(|a, b| order_key(a).total_cmp(&order_key(b)));
+        for (index, line) in fitted.iter_mut().enumerate() {
+            line.row.position = index + 1;
+        }
+        Ok(FittedLeaderboard {
+            rows: fitted,
+            summary: Some(FitSummary {
+                method: fit.method(),
+                games: fit.n_games(),
+                deals: fit.n_deals(),
+                anchor_bot: anchor_row.map(|(_, name)| name),
+                anchor_rating: DEFAULT_MEAN,
+            }),
+        })
+    }
+
+    /// Every fitted game of a game and variant, with its deal.
+    pub async fn fit_games(&self, game: &str, variant: &str) -> Result<Vec<FitGame>, ArenaError> {
+        Ok(self.fit_games_since(game, variant, 0).await?.0)
+    }
+
+    /// The games of a game and variant whose result id is above
+    /// `after_result_id`, and the highest such id (`after_result_id` when
+    /// there are none). Result ids only grow and a result is written once,
+    /// so a cached list plus these is the whole history.
+    async fn fit_games_since(
+        &self,
+        game: &str,
+        variant: &str,
+        after_result_id: i64,
+    ) -> Result<(Vec<FitGame>, i64), ArenaError> {
+        let rows: Vec<(i64, i64, i64, i64, i64)> = sqlx::query_as(
+            "SELECT r.id, t.id, g.seed, rs.bot_version_id, rs.rank FROM results r \
+             JOIN result_seats rs ON rs.game_id = r.game_id JOIN games g ON g.id = r.game_id \
+             JOIN matches m ON m.id = g.match_id JOIN tournaments t ON t.id = m.tournament_id \
+             WHERE r.id > ? AND t.game = ? AND t.variant = ? ORDER BY r.id, rs.seat",
+        )
+        .bind(after_result_id)
+        .bind(game)
+        .bind(variant)
+        .fetch_all(self.pool())
+        .await?;
+        let mut games: Vec<FitGame> = Vec::new();
+        let mut last_result = None;
+        for (result_id, tournament_id, seed, bot_version_id, rank) in rows {
+            let seat = FitSeat {
+                bot_version_id,
+                rank: u32::try_from(rank).unwrap_or(u32::MAX),
+            };
+            match games.last_mut() {
+                Some(game) if last_result == Some(result_id) => game.seats.push(seat),
+                _ => {
+                    games.push(FitGame {
+                        deal: DealKey {
+                            tournament_id,
+                            seed,
+                        },
+                        seats: vec![seat],
+                    });
+                    last_result = Some(result_id);
+                }
+            }
+        }
+        Ok((games, last_result.unwrap_or(after_result_id)))
+    }
+
+    /// The board's fit, fresh if it can be had within [`FIT_WAIT`].
+    async fn current_fit(
+        &self,
+        game: &str,
+        variant: &str,
+    ) -> Result<Option<Arc<StampedFit>>, ArenaError> {
+        let stamp = self.latest_result_id().await?;
+        let board = self.fits.board(game, variant);
+        let mut receiver = board.state.subscribe();
+        let deadline = tokio::time::Instant::now() + FIT_WAIT;
+        loop {
+            let state = receiver.borrow_and_update().clone();
+            if let Some(fit) = state.fit.as_ref().filter(|fit| fit.stamp >= stamp) {
+                return Ok(Some(Arc::clone(fit)));
+            }
+            if !board.refreshing.swap(true, Ordering::AcqRel) {
+                tokio::spawn(refresh(
+                    self.clone(),
+                    Arc::clone(&board),
+                    game.to_string(),
+                    variant.to_string(),
+                ));
+            }
+            let changed = tokio::time::timeout_at(deadline, receiver.changed()).await;
+            if !matches!(changed, Ok(Ok(()))) {
+                let state = receiver.borrow().clone();
+                return match (state.fit, state.error) {
+                    (Some(fit), _) => Ok(Some(fit)),
+                    (None, Some(error)) => Err(ArenaError::Internal(error)),
+                    (None, None) => Ok(None),
+                };
+            }
+        }
+    }
+
+    async fn latest_result_id(&self) -> Result<i64, ArenaError> {
+        Ok(
+            sqlx::query_scalar("SELECT COALESCE(MAX(id), 0) FROM results")
+                .fetch_one(self.pool())
+                .await?,
+        )
+    }
+}
+
+/// Refits one board (reusing the fit when none of the new results are the
+/// board's) and publishes it.
+async fn refresh(store: Store, board: Arc<BoardFit>, game: String, variant: String) {
+    let outcome = refit(&store, &board, &game, &variant).await;
+    board.refreshing.store(false, Ordering::Release);
+    board.state.send_modify(|state| match outcome {
+        Ok(fit) => {
+            state.fit = Some(fit);
+            state.error = None;
+        }
+        Err(error) => state.error = Some(error.to_string()),
+    });
+}
+
+async fn refit(
+    store: &Store,
+    board: &BoardFit,
+    game: &str,
+    variant: &str,
+) -> Result<Arc<StampedFit>, ArenaError> {
+    let stamp = store.latest_result_id().await?;
+    let previous = board.state.borrow().fit.clone();
+    let after = previous.as_ref().map_or(0, |fit| fit.board_last);
+    let (new_games, board_last) = store.fit_games_since(game, variant, after).await?;
+    if let Some(previous) = previous.as_ref().filter(|_| new_games.is_empty()) {
+        return Ok(Arc::new(StampedFit {
+            stamp,
+            ..StampedFit::clone(previous)
+        }));
+    }
+    let mut games = previous.map_or_else(Vec::new, |fit| fit.games.as_ref().clone());
+    games.extend(new_games);
+    let (games, fit) = tokio::task::spawn_blocking(move || {
+        let fitted = fit(&games, &FitConfig::default());
+        (games, fitted)
+    })
+    .await
+    .map_err(|error| ArenaError::Internal(format!("the rating fit failed: {error}")))?;
+    Ok(Arc::new(StampedFit {
+        stamp,
+        board_last,
+        games: Arc::new(games),
+        fit: Arc::new(fit),
+    }))
+}
+
+fn find_anchor<'a>(
+    rows: &'a [LeaderboardRow],
+    name: &str,
+) -> Result<&'a LeaderboardRow, ArenaError> {
+    if name.len() > MAX_ANCHOR_BYTES {
+        return Err(ArenaError::invalid(format!(
+            "an anchor is a bot name, at most {MAX_ANCHOR_BYTES} bytes"
+        )));
+    }
+    let (bot, version) = match name.rsplit_once('@') {
+        Some((bot, version)) => {
+            let version = version.parse::<i64>().map_err(|_| {
+                ArenaError::invalid(format!(
+                    "anchor `{name}`: the version after @ must be a number"
+                ))
+            })?;
+            (bot, Some(version))
+        }
+        None => (name, None),
+    };
+    rows.iter()
+        .filter(|row| row.bot_name == bot && version.is_none_or(|v| row.version == v))
+        .max_by_key(|row| row.version)
+        .ok_or_else(|| {
+            ArenaError::invalid(format!("anchor `{name}` has no games on this leaderboard"))
+        })
+}
+
+/// Unbeaten bots first, then rated ones by rating, then the unconnected,
+/// the winless and bots the fit did not see.
+fn order_key(line: &FittedRow) -> f64 {
+    match line.fitted {
+        Some(Err(Unidentified::Unbeaten)) => f64::NEG_INFINITY,
+        Some(Ok(estimate)) => -estimate.rating,
+        Some(Err(Unidentified::Unconnected)) => 1e300,
+        Some(Err(Unidentified::Winless)) => 2e300,
+        None => f64::INFINITY,
+    }
+}
+
+#[cfg(test)]
+mod tests;
