@@ -239,7 +239,7 @@ class ReplayView {
     };
     for (const [name, b] of Object.entries(this.buttons)) b.id = "step-" + name;
     this.info = el("span", { class: "stepinfo", id: "step-info" });
-    this.select = el("select", { id: "perspective", on: { change: () => { this.perspective = this.select.value; this.draw(); } } },
+    this.select = el("select", { id: "perspective", on: { change: () => { this.perspective = this.select.value; this.select.blur(); this.draw(); } } },
       el("option", { value: "all" }, "every seat (all hands)"),
       names.map((name, seat) => el("option", { value: String(seat) }, "seat " + seat + " (" + name + ") only")));
     this.select.value = this.perspective;

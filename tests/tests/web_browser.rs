@@ -1,0 +1,549 @@
+//! The web pages in a real browser: a real `cairn serve --http` with a
+//! real runner plays a small tournament (one bot answers with markup as its
+//! action), then headless Chromium, driven through chromedriver's WebDriver
+//! HTTP API by a tiny HTTP/1.1 client, loads the leaderboard, opens a
+//! replay, steps forward and back with buttons and keys, and checks from
+//! the DOM the bot names, the scores and the board at a known step against
+//! the JSON the server sends. Screenshots go to `target/<profile>/web-screenshots/`.
+//!
+//! Needs Debian's `chromium` and `chromium-driver`. Without them the test
+//! says loudly what it skipped, unless `CI` is set: then it fails.
+
+mod arena_support;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use arena_support::*;
+use serde_json::{json, Value};
+
+const MARKUP_ACTION: &str = "<img src=x onerror=\"document.title='pwned'\">";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_browser_follows_the_leaderboard_a_tournament_and_a_replay_step_by_step() {
+    let Some((chromium, chromedriver)) = browser() else {
+        return;
+    };
+    let (arena, web) = start_arena_with_pages();
+    let token = register_owner(&arena, "ada").await;
+    add_bot(&arena, &token, "greedy", "schotten-totten-greedy");
+    add_bot(&arena, &token, "random", "random");
+    add_markup_bot(&arena, &token);
+    let tournament = create_round_robin(&arena, &token, &["greedy", "random", "markup"], 2).await;
+    let _runner = arena.runner(30_000, 2);
+    wait_for_progress(&arena, tournament.id, |p| p.finished).await;
+
+    let driver = Driver::start(&chromedriver, &chromium);
+    let shots = screenshot_dir();
+    leaderboard(&driver, &web, &shots);
+    let game_id = tournament_page(&driver, &web, tournament.id, &shots);
+    replay(&driver, &web, game_id, &shots);
+    bot_page_keeps_markup_as_text(&driver, &web, &shots);
+}
+
+/// The leaderboard names every bot; the tournament is listed as complete.
+fn leaderboard(driver: &Driver, web: &str, shots: &Path) {
+    driver.go(&format!("{web}/"));
+    let board = driver.text(&driver.find("table.leaderboard"));
+    for bot in ["greedy", "random", "markup"] {
+        assert!(
+            board.contains(bot),
+            "{bot} missing from the leaderboard: {board}"
+        );
+    }
+    let tournaments = driver.text(&driver.find("#tournaments table"));
+    assert!(tournaments.contains("6/6"), "{tournaments}");
+    driver.screenshot(&shots.join("leaderboard.png"));
+}
+
+/// The tournament lists its six games; returns the first replay's game id.
+fn tournament_page(driver: &Driver, web: &str, tournament_id: i64, shots: &Path) -> i64 {
+    driver.go(&format!("{web}/tournaments/{tournament_id}"));
+    let links = driver.find_all("a.replay-link");
+    assert_eq!(links.len(), 6);
+    driver.screenshot(&shots.join("tournament.png"));
+    let first = driver.attribute(&links[0], "href");
+    let game_id = first.rsplit('/').next().unwrap().parse().unwrap();
+    driver.click(&links[0]);
+    game_id
+}
+
+/// Steps through a replay and checks names, scores and the board against
+/// the server's JSON.
+fn replay(driver: &Driver, web: &str, game_id: i64, shots: &Path) {
+    let api = http_get(&format!("{web}/api/games/{game_id}"));
+    let steps = api["replay"]["steps"].as_array().unwrap();
+    let last = steps.len() - 1;
+    assert_eq!(
+        driver.text(&driver.find("#step-info")),
+        format!("step 0 / {last}")
+    );
+    let seats = driver.text(&driver.find("#seats"));
+    for seat in api["game"]["seats"].as_array().unwrap() {
+        let shown = format!(
+            "{}@{} · score {}",
+            seat["bot_name"].as_str().unwrap(),
+            seat["version"],
+            seat["score"]
+        );
+        assert!(seats.contains(&shown), "{shown:?} not in {seats:?}");
+    }
+    let next = driver.find("#step-next");
+    for _ in 0..5 {
+        driver.click(&next);
+    }
+    driver.key("\u{E012}"); // ArrowLeft
+    assert_eq!(
+        driver.text(&driver.find("#step-info")),
+        format!("step 4 / {last}")
+    );
+    assert_eq!(
+        driver.text(&driver.find("#action-text")),
+        steps[4]["action"].as_str().unwrap()
+    );
+    assert_board_matches(driver, &steps[4]);
+    driver.screenshot(&shots.join("replay-step-4.png"));
+
+    driver.click(&driver.find("#perspective option[value='0']"));
+    let hidden = driver.text(&driver.find("[data-hand='1']"));
+    assert!(hidden.contains("hidden"), "{hidden}");
+    assert!(!driver
+        .text(&driver.find("[data-hand='0']"))
+        .contains("hidden"));
+    driver.screenshot(&shots.join("replay-step-4-seat-0.png"));
+
+    driver.key("\u{E010}"); // End
+    assert_eq!(
+        driver.text(&driver.find("#step-info")),
+        format!("step {last} / {last}")
+    );
+    let outcome = driver.text(&driver.find("#outcome"));
+    let scores: Vec<String> = api["replay"]["outcome"]["scores"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(Value::to_string)
+        .collect();
+    assert!(outcome.contains(&scores.join(" : ")), "{outcome}");
+    assert_board_matches(driver, &steps[last]);
+    driver.screenshot(&shots.join("replay-last-step.png"));
+    driver.click(&driver.find("#step-first"));
+    assert_eq!(
+        driver.text(&driver.find("#step-info")),
+        format!("step 0 / {last}")
+    );
+}
+
+/// Every stone side on the page holds the cards the step's JSON puts there.
+fn assert_board_matches(driver: &Driver, step: &Value) {
+    let stones = step["views"][0]["stones"].as_array().unwrap();
+    let on_page: Value = driver.run(
+        "return [...document.querySelectorAll('.st-side')].map(s => [Number(s.dataset.stone), Number(s.dataset.side), [...s.querySelectorAll('[data-card]')].map(c => c.dataset.card)]);",
+    );
+    let on_page = on_page.as_array().unwrap();
+    assert_eq!(on_page.len(), 18);
+    for side in on_page {
+        let (stone, seat) = (
+            side[0].as_u64().unwrap() as usize,
+            side[1].as_u64().unwrap() as usize,
+        );
+        let mut shown: Vec<&str> = side[2]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap())
+            .collect();
+        if seat == 1 {
+            shown.reverse(); // seat 1's cards are stacked from the stone upwards
+        }
+        let expected: Vec<&str> = stones[stone]["sides"][seat]["cards"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap())
+            .collect();
+        assert_eq!(shown, expected, "stone {stone} seat {seat}");
+    }
+}
+
+/// The bot that answered with markup forfeited; its page shows the detail
+/// as text, and the markup never became an element or ran.
+fn bot_page_keeps_markup_as_text(driver: &Driver, web: &str, shots: &Path) {
+    driver.go(&format!("{web}/bots/markup"));
+    let detail = driver.text(&driver.find("tr.forfeit td.detail"));
+    assert!(detail.contains("<img src=x onerror="), "{detail}");
+    assert_eq!(
+        driver.text(&driver.find("tr.forfeit td.reason")),
+        "illegal_action"
+    );
+    let images: Value =
+        driver.run("return document.querySelectorAll('img').length + ':' + document.title;");
+    assert_eq!(images, json!("0:markup · cairn arena"));
+    driver.screenshot(&shots.join("bot-markup.png"));
+}
+
+// ---- setup ----------------------------------------------------------------
+
+/// The browser and its driver, or `None` after saying loudly what is skipped
+/// (outside CI only: in CI a missing browser fails the test).
+fn browser() -> Option<(PathBuf, PathBuf)> {
+    let found = (which("chromium"), which("chromedriver"));
+    if let (Some(chromium), Some(chromedriver)) = found {
+        return Some((chromium, chromedriver));
+    }
+    let message = "chromium and chromedriver are not installed (Debian: apt-get install chromium chromium-driver)";
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{message}; CI must run the browser test"
+    );
+    eprintln!("\n!!!!!!!! SKIPPED the browser test: {message} !!!!!!!!\n");
+    None
+}
+
+fn which(name: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(name))
+        .find(|path| path.is_file())
+}
+
+/// `cairn serve --http`: the arena and its pages' address.
+fn start_arena_with_pages() -> (Arena, String) {
+    let folder = tempfile::tempdir().unwrap();
+    let db = folder.path().join("arena.sqlite");
+    let mut child = Command::new(cairn_binary())
+        .args([
+            "serve",
+            "--db",
+            db.to_str().unwrap(),
+            "--listen",
+            "127.0.0.1:0",
+        ])
+        .args(["--runner-token", RUNNER_TOKEN, "--http", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("cairn serve starts");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut address_in = |prefix: &str| {
+        let line = lines.next().unwrap().unwrap();
+        assert!(line.starts_with(prefix), "{line}");
+        let address = line
+            .split_whitespace()
+            .find(|w| w.starts_with("http://"))
+            .unwrap();
+        address.trim_end_matches('/').to_string()
+    };
+    let web = address_in("cairn web pages on");
+    let address = address_in("cairn arena listening on");
+    (
+        Arena {
+            folder,
+            address,
+            process: Running(child),
+        },
+        web,
+    )
+}
+
+/// A Python bot that answers every request with markup as its action.
+fn add_markup_bot(arena: &Arena, token: &str) {
+    let folder = arena.folder.path().join("bots").join("markup");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(
+        folder.join("cairn-bot.toml"),
+        "name = \"markup\"\ncommand = [\"python3\", \"bot.py\"]\n",
+    )
+    .unwrap();
+    let program = format!(
+        "import json, sys\nfor line in sys.stdin:\n    m = json.loads(line)\n    if 'hello' in m:\n        print(json.dumps({{'ready': {{'name': 'markup'}}}}), flush=True)\n    elif 'request' in m:\n        print(json.dumps({{'action': {{'decisionId': m['request']['decisionId'], 'action': {MARKUP_ACTION:?}}}}}), flush=True)\n    elif 'quit' in m:\n        break\n"
+    );
+    std::fs::write(folder.join("bot.py"), program).unwrap();
+    let output = cairn(&[
+        "bot",
+        "add",
+        folder.to_str().unwrap(),
+        "--arena",
+        &arena.address,
+        "--token",
+        token,
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+fn screenshot_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let profile_dir = exe.parent().and_then(Path::parent).unwrap();
+    let dir = profile_dir.join("web-screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+// ---- WebDriver ------------------------------------------------------------
+
+const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+/// A chromedriver process and one headless Chromium session.
+struct Driver {
+    base: String,
+    session: String,
+    _process: Running,
+    _profile: tempfile::TempDir,
+}
+
+impl Driver {
+    fn start(chromedriver: &Path, chromium: &Path) -> Driver {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let mut child = Command::new(chromedriver)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver starts");
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let ready = stdout
+            .lines()
+            .map_while(Result::ok)
+            .any(|line| line.contains("started successfully"));
+        assert!(ready, "chromedriver did not start");
+        let base = format!("127.0.0.1:{port}");
+        let profile = tempfile::tempdir().unwrap();
+        let capabilities = json!({"capabilities": {"alwaysMatch": {"browserName": "chrome", "goog:chromeOptions": {
+            "binary": chromium,
+            "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1100",
+                     format!("--user-data-dir={}", profile.path().display())],
+        }}}});
+        let answer = webdriver(&base, "POST", "/session", Some(&capabilities));
+        let session = answer["sessionId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no session: {answer}"))
+            .to_string();
+        let driver = Driver {
+            base,
+            session,
+            _process: Running(child),
+            _profile: profile,
+        };
+        // Finding an element waits up to this long for it to appear.
+        driver.call("POST", "/timeouts", Some(&json!({"implicit": 20_000})));
+        driver
+    }
+
+    fn call(&self, method: &str, path: &str, body: Option<&Value>) -> Value {
+        webdriver(
+            &self.base,
+            method,
+            &format!("/session/{}{path}", self.session),
+            body,
+        )
+    }
+
+    fn go(&self, url: &str) {
+        self.call("POST", "/url", Some(&json!({ "url": url })));
+    }
+
+    fn find(&self, css: &str) -> String {
+        let found = self.call(
+            "POST",
+            "/element",
+            Some(&json!({"using": "css selector", "value": css})),
+        );
+        found[ELEMENT]
+            .as_str()
+            .unwrap_or_else(|| panic!("no element {css}: {found}"))
+            .to_string()
+    }
+
+    fn find_all(&self, css: &str) -> Vec<String> {
+        let found = self.call(
+            "POST",
+            "/elements",
+            Some(&json!({"using": "css selector", "value": css})),
+        );
+        found
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e[ELEMENT].as_str().unwrap().to_string())
+            .collect()
+    }
+
+    fn text(&self, element: &str) -> String {
+        self.call("GET", &format!("/element/{element}/text"), None)
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    fn attribute(&self, element: &str, name: &str) -> String {
+        self.call("GET", &format!("/element/{element}/property/{name}"), None)
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    fn click(&self, element: &str) {
+        self.call(
+            "POST",
+            &format!("/element/{element}/click"),
+            Some(&json!({})),
+        );
+    }
+
+    /// Presses and releases one key (a WebDriver key code) on the page.
+    fn key(&self, key: &str) {
+        let actions = json!({"actions": [{"type": "key", "id": "keyboard", "actions": [
+            {"type": "keyDown", "value": key}, {"type": "keyUp", "value": key}]}]});
+        self.call("POST", "/actions", Some(&actions));
+    }
+
+    fn run(&self, script: &str) -> Value {
+        self.call(
+            "POST",
+            "/execute/sync",
+            Some(&json!({"script": script, "args": []})),
+        )
+    }
+
+    fn screenshot(&self, path: &Path) {
+        let png = self.call("GET", "/screenshot", None);
+        std::fs::write(path, base64_decode(png.as_str().unwrap())).unwrap();
+        println!("screenshot: {}", path.display());
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.call("DELETE", "", None);
+    }
+}
+
+/// One WebDriver command; panics on a WebDriver error.
+fn webdriver(base: &str, method: &str, path: &str, body: Option<&Value>) -> Value {
+    let (status, text) = http(base, method, path, body);
+    let answer: Value =
+        serde_json::from_str(&text).unwrap_or_else(|_| panic!("{method} {path}: {status} {text}"));
+    assert!(
+        status == 200 || method == "DELETE",
+        "{method} {path}: {status} {answer}"
+    );
+    answer["value"].clone()
+}
+
+fn http_get(url: &str) -> Value {
+    let rest = url.trim_start_matches("http://");
+    let (host, path) = rest.split_at(rest.find('/').unwrap());
+    let (status, body) = http(host, "GET", path, None);
+    assert_eq!(status, 200, "{url}: {body}");
+    serde_json::from_str(&body).unwrap()
+}
+
+/// A minimal HTTP/1.1 client: one request per connection, `Connection: close`.
+fn http(host: &str, method: &str, path: &str, body: Option<&Value>) -> (u16, String) {
+    let body = body.map(Value::to_string).unwrap_or_default();
+    let mut stream = TcpStream::connect(host).unwrap();
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    // chromedriver may keep the connection open: read up to the end of
+    // the body (its length, or the last chunk), never waiting for a close.
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(120)))
+        .unwrap();
+    let mut raw = Vec::new();
+    let mut buffer = [0_u8; 64 * 1024];
+    let (split, head) = loop {
+        let n = stream.read(&mut buffer).expect("an answer in time");
+        assert!(
+            n > 0,
+            "{method} {path}: the connection closed before the header"
+        );
+        raw.extend_from_slice(&buffer[..n]);
+        if let Some(split) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
+            break (
+                split,
+                String::from_utf8_lossy(&raw[..split]).to_ascii_lowercase(),
+            );
+        }
+    };
+    let length: Option<usize> = head
+        .lines()
+        .find_map(|line| line.strip_prefix("content-length:"))
+        .and_then(|n| n.trim().parse().ok());
+    let chunked = head.contains("transfer-encoding: chunked");
+    loop {
+        let body = &raw[split + 4..];
+        let complete = match length {
+            Some(length) => body.len() >= length,
+            None => chunked && body.ends_with(b"0\r\n\r\n"),
+        };
+        if complete {
+            break;
+        }
+        let n = stream
+            .read(&mut buffer)
+            .expect("the rest of the answer in time");
+        if n == 0 {
+            break;
+        }
+        raw.extend_from_slice(&buffer[..n]);
+    }
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    let mut payload = raw[split + 4..].to_vec();
+    if chunked {
+        payload = dechunk(&payload);
+    }
+    (status, String::from_utf8(payload).unwrap())
+}
+
+fn dechunk(mut data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let line_end = data.windows(2).position(|w| w == b"\r\n").unwrap();
+        let size =
+            usize::from_str_radix(std::str::from_utf8(&data[..line_end]).unwrap().trim(), 16)
+                .unwrap();
+        if size == 0 {
+            return out;
+        }
+        out.extend_from_slice(&data[line_end + 2..line_end + 2 + size]);
+        data = &data[line_end + 4 + size..];
+    }
+}
+
+fn base64_decode(text: &str) -> Vec<u8> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' => 62,
+        b'/' => 63,
+        _ => panic!("not base64: {c}"),
+    };
+    let digits: Vec<u8> = text
+        .bytes()
+        .filter(|c| !c.is_ascii_whitespace() && *c != b'=')
+        .map(value)
+        .collect();
+    let mut out = Vec::with_capacity(digits.len() * 3 / 4);
+    for chunk in digits.chunks(4) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &d)| n | u32::from(d) << (18 - 6 * i));
+        out.extend_from_slice(&n.to_be_bytes()[1..chunk.len()]);
+    }
+    out
+}
