@@ -35,13 +35,13 @@ fn bench(name: &str, replay: &Replay, runs: usize) {
         .map(|_| {
             let start = Instant::now();
             let steps = replay_steps(replay).expect("the replay re-simulates");
-            let json = steps.to_json().to_string();
+            let json = steps.to_json_string();
             std::hint::black_box(json.len());
             start.elapsed().as_secs_f64() * 1e3
         })
         .collect();
     times.sort_by(f64::total_cmp);
-    let bytes = replay_steps(replay).unwrap().to_json().to_string().len();
+    let bytes = replay_steps(replay).unwrap().to_json_string().len();
     println!(
         "bench: web/replay_states_ms/{name} {:.2} ms",
         times[runs / 2]

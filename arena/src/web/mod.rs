@@ -218,26 +218,32 @@ struct StoredGame {
 
 async fn game(State(store): State<Store>, Path(text): Path<String>) -> Answer {
     let game_id = id(&text, "game")?;
-    let header = store.game_header(game_id).await?;
+    let seats = store.game_header(game_id).await?;
     let bytes = store.replay(game_id).await?;
     // Re-simulation is CPU work: off the request threads.
     let steps = tokio::task::spawn_blocking(move || replay_json(&bytes))
         .await
         .map_err(|error| WebError::Internal(error.to_string()))?;
-    answer(json!({ "game": header, "replay": steps }))
+    let seats =
+        serde_json::to_string(&seats).map_err(|error| WebError::Internal(error.to_string()))?;
+    // Both parts are JSON text already: joined, not parsed again.
+    Ok((
+        [(header::CONTENT_TYPE, "application/json")],
+        format!("{{\"game\":{seats},\"replay\":{steps}}}"),
+    )
+        .into_response())
 }
 
-/// Every step of a stored replay as JSON; a replay that cannot be read
-/// becomes `{"error": ..}` for the page to show, not a failed request.
-pub fn replay_json(bytes: &[u8]) -> Value {
+/// Every step of a stored replay as JSON text; a replay that cannot be
+/// read becomes `{"error": ..}` for the page to show, not a failed request.
+pub fn replay_json(bytes: &[u8]) -> String {
+    let refused = |error: String| json!({ "error": error }).to_string();
     let stored: StoredReplay = match serde_json::from_slice(bytes) {
         Ok(stored) => stored,
-        Err(error) => {
-            return json!({ "error": format!("the stored replay is unreadable: {error}") })
-        }
+        Err(error) => return refused(format!("the stored replay is unreadable: {error}")),
     };
     let Some(first) = stored.games.into_iter().next() else {
-        return json!({ "error": "the stored replay holds no game" });
+        return refused("the stored replay holds no game".into());
     };
     let replay = Replay {
         game: first.game,
@@ -247,10 +253,8 @@ pub fn replay_json(bytes: &[u8]) -> Value {
         actions: first.actions,
     };
     match cairn_proto::steps::replay_steps(&replay) {
-        Ok(steps) => steps.to_json(),
-        Err(error) => {
-            json!({ "error": format!("the stored replay does not re-simulate: {error}") })
-        }
+        Ok(steps) => steps.to_json_string(),
+        Err(error) => refused(format!("the stored replay does not re-simulate: {error}")),
     }
 }
 

@@ -182,7 +182,7 @@ window.cairnBoards = (function () {
     const { pub, own } = perspective(step, seat);
     const facts = el("div", { class: "facts" }, fact(el, "phase", pub.phase), fact(el, "to act", pub.active));
     if (pub.actionsLeft > 0) facts.append(fact(el, "actions left", pub.actionsLeft));
-    if (pub.solo && pub.rollFaceName) facts.append(el("span", { id: "isaac-dice" }, el("b", {}, "Isaac's dice: "), pub.rollFaceName + ", " + pub.rollActions + " action(s)"));
+    if (pub.solo && step.isaac_roll) facts.append(el("span", { id: "isaac-dice" }, el("b", {}, "Isaac's dice: "), step.isaac_roll + ", " + pub.rollActions + " action(s)"));
     const colors = pub.frogSupply.map((_, color) => {
       const isaac = pub.solo && color === 1;
       const who = isaac ? "Isaac" : "seat " + color + " " + names[color];
