@@ -28,12 +28,32 @@ async fn a_browser_follows_the_leaderboard_a_tournament_and_a_replay_step_by_ste
     };
     let (arena, web) = start_arena_with_pages();
     let token = register_owner(&arena, "ada").await;
-    add_bot(&arena, &token, "greedy", "schotten-totten-greedy");
+    add_bot(&arena, &token, "greedy", "greedy");
     add_bot(&arena, &token, "random", "random");
+    add_bot(&arena, &token, "first", "first");
+    add_bot(&arena, &token, "random2", "random");
     add_markup_bot(&arena, &token);
     let tournament = create_round_robin(&arena, &token, &["greedy", "random", "markup"], 2).await;
+    let lords = create(
+        &arena,
+        &token,
+        "lords-of-scotland",
+        &["greedy", "random"],
+        2,
+    )
+    .await;
+    let frogs = create(
+        &arena,
+        &token,
+        "bullfrogs",
+        &["greedy", "random", "first"],
+        3,
+    )
+    .await;
     let _runner = arena.runner(30_000, 2);
-    wait_for_progress(&arena, tournament.id, |p| p.finished).await;
+    for id in [tournament.id, lords, frogs] {
+        wait_for_progress(&arena, id, |p| p.finished).await;
+    }
 
     let driver = Driver::start(&chromedriver, &chromium);
     let shots = screenshot_dir();
@@ -41,12 +61,93 @@ async fn a_browser_follows_the_leaderboard_a_tournament_and_a_replay_step_by_ste
     let game_id = tournament_page(&driver, &web, tournament.id, &shots);
     replay(&driver, &web, game_id, &shots);
     bot_page_keeps_markup_as_text(&driver, &web, &shots);
+    lords_of_scotland_board(&driver, &web, lords, &shots);
+    bullfrogs_board(&driver, &web, frogs, &shots);
+}
+
+/// A tournament of `game` between `bots`, all at one table.
+async fn create(
+    arena: &Arena,
+    token: &str,
+    game: &str,
+    bots: &[&str],
+    games_per_pairing: u32,
+) -> i64 {
+    let request = cairn_proto::arena::v1::CreateTournamentRequest {
+        game: game.into(),
+        options: Default::default(),
+        bots: bots.iter().map(|b| b.to_string()).collect(),
+        seats_per_game: bots.len() as u32,
+        games_per_pairing,
+        seed: 11,
+    };
+    let created = arena
+        .client()
+        .await
+        .create_tournament(authorized(request, token))
+        .await;
+    created.unwrap().into_inner().id
+}
+
+/// The first game of a tournament, opened at `step` (from the page's URL).
+fn open_game(driver: &Driver, web: &str, tournament_id: i64, step: usize) -> Value {
+    let tournament = http_get(&format!("{web}/api/tournaments/{tournament_id}"));
+    let game_id = tournament["games"][0]["game_id"].as_i64().unwrap();
+    let api = http_get(&format!("{web}/api/games/{game_id}"));
+    let last = api["replay"]["steps"].as_array().unwrap().len() - 1;
+    let step = step.min(last);
+    driver.go(&format!("{web}/games/{game_id}#step={step}"));
+    assert_eq!(
+        driver.text(&driver.find("#step-info")),
+        format!("step {step} / {last}")
+    );
+    api["replay"]["steps"][step].clone()
+}
+
+/// Lords of Scotland: each seat's score and the recruit row as the JSON says.
+fn lords_of_scotland_board(driver: &Driver, web: &str, tournament_id: i64, shots: &Path) {
+    let step = open_game(driver, web, tournament_id, 30);
+    let view = &step["views"][0];
+    let scores: Value = driver.run("return [...document.querySelectorAll('.los-seat [data-score]')].map(s => Number(s.dataset.score));");
+    assert_eq!(scores, view["scores"]);
+    let recruits = driver.find_all("#recruits .card");
+    assert_eq!(recruits.len(), view["recruits"].as_array().unwrap().len());
+    driver.screenshot(&shots.join("lords-of-scotland-step-30.png"));
+}
+
+/// Bullfrogs: one pad on the grid for every card on the table, at its cell.
+fn bullfrogs_board(driver: &Driver, web: &str, tournament_id: i64, shots: &Path) {
+    let step = open_game(driver, web, tournament_id, 40);
+    let mut expected: Vec<String> = step["views"][0]["table"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|slot| slot["at"].as_str().unwrap().to_string())
+        .collect();
+    let shown: Value = driver.run(
+        "return [...document.querySelectorAll('svg.bf-grid g[data-at]')].map(g => g.dataset.at);",
+    );
+    let mut shown: Vec<String> = shown
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|at| at.as_str().unwrap().to_string())
+        .collect();
+    expected.sort();
+    shown.sort();
+    assert_eq!(shown, expected);
+    assert_eq!(driver.find_all(".bf-seat").len(), 3);
+    driver.screenshot(&shots.join("bullfrogs-step-40.png"));
 }
 
 /// The leaderboard names every bot; the tournament is listed as complete.
 fn leaderboard(driver: &Driver, web: &str, shots: &Path) {
     driver.go(&format!("{web}/"));
-    let board = driver.text(&driver.find("table.leaderboard"));
+    driver.find("table.leaderboard");
+    let board: Value = driver.run(
+        "return [...document.querySelectorAll('h2.board-title')].find(h => h.textContent === 'schotten-totten · base').nextElementSibling.innerText;",
+    );
+    let board = board.as_str().unwrap();
     for bot in ["greedy", "random", "markup"] {
         assert!(
             board.contains(bot),
