@@ -114,3 +114,13 @@ fn bot_run(name: &str) -> anyhow::Result<std::process::ExitCode> {
         ),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn every_command_line_is_well_formed() {
+        super::Cli::command().debug_assert();
+    }
+}

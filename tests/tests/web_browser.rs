@@ -23,15 +23,11 @@ const MARKUP_ACTION: &str = "<img src=x onerror=\"document.title='pwned'\">";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_browser_follows_the_leaderboard_a_tournament_and_a_replay_step_by_step() {
-    let Some((chromium, chromedriver)) = browser() else {
-        return;
-    };
     let (arena, web) = start_arena_with_pages();
     let token = register_owner(&arena, "ada").await;
     add_bot(&arena, &token, "greedy", "greedy");
     add_bot(&arena, &token, "random", "random");
     add_bot(&arena, &token, "first", "first");
-    add_bot(&arena, &token, "random2", "random");
     add_markup_bot(&arena, &token);
     let tournament = create_round_robin(&arena, &token, &["greedy", "random", "markup"], 2).await;
     let lords = create(
@@ -54,7 +50,11 @@ async fn a_browser_follows_the_leaderboard_a_tournament_and_a_replay_step_by_ste
     for id in [tournament.id, lords, frogs] {
         wait_for_progress(&arena, id, |p| p.finished).await;
     }
+    terminal_viewer_draws_an_arena_game(&arena, &web, lords);
 
+    let Some((chromium, chromedriver)) = browser() else {
+        return;
+    };
     let driver = Driver::start(&chromedriver, &chromium);
     let shots = screenshot_dir();
     leaderboard(&driver, &web, &shots);
@@ -63,6 +63,47 @@ async fn a_browser_follows_the_leaderboard_a_tournament_and_a_replay_step_by_ste
     bot_page_keeps_markup_as_text(&driver, &web, &shots);
     lords_of_scotland_board(&driver, &web, lords, &shots);
     bullfrogs_board(&driver, &web, frogs, &shots);
+}
+
+/// `cairn match show ID --show --at N` draws the same step the pages do.
+fn terminal_viewer_draws_an_arena_game(arena: &Arena, web: &str, tournament_id: i64) {
+    let tournament = http_get(&format!("{web}/api/tournaments/{tournament_id}"));
+    let game_id = tournament["games"][0]["game_id"].to_string();
+    let api = http_get(&format!("{web}/api/games/{game_id}"));
+    let step = &api["replay"]["steps"][3];
+    let output = cairn(&[
+        "match",
+        "show",
+        &game_id,
+        "--show",
+        "--at",
+        "3",
+        "--seat",
+        "1",
+        "--arena",
+        &arena.address,
+    ]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(text.contains("step 3/"), "{text}");
+    let seen = step["action_seen"][1].as_str().unwrap();
+    assert!(
+        text.contains(&format!("played `{seen}`")),
+        "{seen:?} not in {text}"
+    );
+    let scores: Vec<String> = step["views"][1]["scores"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| format!("score {s}"))
+        .collect();
+    for score in scores {
+        assert!(text.contains(&score), "{score} not in {text}");
+    }
 }
 
 /// A tournament of `game` between `bots`, all at one table.

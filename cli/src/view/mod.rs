@@ -35,9 +35,9 @@ pub struct ViewArgs {
     /// Show only what seat S could see.
     #[arg(long, value_name = "S", requires = "show")]
     pub seat: Option<usize>,
-    /// Which game of the match to show (0 is the first).
+    /// Which game of a replay file holding a whole match to show (0 is the first).
     #[arg(long, value_name = "G", default_value_t = 0, requires = "show")]
-    pub game: usize,
+    pub game_index: usize,
 }
 
 /// Whose view a board shows.
@@ -89,13 +89,13 @@ impl<T> Board<'_, T> {
     }
 }
 
-/// Shows game `args.game` of `replay`: one step (`--at`), every step one
+/// Shows game `args.game_index` of `replay`: one step (`--at`), every step one
 /// after another (not a terminal), or interactively.
 pub fn show(replay: &ReplayFile, args: &ViewArgs) -> anyhow::Result<ExitCode> {
-    let Some(record) = replay.games.get(args.game) else {
+    let Some(record) = replay.games.get(args.game_index) else {
         anyhow::bail!(
             "game {} is not in this replay ({} game(s))",
-            args.game,
+            args.game_index,
             replay.games.len()
         );
     };
