@@ -70,7 +70,8 @@ pub fn replay_steps(replay: &Replay) -> Result<ReplaySteps, StepsError> {
     for (index, action) in replay.actions.iter().enumerate() {
         let Some(actor) = state.current_seat() else {
             error = Some(format!(
-                "action {index} `{action}` comes after the game ended"
+                "action {index} `{}` comes after the game ended",
+                shown(action)
             ));
             break;
         };
@@ -79,7 +80,8 @@ pub fn replay_steps(replay: &Replay) -> Result<ReplaySteps, StepsError> {
             .collect();
         if state.apply_text(action).is_err() {
             error = Some(format!(
-                "action {index} `{action}` is illegal at that point"
+                "action {index} `{}` is illegal at that point",
+                shown(action)
             ));
             break;
         }
@@ -100,6 +102,11 @@ pub fn replay_steps(replay: &Replay) -> Result<ReplaySteps, StepsError> {
         outcome: state.outcome(),
         error,
     })
+}
+
+/// At most 80 characters of an action that came from a stored replay.
+fn shown(action: &str) -> String {
+    action.chars().take(80).collect()
 }
 
 fn step(
@@ -289,6 +296,15 @@ mod tests {
         assert_eq!(steps.steps.len(), 3);
         let error = steps.error.unwrap();
         assert!(error.starts_with("action 2 "), "{error}");
+    }
+
+    #[test]
+    fn a_huge_action_is_quoted_short_in_the_reason() {
+        let mut replay = first_moves("schotten-totten", &[], 2, 2);
+        replay.actions.push("x".repeat(1 << 20));
+        let steps = replay_steps(&replay).unwrap();
+        assert_eq!(steps.steps.len(), 3);
+        assert!(steps.error.unwrap().len() < 200);
     }
 
     #[test]
