@@ -205,6 +205,17 @@ fn tournament_page(driver: &Driver, web: &str, tournament_id: i64, shots: &Path)
     driver.go(&format!("{web}/tournaments/{tournament_id}"));
     let links = driver.find_all("a.replay-link");
     assert_eq!(links.len(), 6);
+    let games = driver.text(&driver.find("#games table"));
+    assert!(!games.contains("[object"), "{games}");
+    assert_eq!(games.matches(" vs ").count(), 6, "{games}");
+    for bot in [
+        "greedy@1",
+        "random@1",
+        "markup@1",
+        "forfeit: illegal_action",
+    ] {
+        assert!(games.contains(bot), "{bot} missing from {games}");
+    }
     driver.screenshot(&shots.join("tournament.png"));
     let first = driver.attribute(&links[0], "href");
     let game_id = first.rsplit('/').next().unwrap().parse().unwrap();
