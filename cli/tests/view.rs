@@ -139,7 +139,11 @@ fn hostile_names_are_escaped_and_bad_steps_or_seats_are_errors() {
     let text = show(&path, &["--at", "0"]);
     assert!(!text.contains('\u{1b}'), "{text:?}");
     assert!(text.contains("\\u{1b}]0;pwned"), "{text}");
-    for bad in [&["--at", "100000"][..], &["--seat", "2"], &["--game", "3"]] {
+    for bad in [
+        &["--at", "100000"][..],
+        &["--seat", "2"],
+        &["--game-index", "3"],
+    ] {
         let mut args = vec!["replay", path.to_str().unwrap(), "--show"];
         args.extend(bad);
         let output = cairn(&args);

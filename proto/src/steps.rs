@@ -10,7 +10,7 @@
 //! deck order is of no use to a person following the game).
 
 use cairn_engine::{AnyGame, GameOptions, Outcome, Replay, Seat};
-use serde_json::{json, Value};
+use serde::Serialize;
 
 use crate::convert::{self, ConvertError};
 use crate::game::v1::observation::Game as Which;
@@ -70,7 +70,8 @@ pub fn replay_steps(replay: &Replay) -> Result<ReplaySteps, StepsError> {
     for (index, action) in replay.actions.iter().enumerate() {
         let Some(actor) = state.current_seat() else {
             error = Some(format!(
-                "action {index} `{action}` comes after the game ended"
+                "action {index} `{}` comes after the game ended",
+                shown(action)
             ));
             break;
         };
@@ -79,7 +80,8 @@ pub fn replay_steps(replay: &Replay) -> Result<ReplaySteps, StepsError> {
             .collect();
         if state.apply_text(action).is_err() {
             error = Some(format!(
-                "action {index} `{action}` is illegal at that point"
+                "action {index} `{}` is illegal at that point",
+                shown(action)
             ));
             break;
         }
@@ -100,6 +102,11 @@ pub fn replay_steps(replay: &Replay) -> Result<ReplaySteps, StepsError> {
         outcome: state.outcome(),
         error,
     })
+}
+
+/// At most 80 characters of an action that came from a stored replay.
+fn shown(action: &str) -> String {
+    action.chars().take(80).collect()
 }
 
 fn step(
@@ -129,52 +136,85 @@ fn step(
 impl ReplaySteps {
     /// The steps as the web pages read them: per step the action, its actor,
     /// the seat to move, what each seat saw of the action, and each seat's
-    /// observation in the proto3 JSON mapping (the same JSON bots read).
-    pub fn to_json(&self) -> Value {
-        let steps: Vec<Value> = self.steps.iter().map(Step::to_json).collect();
-        json!({
-            "game": self.game,
-            "options": self.options,
-            "seed": self.seed.to_string(),
-            "n_seats": self.n_seats,
-            "steps": steps,
-            "outcome": self.outcome.as_ref().map(|outcome| json!({
-                "scores": outcome.scores,
-                "ranks": outcome.ranks,
-            })),
-            "error": self.error,
-        })
+    /// observation in the proto3 JSON mapping (the same JSON bots read);
+    /// in Bullfrogs solo, `isaac_roll` names the movement die's face.
+    /// Written straight to text: building a `serde_json::Value` first took
+    /// most of the time.
+    pub fn to_json_string(&self) -> String {
+        let document = StepsJson {
+            game: &self.game,
+            options: &self.options,
+            seed: self.seed.to_string(),
+            n_seats: self.n_seats,
+            steps: self.steps.iter().map(StepJson::of).collect(),
+            outcome: self.outcome.as_ref().map(|outcome| OutcomeJson {
+                scores: &outcome.scores,
+                ranks: &outcome.ranks,
+            }),
+            error: self.error.as_deref(),
+        };
+        // Strings, numbers and generated messages: serialising cannot fail.
+        serde_json::to_string(&document).unwrap_or_default()
     }
 }
 
-impl Step {
-    pub fn to_json(&self) -> Value {
-        let views: Vec<Value> = self.views.iter().map(view_json).collect();
-        json!({
-            "index": self.index,
-            "action": self.action,
-            "actor": self.actor,
-            "action_seen": self.action_seen,
-            "to_move": self.to_move,
-            "views": views,
-        })
+#[derive(Serialize)]
+struct StepsJson<'a> {
+    game: &'a str,
+    options: &'a GameOptions,
+    seed: String,
+    n_seats: usize,
+    steps: Vec<StepJson<'a>>,
+    outcome: Option<OutcomeJson<'a>>,
+    error: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+struct OutcomeJson<'a> {
+    scores: &'a [i32],
+    ranks: &'a [u32],
+}
+
+#[derive(Serialize)]
+struct StepJson<'a> {
+    index: usize,
+    action: Option<&'a str>,
+    actor: Option<Seat>,
+    action_seen: &'a [String],
+    to_move: Option<Seat>,
+    views: Vec<ViewJson<'a>>,
+    isaac_roll: Option<&'static str>,
+}
+
+impl<'a> StepJson<'a> {
+    fn of(step: &'a Step) -> StepJson<'a> {
+        let isaac_roll = match step.views.first() {
+            Some(Which::Bullfrogs(seen)) => seen.roll_face.map(movement_face_name),
+            _ => None,
+        };
+        StepJson {
+            index: step.index,
+            action: step.action.as_deref(),
+            actor: step.actor,
+            action_seen: &step.action_seen,
+            to_move: step.to_move,
+            views: step.views.iter().map(ViewJson).collect(),
+            isaac_roll,
+        }
     }
 }
 
-/// One observation's game message as JSON (without the `oneof` wrapper).
-fn view_json(view: &Which) -> Value {
-    // Generated messages always serialise (strings, numbers, lists).
-    match view {
-        Which::SchottenTotten(seen) => serde_json::to_value(seen),
-        Which::LordsOfScotland(seen) => serde_json::to_value(seen),
-        Which::Bullfrogs(seen) => serde_json::to_value(seen).map(|mut json| {
-            if let Some(face) = seen.roll_face {
-                json["rollFaceName"] = movement_face_name(face).into();
-            }
-            json
-        }),
+/// One observation's game message (without the `oneof` wrapper).
+struct ViewJson<'a>(&'a Which);
+
+impl Serialize for ViewJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Which::SchottenTotten(seen) => seen.serialize(serializer),
+            Which::LordsOfScotland(seen) => seen.serialize(serializer),
+            Which::Bullfrogs(seen) => seen.serialize(serializer),
+        }
     }
-    .unwrap_or(Value::Null)
 }
 
 /// The name of a face of Bullfrogs' solo movement die, by its index in the
@@ -243,7 +283,7 @@ mod tests {
         assert_eq!(steps.steps.last().unwrap().to_move, None);
         let outcome = steps.outcome.as_ref().expect("the game ended");
         assert_eq!(outcome.ranks.len(), 2);
-        let json = steps.to_json();
+        let json: serde_json::Value = serde_json::from_str(&steps.to_json_string()).unwrap();
         assert_eq!(json["outcome"]["ranks"].as_array().unwrap().len(), 2);
         assert_eq!(json["steps"][0]["views"][1]["seat"], 1);
     }
@@ -259,6 +299,15 @@ mod tests {
     }
 
     #[test]
+    fn a_huge_action_is_quoted_short_in_the_reason() {
+        let mut replay = first_moves("schotten-totten", &[], 2, 2);
+        replay.actions.push("x".repeat(1 << 20));
+        let steps = replay_steps(&replay).unwrap();
+        assert_eq!(steps.steps.len(), 3);
+        assert!(steps.error.unwrap().len() < 200);
+    }
+
+    #[test]
     fn an_unknown_game_or_seat_count_is_refused() {
         let mut replay = first_moves("schotten-totten", &[], 2, 0);
         replay.n_seats = 9;
@@ -271,7 +320,7 @@ mod tests {
     fn a_seat_sees_its_own_hand_and_not_the_others() {
         let replay = first_moves("schotten-totten", &[], 2, 3);
         let steps = replay_steps(&replay).unwrap();
-        let json = steps.to_json();
+        let json: serde_json::Value = serde_json::from_str(&steps.to_json_string()).unwrap();
         let zero = &json["steps"][3]["views"][0];
         let one = &json["steps"][3]["views"][1];
         assert_ne!(zero["hand"], one["hand"]);

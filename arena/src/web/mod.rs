@@ -5,6 +5,7 @@
 //! # Layout
 //! - this file: the router, the JSON endpoints under `/api/`, the one
 //!   mapping from [`ArenaError`] to a status.
+//! - `replays`: replay answers built a few at a time, the latest kept.
 //! - `assets/`: the page shell, its script, the board drawings and the
 //!   style sheet, embedded with `include_str!` (plain HTML, CSS and JS; no
 //!   build step).
@@ -16,9 +17,12 @@
 //! `textContent` only, and the content security policy allows no inline
 //! script, so a hostile name stays text.
 
-use std::future::Future;
+mod replays;
 
-use axum::extract::{Path, State};
+use std::future::Future;
+use std::sync::Arc;
+
+use axum::extract::{FromRef, Path, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -47,6 +51,19 @@ pub async fn serve(
         .await
 }
 
+/// What every request may use: the store, and the replay answers kept.
+#[derive(Debug, Clone)]
+struct Web {
+    store: Store,
+    replays: Arc<replays::ReplayCache>,
+}
+
+impl FromRef<Web> for Store {
+    fn from_ref(web: &Web) -> Store {
+        web.store.clone()
+    }
+}
+
 /// Every route; GET only.
 pub fn router(store: Store) -> Router {
     Router::new()
@@ -67,7 +84,10 @@ pub fn router(store: Store) -> Router {
         .route("/api/games/{id}", get(game))
         .fallback(|| async { WebError::NotFound("no such page".into()) })
         .layer(axum::middleware::map_response(security_headers))
-        .with_state(store)
+        .with_state(Web {
+            store,
+            replays: Arc::new(replays::ReplayCache::new()),
+        })
 }
 
 async fn page() -> Response {
@@ -216,28 +236,36 @@ struct StoredGame {
     actions: Vec<String>,
 }
 
-async fn game(State(store): State<Store>, Path(text): Path<String>) -> Answer {
+async fn game(State(web): State<Web>, Path(text): Path<String>) -> Answer {
     let game_id = id(&text, "game")?;
-    let header = store.game_header(game_id).await?;
-    let bytes = store.replay(game_id).await?;
-    // Re-simulation is CPU work: off the request threads.
-    let steps = tokio::task::spawn_blocking(move || replay_json(&bytes))
+    let seats = web.store.game_header(game_id).await?;
+    let bytes = web.store.replay(game_id).await?;
+    // Re-simulation is CPU work: off the request threads, a few at a time.
+    let steps = web
+        .replays
+        .get_or_build(game_id, move || replay_json(&bytes))
         .await
-        .map_err(|error| WebError::Internal(error.to_string()))?;
-    answer(json!({ "game": header, "replay": steps }))
+        .map_err(WebError::Internal)?;
+    let seats =
+        serde_json::to_string(&seats).map_err(|error| WebError::Internal(error.to_string()))?;
+    // Both parts are JSON text already: joined, not parsed again.
+    Ok((
+        [(header::CONTENT_TYPE, "application/json")],
+        format!("{{\"game\":{seats},\"replay\":{steps}}}"),
+    )
+        .into_response())
 }
 
-/// Every step of a stored replay as JSON; a replay that cannot be read
-/// becomes `{"error": ..}` for the page to show, not a failed request.
-pub fn replay_json(bytes: &[u8]) -> Value {
+/// Every step of a stored replay as JSON text; a replay that cannot be
+/// read becomes `{"error": ..}` for the page to show, not a failed request.
+pub fn replay_json(bytes: &[u8]) -> String {
+    let refused = |error: String| json!({ "error": error }).to_string();
     let stored: StoredReplay = match serde_json::from_slice(bytes) {
         Ok(stored) => stored,
-        Err(error) => {
-            return json!({ "error": format!("the stored replay is unreadable: {error}") })
-        }
+        Err(error) => return refused(format!("the stored replay is unreadable: {error}")),
     };
     let Some(first) = stored.games.into_iter().next() else {
-        return json!({ "error": "the stored replay holds no game" });
+        return refused("the stored replay holds no game".into());
     };
     let replay = Replay {
         game: first.game,
@@ -247,10 +275,8 @@ pub fn replay_json(bytes: &[u8]) -> Value {
         actions: first.actions,
     };
     match cairn_proto::steps::replay_steps(&replay) {
-        Ok(steps) => steps.to_json(),
-        Err(error) => {
-            json!({ "error": format!("the stored replay does not re-simulate: {error}") })
-        }
+        Ok(steps) => steps.to_json_string(),
+        Err(error) => refused(format!("the stored replay does not re-simulate: {error}")),
     }
 }
 

@@ -35,15 +35,9 @@ pub struct ViewArgs {
     /// Show only what seat S could see.
     #[arg(long, value_name = "S", requires = "show")]
     pub seat: Option<usize>,
-    /// Which game of the match to show (0 is the first).
-    #[arg(
-        long = "game",
-        id = "game_index",
-        value_name = "G",
-        default_value_t = 0,
-        requires = "show"
-    )]
-    pub game: usize,
+    /// Which game of a replay file holding a whole match to show (0 is the first).
+    #[arg(long, value_name = "G", default_value_t = 0, requires = "show")]
+    pub game_index: usize,
 }
 
 /// Whose view a board shows.
@@ -95,13 +89,13 @@ impl<T> Board<'_, T> {
     }
 }
 
-/// Shows game `args.game` of `replay`: one step (`--at`), every step one
+/// Shows game `args.game_index` of `replay`: one step (`--at`), every step one
 /// after another (not a terminal), or interactively.
 pub fn show(replay: &ReplayFile, args: &ViewArgs) -> anyhow::Result<ExitCode> {
-    let Some(record) = replay.games.get(args.game) else {
+    let Some(record) = replay.games.get(args.game_index) else {
         anyhow::bail!(
             "game {} is not in this replay ({} game(s))",
-            args.game,
+            args.game_index,
             replay.games.len()
         );
     };
@@ -196,35 +190,39 @@ impl Viewer<'_> {
     }
 
     fn board(&self, step: &Step) -> String {
-        let names = &self.record.seats;
-        let perspective = self.perspective;
+        use Which::{Bullfrogs, LordsOfScotland, SchottenTotten};
         match step.views.first() {
-            Some(Which::SchottenTotten(_)) => schotten_totten::draw(&Board {
-                views: pick(&step.views, |view| match view {
-                    Which::SchottenTotten(seen) => Some(seen),
-                    _ => None,
-                }),
-                perspective,
-                names,
+            Some(SchottenTotten(_)) => self.draw(step, schotten_totten::draw, |view| match view {
+                SchottenTotten(seen) => Some(seen),
+                _ => None,
             }),
-            Some(Which::LordsOfScotland(_)) => lords_of_scotland::draw(&Board {
-                views: pick(&step.views, |view| match view {
-                    Which::LordsOfScotland(seen) => Some(seen),
+            Some(LordsOfScotland(_)) => {
+                self.draw(step, lords_of_scotland::draw, |view| match view {
+                    LordsOfScotland(seen) => Some(seen),
                     _ => None,
-                }),
-                perspective,
-                names,
-            }),
-            Some(Which::Bullfrogs(_)) => bullfrogs::draw(&Board {
-                views: pick(&step.views, |view| match view {
-                    Which::Bullfrogs(seen) => Some(seen),
-                    _ => None,
-                }),
-                perspective,
-                names,
+                })
+            }
+            Some(Bullfrogs(_)) => self.draw(step, bullfrogs::draw, |view| match view {
+                Bullfrogs(seen) => Some(seen),
+                _ => None,
             }),
             None => String::new(),
         }
+    }
+
+    /// Draws `step` with one game's `draw`, its views picked out by `each`
+    /// (all views of a step are of one game).
+    fn draw<'a, T: 'a>(
+        &'a self,
+        step: &'a Step,
+        draw: fn(&Board<'_, T>) -> String,
+        each: impl Fn(&'a Which) -> Option<&'a T>,
+    ) -> String {
+        draw(&Board {
+            views: step.views.iter().filter_map(each).collect(),
+            perspective: self.perspective,
+            names: &self.record.seats,
+        })
     }
 
     fn ending(&self) -> String {
@@ -253,12 +251,6 @@ impl Viewer<'_> {
         );
         out
     }
-}
-
-/// Every view, as one game's observation type (all views of a step are of
-/// one game).
-fn pick<'a, T>(views: &'a [Which], each: impl Fn(&'a Which) -> Option<&'a T>) -> Vec<&'a T> {
-    views.iter().filter_map(each).collect()
 }
 
 fn options_text(steps: &ReplaySteps) -> String {

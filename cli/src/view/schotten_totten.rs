@@ -11,8 +11,9 @@ use super::{Board, Perspective};
 pub fn draw(board: &Board<'_, Seen>) -> String {
     let public = board.public();
     let mut out = String::new();
-    // `round` counts from 0.
-    let mut heading = format!("round {}/{}", public.round + 1, public.rounds.max(1));
+    // `round` counts from 0 and passes the last one when the match is over.
+    let rounds = public.rounds.max(1);
+    let mut heading = format!("round {}/{rounds}", (public.round + 1).min(rounds));
     if public.rounds > 1 {
         let points: Vec<String> = public.match_points.iter().map(i32::to_string).collect();
         let _ = write!(heading, " (match points {})", points.join(" : "));

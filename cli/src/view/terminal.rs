@@ -38,7 +38,7 @@ impl RawMode {
         let saved = tcgetattr(&stdin)?;
         let mut raw = saved.clone();
         raw.make_raw();
-        tcsetattr(&stdin, OptionalActions::Flush, &raw)?;
+        tcsetattr(&stdin, OptionalActions::Now, &raw)?;
         Ok(RawMode { saved })
     }
 }

@@ -21,7 +21,7 @@ function el(tag, attrs, ...children) {
 }
 
 function append(node, children) {
-  for (const child of children.flat()) {
+  for (const child of children.flat(Infinity)) {
     if (child === undefined || child === null || child === false) continue;
     node.appendChild(child instanceof Node ? child : document.createTextNode(String(child)));
   }
@@ -161,7 +161,7 @@ function gamesTable(games) {
     games.map((g) => {
       const recorded = g.seats.every((s) => s.score !== null);
       return el("tr", {},
-        td(g.game_id, "num"), td(g.match_index + "." + g.game_index, "num"),
+        td(g.game_id, "num"), td((g.match_index + 1) + (g.game_index ? " game " + (g.game_index + 1) : ""), "num"),
         td(recorded ? "done" : g.status),
         td(g.seats.map((s, i) => [i ? " vs " : "", seatResult(s)])),
         td(recorded ? el("a", { href: "/games/" + g.game_id, class: "replay-link" }, "replay") : ""));
@@ -239,7 +239,7 @@ class ReplayView {
     };
     for (const [name, b] of Object.entries(this.buttons)) b.id = "step-" + name;
     this.info = el("span", { class: "stepinfo", id: "step-info" });
-    this.select = el("select", { id: "perspective", on: { change: () => { this.perspective = this.select.value; this.draw(); } } },
+    this.select = el("select", { id: "perspective", on: { change: () => { this.perspective = this.select.value; this.select.blur(); this.draw(); } } },
       el("option", { value: "all" }, "every seat (all hands)"),
       names.map((name, seat) => el("option", { value: String(seat) }, "seat " + seat + " (" + name + ") only")));
     this.select.value = this.perspective;

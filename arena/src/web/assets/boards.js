@@ -63,7 +63,7 @@ window.cairnBoards = (function () {
     grid.appendChild(el("div", { class: "label" }, "stones"));
     pub.stones.forEach((stone, index) => {
       const notes = [];
-      if (stone.owner !== null && stone.owner !== undefined) notes.push("won by " + stone.owner);
+      if (stone.owner !== null && stone.owner !== undefined) notes.push("won by seat " + stone.owner);
       if (stone.mud) notes.push("mud");
       if (stone.bluff) notes.push("bluff");
       const won = stone.owner === null || stone.owner === undefined ? "" : " won" + stone.owner;
@@ -72,7 +72,8 @@ window.cairnBoards = (function () {
     });
     sideRow(0, false);
     const facts = el("div", { class: "facts" },
-      fact(el, "round", (pub.round + 1) + "/" + Math.max(pub.rounds, 1)),
+      // `round` counts from 0 and passes the last one when the match is over.
+      fact(el, "round", Math.min(pub.round + 1, Math.max(pub.rounds, 1)) + "/" + Math.max(pub.rounds, 1)),
       fact(el, "phase", pub.phase),
       fact(el, "clan deck", pub.clanDeck));
     if (pub.tactics) facts.append(fact(el, "tactic deck", pub.tacticDeck), fact(el, "tactics played", pub.tacticsPlayed.join(" : ")));
@@ -182,7 +183,7 @@ window.cairnBoards = (function () {
     const { pub, own } = perspective(step, seat);
     const facts = el("div", { class: "facts" }, fact(el, "phase", pub.phase), fact(el, "to act", pub.active));
     if (pub.actionsLeft > 0) facts.append(fact(el, "actions left", pub.actionsLeft));
-    if (pub.solo && pub.rollFaceName) facts.append(el("span", { id: "isaac-dice" }, el("b", {}, "Isaac's dice: "), pub.rollFaceName + ", " + pub.rollActions + " action(s)"));
+    if (pub.solo && step.isaac_roll) facts.append(el("span", { id: "isaac-dice" }, el("b", {}, "Isaac's dice: "), step.isaac_roll + ", " + pub.rollActions + " action(s)"));
     const colors = pub.frogSupply.map((_, color) => {
       const isaac = pub.solo && color === 1;
       const who = isaac ? "Isaac" : "seat " + color + " " + names[color];

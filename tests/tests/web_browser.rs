@@ -1,0 +1,439 @@
+//! The web pages in a real browser: a real `cairn serve --http` with a
+//! real runner plays a small tournament (one bot answers with markup as its
+//! action), then headless Chromium, driven through chromedriver's WebDriver
+//! HTTP API by a tiny HTTP/1.1 client, loads the leaderboard, opens a
+//! replay, steps forward and back with buttons and keys, and checks from
+//! the DOM the bot names, the scores and the board at a known step against
+//! the JSON the server sends. Screenshots go to `target/<profile>/web-screenshots/`.
+//!
+//! Needs Debian's `chromium` and `chromium-driver`. Without them the test
+//! says loudly what it skipped, unless `CI` is set: then it fails.
+
+mod arena_support;
+mod webdriver;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use arena_support::*;
+use serde_json::{json, Value};
+use webdriver::{http_get, Driver};
+
+const MARKUP_ACTION: &str = "<img src=x onerror=\"document.title='pwned'\">";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_browser_follows_the_leaderboard_a_tournament_and_a_replay_step_by_step() {
+    let (arena, web) = start_arena_with_pages();
+    let token = register_owner(&arena, "ada").await;
+    add_bot(&arena, &token, "greedy", "greedy");
+    add_bot(&arena, &token, "random", "random");
+    add_bot(&arena, &token, "first", "first");
+    add_markup_bot(&arena, &token);
+    let tournament = create_round_robin(&arena, &token, &["greedy", "random", "markup"], 2).await;
+    let lords = create(
+        &arena,
+        &token,
+        "lords-of-scotland",
+        &["greedy", "random"],
+        2,
+    )
+    .await;
+    let frogs = create(
+        &arena,
+        &token,
+        "bullfrogs",
+        &["greedy", "random", "first"],
+        3,
+    )
+    .await;
+    let _runner = arena.runner(30_000, 2);
+    for id in [tournament.id, lords, frogs] {
+        wait_for_progress(&arena, id, |p| p.finished).await;
+    }
+    terminal_viewer_draws_an_arena_game(&arena, &web, lords);
+
+    let Some((chromium, chromedriver)) = browser() else {
+        return;
+    };
+    let driver = Driver::start(&chromedriver, &chromium);
+    let shots = screenshot_dir();
+    leaderboard(&driver, &web, &shots);
+    let game_id = tournament_page(&driver, &web, tournament.id, &shots);
+    replay(&driver, &web, game_id, &shots);
+    bot_page_keeps_markup_as_text(&driver, &web, &shots);
+    lords_of_scotland_board(&driver, &web, lords, &shots);
+    bullfrogs_board(&driver, &web, frogs, &shots);
+}
+
+/// `cairn match show ID --show --at N` draws the same step the pages do.
+fn terminal_viewer_draws_an_arena_game(arena: &Arena, web: &str, tournament_id: i64) {
+    let tournament = http_get(&format!("{web}/api/tournaments/{tournament_id}"));
+    let game_id = tournament["games"][0]["game_id"].to_string();
+    let api = http_get(&format!("{web}/api/games/{game_id}"));
+    let step = &api["replay"]["steps"][3];
+    let output = cairn(&[
+        "match",
+        "show",
+        &game_id,
+        "--show",
+        "--at",
+        "3",
+        "--seat",
+        "1",
+        "--arena",
+        &arena.address,
+    ]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(text.contains("step 3/"), "{text}");
+    let seen = step["action_seen"][1].as_str().unwrap();
+    assert!(
+        text.contains(&format!("played `{seen}`")),
+        "{seen:?} not in {text}"
+    );
+    let scores: Vec<String> = step["views"][1]["scores"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| format!("score {s}"))
+        .collect();
+    for score in scores {
+        assert!(text.contains(&score), "{score} not in {text}");
+    }
+}
+
+/// A tournament of `game` between `bots`, all at one table.
+async fn create(
+    arena: &Arena,
+    token: &str,
+    game: &str,
+    bots: &[&str],
+    games_per_pairing: u32,
+) -> i64 {
+    let request = cairn_proto::arena::v1::CreateTournamentRequest {
+        game: game.into(),
+        options: Default::default(),
+        bots: bots.iter().map(|b| b.to_string()).collect(),
+        seats_per_game: bots.len() as u32,
+        games_per_pairing,
+        seed: 11,
+    };
+    let created = arena
+        .client()
+        .await
+        .create_tournament(authorized(request, token))
+        .await;
+    created.unwrap().into_inner().id
+}
+
+/// The first game of a tournament, opened at `step` (from the page's URL).
+fn open_game(driver: &Driver, web: &str, tournament_id: i64, step: usize) -> Value {
+    let tournament = http_get(&format!("{web}/api/tournaments/{tournament_id}"));
+    let game_id = tournament["games"][0]["game_id"].as_i64().unwrap();
+    let api = http_get(&format!("{web}/api/games/{game_id}"));
+    let last = api["replay"]["steps"].as_array().unwrap().len() - 1;
+    let step = step.min(last);
+    driver.go(&format!("{web}/games/{game_id}#step={step}"));
+    assert_eq!(
+        driver.text(&driver.find("#step-info")),
+        format!("step {step} / {last}")
+    );
+    api["replay"]["steps"][step].clone()
+}
+
+/// Lords of Scotland: each seat's score and the recruit row as the JSON says.
+fn lords_of_scotland_board(driver: &Driver, web: &str, tournament_id: i64, shots: &Path) {
+    let step = open_game(driver, web, tournament_id, 30);
+    let view = &step["views"][0];
+    let scores: Value = driver.run("return [...document.querySelectorAll('.los-seat [data-score]')].map(s => Number(s.dataset.score));");
+    assert_eq!(scores, view["scores"]);
+    let recruits = driver.find_all("#recruits .card");
+    assert_eq!(recruits.len(), view["recruits"].as_array().unwrap().len());
+    driver.screenshot(&shots.join("lords-of-scotland-step-30.png"));
+}
+
+/// Bullfrogs: one pad on the grid for every card on the table, at its cell.
+fn bullfrogs_board(driver: &Driver, web: &str, tournament_id: i64, shots: &Path) {
+    let step = open_game(driver, web, tournament_id, 40);
+    let mut expected: Vec<String> = step["views"][0]["table"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|slot| slot["at"].as_str().unwrap().to_string())
+        .collect();
+    let shown: Value = driver.run(
+        "return [...document.querySelectorAll('svg.bf-grid g[data-at]')].map(g => g.dataset.at);",
+    );
+    let mut shown: Vec<String> = shown
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|at| at.as_str().unwrap().to_string())
+        .collect();
+    expected.sort();
+    shown.sort();
+    assert_eq!(shown, expected);
+    assert_eq!(driver.find_all(".bf-seat").len(), 3);
+    driver.screenshot(&shots.join("bullfrogs-step-40.png"));
+}
+
+/// The leaderboard names every bot; the tournament is listed as complete.
+fn leaderboard(driver: &Driver, web: &str, shots: &Path) {
+    driver.go(&format!("{web}/"));
+    driver.find("table.leaderboard");
+    let board: Value = driver.run(
+        "return [...document.querySelectorAll('h2.board-title')].find(h => h.textContent === 'schotten-totten · base').nextElementSibling.innerText;",
+    );
+    let board = board.as_str().unwrap();
+    for bot in ["greedy", "random", "markup"] {
+        assert!(
+            board.contains(bot),
+            "{bot} missing from the leaderboard: {board}"
+        );
+    }
+    let tournaments = driver.text(&driver.find("#tournaments table"));
+    assert!(tournaments.contains("6/6"), "{tournaments}");
+    driver.screenshot(&shots.join("leaderboard.png"));
+}
+
+/// The tournament lists its six games; returns the first replay's game id.
+fn tournament_page(driver: &Driver, web: &str, tournament_id: i64, shots: &Path) -> i64 {
+    driver.go(&format!("{web}/tournaments/{tournament_id}"));
+    let links = driver.find_all("a.replay-link");
+    assert_eq!(links.len(), 6);
+    let games = driver.text(&driver.find("#games table"));
+    assert!(!games.contains("[object"), "{games}");
+    assert_eq!(games.matches(" vs ").count(), 6, "{games}");
+    for bot in [
+        "greedy@1",
+        "random@1",
+        "markup@1",
+        "forfeit: illegal_action",
+    ] {
+        assert!(games.contains(bot), "{bot} missing from {games}");
+    }
+    driver.screenshot(&shots.join("tournament.png"));
+    let first = driver.attribute(&links[0], "href");
+    let game_id = first.rsplit('/').next().unwrap().parse().unwrap();
+    driver.click(&links[0]);
+    game_id
+}
+
+/// Steps through a replay and checks names, scores and the board against
+/// the server's JSON.
+fn replay(driver: &Driver, web: &str, game_id: i64, shots: &Path) {
+    let api = http_get(&format!("{web}/api/games/{game_id}"));
+    let steps = api["replay"]["steps"].as_array().unwrap();
+    let last = steps.len() - 1;
+    assert_eq!(
+        driver.text(&driver.find("#step-info")),
+        format!("step 0 / {last}")
+    );
+    let seats = driver.text(&driver.find("#seats"));
+    for seat in api["game"]["seats"].as_array().unwrap() {
+        let shown = format!(
+            "{}@{} · score {}",
+            seat["bot_name"].as_str().unwrap(),
+            seat["version"],
+            seat["score"]
+        );
+        assert!(seats.contains(&shown), "{shown:?} not in {seats:?}");
+    }
+    let next = driver.find("#step-next");
+    for _ in 0..5 {
+        driver.click(&next);
+    }
+    driver.key("\u{E012}"); // ArrowLeft
+    assert_eq!(
+        driver.text(&driver.find("#step-info")),
+        format!("step 4 / {last}")
+    );
+    assert_eq!(
+        driver.text(&driver.find("#action-text")),
+        steps[4]["action"].as_str().unwrap()
+    );
+    assert_board_matches(driver, &steps[4]);
+    driver.screenshot(&shots.join("replay-step-4.png"));
+
+    driver.click(&driver.find("#perspective option[value='0']"));
+    let hidden = driver.text(&driver.find("[data-hand='1']"));
+    assert!(hidden.contains("hidden"), "{hidden}");
+    assert!(!driver
+        .text(&driver.find("[data-hand='0']"))
+        .contains("hidden"));
+    driver.screenshot(&shots.join("replay-step-4-seat-0.png"));
+
+    driver.key("\u{E010}"); // End
+    assert_eq!(
+        driver.text(&driver.find("#step-info")),
+        format!("step {last} / {last}")
+    );
+    let outcome = driver.text(&driver.find("#outcome"));
+    let scores: Vec<String> = api["replay"]["outcome"]["scores"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(Value::to_string)
+        .collect();
+    assert!(outcome.contains(&scores.join(" : ")), "{outcome}");
+    assert_board_matches(driver, &steps[last]);
+    driver.screenshot(&shots.join("replay-last-step.png"));
+    driver.click(&driver.find("#step-first"));
+    assert_eq!(
+        driver.text(&driver.find("#step-info")),
+        format!("step 0 / {last}")
+    );
+}
+
+/// Every stone side on the page holds the cards the step's JSON puts there.
+fn assert_board_matches(driver: &Driver, step: &Value) {
+    let stones = step["views"][0]["stones"].as_array().unwrap();
+    let on_page: Value = driver.run(
+        "return [...document.querySelectorAll('.st-side')].map(s => [Number(s.dataset.stone), Number(s.dataset.side), [...s.querySelectorAll('[data-card]')].map(c => c.dataset.card)]);",
+    );
+    let on_page = on_page.as_array().unwrap();
+    assert_eq!(on_page.len(), 18);
+    for side in on_page {
+        let (stone, seat) = (
+            side[0].as_u64().unwrap() as usize,
+            side[1].as_u64().unwrap() as usize,
+        );
+        let mut shown: Vec<&str> = side[2]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap())
+            .collect();
+        if seat == 1 {
+            shown.reverse(); // seat 1's cards are stacked from the stone upwards
+        }
+        let expected: Vec<&str> = stones[stone]["sides"][seat]["cards"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap())
+            .collect();
+        assert_eq!(shown, expected, "stone {stone} seat {seat}");
+    }
+}
+
+/// The bot that answered with markup forfeited; its page shows the detail
+/// as text, and the markup never became an element or ran.
+fn bot_page_keeps_markup_as_text(driver: &Driver, web: &str, shots: &Path) {
+    driver.go(&format!("{web}/bots/markup"));
+    let detail = driver.text(&driver.find("tr.forfeit td.detail"));
+    assert!(detail.contains("<img src=x onerror="), "{detail}");
+    assert_eq!(
+        driver.text(&driver.find("tr.forfeit td.reason")),
+        "illegal_action"
+    );
+    let images: Value =
+        driver.run("return document.querySelectorAll('img').length + ':' + document.title;");
+    assert_eq!(images, json!("0:markup · cairn arena"));
+    driver.screenshot(&shots.join("bot-markup.png"));
+}
+
+// ---- setup ----------------------------------------------------------------
+
+/// The browser and its driver, or `None` after saying loudly what is skipped
+/// (outside CI only: in CI a missing browser fails the test).
+fn browser() -> Option<(PathBuf, PathBuf)> {
+    let found = (which("chromium"), which("chromedriver"));
+    if let (Some(chromium), Some(chromedriver)) = found {
+        return Some((chromium, chromedriver));
+    }
+    let message = "chromium and chromedriver are not installed (Debian: apt-get install chromium chromium-driver)";
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{message}; CI must run the browser test"
+    );
+    eprintln!("\n!!!!!!!! SKIPPED the browser test: {message} !!!!!!!!\n");
+    None
+}
+
+fn which(name: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(name))
+        .find(|path| path.is_file())
+}
+
+/// `cairn serve --http`: the arena and its pages' address.
+fn start_arena_with_pages() -> (Arena, String) {
+    let folder = tempfile::tempdir().unwrap();
+    let db = folder.path().join("arena.sqlite");
+    let mut child = Command::new(cairn_binary())
+        .args([
+            "serve",
+            "--db",
+            db.to_str().unwrap(),
+            "--listen",
+            "127.0.0.1:0",
+        ])
+        .args(["--runner-token", RUNNER_TOKEN, "--http", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("cairn serve starts");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut address_in = |prefix: &str| {
+        let line = lines.next().unwrap().unwrap();
+        assert!(line.starts_with(prefix), "{line}");
+        let address = line
+            .split_whitespace()
+            .find(|w| w.starts_with("http://"))
+            .unwrap();
+        address.trim_end_matches('/').to_string()
+    };
+    let web = address_in("cairn web pages on");
+    let address = address_in("cairn arena listening on");
+    (
+        Arena {
+            folder,
+            address,
+            process: Running(child),
+        },
+        web,
+    )
+}
+
+/// A Python bot that answers every request with markup as its action.
+fn add_markup_bot(arena: &Arena, token: &str) {
+    let folder = arena.folder.path().join("bots").join("markup");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(
+        folder.join("cairn-bot.toml"),
+        "name = \"markup\"\ncommand = [\"python3\", \"bot.py\"]\n",
+    )
+    .unwrap();
+    let program = format!(
+        "import json, sys\nfor line in sys.stdin:\n    m = json.loads(line)\n    if 'hello' in m:\n        print(json.dumps({{'ready': {{'name': 'markup'}}}}), flush=True)\n    elif 'request' in m:\n        print(json.dumps({{'action': {{'decisionId': m['request']['decisionId'], 'action': {MARKUP_ACTION:?}}}}}), flush=True)\n    elif 'quit' in m:\n        break\n"
+    );
+    std::fs::write(folder.join("bot.py"), program).unwrap();
+    let output = cairn(&[
+        "bot",
+        "add",
+        folder.to_str().unwrap(),
+        "--arena",
+        &arena.address,
+        "--token",
+        token,
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+fn screenshot_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let profile_dir = exe.parent().and_then(Path::parent).unwrap();
+    let dir = profile_dir.join("web-screenshots");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
