@@ -17,6 +17,10 @@ use cairn_runner::{
 };
 use serde_json::{json, Value};
 
+// Wired into the summary next.
+#[allow(dead_code)]
+mod stats;
+
 use crate::escape;
 use crate::table::Table;
 
