@@ -30,7 +30,8 @@ pub fn elo_of_score(score: f64) -> f64 {
     } else if score <= 0.0 {
         f64::NEG_INFINITY
     } else {
-        -400.0 * (1.0 / score - 1.0).log10()
+        // `+ 0.0` shows an even score as 0, not -0.
+        -400.0 * (1.0 / score - 1.0).log10() + 0.0
     }
 }
 
@@ -100,14 +101,6 @@ impl Outcomes {
             / n;
         Some((mean, variance))
     }
-
-    /// Zero counts replaced by 1e-3 (fishtest's `regularize`), so that a
-    /// one-sided run still has a variance and the SPRT can decide.
-    fn regularized(&self) -> Outcomes {
-        Outcomes {
-            bins: self.bins.iter().map(|&(s, c)| (s, c.max(1e-3))).collect(),
-        }
-    }
 }
 
 /// The score and the Elo difference with its 95% interval.
@@ -134,8 +127,14 @@ impl EloEstimate {
     }
 
     /// Half the interval's width, the `±` a tester prints.
+    /// Infinite when an end of the interval is.
     pub fn margin(&self) -> f64 {
-        (self.elo_high - self.elo_low) / 2.0
+        let margin = (self.elo_high - self.elo_low) / 2.0;
+        if margin.is_nan() {
+            f64::INFINITY
+        } else {
+            margin
+        }
     }
 }
 
@@ -230,13 +229,13 @@ impl Sprt {
         ((1.0 - self.beta) / self.alpha).ln()
     }
 
-    /// The log-likelihood ratio of H1 against H0; 0 without outcomes.
+    /// The log-likelihood ratio of H1 against H0; 0 without outcomes or
+    /// while every outcome was the same (no variance yet, as fastchess).
     pub fn llr(&self, outcomes: &Outcomes) -> f64 {
-        let outcomes = outcomes.regularized();
         let Some((mean, variance)) = outcomes.mean_and_variance() else {
             return 0.0;
         };
-        if outcomes.n() < 1.0 || variance <= 0.0 {
+        if variance <= 0.0 {
             return 0.0;
         }
         let (s0, s1) = (score_of_elo(self.elo0), score_of_elo(self.elo1));
@@ -336,6 +335,7 @@ mod tests {
         let estimate = EloEstimate::of(&Outcomes::trinomial(7, 0, 0)).unwrap();
         assert_eq!(estimate.elo, f64::INFINITY);
         assert_eq!(estimate.elo_low, f64::INFINITY);
+        assert_eq!(estimate.margin(), f64::INFINITY);
         let estimate = EloEstimate::of(&Outcomes::trinomial(0, 0, 3)).unwrap();
         assert_eq!(estimate.elo, f64::NEG_INFINITY);
         assert_eq!(EloEstimate::of(&Outcomes::trinomial(0, 0, 0)), None);
@@ -398,16 +398,19 @@ mod tests {
     }
 
     #[test]
-    fn one_sided_runs_decide_instead_of_dividing_by_zero() {
+    fn a_one_sided_run_waits_for_variance_then_decides() {
         let sprt = Sprt::new(0.0, 200.0, 0.05, 0.05).unwrap();
-        let wins = sprt.llr(&Outcomes::trinomial(20, 0, 0));
-        assert!(
-            wins.is_finite() && sprt.verdict(wins) == Verdict::AcceptH1,
-            "{wins}"
-        );
-        let losses = sprt.llr(&Outcomes::trinomial(0, 0, 20));
-        assert!(losses.is_finite() && sprt.verdict(losses) == Verdict::AcceptH0);
+        assert_eq!(sprt.llr(&Outcomes::trinomial(20, 0, 0)), 0.0);
         assert_eq!(sprt.llr(&Outcomes::trinomial(0, 0, 0)), 0.0);
+        // 10 wins, 1 loss: m = 10/11, var = m (1 - m).
+        let (m, s0) = (10.0 / 11.0, 0.5);
+        let s1 = 1.0 / (1.0 + 10f64.powf(-0.5));
+        let by_hand = 11.0 * (s1 - s0) * (2.0 * m - s0 - s1) / (2.0 * m * (1.0 - m));
+        let llr = sprt.llr(&Outcomes::trinomial(10, 0, 1));
+        assert!(close(llr, by_hand, 1e-9), "{llr} {by_hand}");
+        assert_eq!(sprt.verdict(llr), Verdict::AcceptH1);
+        let llr = sprt.llr(&Outcomes::trinomial(1, 0, 10));
+        assert_eq!(sprt.verdict(llr), Verdict::AcceptH0);
     }
 
     #[test]
