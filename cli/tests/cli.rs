@@ -336,3 +336,77 @@ fn three_seats_get_each_bots_mean_rank_and_score_with_intervals() {
         .iter()
         .all(|b| b["mean_score_margin"].as_f64().unwrap() >= 0.0));
 }
+
+/// Plays an SPRT between two bundled bots and returns its JSON report.
+fn sprt_match(first: &str, second: &str) -> Value {
+    let (first, second) = (bundled(first), bundled(second));
+    let output = cairn(&[
+        "play",
+        "--game",
+        "schotten-totten",
+        "--no-sandbox",
+        "--mirror",
+        "--seed",
+        "7",
+        "--concurrency",
+        "1",
+        "--games",
+        "400",
+        "--json",
+        "--quiet",
+        "--sprt",
+        "elo0=0",
+        "elo1=200",
+        "alpha=0.05",
+        "beta=0.05",
+        &first,
+        &second,
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+#[test]
+fn an_sprt_between_greedy_and_random_accepts_h1_and_the_reverse_h0_early() {
+    let report = sprt_match("schotten-totten-greedy", "random");
+    let sprt = &report["stats"]["sprt"];
+    assert_eq!(sprt["accepted"], "H1", "{sprt}");
+    assert!(sprt["llr"].as_f64().unwrap() >= sprt["upper_bound"].as_f64().unwrap());
+    let played = report["games"].as_array().unwrap().len();
+    assert!(played < 400 && played % 2 == 0, "{played}");
+
+    let report = sprt_match("random", "schotten-totten-greedy");
+    let sprt = &report["stats"]["sprt"];
+    assert_eq!(sprt["accepted"], "H0", "{sprt}");
+    assert!(sprt["llr"].as_f64().unwrap() <= sprt["lower_bound"].as_f64().unwrap());
+    assert!(report["games"].as_array().unwrap().len() < 400);
+}
+
+#[test]
+fn sprt_parameters_are_checked_before_any_game() {
+    let (greedy, random) = (bundled("schotten-totten-greedy"), bundled("random"));
+    let args = [
+        "play",
+        "--game",
+        "schotten-totten",
+        "--no-sandbox",
+        "--sprt",
+    ];
+    for (sprt, expected) in [
+        (vec!["elo0=10", "elo1=0"], "must be below"),
+        (vec!["elo0=0", "elo1=10", "alpha=2"], "between 0 and 1"),
+        (vec!["elo1=10"], "required"),
+    ] {
+        let mut all: Vec<&str> = args.to_vec();
+        all.extend(sprt);
+        all.extend([greedy.as_str(), random.as_str()]);
+        let output = cairn(&all);
+        assert_eq!(output.status.code(), Some(2));
+        let text = String::from_utf8_lossy(&output.stderr);
+        assert!(text.contains(expected), "{text}");
+    }
+}
