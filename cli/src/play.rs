@@ -139,7 +139,11 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
         .concurrency
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
-    let unit = if args.mirror { n_seats } else { 1 };
+    let unit = unit_len(
+        spec.games.len(),
+        if args.mirror { n_seats } else { 1 },
+        sprt.is_some(),
+    );
     let mut progress = Progress::new(spec.games.len());
     let mut decided = None;
     let played = batch::play_units(&spec, unit, concurrency, launcher.as_ref(), |games| {
@@ -216,6 +220,18 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(3));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// How many games one set of bot processes plays: one deal under an SPRT,
+/// which looks after each; otherwise up to 8 deals, so bots start less
+/// often. Never a function of the concurrency: bots seed their randomness
+/// per unit, and the games must not change with the thread count.
+fn unit_len(n_games: usize, deal_len: usize, sprt: bool) -> usize {
+    let deal_len = deal_len.max(1);
+    match sprt {
+        true => deal_len,
+        false => deal_len * (n_games / deal_len / 16).clamp(1, 8),
+    }
 }
 
 /// Takes `--sprt`'s `key=value` items; the arguments after them that are
