@@ -188,6 +188,17 @@ fn doctor_lists_every_sandbox_layer_with_a_verdict_that_matches_its_exit_code() 
     assert_eq!(output.status.success(), complete);
 }
 
+/// Runs `cairn args`, which must succeed, and returns its JSON report.
+fn json_report(args: &[&str]) -> Value {
+    let output = cairn(args);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
 fn bundled(name: &str) -> String {
     format!("cmd:{} bot-run {name}", env!("CARGO_BIN_EXE_cairn"))
 }
@@ -255,7 +266,7 @@ fn json_stats_over_mirrored_pairs_and_the_same_games_at_any_concurrency() {
     let mut replays = Vec::new();
     for concurrency in ["1", "2"] {
         let path = temp_path(&format!("concurrency-{concurrency}.json"));
-        let output = cairn(&[
+        let report = json_report(&[
             "play",
             "--game",
             "schotten-totten",
@@ -273,12 +284,6 @@ fn json_stats_over_mirrored_pairs_and_the_same_games_at_any_concurrency() {
             &greedy,
             &random,
         ]);
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        let report: Value = serde_json::from_slice(&output.stdout).unwrap();
         let stats = &report["stats"];
         let (w, d, l) = (
             stats["wins"].as_u64().unwrap(),
@@ -309,7 +314,7 @@ fn json_stats_over_mirrored_pairs_and_the_same_games_at_any_concurrency() {
 #[test]
 fn three_seats_get_each_bots_mean_rank_and_score_with_intervals() {
     let (greedy, random) = (bundled("greedy"), bundled("random"));
-    let output = cairn(&[
+    let report = json_report(&[
         "play",
         "--game",
         "bullfrogs",
@@ -321,12 +326,6 @@ fn three_seats_get_each_bots_mean_rank_and_score_with_intervals() {
         &random,
         &greedy,
     ]);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
     let bots = report["stats"]["bots"].as_array().unwrap();
     assert_eq!(bots.len(), 3);
     let ranks: f64 = bots.iter().map(|b| b["mean_rank"].as_f64().unwrap()).sum();
@@ -340,7 +339,7 @@ fn three_seats_get_each_bots_mean_rank_and_score_with_intervals() {
 /// Plays an SPRT between two bundled bots and returns its JSON report.
 fn sprt_match(first: &str, second: &str) -> Value {
     let (first, second) = (bundled(first), bundled(second));
-    let output = cairn(&[
+    json_report(&[
         "play",
         "--game",
         "schotten-totten",
@@ -361,13 +360,7 @@ fn sprt_match(first: &str, second: &str) -> Value {
         "beta=0.05",
         &first,
         &second,
-    ]);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).unwrap()
+    ])
 }
 
 #[test]
@@ -409,4 +402,18 @@ fn sprt_parameters_are_checked_before_any_game() {
         let text = String::from_utf8_lossy(&output.stderr);
         assert!(text.contains(expected), "{text}");
     }
+    let three = cairn(&[
+        "play",
+        "--game",
+        "bullfrogs",
+        "--no-sandbox",
+        "--sprt",
+        "elo0=0",
+        "elo1=10",
+        &greedy,
+        &random,
+        &random,
+    ]);
+    assert_eq!(three.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&three.stderr).contains("compares two bots"));
 }
