@@ -19,13 +19,14 @@ use cairn_runner::{
     PlainLauncher, ReplayFile, SandboxLauncher, SeatResult, TimeControl,
 };
 use serde_json::{json, Value};
-use std::io::IsTerminal;
 
 use batch::Next;
+use progress::Progress;
 use stats::{Sprt, Verdict};
 use summary::{HeadToHead, SprtState};
 
 mod batch;
+mod progress;
 mod stats;
 mod summary;
 
@@ -251,52 +252,6 @@ fn sprt_of(args: &mut PlayArgs) -> anyhow::Result<Option<Sprt>> {
     args.bots.extend(bots);
     let items = args.sprt.iter().flat_map(|item| item.split(','));
     Sprt::parse(items).map(Some).map_err(anyhow::Error::msg)
-}
-
-/// A `\r` progress line on stderr when it is a terminal.
-struct Progress {
-    total: usize,
-    terminal: bool,
-    shown: bool,
-}
-
-impl Progress {
-    fn new(total: usize) -> Progress {
-        Progress {
-            total,
-            terminal: std::io::stderr().is_terminal(),
-            shown: false,
-        }
-    }
-
-    fn show(&mut self, done: usize, head: Option<&HeadToHead>, sprt: Option<&SprtState>) {
-        if !self.terminal {
-            return;
-        }
-        let mut line = format!("games {done}/{}", self.total);
-        if let Some(head) = head {
-            line.push_str(&format!(
-                "  W {} D {} L {}",
-                head.wins, head.draws, head.losses
-            ));
-        }
-        if let Some(state) = sprt {
-            line.push_str(&format!(
-                "  llr {:.2} ({:.2} .. {:.2})",
-                state.llr,
-                state.sprt.lower_bound(),
-                state.sprt.upper_bound()
-            ));
-        }
-        eprint!("\r{line}\x1b[K");
-        self.shown = true;
-    }
-
-    fn finish(&self) {
-        if self.shown {
-            eprintln!();
-        }
-    }
 }
 
 fn prepare_bots(args: &PlayArgs) -> anyhow::Result<Vec<PreparedBot>> {
