@@ -1,6 +1,9 @@
-//! `cairn play`: a local match between bot folders or bare commands. Exits
-//! 0 whenever the match was refereed, whatever the bots did; forfeits are
-//! results, shown with their reasons.
+//! `cairn play`: a local match between bot folders or `cmd:` commands, on
+//! several threads, with the statistics a chess engine tester prints (score,
+//! Elo ±95%, LOS, pentanomial pairs with `--mirror`, an SPRT that stops the
+//! match when it decides). Exits 0 when the match was refereed, whatever the
+//! bots did, except 3 when a bot forfeited every game it played; forfeits
+//! are results, shown with their reasons.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -12,10 +15,20 @@ use cairn_runner::bot_folder::{load_bot, PreparedBot};
 use cairn_runner::build::{BuildError, BuildLimits, Builder};
 use cairn_runner::sandbox::Limits;
 use cairn_runner::{
-    mirrored_plan, play_match, rotating_plan, BotLauncher, ForfeitReason, MatchResult, MatchSpec,
+    mirrored_plan, rotating_plan, BotLauncher, ForfeitReason, MatchResult, MatchSpec,
     PlainLauncher, ReplayFile, SandboxLauncher, SeatResult, TimeControl,
 };
 use serde_json::{json, Value};
+
+use batch::Next;
+use progress::Progress;
+use stats::{Sprt, Verdict};
+use summary::{HeadToHead, SprtState};
+
+mod batch;
+mod progress;
+mod stats;
+mod summary;
 
 use crate::escape;
 use crate::table::Table;
@@ -28,9 +41,23 @@ pub struct PlayArgs {
     /// A game option, e.g. --opt tactics=true (repeatable).
     #[arg(long = "opt", value_name = "KEY=VALUE")]
     options: Vec<String>,
-    /// How many games to play; seats rotate between games.
-    #[arg(long, default_value_t = 1)]
-    games: u32,
+    /// How many games to play; seats rotate between games. With --sprt, the
+    /// most games to play (default 100000).
+    #[arg(long)]
+    games: Option<u32>,
+    /// How many games to play at once, each with its own bot processes
+    /// (default: the number of CPUs).
+    #[arg(long, value_name = "N")]
+    concurrency: Option<usize>,
+    /// Stop as soon as a sequential probability ratio test decides whether
+    /// the first bot is elo1 rather than elo0 stronger than the second,
+    /// e.g. --sprt elo0=0 elo1=10 alpha=0.05 beta=0.05 (two seats; over
+    /// deal pairs with --mirror).
+    #[arg(long, num_args = 1.., value_name = "KEY=VALUE")]
+    sprt: Vec<String>,
+    /// Print the summary only, not one row per seat per game.
+    #[arg(long)]
+    quiet: bool,
     /// The match seed; game g is dealt from seed + g (with --mirror, from
     /// seed + g / seats).
     #[arg(long, default_value_t = 1)]
@@ -57,17 +84,28 @@ pub struct PlayArgs {
     /// Run the bots as plain processes, without the sandbox (trusted bots only).
     #[arg(long)]
     no_sandbox: bool,
-    /// Bot folders (holding cairn-bot.toml) or bare commands, one per seat.
-    #[arg(required = true, value_name = "BOT")]
+    /// Bot folders (holding cairn-bot.toml) or commands written
+    /// `cmd:COMMAND` (run through `sh -c`), one per seat.
+    #[arg(value_name = "BOT")]
     bots: Vec<String>,
 }
 
-pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
+pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
     let seed = args.seed;
     let options =
         parse_options(args.options.iter().map(String::as_str)).map_err(anyhow::Error::msg)?;
-    if args.games == 0 {
-        bail!("--games must be at least 1");
+    let sprt = sprt_of(&mut args)?;
+    let n_games = match (args.games, sprt) {
+        (Some(0), _) => bail!("--games must be at least 1"),
+        (Some(games), _) => games,
+        (None, Some(_)) => 100_000,
+        (None, None) => 1,
+    };
+    if args.bots.is_empty() {
+        bail!("name the bots, one per seat: bot folders or `cmd:COMMAND`");
+    }
+    if sprt.is_some() && args.bots.len() != 2 {
+        bail!("--sprt compares two bots; {} were given", args.bots.len());
     }
     let bots = prepare_bots(&args)?;
     let from_folders: Vec<bool> = bots.iter().map(|bot| bot.manifest.is_some()).collect();
@@ -76,10 +114,11 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
     } else {
         rotating_plan
     };
+    let n_seats = bots.len();
     let spec = MatchSpec {
         game: args.game.clone(),
         options,
-        games: plan(args.games, args.seed, bots.len()),
+        games: plan(n_games, args.seed, n_seats),
         bots: bots.into_iter().map(|bot| bot.entry).collect(),
         time_control: TimeControl {
             per_decision: Duration::from_millis(args.decision_ms),
@@ -87,8 +126,8 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
             ..TimeControl::default()
         },
         limits: Default::default(),
-        // The whole match on the CPU we start on: a decision's round trip
-        // then never wakes another CPU.
+        // One thread: the whole match on the CPU we start on, so a
+        // decision's round trip never wakes another CPU.
         cpu: cairn_runner::affinity::current_cpu(),
     };
     let launcher: Box<dyn BotLauncher> = if args.no_sandbox {
@@ -97,7 +136,33 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         Box::new(SandboxLauncher::new(Limits::default()))
     };
     eprintln!("{}", launcher.describe());
-    let result = match play_match(&spec, launcher.as_ref()) {
+    let concurrency = args
+        .concurrency
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let unit = unit_len(
+        spec.games.len(),
+        if args.mirror { n_seats } else { 1 },
+        sprt.is_some(),
+    );
+    let mut progress = Progress::new(spec.games.len());
+    let mut decided = None;
+    let played = batch::play_units(&spec, unit, concurrency, launcher.as_ref(), |games| {
+        let head = (n_seats == 2).then(|| HeadToHead::of(games, args.mirror));
+        let state = sprt
+            .zip(head.as_ref())
+            .map(|(sprt, head)| SprtState::of(sprt, head));
+        progress.show(games.len(), head.as_ref(), state.as_ref());
+        match state {
+            Some(state) if state.verdict != Verdict::Continue => {
+                decided.get_or_insert(state);
+                Next::Stop
+            }
+            _ => Next::Go,
+        }
+    });
+    progress.finish();
+    let result = match played {
         Ok(result) => result,
         Err(error) if error.is_host_fault() => bail!(
             "{}: check `cairn doctor` (--no-sandbox runs trusted bots without it)",
@@ -112,15 +177,81 @@ pub fn run(args: PlayArgs) -> anyhow::Result<ExitCode> {
         let replay = ReplayFile::new(result.games.iter().map(|g| g.record.clone()).collect());
         replay.write(path)?;
     }
+    let head = (n_seats == 2).then(|| HeadToHead::of(&result.games, args.mirror));
+    // The verdict that stopped the match, or where the test stands at its end.
+    let sprt_state = decided.or_else(|| sprt.zip(head.as_ref()).map(|(s, h)| SprtState::of(s, h)));
+    let names: Vec<String> = spec
+        .bots
+        .iter()
+        .map(|bot| escape::line(&bot.name).into_owned())
+        .collect();
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&match_json(&spec, seed, &result))?
-        );
+        let mut report = match_json(&spec, seed, &result);
+        report["stats"] = match &head {
+            Some(head) => summary::head_to_head_json(head, sprt_state.as_ref()),
+            None => summary::standings_json(&summary::standings(&result.games, n_seats)),
+        };
+        println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print!("{}", match_tables(&spec, seed, &result));
+        print!("{}", match_tables(&spec, seed, &result, args.quiet));
+        println!();
+        match &head {
+            Some(head) => print!(
+                "{}",
+                summary::head_to_head_text(&names, head, sprt_state.as_ref())
+            ),
+            None => print!(
+                "{}",
+                summary::standings_text(&names, &summary::standings(&result.games, n_seats))
+            ),
+        }
+    }
+    let beaten: Vec<String> = (0..n_seats)
+        .filter(|&bot| {
+            let totals = Totals::of(&result, bot);
+            totals.games > 0 && totals.forfeits == totals.games
+        })
+        .map(|bot| format!("`{}`", names[bot]))
+        .collect();
+    if !beaten.is_empty() {
+        eprintln!(
+            "error: {} forfeited every game (exit status 3); the reasons are in the rows above",
+            beaten.join(" and ")
+        );
+        return Ok(ExitCode::from(3));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// How many games one set of bot processes plays: one deal under an SPRT,
+/// which looks after each; otherwise up to 8 deals, so bots start less
+/// often. Never a function of the concurrency: bots seed their randomness
+/// per unit, and the games must not change with the thread count.
+fn unit_len(n_games: usize, deal_len: usize, sprt: bool) -> usize {
+    let deal_len = deal_len.max(1);
+    match sprt {
+        true => deal_len,
+        false => deal_len * (n_games / deal_len / 16).clamp(1, 8),
+    }
+}
+
+/// Takes `--sprt`'s `key=value` items; the arguments after them that are
+/// not sprt keys are bots (`--sprt` takes several values, so it swallows
+/// the bots that follow it).
+fn sprt_of(args: &mut PlayArgs) -> anyhow::Result<Option<Sprt>> {
+    if args.sprt.is_empty() {
+        return Ok(None);
+    }
+    let is_key = |item: &String| {
+        ["elo0=", "elo1=", "alpha=", "beta="]
+            .iter()
+            .any(|key| item.starts_with(key))
+    };
+    let n_keys = args.sprt.iter().take_while(|item| is_key(item)).count();
+    let bots = args.sprt.split_off(n_keys);
+    args.bots.extend(bots);
+    let items = args.sprt.iter().flat_map(|item| item.split(','));
+    Sprt::parse(items).map(Some).map_err(anyhow::Error::msg)
 }
 
 fn prepare_bots(args: &PlayArgs) -> anyhow::Result<Vec<PreparedBot>> {
@@ -131,7 +262,7 @@ fn prepare_bots(args: &PlayArgs) -> anyhow::Result<Vec<PreparedBot>> {
     let cache = build_cache();
     let mut bots = Vec::new();
     for argument in &args.bots {
-        let bot = load_bot(argument)?;
+        let bot = load_bot(&bot_argument(argument)?)?;
         bot.check_game(&args.game)?;
         let bot = match args.no_build {
             true => bot,
@@ -142,6 +273,33 @@ fn prepare_bots(args: &PlayArgs) -> anyhow::Result<Vec<PreparedBot>> {
         bots.push(bot);
     }
     Ok(bots)
+}
+
+/// What `load_bot` reads: a folder holding a manifest, or a command (the
+/// text after `cmd:`). A bare word that is no folder is a mistake, not a
+/// command: a misspelled folder would otherwise run as a shell command.
+fn bot_argument(argument: &str) -> anyhow::Result<String> {
+    if let Some(command) = argument.strip_prefix("cmd:") {
+        if command.trim().is_empty() {
+            bail!("`cmd:` needs a command after it, e.g. `cmd:python3 bot.py`");
+        }
+        return Ok(command.to_string());
+    }
+    let folder = std::path::Path::new(argument);
+    let shown = escape::line(argument);
+    if folder
+        .join(cairn_runner::bot_folder::MANIFEST_NAME)
+        .is_file()
+    {
+        return Ok(argument.to_string());
+    }
+    if folder.is_dir() {
+        bail!(
+            "bot folder `{shown}` has no {}; to run a command write `cmd:...`",
+            cairn_runner::bot_folder::MANIFEST_NAME
+        );
+    }
+    bail!("no such bot folder `{shown}`; to run a command write `cmd:...`")
 }
 
 /// One line per bot whose command could not start, naming the fix.
@@ -171,7 +329,7 @@ fn start_failures(
         };
         let fix = match from_folders.get(index).copied().unwrap_or(false) {
             true => "fix `command` in its cairn-bot.toml",
-            false => "check the command (a bare command runs through `sh -c`)",
+            false => "check the command (a `cmd:` command runs through `sh -c`)",
         };
         lines.push(format!(
             "bot `{}` could not start ({}): {fix} ({where_it_runs})",
@@ -296,7 +454,7 @@ impl Totals {
     }
 }
 
-fn match_tables(spec: &MatchSpec, seed: u64, result: &MatchResult) -> String {
+fn match_tables(spec: &MatchSpec, seed: u64, result: &MatchResult, quiet: bool) -> String {
     let mut games = Table::new(&[
         ">game", ">seed", ">seat", "bot", ">score", ">rank", "result",
     ]);
@@ -350,8 +508,10 @@ fn match_tables(spec: &MatchSpec, seed: u64, result: &MatchResult) -> String {
         result.games.len(),
         seed
     );
-    out.push_str(&games.render());
-    out.push('\n');
+    if !quiet {
+        out.push_str(&games.render());
+        out.push('\n');
+    }
     out.push_str(&totals.render());
     for (index, text) in result.stderr.iter().enumerate() {
         if !text.is_empty() && Totals::of(result, index).forfeits > 0 {

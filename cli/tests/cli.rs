@@ -67,16 +67,16 @@ fn play_json_reports_every_game_and_seat_with_names_scores_ranks_and_forfeits() 
 }
 
 #[test]
-fn a_misbehaving_bare_command_is_a_forfeit_and_the_exit_code_is_still_zero() {
+fn a_misbehaving_command_is_a_forfeit_and_losing_every_game_so_exits_3() {
     let output = cairn(&[
         "play",
         "--game",
         "schotten-totten",
         "--json",
-        "python3 tests/bots/hostile.py garbage",
+        "cmd:python3 tests/bots/hostile.py garbage",
         "sdk/python",
     ]);
-    assert!(output.status.success());
+    assert_eq!(output.status.code(), Some(3));
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
     let seats = report["games"][0]["seats"].as_array().unwrap();
     assert_eq!(seats[0]["forfeit"]["reason"], "protocol_error");
@@ -86,7 +86,7 @@ fn a_misbehaving_bare_command_is_a_forfeit_and_the_exit_code_is_still_zero() {
         "play",
         "--game",
         "schotten-totten",
-        "python3 tests/bots/hostile.py illegal",
+        "cmd:python3 tests/bots/hostile.py illegal",
         "sdk/python",
     ]);
     let text = String::from_utf8_lossy(&table.stdout);
@@ -186,4 +186,234 @@ fn doctor_lists_every_sandbox_layer_with_a_verdict_that_matches_its_exit_code() 
     let complete = text.contains("sandbox complete");
     assert!(complete || text.contains("sandbox INCOMPLETE"), "{text}");
     assert_eq!(output.status.success(), complete);
+}
+
+/// Runs `cairn args`, which must succeed, and returns its JSON report.
+fn json_report(args: &[&str]) -> Value {
+    let output = cairn(args);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+fn bundled(name: &str) -> String {
+    format!("cmd:{} bot-run {name}", env!("CARGO_BIN_EXE_cairn"))
+}
+
+#[test]
+fn a_misspelled_bot_folder_is_an_error_that_names_the_cmd_spelling() {
+    let output = cairn(&["play", "--game", "schotten-totten", "sdk/pyton", "sdk/js"]);
+    assert_eq!(output.status.code(), Some(2));
+    let text = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        text.contains("no such bot folder `sdk/pyton`; to run a command write `cmd:...`"),
+        "{text}"
+    );
+    let no_manifest = cairn(&["play", "--game", "schotten-totten", "sdk", "sdk/js"]);
+    assert_eq!(no_manifest.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&no_manifest.stderr).contains("has no cairn-bot.toml"));
+}
+
+#[test]
+fn a_bot_that_forfeits_every_game_makes_the_exit_status_3_and_is_named() {
+    let random = bundled("random");
+    let output = cairn(&[
+        "play",
+        "--game",
+        "schotten-totten",
+        "--no-sandbox",
+        "--games",
+        "2",
+        "cmd:false",
+        &random,
+    ]);
+    assert_eq!(output.status.code(), Some(3));
+    let text = String::from_utf8_lossy(&output.stderr);
+    assert!(text.contains("`false` forfeited every game"), "{text}");
+}
+
+#[test]
+fn quiet_hides_the_game_rows_and_the_summary_gives_wdl_elo_and_los() {
+    let (greedy, random) = (bundled("schotten-totten-greedy"), bundled("random"));
+    let output = cairn(&[
+        "play",
+        "--game",
+        "schotten-totten",
+        "--no-sandbox",
+        "--games",
+        "6",
+        "--quiet",
+        &greedy,
+        &random,
+    ]);
+    assert!(output.status.success());
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        !text.contains("forfeit:") && !text.contains(" seat "),
+        "{text}"
+    );
+    let summary = text.lines().find(|l| l.contains(" vs ")).unwrap();
+    assert!(summary.contains("6 games, W "), "{text}");
+    assert!(text.contains("elo ") && text.contains("LOS "), "{text}");
+}
+
+#[test]
+fn json_stats_over_mirrored_pairs_and_the_same_games_at_any_concurrency() {
+    let (greedy, random) = (bundled("schotten-totten-greedy"), bundled("random"));
+    let mut replays = Vec::new();
+    for concurrency in ["1", "2"] {
+        let path = temp_path(&format!("concurrency-{concurrency}.json"));
+        let report = json_report(&[
+            "play",
+            "--game",
+            "schotten-totten",
+            "--no-sandbox",
+            "--games",
+            "8",
+            "--mirror",
+            "--seed",
+            "4",
+            "--json",
+            "--concurrency",
+            concurrency,
+            "--replay",
+            path.to_str().unwrap(),
+            &greedy,
+            &random,
+        ]);
+        let stats = &report["stats"];
+        let (w, d, l) = (
+            stats["wins"].as_u64().unwrap(),
+            stats["draws"].as_u64().unwrap(),
+            stats["losses"].as_u64().unwrap(),
+        );
+        assert_eq!(w + d + l, 8, "{stats}");
+        let pairs: Vec<u64> = stats["pentanomial"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p.as_u64().unwrap())
+            .collect();
+        assert_eq!(pairs.iter().sum::<u64>(), 4, "{stats}");
+        // Points over pairs match points over games.
+        let pair_points: u64 = pairs.iter().enumerate().map(|(i, n)| i as u64 * n).sum();
+        assert_eq!(pair_points, 2 * w + d, "{stats}");
+        assert!(
+            stats["los"].is_f64() && (stats["elo"].is_f64() || stats["elo"].is_string()),
+            "{stats}"
+        );
+        replays.push(std::fs::read_to_string(&path).unwrap());
+        std::fs::remove_file(&path).unwrap();
+    }
+    assert_eq!(replays[0], replays[1]);
+}
+
+#[test]
+fn three_seats_get_each_bots_mean_rank_and_score_with_intervals() {
+    let (greedy, random) = (bundled("greedy"), bundled("random"));
+    let report = json_report(&[
+        "play",
+        "--game",
+        "bullfrogs",
+        "--no-sandbox",
+        "--games",
+        "3",
+        "--json",
+        &random,
+        &random,
+        &greedy,
+    ]);
+    let bots = report["stats"]["bots"].as_array().unwrap();
+    assert_eq!(bots.len(), 3);
+    let ranks: f64 = bots.iter().map(|b| b["mean_rank"].as_f64().unwrap()).sum();
+    // Every game hands out ranks 1, 2, 3 (or ties below them).
+    assert!((3.0..=6.0 + 1e-9).contains(&ranks), "{bots:?}");
+    assert!(bots
+        .iter()
+        .all(|b| b["mean_score_margin"].as_f64().unwrap() >= 0.0));
+}
+
+/// Plays an SPRT between two bundled bots and returns its JSON report.
+fn sprt_match(first: &str, second: &str) -> Value {
+    let (first, second) = (bundled(first), bundled(second));
+    json_report(&[
+        "play",
+        "--game",
+        "schotten-totten",
+        "--no-sandbox",
+        "--mirror",
+        "--seed",
+        "7",
+        "--concurrency",
+        "1",
+        "--games",
+        "400",
+        "--json",
+        "--quiet",
+        "--sprt",
+        "elo0=0",
+        "elo1=200",
+        "alpha=0.05",
+        "beta=0.05",
+        &first,
+        &second,
+    ])
+}
+
+#[test]
+fn an_sprt_between_greedy_and_random_accepts_h1_and_the_reverse_h0_early() {
+    let report = sprt_match("schotten-totten-greedy", "random");
+    let sprt = &report["stats"]["sprt"];
+    assert_eq!(sprt["accepted"], "H1", "{sprt}");
+    assert!(sprt["llr"].as_f64().unwrap() >= sprt["upper_bound"].as_f64().unwrap());
+    let played = report["games"].as_array().unwrap().len();
+    assert!(played < 400 && played % 2 == 0, "{played}");
+
+    let report = sprt_match("random", "schotten-totten-greedy");
+    let sprt = &report["stats"]["sprt"];
+    assert_eq!(sprt["accepted"], "H0", "{sprt}");
+    assert!(sprt["llr"].as_f64().unwrap() <= sprt["lower_bound"].as_f64().unwrap());
+    assert!(report["games"].as_array().unwrap().len() < 400);
+}
+
+#[test]
+fn sprt_parameters_are_checked_before_any_game() {
+    let (greedy, random) = (bundled("schotten-totten-greedy"), bundled("random"));
+    let args = [
+        "play",
+        "--game",
+        "schotten-totten",
+        "--no-sandbox",
+        "--sprt",
+    ];
+    for (sprt, expected) in [
+        (vec!["elo0=10", "elo1=0"], "must be below"),
+        (vec!["elo0=0", "elo1=10", "alpha=2"], "between 0 and 1"),
+        (vec!["elo1=10"], "required"),
+    ] {
+        let mut all: Vec<&str> = args.to_vec();
+        all.extend(sprt);
+        all.extend([greedy.as_str(), random.as_str()]);
+        let output = cairn(&all);
+        assert_eq!(output.status.code(), Some(2));
+        let text = String::from_utf8_lossy(&output.stderr);
+        assert!(text.contains(expected), "{text}");
+    }
+    let three = cairn(&[
+        "play",
+        "--game",
+        "bullfrogs",
+        "--no-sandbox",
+        "--sprt",
+        "elo0=0",
+        "elo1=10",
+        &greedy,
+        &random,
+        &random,
+    ]);
+    assert_eq!(three.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&three.stderr).contains("compares two bots"));
 }

@@ -33,7 +33,7 @@ fn played(name: &str, game: &str, options: &[&str], bots: &[&str]) -> (PathBuf, 
     ));
     let commands: Vec<String> = bots
         .iter()
-        .map(|bot| format!("{} bot-run {bot}", env!("CARGO_BIN_EXE_cairn")))
+        .map(|bot| format!("cmd:{} bot-run {bot}", env!("CARGO_BIN_EXE_cairn")))
         .collect();
     let mut args = vec!["play", "--game", game, "--no-sandbox", "--seed", "3"];
     for option in options {

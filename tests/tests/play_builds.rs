@@ -114,7 +114,13 @@ fn a_command_that_cannot_start_is_one_line_naming_the_fix() {
         &[&folder, &workspace_root().join("sdk/python")],
     );
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "a forfeit is a result: {stderr}");
+    // A forfeit is a result, but a bot that forfeited every game is named
+    // by exit status 3.
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains("`nostart` forfeited every game"),
+        "{stderr}"
+    );
     let lines: Vec<&str> = stderr
         .lines()
         .filter(|l| l.contains("could not start"))

@@ -1,0 +1,103 @@
+//! `cairn play` figures, one `bench: NAME VALUE UNIT` line each:
+//! - `play/schotten_totten_games_per_s_single` and `..._concurrent`: the
+//!   same sandboxed match between two trivial bots (`first`) at
+//!   `--concurrency 1` and `--concurrency 2`, and their ratio;
+//! - `play/sprt_games_to_decision`: the mean games an SPRT (elo0=0
+//!   elo1=50, over mirrored deal pairs) needs to decide greedy versus random
+//!   in Schotten Totten, over 10 seeds.
+
+use std::process::Command;
+use std::time::Instant;
+
+use serde_json::Value;
+
+const GAMES: u32 = 64;
+
+fn cairn() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_cairn"));
+    command.current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    command
+}
+
+fn bundled(name: &str) -> String {
+    format!("cmd:{} bot-run {name}", env!("CARGO_BIN_EXE_cairn"))
+}
+
+/// Plays `args` and returns the JSON report.
+fn play(args: &[&str]) -> Value {
+    let output = cairn()
+        .args(["play", "--game", "schotten-totten", "--json", "--quiet"])
+        .args(args)
+        .output()
+        .expect("cairn runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("a json report")
+}
+
+fn games_per_s(concurrency: &str) -> f64 {
+    let first = bundled("first");
+    let games = GAMES.to_string();
+    let start = Instant::now();
+    let report = play(&[
+        "--games",
+        &games,
+        "--concurrency",
+        concurrency,
+        &first,
+        &first,
+    ]);
+    let elapsed = start.elapsed().as_secs_f64();
+    let played = report["games"].as_array().map_or(0, Vec::len);
+    assert_eq!(played, GAMES as usize);
+    played as f64 / elapsed
+}
+
+fn sprt_games_to_decision() -> f64 {
+    let (greedy, random) = (bundled("schotten-totten-greedy"), bundled("random"));
+    let seeds = 10;
+    let mut total = 0;
+    for seed in 0..seeds {
+        let seed = (1000 + seed * 7919).to_string();
+        let report = play(&[
+            "--no-sandbox",
+            "--mirror",
+            "--concurrency",
+            "1",
+            "--games",
+            "4000",
+            "--seed",
+            &seed,
+            "--sprt",
+            "elo0=0",
+            "elo1=50",
+            &greedy,
+            &random,
+        ]);
+        assert_eq!(
+            report["stats"]["sprt"]["accepted"], "H1",
+            "{}",
+            report["stats"]
+        );
+        total += report["games"].as_array().map_or(0, Vec::len);
+    }
+    total as f64 / seeds as f64
+}
+
+fn main() {
+    let single = games_per_s("1");
+    let concurrent = games_per_s("2");
+    println!("bench: play/schotten_totten_games_per_s_single {single:.1} games/s");
+    println!("bench: play/schotten_totten_games_per_s_concurrent {concurrent:.1} games/s");
+    println!(
+        "bench: play/schotten_totten_concurrent_over_single {:.2} x",
+        concurrent / single
+    );
+    println!(
+        "bench: play/sprt_games_to_decision {:.1} games",
+        sprt_games_to_decision()
+    );
+}

@@ -1,0 +1,127 @@
+//! Runs a match's games on several threads, a unit at a time (one game, or
+//! one deal's rotations with `--mirror`), each unit with its own bot
+//! processes. Seeds and seatings come from the plan, so game `g` is the same
+//! whatever thread plays it and whatever the concurrency; bots that draw
+//! their randomness from `CAIRN_BOT_SEED` (the SDK's do) get one derived
+//! from the unit's deal, so the games themselves repeat too.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+
+use cairn_runner::{
+    play_match, BotEntry, BotLauncher, GamePlan, GameResult, MatchError, MatchResult, MatchSpec,
+};
+
+/// What the caller wants after each finished unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Next {
+    Go,
+    Stop,
+}
+
+/// Plays `spec.games` in units of `unit_len` games on `concurrency` threads.
+/// `on_unit` sees every game finished so far (in finishing order, each
+/// unit's games together) and may stop the match: units not yet started
+/// are dropped, started ones finish. The result holds the finished games in
+/// plan order, each with its index in the plan.
+pub fn play_units(
+    spec: &MatchSpec,
+    unit_len: usize,
+    concurrency: usize,
+    launcher: &dyn BotLauncher,
+    mut on_unit: impl FnMut(&[GameResult]) -> Next,
+) -> Result<MatchResult, MatchError> {
+    let unit_len = unit_len.max(1);
+    let units: Vec<&[GamePlan]> = spec.games.chunks(unit_len).collect();
+    let next_unit = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let (sender, receiver) = mpsc::channel();
+    let mut finished: Vec<GameResult> = Vec::new();
+    let mut stderr = vec![String::new(); spec.bots.len()];
+    let mut failure = None;
+    std::thread::scope(|scope| {
+        for _ in 0..concurrency.clamp(1, units.len().max(1)) {
+            let sender = sender.clone();
+            let (units, next_unit, stop) = (&units, &next_unit, &stop);
+            scope.spawn(move || loop {
+                if stop.load(Ordering::SeqCst) {
+                    break;
+                }
+                let unit = next_unit.fetch_add(1, Ordering::SeqCst);
+                let Some(games) = units.get(unit) else { break };
+                let unit_spec = MatchSpec {
+                    game: spec.game.clone(),
+                    options: spec.options.clone(),
+                    games: games.to_vec(),
+                    bots: seeded_bots(&spec.bots, games),
+                    time_control: spec.time_control,
+                    limits: spec.limits,
+                    // One thread: the whole match on one CPU (see `run`);
+                    // several: the scheduler spreads them.
+                    cpu: if concurrency > 1 { None } else { spec.cpu },
+                };
+                let result = play_match(&unit_spec, launcher);
+                if sender.send((unit, result)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(sender);
+        for (unit, result) in receiver {
+            match result {
+                Ok(mut result) => {
+                    for game in &mut result.games {
+                        game.index += (unit * unit_len) as u32;
+                    }
+                    finished.extend(result.games);
+                    for (kept, text) in stderr.iter_mut().zip(result.stderr) {
+                        if !text.is_empty() {
+                            *kept = text;
+                        }
+                    }
+                    if on_unit(&finished) == Next::Stop {
+                        stop.store(true, Ordering::SeqCst);
+                    }
+                }
+                Err(error) => {
+                    stop.store(true, Ordering::SeqCst);
+                    failure.get_or_insert(error);
+                }
+            }
+        }
+    });
+    if let Some(error) = failure {
+        return Err(error);
+    }
+    finished.sort_by_key(|game| game.index);
+    Ok(MatchResult {
+        games: finished,
+        stderr,
+    })
+}
+
+/// The bots with `CAIRN_BOT_SEED` set from the unit's first deal and the
+/// bot's index, unless the bot already sets it.
+fn seeded_bots(bots: &[BotEntry], games: &[GamePlan]) -> Vec<BotEntry> {
+    let deal = games.first().map_or(0, |game| game.seed);
+    bots.iter()
+        .enumerate()
+        .map(|(index, bot)| {
+            let mut bot = bot.clone();
+            if !bot
+                .launch
+                .env
+                .iter()
+                .any(|(key, _)| key == "CAIRN_BOT_SEED")
+            {
+                let seed = deal
+                    .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                    .wrapping_add(index as u64);
+                bot.launch
+                    .env
+                    .push(("CAIRN_BOT_SEED".into(), seed.to_string()));
+            }
+            bot
+        })
+        .collect()
+}
