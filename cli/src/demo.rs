@@ -35,7 +35,10 @@ pub struct DemoArgs {
 }
 
 /// A bundled bot: its name in the arena, what `cairn bot-run` calls it, the games it plays.
+/// `mcts` is the searching bot on a short budget (`mcts-quick`), so the
+/// demo stays short.
 const DEMO_BOTS: &[(&str, &str, Option<&str>)] = &[
+    ("mcts", "mcts-quick", None),
     ("greedy", "greedy", None),
     ("random", "random", None),
     ("random-too", "random", None),

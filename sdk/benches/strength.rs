@@ -115,6 +115,10 @@ fn table_figure(game: &str, words: &[&str], n_seats: usize, args: &Args) -> (f64
             };
             games += 1;
         }
+        // Progress, so that a run cut short still says something.
+        if deal % 10 == 9 {
+            println!("# {game} {words:?} {n_seats} seats: {points} points in {games} games");
+        }
     }
     (points, games)
 }
@@ -139,7 +143,13 @@ fn solo_figure(args: &Args) -> ((f64, f64, f64), u64) {
             &mut [Box::new(GreedyBot) as Box<dyn Bot>],
         );
         match (ours, theirs) {
-            (Ok(ours), Ok(theirs)) => differences.push((ours.scores[0] - theirs.scores[0]) as f64),
+            (Ok(ours), Ok(theirs)) => {
+                differences.push((ours.scores[0] - theirs.scores[0]) as f64);
+                if seed % 20 == 19 {
+                    let sum: f64 = differences.iter().sum();
+                    println!("# solo: {sum} points ahead in {} games", differences.len());
+                }
+            }
             (ours, theirs) => panic!("solo seed {seed}: {ours:?} {theirs:?}"),
         }
     }

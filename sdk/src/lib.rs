@@ -49,7 +49,11 @@ pub mod mcts;
 
 use std::io::{BufRead, Write};
 
+/// The engine, for bots that search: every game's rules, determinization.
+pub use cairn_engine as engine;
 pub use cairn_engine::Rng;
+/// Observations back from the wire into the engine's types.
+pub use cairn_proto::convert::FromWire;
 /// Every protocol message, for bots that need more than the re-exports below.
 pub use cairn_proto::game::v1 as messages;
 use cairn_proto::game::v1::{arena_message::Message, bot_message, Action, BotMessage, Ready};
