@@ -1,0 +1,193 @@
+//! Untrusted submissions cannot hurt the arena (issue 9), end to end: a
+//! real `cairn serve` on a temporary SQLite file, real `cairn runner`
+//! processes, real bot processes.
+//!
+//! - finding 2: a bot whose build fails does not stop the runner; its
+//!   version is marked broken, its games end with `build_failed` forfeits,
+//!   and the tournament finishes.
+//! - finding 3: a runner's report that does not follow from its replay
+//!   (garbage replay, ranks [2, 2], scores of ±i64::MAX, a 3 MiB forfeit
+//!   detail) is refused with INVALID_ARGUMENT and nothing is written.
+
+mod arena_support;
+
+use arena_support::*;
+use cairn_arena::testkit::played_game_report;
+use cairn_arena::verify::PlannedGame;
+use cairn_proto::arena::v1 as pb;
+use tonic::Code;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_whose_build_fails_is_charged_and_the_runner_and_tournament_go_on() {
+    let arena = Arena::start();
+    let token = register_owner(&arena, "ada").await;
+    add_bot(&arena, &token, "good", "first");
+    add_bot(&arena, &token, "also-good", "random");
+    let folder = bot_folder(arena.folder.path(), "unbuildable", "first");
+    let manifest = std::fs::read_to_string(folder.join("cairn-bot.toml")).unwrap();
+    std::fs::write(
+        folder.join("cairn-bot.toml"),
+        format!("{manifest}build = [\"sh\", \"-c\", \"echo cannot compile >&2; false\"]\n"),
+    )
+    .unwrap();
+    let added = cairn(&[
+        "bot",
+        "add",
+        folder.to_str().unwrap(),
+        "--arena",
+        &arena.address,
+        "--token",
+        &token,
+    ]);
+    assert!(
+        added.status.success(),
+        "{}",
+        String::from_utf8_lossy(&added.stderr)
+    );
+    let tournament =
+        create_round_robin(&arena, &token, &["good", "unbuildable", "also-good"], 2).await;
+    let mut runner = arena.runner(10_000, 1);
+    wait_for_progress(&arena, tournament.id, |p| p.finished).await;
+    assert_complete_and_exact(&arena, &tournament, 6).await;
+    // The runner is still there, ready for the next match.
+    assert!(runner.0.try_wait().unwrap().is_none(), "the runner exited");
+    let shown = arena
+        .client()
+        .await
+        .show_bot(pb::ShowBotRequest {
+            name: "unbuildable".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(shown.versions[0].broken);
+    assert!(
+        shown.versions[0].build_log.contains("cannot compile"),
+        "{shown:?}"
+    );
+    let broken_id = shown.versions[0].id;
+    let matches = arena
+        .client()
+        .await
+        .list_matches(pb::ListMatchesRequest {
+            tournament_id: tournament.id,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .matches;
+    for game in matches.iter().flat_map(|m| &m.games) {
+        for seat in &game.result {
+            let forfeit = seat.forfeit.as_ref().map(|f| f.reason);
+            if seat.bot_version_id == broken_id {
+                assert_eq!(forfeit, Some(pb::ForfeitReason::BuildFailed as i32));
+                assert_eq!(seat.rank, 2);
+            } else {
+                assert_eq!(forfeit, None);
+            }
+        }
+    }
+    let cache = arena.folder.path().join("runner-cache");
+    let partial: Vec<_> = std::fs::read_dir(&cache)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".partial"))
+        .collect();
+    assert!(partial.is_empty(), "{partial:?}");
+    runner.sigkill();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reports_that_do_not_follow_from_their_replay_are_refused_and_write_nothing() {
+    let arena = Arena::start();
+    let token = register_owner(&arena, "ada").await;
+    add_bot(&arena, &token, "a", "first");
+    add_bot(&arena, &token, "b", "first");
+    let tournament = create_round_robin(&arena, &token, &["a", "b"], 2).await;
+    let mut runners = arena.runner_client().await;
+    let lease = runners
+        .lease_match(authorized(
+            pb::LeaseMatchRequest { lease_ms: 60_000 },
+            RUNNER_TOKEN,
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .lease
+        .unwrap();
+    let planned = PlannedGame {
+        game: lease.game.clone(),
+        options: lease.options.clone(),
+        game_index: lease.games[0].game_index,
+        seed: lease.games[0].seed,
+        seats: lease.seats.iter().map(|seat| seat.bot_version_id).collect(),
+    };
+    let honest = played_game_report(&planned);
+    let to_wire = |report: &cairn_arena::store::GameReport| pb::ReportGameRequest {
+        match_id: lease.match_id,
+        lease_generation: lease.lease_generation,
+        game: Some(pb::GameResult {
+            game_index: report.game_index,
+            seats: report
+                .seats
+                .iter()
+                .map(|seat| pb::SeatResult {
+                    bot_version_id: seat.bot_version_id,
+                    score: seat.score,
+                    rank: seat.rank,
+                    forfeit: None,
+                })
+                .collect(),
+            replay: report.replay.clone(),
+            end_reason: pb::EndReason::from(report.ended_by) as i32,
+        }),
+    };
+    let mut attacks: Vec<(&str, pb::ReportGameRequest)> = Vec::new();
+    let mut garbage = to_wire(&honest);
+    garbage.game.as_mut().unwrap().replay =
+        b"{\"format\":\"cairn-replay-1\",\"games\":[{}]}".to_vec();
+    attacks.push(("garbage replay", garbage));
+    let mut tied = to_wire(&honest);
+    for seat in &mut tied.game.as_mut().unwrap().seats {
+        seat.rank = 2;
+    }
+    attacks.push(("ranks [2, 2]", tied));
+    for extreme in [i64::MAX, -i64::MAX] {
+        let mut scored = to_wire(&honest);
+        scored.game.as_mut().unwrap().seats[0].score = extreme;
+        attacks.push(("an extreme score", scored));
+    }
+    let mut detailed = to_wire(&honest);
+    detailed.game.as_mut().unwrap().seats[1].forfeit = Some(pb::Forfeit {
+        reason: pb::ForfeitReason::Crash as i32,
+        detail: "x".repeat(3 << 20),
+    });
+    attacks.push(("a 3 MiB forfeit detail", detailed));
+    for (what, attack) in attacks {
+        let refused = runners
+            .report_game(authorized(attack, RUNNER_TOKEN))
+            .await
+            .unwrap_err();
+        assert_eq!(refused.code(), Code::InvalidArgument, "{what}: {refused:?}");
+    }
+    let progress = arena
+        .client()
+        .await
+        .get_tournament(pb::GetTournamentRequest {
+            tournament_id: tournament.id,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .progress
+        .unwrap();
+    assert_eq!(progress.games_done, 0, "a refused report wrote something");
+    // The honest report of the same game is taken.
+    let taken = runners
+        .report_game(authorized(to_wire(&honest), RUNNER_TOKEN))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!taken.already_recorded);
+}
