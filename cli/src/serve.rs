@@ -18,8 +18,9 @@ pub struct ServeArgs {
     /// The address to listen on (port 0: any free port, printed on start).
     #[arg(long, default_value = "127.0.0.1:50051")]
     listen: String,
-    /// The token runners must send (at least 16 characters); without one, a
-    /// fresh token is made and printed.
+    /// A token for a runner named `runner` (at least 16 characters); without
+    /// one (or with an empty one) a runner with a fresh token is added and
+    /// the token printed. More runners: `cairn runners add NAME`.
     #[arg(long, env = "CAIRN_RUNNER_TOKEN", hide_env_values = true)]
     runner_token: Option<String>,
     /// Give a match up as failed (never rated) after this many attempts
@@ -30,13 +31,17 @@ pub struct ServeArgs {
 
 pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     crate::client::runtime()?.block_on(async {
-        let (store, runner_token) = open_store(&args.db, args.runner_token.as_deref()).await?;
+        let given = args
+            .runner_token
+            .as_deref()
+            .filter(|token| !token.is_empty());
+        let (store, runner_token) = open_store(&args.db, given).await?;
         let store = store.with_max_attempts(args.max_attempts);
         let listener = TcpListener::bind(&args.listen)
             .await
             .with_context(|| format!("cannot listen on {}", args.listen))?;
         let address = listener.local_addr()?;
-        if args.runner_token.is_none() {
+        if given.is_none() {
             eprintln!("runner token (give it to `cairn runner --token`): {runner_token}");
         }
         let shutdown = shutdown_signal();
@@ -55,6 +60,11 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
 /// Opens the store and makes sure a runner with `runner_token` (or a fresh
 /// token) exists; returns the token.
 pub async fn open_store(db: &Path, runner_token: Option<&str>) -> anyhow::Result<(Store, String)> {
+    // Refused before the database is touched, so a bad token leaves no
+    // half-made database behind.
+    if let Some(token) = runner_token {
+        cairn_arena::store::check_runner_token(token)?;
+    }
     let store = Store::open(db)
         .await
         .with_context(|| format!("cannot open the database {}", db.display()))?;

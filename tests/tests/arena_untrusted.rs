@@ -71,7 +71,6 @@ async fn a_bot_whose_build_fails_is_charged_and_the_runner_and_tournament_go_on(
         .await
         .list_matches(pb::ListMatchesRequest {
             tournament_id: tournament.id,
-            ..Default::default()
         })
         .await
         .unwrap()
@@ -190,4 +189,155 @@ async fn reports_that_do_not_follow_from_their_replay_are_refused_and_write_noth
         .unwrap()
         .into_inner();
     assert!(!taken.already_recorded);
+}
+
+/// `cairn runners add NAME --db` on the arena's database; the new token.
+fn add_runner(arena: &Arena, name: &str) -> String {
+    let output = cairn(&[
+        "runners",
+        "add",
+        name,
+        "--db",
+        arena.db().to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let answer: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    answer["token"].as_str().unwrap().to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_revoked_runner_is_refused_on_its_next_call_and_its_lease_requeued() {
+    let arena = Arena::start();
+    let token = register_owner(&arena, "ada").await;
+    add_bot(&arena, &token, "a", "first");
+    add_bot(&arena, &token, "b", "first");
+    create_round_robin(&arena, &token, &["a", "b"], 2).await;
+    let box_9 = add_runner(&arena, "box-9");
+    let mut runners = arena.runner_client().await;
+    let lease = runners
+        .lease_match(authorized(
+            pb::LeaseMatchRequest { lease_ms: 600_000 },
+            &box_9,
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .lease
+        .unwrap();
+    // Another runner cannot keep box-9's lease alive.
+    let heartbeat = pb::HeartbeatRequest {
+        match_id: lease.match_id,
+        lease_generation: lease.lease_generation,
+        lease_ms: 600_000,
+    };
+    let foreign = runners
+        .heartbeat(authorized(heartbeat, RUNNER_TOKEN))
+        .await
+        .unwrap_err();
+    assert_eq!(foreign.code(), Code::FailedPrecondition);
+    let revoked = cairn(&[
+        "runners",
+        "revoke",
+        "box-9",
+        "--db",
+        arena.db().to_str().unwrap(),
+    ]);
+    assert!(
+        revoked.status.success(),
+        "{}",
+        String::from_utf8_lossy(&revoked.stderr)
+    );
+    let refused = runners
+        .heartbeat(authorized(heartbeat, &box_9))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), Code::Unauthenticated);
+    // Its match is back in the queue at once, long before its lease would end.
+    let retaken = runners
+        .lease_match(authorized(
+            pb::LeaseMatchRequest { lease_ms: 60_000 },
+            RUNNER_TOKEN,
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .lease
+        .unwrap();
+    assert_eq!(retaken.match_id, lease.match_id);
+    // A runner process with the revoked token stops with the token error.
+    let output = std::process::Command::new(cairn_binary())
+        .args([
+            "runner",
+            "--arena",
+            &arena.address,
+            "--token",
+            &box_9,
+            "--no-sandbox",
+        ])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("token"));
+    let listed = cairn(&[
+        "runners",
+        "list",
+        "--db",
+        arena.db().to_str().unwrap(),
+        "--json",
+    ]);
+    let listed: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
+    let box_9_row = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "box-9")
+        .unwrap();
+    assert!(box_9_row["revoked_at_ms"].is_i64());
+}
+
+#[test]
+fn serve_without_a_runner_token_makes_one_and_a_short_one_leaves_no_database() {
+    let folder = tempfile::tempdir().unwrap();
+    let db = folder.path().join("arena.sqlite");
+    let refused = cairn(&[
+        "serve",
+        "--db",
+        db.to_str().unwrap(),
+        "--runner-token",
+        "short",
+    ]);
+    assert!(!refused.status.success());
+    assert!(!db.exists(), "a refused start left a database");
+    let mut serve = std::process::Command::new(cairn_binary())
+        .args([
+            "serve",
+            "--db",
+            db.to_str().unwrap(),
+            "--listen",
+            "127.0.0.1:0",
+            "--runner-token",
+            "",
+        ])
+        .env_remove("CAIRN_RUNNER_TOKEN")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::BufRead;
+    let mut line = String::new();
+    std::io::BufReader::new(serve.stderr.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let _ = serve.kill();
+    let _ = serve.wait();
+    assert!(line.starts_with("runner token"), "{line}");
+    assert!(
+        line.trim_end().rsplit(' ').next().unwrap().len() >= 16,
+        "{line}"
+    );
 }

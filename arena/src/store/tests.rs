@@ -624,3 +624,59 @@ async fn concurrent_runners_play_every_match_exactly_once() {
     assert_eq!(played, planned, "every match once, none twice");
     assert_eq!(count(&test.store, "results").await, 30);
 }
+
+#[tokio::test]
+async fn a_revoked_runner_is_refused_at_once_and_its_leases_go_back_to_the_queue() {
+    let test = test_store().await;
+    let owner = owner_with_bots(&test.store, "ada", &["a", "b"]).await;
+    test.store
+        .create_tournament(&owner, &duel(&["a", "b"], 2))
+        .await
+        .unwrap();
+    let (bad, bad_token) = test.store.register_runner("box-1").await.unwrap();
+    let (good, _) = test.store.register_runner("box-2").await.unwrap();
+    let lease = test
+        .store
+        .lease_match(&bad, LEASE_MS)
+        .await
+        .unwrap()
+        .unwrap();
+    // A lease belongs to the runner that took it.
+    assert!(matches!(
+        test.store
+            .heartbeat(&good, lease.match_id, lease.lease_generation, LEASE_MS)
+            .await,
+        Err(ArenaError::LeaseLost { .. })
+    ));
+    assert!(matches!(
+        test.store
+            .report_result(&good, &report_by_strength(&lease, |id| id))
+            .await,
+        Err(ArenaError::LeaseLost { .. })
+    ));
+    assert_eq!(test.store.revoke_runner("box-1").await.unwrap(), 1);
+    assert!(matches!(
+        test.store.runner_by_token(&bad_token).await,
+        Err(ArenaError::Unauthenticated(_))
+    ));
+    let listed = test.store.list_runners().await.unwrap();
+    assert!(listed[0].revoked_at.is_some() && listed[1].revoked_at.is_none());
+    // The match it held is leased again, by the other runner, at once.
+    let retaken = test
+        .store
+        .lease_match(&good, LEASE_MS)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(retaken.match_id, lease.match_id);
+    assert!(matches!(
+        test.store
+            .report_result(&bad, &report_by_strength(&lease, |id| id))
+            .await,
+        Err(ArenaError::LeaseLost { .. })
+    ));
+    assert!(matches!(
+        test.store.revoke_runner("nobody").await,
+        Err(ArenaError::NotFound { .. })
+    ));
+}
