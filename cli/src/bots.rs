@@ -18,6 +18,9 @@ pub enum OwnerCommand {
         name: String,
         #[command(flatten)]
         arena: ArenaArgs,
+        /// The arena's admin token, when registration is not open.
+        #[arg(long, env = "CAIRN_ADMIN_TOKEN", hide_env_values = true)]
+        admin_token: Option<String>,
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
@@ -57,11 +60,21 @@ pub enum BotCommand {
 }
 
 pub fn run_owner(command: OwnerCommand) -> anyhow::Result<ExitCode> {
-    let OwnerCommand::Register { name, arena, json } = command;
+    let OwnerCommand::Register {
+        name,
+        arena,
+        admin_token,
+        json,
+    } = command;
     crate::client::runtime()?.block_on(async {
         let mut client = connect(&arena).await?;
+        let request = pb::RegisterOwnerRequest { name: name.clone() };
+        let request = match admin_token.as_deref().filter(|token| !token.is_empty()) {
+            Some(token) => authorized(request, token),
+            None => tonic::Request::new(request),
+        };
         let answer = client
-            .register_owner(pb::RegisterOwnerRequest { name: name.clone() })
+            .register_owner(request)
             .await
             .map_err(status_error)?
             .into_inner();

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use cairn_arena::store::DEFAULT_DB_PATH;
+use cairn_arena::store::{Registration, DEFAULT_DB_PATH};
 use cairn_arena::Store;
 use tokio::net::TcpListener;
 
@@ -27,6 +27,13 @@ pub struct ServeArgs {
     /// that runners gave back because of faults on their side.
     #[arg(long, default_value_t = cairn_arena::store::DEFAULT_MAX_ATTEMPTS as u32)]
     max_attempts: u32,
+    /// Owners may register only with this token (`cairn owner register
+    /// --admin-token`); without it and without --open-registration nobody may.
+    #[arg(long, env = "CAIRN_ADMIN_TOKEN", hide_env_values = true)]
+    admin_token: Option<String>,
+    /// Anyone may register an owner (and so submit code that runners run).
+    #[arg(long)]
+    open_registration: bool,
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
@@ -36,7 +43,14 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             .as_deref()
             .filter(|token| !token.is_empty());
         let (store, runner_token) = open_store(&args.db, given).await?;
-        let store = store.with_max_attempts(args.max_attempts);
+        let registration = match (args.open_registration, args.admin_token.as_deref()) {
+            (true, _) => Registration::Open,
+            (false, Some(token)) if !token.is_empty() => Registration::admin_token(token),
+            (false, _) => Registration::Closed,
+        };
+        let store = store
+            .with_max_attempts(args.max_attempts)
+            .with_registration(registration);
         let listener = TcpListener::bind(&args.listen)
             .await
             .with_context(|| format!("cannot listen on {}", args.listen))?;

@@ -105,6 +105,8 @@ impl Arena for ArenaApi {
         &self,
         request: Request<pb::RegisterOwnerRequest>,
     ) -> Result<Response<pb::RegisterOwnerResponse>, Status> {
+        let bearer = bearer_token(request.metadata(), "admin").ok();
+        self.store.registration().check(bearer.as_deref())?;
         let (owner, token) = self
             .store
             .register_owner(&request.into_inner().name)

@@ -99,11 +99,14 @@ impl Store {
                 .await?;
         let (version_id, created) = match existing {
             Some(id) => (id, false),
-            None => (
-                self.insert_version(&mut tx, bot_id, archive, &checked)
-                    .await?,
-                true,
-            ),
+            None => {
+                self.check_bot_quota(&mut tx, owner, Some(bot_id)).await?;
+                (
+                    self.insert_version(&mut tx, bot_id, archive, &checked)
+                        .await?,
+                    true,
+                )
+            }
         };
         tx.commit().await?;
         Ok(SubmittedVersion {
@@ -136,14 +139,17 @@ impl Store {
                     .await?;
                 Ok(bot_id)
             }
-            None => Ok(sqlx::query_scalar(
-                "INSERT INTO bots (owner_id, name, created_at) VALUES (?, ?, ?) RETURNING id",
-            )
-            .bind(owner.id)
-            .bind(name)
-            .bind(self.now_ms())
-            .fetch_one(&mut *tx)
-            .await?),
+            None => {
+                self.check_bot_quota(&mut *tx, owner, None).await?;
+                Ok(sqlx::query_scalar(
+                    "INSERT INTO bots (owner_id, name, created_at) VALUES (?, ?, ?) RETURNING id",
+                )
+                .bind(owner.id)
+                .bind(name)
+                .bind(self.now_ms())
+                .fetch_one(&mut *tx)
+                .await?)
+            }
         }
     }
 

@@ -7,6 +7,7 @@
 //! - `tournaments`: creating tournaments from a plan, progress.
 //! - `leases`: runners leasing matches, heartbeats, expiry.
 //! - `faults`: matches given back (host faults) and failed builds.
+//! - `quotas`: who may register, and per-owner quotas.
 //! - `results`: reports written once, with their rating updates.
 //! - `leaderboard`: ratings read back, and recomputed from history.
 //!
@@ -21,6 +22,7 @@ mod bots;
 mod faults;
 mod leaderboard;
 mod leases;
+mod quotas;
 mod results;
 mod tournaments;
 
@@ -44,6 +46,7 @@ pub use self::clock::{Clock, ManualClock, SystemClock};
 pub use self::faults::{GiveBack, DEFAULT_MAX_ATTEMPTS, MAX_FAULT_TEXT_BYTES};
 pub use self::leaderboard::{LeaderboardQuery, LeaderboardRow};
 pub use self::leases::{Lease, LeasedGame, LeasedSeat};
+pub use self::quotas::{Quotas, Registration};
 pub use self::results::{
     Forfeit, GameReport, GameReportOutcome, MatchReport, ReportOutcome, SeatResult,
     MAX_REPLAY_BYTES,
@@ -73,6 +76,10 @@ pub struct Store {
     verifier: GameVerifier,
     /// Attempts a match gets before it is given up as failed.
     max_attempts: i64,
+    /// Who may register an owner.
+    registration: Registration,
+    /// How much one owner may ask.
+    quotas: Quotas,
     /// Writers queue here, in the process, rather than in SQLite's busy
     /// handler, which sleeps in growing steps and wrecks latency.
     write_lock: Arc<Mutex<()>>,
@@ -110,6 +117,8 @@ impl Store {
             game_check: engine_game_check,
             verifier: verify_game,
             max_attempts: DEFAULT_MAX_ATTEMPTS,
+            registration: Registration::Open,
+            quotas: Quotas::default(),
             write_lock: Arc::new(Mutex::new(())),
             changes: Arc::new(changes),
         })
@@ -131,6 +140,22 @@ impl Store {
     /// The same store, giving a match up after `max_attempts` give-backs.
     pub fn with_max_attempts(mut self, max_attempts: u32) -> Store {
         self.max_attempts = i64::from(max_attempts.max(1));
+        self
+    }
+
+    /// The same store with a registration policy.
+    pub fn with_registration(mut self, registration: Registration) -> Store {
+        self.registration = registration;
+        self
+    }
+
+    pub fn registration(&self) -> &Registration {
+        &self.registration
+    }
+
+    /// The same store with other per-owner quotas.
+    pub fn with_quotas(mut self, quotas: Quotas) -> Store {
+        self.quotas = quotas;
         self
     }
 

@@ -120,6 +120,11 @@ impl Store {
             request.games_per_pairing,
             request.seed,
         )?;
+        let new_games = plan
+            .iter()
+            .map(|planned| planned.game_seeds.len() as i64)
+            .sum();
+        self.check_tournament_quota(owner, new_games).await?;
         let options = serde_json::to_string(&request.options)
             .map_err(|error| ArenaError::Internal(error.to_string()))?;
         let mut tx = self.begin_write().await?;

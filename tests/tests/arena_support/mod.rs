@@ -156,6 +156,7 @@ fn serve(db: &Path, listen: &str) -> (Running, String) {
             listen,
             "--runner-token",
             RUNNER_TOKEN,
+            "--open-registration",
         ])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
