@@ -140,13 +140,23 @@ async fn add(folder: &std::path::Path, owner: &OwnerArgs, json: bool) -> anyhow:
 }
 
 async fn list(arena: &ArenaArgs, json: bool) -> anyhow::Result<ExitCode> {
-    let bots = connect(arena)
-        .await?
-        .list_bots(pb::ListBotsRequest {})
-        .await
-        .map_err(status_error)?
-        .into_inner()
-        .bots;
+    let mut client = connect(arena).await?;
+    let (mut bots, mut page_token) = (Vec::new(), String::new());
+    loop {
+        let page = client
+            .list_bots(pb::ListBotsRequest {
+                page_size: crate::client::PAGE_SIZE,
+                page_token,
+            })
+            .await
+            .map_err(status_error)?
+            .into_inner();
+        bots.extend(page.bots);
+        if page.next_page_token.is_empty() {
+            break;
+        }
+        page_token = page.next_page_token;
+    }
     if json {
         let rows: Vec<Value> = bots.iter().map(summary_json).collect();
         println!("{}", serde_json::to_string_pretty(&rows)?);

@@ -71,6 +71,8 @@ async fn a_bot_whose_build_fails_is_charged_and_the_runner_and_tournament_go_on(
         .await
         .list_matches(pb::ListMatchesRequest {
             tournament_id: tournament.id,
+            page_size: 1000,
+            ..Default::default()
         })
         .await
         .unwrap()
@@ -340,4 +342,83 @@ fn serve_without_a_runner_token_makes_one_and_a_short_one_leaves_no_database() {
         line.trim_end().rsplit(' ').next().unwrap().len() >= 16,
         "{line}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_list_is_paginated_with_a_bounded_page() {
+    let arena = Arena::start();
+    let token = register_owner(&arena, "ada").await;
+    let names = ["a", "b", "c", "d", "e"];
+    for name in names {
+        add_bot(&arena, &token, name, "first");
+    }
+    // 10 pairs x 2 seatings: 20 matches.
+    let tournament = create_round_robin(&arena, &token, &names, 2).await;
+    let mut client = arena.client().await;
+    let (mut seen, mut page_token) = (Vec::new(), String::new());
+    loop {
+        let page = client
+            .list_matches(pb::ListMatchesRequest {
+                tournament_id: tournament.id,
+                page_size: 6,
+                page_token,
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(page.matches.len() <= 6);
+        seen.extend(page.matches.iter().map(|m| m.match_index));
+        if page.next_page_token.is_empty() {
+            break;
+        }
+        page_token = page.next_page_token;
+    }
+    assert_eq!(seen, (0..20).collect::<Vec<i64>>());
+    let huge = client
+        .list_matches(pb::ListMatchesRequest {
+            tournament_id: tournament.id,
+            page_size: u32::MAX,
+            page_token: String::new(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(
+        (huge.matches.len(), huge.next_page_token.as_str()),
+        (20, "")
+    );
+    let first_two = client
+        .list_bots(pb::ListBotsRequest {
+            page_size: 2,
+            page_token: String::new(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(first_two.bots.len(), 2);
+    assert_eq!(first_two.next_page_token, "b");
+    let forged = client
+        .list_tournaments(pb::ListTournamentsRequest {
+            page_size: 1,
+            page_token: "not a token".into(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(forged.code(), Code::InvalidArgument);
+    // The CLI reads every page.
+    let listed = cairn(&[
+        "match",
+        "list",
+        &tournament.id.to_string(),
+        "--arena",
+        &arena.address,
+        "--json",
+    ]);
+    assert!(
+        listed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&listed.stderr)
+    );
+    let rows: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
+    assert_eq!(rows.as_array().unwrap().len(), 20);
 }

@@ -8,6 +8,7 @@
 //! - `leases`: runners leasing matches, heartbeats, expiry.
 //! - `faults`: matches given back (host faults) and failed builds.
 //! - `quotas`: who may register, and per-owner quotas.
+//! - `page`: reading lists a bounded page at a time.
 //! - `results`: reports written once, with their rating updates.
 //! - `leaderboard`: ratings read back, and recomputed from history.
 //!
@@ -22,6 +23,7 @@ mod bots;
 mod faults;
 mod leaderboard;
 mod leases;
+mod page;
 mod quotas;
 mod results;
 mod tournaments;
@@ -46,13 +48,14 @@ pub use self::clock::{Clock, ManualClock, SystemClock};
 pub use self::faults::{GiveBack, DEFAULT_MAX_ATTEMPTS, MAX_FAULT_TEXT_BYTES};
 pub use self::leaderboard::{LeaderboardQuery, LeaderboardRow};
 pub use self::leases::{Lease, LeasedGame, LeasedSeat};
+pub use self::page::{Page, PageOf, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE};
 pub use self::quotas::{Quotas, Registration};
 pub use self::results::{
     Forfeit, GameReport, GameReportOutcome, MatchReport, ReportOutcome, SeatResult,
     MAX_REPLAY_BYTES,
 };
 pub use self::tournaments::{
-    variant_key, Entry, MatchSummary, NewTournament, Tournament, TournamentProgress,
+    variant_key, Entry, GameSummary, MatchSummary, NewTournament, Tournament, TournamentProgress,
 };
 use crate::error::ArenaError;
 use crate::verify::{verify_game, GameVerifier};

@@ -8,7 +8,7 @@ use super::accounts::Owner;
 use super::Store;
 use crate::error::ArenaError;
 use crate::plan::{plan_round_robin, PlannedMatch};
-use crate::store::BotVersion;
+use crate::store::{BotVersion, Page, PageOf, SeatResult};
 
 /// What a tournament is asked to be.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,8 +79,17 @@ pub struct MatchSummary {
     pub failure: Option<String>,
     /// Entries by seat.
     pub seats: Vec<Entry>,
-    /// Game ids and seeds, in order.
-    pub games: Vec<(i64, u64)>,
+    /// The games, in order.
+    pub games: Vec<GameSummary>,
+}
+
+/// One game of a match, with its result once recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameSummary {
+    pub game_id: i64,
+    pub seed: u64,
+    /// By seat; empty until recorded.
+    pub result: Vec<SeatResult>,
 }
 
 /// The variant key of a set of options.
@@ -221,13 +230,15 @@ impl Store {
         })
     }
 
-    /// Every tournament's id, newest first.
-    pub async fn list_tournament_ids(&self) -> Result<Vec<i64>, ArenaError> {
-        Ok(
-            sqlx::query_scalar("SELECT id FROM tournaments ORDER BY id DESC")
+    /// A page of tournament ids, newest first.
+    pub async fn list_tournament_ids(&self, page: &Page<i64>) -> Result<PageOf<i64>, ArenaError> {
+        let ids =
+            sqlx::query_scalar("SELECT id FROM tournaments WHERE id < ? ORDER BY id DESC LIMIT ?")
+                .bind(page.after.unwrap_or(i64::MAX))
+                .bind(page.limit())
                 .fetch_all(self.pool())
-                .await?,
-        )
+                .await?;
+        Ok(page.finish(ids, |id| *id))
     }
 
     /// How far a tournament has got.
@@ -264,36 +275,57 @@ impl Store {
         })
     }
 
-    /// A tournament's matches, in plan order.
-    pub async fn list_matches(&self, tournament_id: i64) -> Result<Vec<MatchSummary>, ArenaError> {
-        self.tournament(tournament_id).await?;
-        let rows: Vec<(i64, i64, String, Option<String>)> = sqlx::query_as("SELECT id, match_index, CASE WHEN failure IS NULL THEN status ELSE 'failed' END, failure FROM matches WHERE tournament_id = ? ORDER BY match_index")
-            .bind(tournament_id)
-            .fetch_all(self.pool())
-            .await?;
-        let mut matches = Vec::with_capacity(rows.len());
-        for (id, match_index, status, failure) in rows {
-            let seats = self.match_seats(id).await?;
-            let games: Vec<(i64, i64)> =
-                sqlx::query_as("SELECT id, seed FROM games WHERE match_id = ? ORDER BY game_index")
-                    .bind(id)
-                    .fetch_all(self.pool())
-                    .await?;
-            let games = games
-                .into_iter()
-                .map(|(game_id, seed)| (game_id, seed as u64))
-                .collect();
-            matches.push(MatchSummary {
-                id,
-                tournament_id,
-                match_index,
-                status,
-                failure,
-                seats,
-                games,
-            });
+    /// A page of a tournament's matches in plan order (the page is keyed
+    /// by match index), each with its seats and its games' results: two
+    /// queries a page, whatever the number of games.
+    pub async fn list_matches(
+        &self,
+        tournament_id: i64,
+        page: &Page<i64>,
+    ) -> Result<PageOf<MatchSummary>, ArenaError> {
+        let exists: bool =
+            sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM tournaments WHERE id = ?)")
+                .bind(tournament_id)
+                .fetch_one(self.pool())
+                .await?;
+        if !exists {
+            return Err(ArenaError::not_found("tournament", tournament_id));
         }
-        Ok(matches)
+        let after = page.after.unwrap_or(-1);
+        let rows: Vec<MatchRow> = sqlx::query_as(
+            "SELECT m.id, m.match_index, CASE WHEN m.failure IS NULL THEN m.status ELSE 'failed' END AS status, m.failure, \
+             (SELECT json_group_array(json_array(s.seat, s.bot_version_id, b.name, v.version)) FROM seats s \
+              JOIN bot_versions v ON v.id = s.bot_version_id JOIN bots b ON b.id = v.bot_id WHERE s.match_id = m.id) AS seats \
+             FROM matches m WHERE m.tournament_id = ? AND m.match_index > ? ORDER BY m.match_index LIMIT ?",
+        )
+        .bind(tournament_id)
+        .bind(after)
+        .bind(page.limit())
+        .fetch_all(self.pool())
+        .await?;
+        let mut page_of = page.finish(rows, |row| row.match_index);
+        let last_index = page_of.items.last().map_or(after, |row| row.match_index);
+        let games: Vec<GameRow> = sqlx::query_as(
+            "SELECT g.match_id, g.id AS game_id, g.seed, rs.bot_version_id, rs.score, rs.rank, rs.forfeit_reason, rs.forfeit_detail \
+             FROM matches m JOIN games g ON g.match_id = m.id LEFT JOIN result_seats rs ON rs.game_id = g.id \
+             WHERE m.tournament_id = ? AND m.match_index > ? AND m.match_index <= ? \
+             ORDER BY m.match_index, g.game_index, rs.seat",
+        )
+        .bind(tournament_id)
+        .bind(after)
+        .bind(last_index)
+        .fetch_all(self.pool())
+        .await?;
+        let mut summaries = page_of
+            .items
+            .drain(..)
+            .map(|row| row.into_summary(tournament_id))
+            .collect::<Result<Vec<MatchSummary>, ArenaError>>()?;
+        attach_games(&mut summaries, games)?;
+        Ok(PageOf {
+            items: summaries,
+            next_page_token: page_of.next_page_token,
+        })
     }
 
     pub(crate) async fn match_seats(&self, match_id: i64) -> Result<Vec<Entry>, ArenaError> {
@@ -334,6 +366,94 @@ async fn insert_match(
             .bind(seed as i64)
             .execute(&mut *tx)
             .await?;
+    }
+    Ok(())
+}
+
+#[derive(sqlx::FromRow)]
+struct MatchRow {
+    id: i64,
+    match_index: i64,
+    status: String,
+    failure: Option<String>,
+    /// `[[seat, bot_version_id, bot_name, version], ...]` as JSON.
+    seats: String,
+}
+
+impl MatchRow {
+    fn into_summary(self, tournament_id: i64) -> Result<MatchSummary, ArenaError> {
+        let mut seats: Vec<(i64, i64, String, i64)> = serde_json::from_str(&self.seats)
+            .map_err(|error| ArenaError::Internal(format!("seats unreadable: {error}")))?;
+        seats.sort_by_key(|seat| seat.0);
+        Ok(MatchSummary {
+            id: self.id,
+            tournament_id,
+            match_index: self.match_index,
+            status: self.status,
+            failure: self.failure,
+            seats: seats
+                .into_iter()
+                .map(|(_, bot_version_id, bot_name, version)| Entry {
+                    bot_version_id,
+                    bot_name,
+                    version,
+                })
+                .collect(),
+            games: Vec::new(),
+        })
+    }
+}
+
+#[derive(sqlx::FromRow)]
+struct GameRow {
+    match_id: i64,
+    game_id: i64,
+    seed: i64,
+    bot_version_id: Option<i64>,
+    score: Option<i64>,
+    rank: Option<i64>,
+    forfeit_reason: Option<String>,
+    forfeit_detail: Option<String>,
+}
+
+/// Puts each game row (one per seat once recorded) in its match, in order.
+fn attach_games(summaries: &mut [MatchSummary], rows: Vec<GameRow>) -> Result<(), ArenaError> {
+    let mut position = 0;
+    for row in rows {
+        while summaries
+            .get(position)
+            .is_some_and(|summary| summary.id != row.match_id)
+        {
+            position += 1;
+        }
+        let Some(summary) = summaries.get_mut(position) else {
+            return Err(ArenaError::Internal("a game outside the page".into()));
+        };
+        if summary
+            .games
+            .last()
+            .is_none_or(|game| game.game_id != row.game_id)
+        {
+            summary.games.push(GameSummary {
+                game_id: row.game_id,
+                seed: row.seed as u64,
+                result: Vec::new(),
+            });
+        }
+        if let (Some(bot_version_id), Some(score), Some(rank), Some(game)) = (
+            row.bot_version_id,
+            row.score,
+            row.rank,
+            summary.games.last_mut(),
+        ) {
+            game.result.push(super::results::seat_result(
+                bot_version_id,
+                score,
+                rank,
+                row.forfeit_reason,
+                row.forfeit_detail,
+            )?);
+        }
     }
     Ok(())
 }

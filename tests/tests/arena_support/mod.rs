@@ -314,6 +314,8 @@ pub async fn assert_complete_and_exact(
         .await
         .list_matches(pb::ListMatchesRequest {
             tournament_id: tournament.id,
+            page_size: 1000,
+            ..Default::default()
         })
         .await
         .unwrap()
