@@ -58,6 +58,14 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         if given.is_none() {
             eprintln!("runner token (give it to `cairn runner --token`): {runner_token}");
         }
+        // Tournaments whose planning a restart cut short are finished in
+        // the background, in the same short chunks.
+        let planner = store.clone();
+        tokio::spawn(async move {
+            if let Err(error) = planner.resume_planning().await {
+                eprintln!("cairn arena: resuming a tournament's planning failed: {error}");
+            }
+        });
         let shutdown = shutdown_signal();
         // Scripts and tests read the address from this line.
         println!(

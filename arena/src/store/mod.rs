@@ -9,6 +9,7 @@
 //! - `faults`: matches given back (host faults) and failed builds.
 //! - `quotas`: who may register, and per-owner quotas.
 //! - `page`: reading lists a bounded page at a time.
+//! - `planning`: writing a tournament's plan in short chunks, resumable.
 //! - `results`: reports written once, with their rating updates.
 //! - `leaderboard`: ratings read back, and recomputed from history.
 //!
@@ -24,6 +25,7 @@ mod faults;
 mod leaderboard;
 mod leases;
 mod page;
+mod planning;
 mod quotas;
 mod results;
 mod tournaments;
@@ -49,6 +51,7 @@ pub use self::faults::{GiveBack, DEFAULT_MAX_ATTEMPTS, MAX_FAULT_TEXT_BYTES};
 pub use self::leaderboard::{LeaderboardQuery, LeaderboardRow};
 pub use self::leases::{Lease, LeasedGame, LeasedSeat};
 pub use self::page::{Page, PageOf, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE};
+pub use self::planning::PLAN_CHUNK_ROWS;
 pub use self::quotas::{Quotas, Registration};
 pub use self::results::{
     Forfeit, GameReport, GameReportOutcome, MatchReport, ReportOutcome, SeatResult,

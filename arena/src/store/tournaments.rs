@@ -2,12 +2,11 @@
 //! and written with every match, seat and game in one transaction.
 
 use cairn_engine::GameOptions;
-use sqlx::SqliteConnection;
 
 use super::accounts::Owner;
 use super::Store;
 use crate::error::ArenaError;
-use crate::plan::{plan_round_robin, PlannedMatch};
+use crate::plan::plan_round_robin;
 use crate::store::{BotVersion, Page, PageOf, SeatResult};
 
 /// What a tournament is asked to be.
@@ -138,8 +137,8 @@ impl Store {
             .map_err(|error| ArenaError::Internal(error.to_string()))?;
         let mut tx = self.begin_write().await?;
         let tournament_id: i64 = sqlx::query_scalar(
-            "INSERT INTO tournaments (owner_id, game, options, variant, seats_per_game, games_per_pairing, seed, created_at) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            "INSERT INTO tournaments (owner_id, game, options, variant, seats_per_game, games_per_pairing, seed, created_at, planned_matches, planning_done) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0) RETURNING id",
         )
         .bind(owner.id)
         .bind(&request.game)
@@ -149,6 +148,7 @@ impl Store {
         .bind(request.games_per_pairing as i64)
         .bind(request.seed as i64)
         .bind(self.now_ms())
+        .bind(plan.len() as i64)
         .fetch_one(&mut *tx)
         .await?;
         for (index, entry) in entries.iter().enumerate() {
@@ -159,10 +159,9 @@ impl Store {
                 .execute(&mut *tx)
                 .await?;
         }
-        for (match_index, planned) in plan.iter().enumerate() {
-            insert_match(&mut tx, tournament_id, match_index, planned, &entries).await?;
-        }
         tx.commit().await?;
+        // The plan itself, in short transactions (resumed after a restart).
+        self.write_plan(tournament_id).await?;
         self.tournament(tournament_id).await
     }
 
@@ -246,6 +245,12 @@ impl Store {
         &self,
         tournament_id: i64,
     ) -> Result<TournamentProgress, ArenaError> {
+        let (planned_matches, planning_done): (Option<i64>, bool) =
+            sqlx::query_as("SELECT planned_matches, planning_done FROM tournaments WHERE id = ?")
+                .bind(tournament_id)
+                .fetch_optional(self.pool())
+                .await?
+                .ok_or_else(|| ArenaError::not_found("tournament", tournament_id))?;
         let (matches_total, matches_queued, matches_leased, matches_done, matches_failed): (i64, i64, i64, i64, i64) = sqlx::query_as(
             "SELECT COUNT(*), COALESCE(SUM(status = 'queued'), 0), COALESCE(SUM(status = 'leased'), 0), COALESCE(SUM(status = 'done'), 0), COUNT(failure) \
              FROM matches WHERE tournament_id = ?",
@@ -253,9 +258,13 @@ impl Store {
         .bind(tournament_id)
         .fetch_one(self.pool())
         .await?;
-        if matches_total == 0 {
-            return Err(ArenaError::not_found("tournament", tournament_id));
-        }
+        // While the plan is being written, the total is the plan's.
+        let matches_total = matches_total.max(planned_matches.unwrap_or(0));
+        let matches_done = if planning_done {
+            matches_done
+        } else {
+            matches_done.min(matches_total - 1)
+        };
         let (games_total, games_done): (i64, i64) = sqlx::query_as(
             "SELECT COUNT(g.id), COUNT(r.id) FROM games g JOIN matches m ON m.id = g.match_id \
              LEFT JOIN results r ON r.game_id = g.id WHERE m.tournament_id = ?",
@@ -337,37 +346,6 @@ impl Store {
         .fetch_all(self.pool())
         .await?)
     }
-}
-
-async fn insert_match(
-    tx: &mut SqliteConnection,
-    tournament_id: i64,
-    match_index: usize,
-    planned: &PlannedMatch,
-    entries: &[BotVersion],
-) -> Result<(), ArenaError> {
-    let match_id: i64 = sqlx::query_scalar("INSERT INTO matches (tournament_id, match_index, status) VALUES (?, ?, 'queued') RETURNING id")
-        .bind(tournament_id)
-        .bind(match_index as i64)
-        .fetch_one(&mut *tx)
-        .await?;
-    for (seat, &entry) in planned.seats.iter().enumerate() {
-        sqlx::query("INSERT INTO seats (match_id, seat, bot_version_id) VALUES (?, ?, ?)")
-            .bind(match_id)
-            .bind(seat as i64)
-            .bind(entries[entry].id)
-            .execute(&mut *tx)
-            .await?;
-    }
-    for (game_index, &seed) in planned.game_seeds.iter().enumerate() {
-        sqlx::query("INSERT INTO games (match_id, game_index, seed) VALUES (?, ?, ?)")
-            .bind(match_id)
-            .bind(game_index as i64)
-            .bind(seed as i64)
-            .execute(&mut *tx)
-            .await?;
-    }
-    Ok(())
 }
 
 #[derive(sqlx::FromRow)]
