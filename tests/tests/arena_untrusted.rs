@@ -8,6 +8,11 @@
 //! - finding 3: a runner's report that does not follow from its replay
 //!   (garbage replay, ranks [2, 2], scores of ±i64::MAX, a 3 MiB forfeit
 //!   detail) is refused with INVALID_ARGUMENT and nothing is written.
+//! - finding 5: a revoked runner is refused on its next call, its lease
+//!   requeued; a lease belongs to its runner; `cairn serve` makes a runner
+//!   token when given none.
+//! - finding 6: every list is paginated with a bounded page.
+//! - finding 8: a writer completes while a 100,000-game plan is written.
 
 mod arena_support;
 
@@ -421,4 +426,92 @@ async fn every_list_is_paginated_with_a_bounded_page() {
     );
     let rows: serde_json::Value = serde_json::from_slice(&listed.stdout).unwrap();
     assert_eq!(rows.as_array().unwrap().len(), 20);
+}
+
+/// The newest tournament's games written so far (0 before it exists).
+async fn games_written(arena: &Arena) -> i64 {
+    let listed = arena
+        .client()
+        .await
+        .list_tournaments(pb::ListTournamentsRequest {
+            page_size: 1,
+            page_token: String::new(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    listed
+        .tournaments
+        .first()
+        .and_then(|status| status.progress)
+        .map_or(0, |progress| progress.games_total)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_writer_completes_while_a_100_000_game_tournament_is_being_planned() {
+    let arena = Arena::start();
+    let token = register_owner(&arena, "ada").await;
+    add_bot(&arena, &token, "a", "first");
+    add_bot(&arena, &token, "b", "first");
+    let planning = {
+        let request = pb::CreateTournamentRequest {
+            game: "schotten-totten".into(),
+            bots: vec!["a".into(), "b".into()],
+            seats_per_game: 2,
+            games_per_pairing: 100_000,
+            seed: 7,
+            ..Default::default()
+        };
+        let mut client = arena.client().await;
+        let token = token.clone();
+        tokio::spawn(async move { client.create_tournament(authorized(request, &token)).await })
+    };
+    let mut runners = arena.runner_client().await;
+    // A heartbeat takes the write lock (and is refused: no such lease). One
+    // that completes between two readings of a half-written plan proves the
+    // plan does not hold the lock: a plan written in one transaction is
+    // never seen half-written.
+    let mut proofs = 0;
+    loop {
+        let before = games_written(&arena).await;
+        let heartbeat = pb::HeartbeatRequest {
+            match_id: 1,
+            lease_generation: 1,
+            lease_ms: 1_000,
+        };
+        // Refused inside its write transaction: no such match yet, or not held.
+        let answer = runners.heartbeat(authorized(heartbeat, RUNNER_TOKEN)).await;
+        let code = answer.unwrap_err().code();
+        assert!(
+            matches!(code, Code::NotFound | Code::FailedPrecondition),
+            "{code:?}"
+        );
+        let after = games_written(&arena).await;
+        if before > 0 && after < 100_000 {
+            proofs += 1;
+        }
+        if after == 100_000 || planning.is_finished() {
+            break;
+        }
+    }
+    let tournament = planning.await.unwrap().unwrap().into_inner();
+    assert!(
+        proofs > 0,
+        "no writer completed while the plan was half written"
+    );
+    let progress = arena
+        .client()
+        .await
+        .get_tournament(pb::GetTournamentRequest {
+            tournament_id: tournament.id,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .progress
+        .unwrap();
+    assert_eq!(
+        (progress.games_total, progress.matches_queued),
+        (100_000, 2)
+    );
 }
