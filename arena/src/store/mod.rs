@@ -63,6 +63,9 @@ pub use self::tournaments::{
 use crate::error::ArenaError;
 use crate::verify::{verify_game, GameVerifier};
 
+/// Read connections (the writer has its own).
+const READ_CONNECTIONS: u32 = 6;
+
 /// Where `cairn serve` keeps its database unless told otherwise.
 pub const DEFAULT_DB_PATH: &str = "cairn-arena.db";
 
@@ -72,7 +75,11 @@ static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
 /// The arena's database: cheap to clone, shared by every request.
 #[derive(Debug, Clone)]
 pub struct Store {
+    /// Readers: a small bounded pool.
     pool: SqlitePool,
+    /// The one connection every write transaction runs on, so writers never
+    /// queue behind readers for a connection.
+    writer: SqlitePool,
     clock: Arc<dyn Clock>,
     /// Checks a game id, its options and a seat count (the engine's registry
     /// unless a test swaps it).
@@ -111,14 +118,19 @@ impl Store {
             .synchronous(SqliteSynchronous::Normal)
             .foreign_keys(true)
             .busy_timeout(Duration::from_secs(10));
+        let writer = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(options.clone())
+            .await?;
+        MIGRATOR.run(&writer).await?;
         let pool = SqlitePoolOptions::new()
-            .max_connections(8)
+            .max_connections(READ_CONNECTIONS)
             .connect_with(options)
             .await?;
-        MIGRATOR.run(&pool).await?;
         let (changes, _) = watch::channel(0);
         Ok(Store {
             pool,
+            writer,
             clock,
             game_check: engine_game_check,
             verifier: verify_game,
@@ -168,6 +180,7 @@ impl Store {
     /// Closes every connection (after which the file may be removed).
     pub async fn close(&self) {
         self.pool.close().await;
+        self.writer.close().await;
     }
 
     /// A receiver that changes whenever a result is recorded.
@@ -182,7 +195,7 @@ impl Store {
     /// A write transaction that holds the write lock from its first statement.
     pub(crate) async fn begin_write(&self) -> Result<WriteTransaction, ArenaError> {
         let guard = Arc::clone(&self.write_lock).lock_owned().await;
-        let transaction = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let transaction = self.writer.begin_with("BEGIN IMMEDIATE").await?;
         Ok(WriteTransaction {
             transaction,
             _guard: guard,
