@@ -13,6 +13,7 @@
 //!   token when given none.
 //! - finding 6: every list is paginated with a bounded page.
 //! - finding 8: a writer completes while a 100,000-game plan is written.
+//! - registration: only with the admin token unless it is open.
 
 mod arena_support;
 
@@ -514,4 +515,65 @@ async fn a_writer_completes_while_a_100_000_game_tournament_is_being_planned() {
         (progress.games_total, progress.matches_queued),
         (100_000, 2)
     );
+}
+
+/// Starts `cairn serve` with `flags`; the process and its address.
+fn serve_with(db: &std::path::Path, flags: &[&str]) -> (Running, String) {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(cairn_binary())
+        .args([
+            "serve",
+            "--db",
+            db.to_str().unwrap(),
+            "--listen",
+            "127.0.0.1:0",
+        ])
+        .args(["--runner-token", RUNNER_TOKEN])
+        .args(flags)
+        .env_remove("CAIRN_ADMIN_TOKEN")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let address = line
+        .split_whitespace()
+        .find(|word| word.starts_with("http://"))
+        .unwrap()
+        .to_string();
+    (Running(child), address)
+}
+
+#[test]
+fn owners_register_only_with_the_admin_token_unless_registration_is_open() {
+    let folder = tempfile::tempdir().unwrap();
+    let db = folder.path().join("arena.sqlite");
+    let register = |address: &str, admin: Option<&str>| {
+        let mut args = vec!["owner", "register", "ada", "--arena", address];
+        if let Some(admin) = admin {
+            args.extend(["--admin-token", admin]);
+        }
+        cairn(&args)
+    };
+    let (mut closed, address) = serve_with(&db, &[]);
+    let refused = register(&address, None);
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("registers no owners"));
+    closed.sigkill();
+    let admin = "admin-token-0123456789abcdef";
+    let (mut guarded, address) = serve_with(&db, &["--admin-token", admin]);
+    assert!(!register(&address, None).status.success());
+    assert!(!register(&address, Some("a-guess-at-the-token"))
+        .status
+        .success());
+    let taken = register(&address, Some(admin));
+    assert!(
+        taken.status.success(),
+        "{}",
+        String::from_utf8_lossy(&taken.stderr)
+    );
+    guarded.sigkill();
 }
