@@ -1,27 +1,32 @@
-//! Arena throughput and latency over a real server on 127.0.0.1 with a
-//! SQLite file: how fast results are ingested (concurrent runners leasing
-//! and reporting matches through gRPC) and how fast leaderboards answer
-//! while results keep arriving.
+//! Arena latency and ingest under load, over a real server on 127.0.0.1
+//! with a SQLite file: a 12,250-game round robin (50 bots, 10 games per
+//! pairing, matches of 5 games) reported game by game by 2 runners, first
+//! alone, then while 200 concurrent readers ask for the leaderboard and for
+//! the first page of `ListMatches`.
 //!
-//! Prints `bench: arena/results_per_s`, `bench: arena/leaderboard_p50_ms`
-//! and `bench: arena/leaderboard_p99_ms`.
+//! Prints `bench: arena/results_per_s` (no readers),
+//! `bench: arena/list_matches_p99_ms`, `bench: arena/leaderboard_p99_ms_under_load`
+//! and `bench: arena/ingest_slowdown_under_load` (results/s alone divided by
+//! results/s under the readers' load).
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cairn_arena::service::pb;
 use cairn_arena::service::pb::arena_client::ArenaClient;
 use cairn_arena::service::pb::runner_service_client::RunnerServiceClient;
+use cairn_arena::store::Quotas;
 use cairn_arena::testkit::{bot_archive, test_game_check, test_replay, test_verifier, TEST_DUEL};
 use cairn_arena::Store;
 use tokio::net::TcpListener;
 use tonic::transport::Channel;
 use tonic::Request;
 
-const N_BOTS: usize = 16;
-const GAMES_PER_PAIRING: u32 = 4;
-const N_RUNNERS: usize = 4;
-const N_READERS: usize = 8;
-const READS_PER_READER: usize = 250;
+const N_BOTS: usize = 50;
+const GAMES_PER_PAIRING: u32 = 10;
+const N_RUNNERS: usize = 2;
+const N_READERS: usize = 200;
 const RUNNER_TOKEN: &str = "bench-runner-token-0123456789";
 
 fn authorized<T>(message: T, token: &str) -> Request<T> {
@@ -33,11 +38,12 @@ fn authorized<T>(message: T, token: &str) -> Request<T> {
     request
 }
 
-/// Plays every waiting match with fixed results; returns the games reported.
-async fn runner(channel: Channel, token: String) -> u64 {
+/// Reports `n_matches` waiting matches game by game (the best bot version
+/// wins); returns the games reported.
+async fn runner(channel: Channel, token: String, n_matches: usize) -> u64 {
     let mut client = RunnerServiceClient::new(channel);
     let mut games = 0;
-    loop {
+    for _ in 0..n_matches {
         let leased = client
             .lease_match(authorized(pb::LeaseMatchRequest { lease_ms: 0 }, &token))
             .await
@@ -52,103 +58,113 @@ async fn runner(channel: Channel, token: String) -> u64 {
             .map(|seat| seat.bot_version_id)
             .max()
             .expect("seats");
-        let results = lease
-            .games
-            .iter()
-            .map(|game| pb::GameResult {
-                game_index: game.game_index,
-                seats: lease
-                    .seats
-                    .iter()
-                    .map(|seat| {
-                        let won = seat.bot_version_id == best;
-                        pb::SeatResult {
-                            bot_version_id: seat.bot_version_id,
-                            score: i64::from(won),
-                            rank: if won { 1 } else { 2 },
-                            forfeit: None,
-                        }
-                    })
-                    .collect(),
-                replay: Vec::new(),
-                end_reason: pb::EndReason::Finished as i32,
-            })
-            .collect::<Vec<_>>();
-        games += results.len() as u64;
-        for (mut result, game) in results.into_iter().zip(&lease.games) {
-            let scores: Vec<i64> = result.seats.iter().map(|seat| seat.score).collect();
-            result.replay = test_replay(game.seed, &scores);
+        for game in &lease.games {
+            let seats: Vec<pb::SeatResult> = lease
+                .seats
+                .iter()
+                .map(|seat| {
+                    let won = seat.bot_version_id == best;
+                    pb::SeatResult {
+                        bot_version_id: seat.bot_version_id,
+                        score: i64::from(won),
+                        rank: if won { 1 } else { 2 },
+                        forfeit: None,
+                    }
+                })
+                .collect();
+            let scores: Vec<i64> = seats.iter().map(|seat| seat.score).collect();
             let report = pb::ReportGameRequest {
                 match_id: lease.match_id,
                 lease_generation: lease.lease_generation,
-                game: Some(result),
+                game: Some(pb::GameResult {
+                    game_index: game.game_index,
+                    seats,
+                    replay: test_replay(game.seed, &scores),
+                    end_reason: pb::EndReason::Finished as i32,
+                }),
             };
             client
                 .report_game(authorized(report, &token))
                 .await
                 .expect("report");
+            games += 1;
         }
     }
+    games
 }
 
-async fn run_runners(channel: &Channel) -> (u64, Duration) {
+/// Every runner reports `n_matches`; results per second.
+async fn ingest(channel: &Channel, n_matches: usize) -> f64 {
     let started = Instant::now();
     let tasks: Vec<_> = (0..N_RUNNERS)
-        .map(|index| tokio::spawn(runner(channel.clone(), format!("{RUNNER_TOKEN}-{index}"))))
+        .map(|index| {
+            tokio::spawn(runner(
+                channel.clone(),
+                format!("{RUNNER_TOKEN}-{index}"),
+                n_matches,
+            ))
+        })
         .collect();
     let mut games = 0;
     for task in tasks {
         games += task.await.expect("runner task");
     }
-    (games, started.elapsed())
+    games as f64 / started.elapsed().as_secs_f64()
 }
 
-async fn create_tournament(arena: &mut ArenaClient<Channel>, token: &str, seed: u64) {
-    let bots = (0..N_BOTS).map(|index| format!("bot-{index:02}")).collect();
-    let request = pb::CreateTournamentRequest {
-        game: TEST_DUEL.into(),
-        options: Default::default(),
-        bots,
-        seats_per_game: 2,
-        games_per_pairing: GAMES_PER_PAIRING,
-        seed,
-    };
-    arena
-        .create_tournament(authorized(request, token))
-        .await
-        .expect("tournament");
-}
-
-async fn reader(channel: Channel) -> Vec<Duration> {
+/// Reads until `stop`, alternating nothing: a reader asks one thing only.
+async fn reader(
+    channel: Channel,
+    tournament_id: i64,
+    leaderboard: bool,
+    stop: Arc<AtomicBool>,
+) -> Vec<Duration> {
     let mut client = ArenaClient::new(channel);
-    let mut latencies = Vec::with_capacity(READS_PER_READER);
-    for _ in 0..READS_PER_READER {
+    let mut latencies = Vec::new();
+    while !stop.load(Ordering::Relaxed) {
         let started = Instant::now();
-        let board = client
-            .get_leaderboard(pb::GetLeaderboardRequest {
-                game: TEST_DUEL.into(),
-                ..Default::default()
-            })
-            .await
-            .expect("leaderboard");
+        if leaderboard {
+            let board = client
+                .get_leaderboard(pb::GetLeaderboardRequest {
+                    game: TEST_DUEL.into(),
+                    ..Default::default()
+                })
+                .await
+                .expect("leaderboard");
+            assert_eq!(board.into_inner().rows.len(), N_BOTS);
+        } else {
+            let page = client
+                .list_matches(pb::ListMatchesRequest {
+                    tournament_id,
+                    ..Default::default()
+                })
+                .await
+                .expect("matches");
+            assert_eq!(page.into_inner().matches.len(), 100);
+        }
         latencies.push(started.elapsed());
-        assert_eq!(board.into_inner().rows.len(), N_BOTS);
     }
     latencies
 }
 
-fn percentile_ms(sorted: &[Duration], percentile: f64) -> f64 {
-    let index = ((sorted.len() as f64 - 1.0) * percentile).round() as usize;
-    sorted[index].as_secs_f64() * 1000.0
+fn p99_ms(mut latencies: Vec<Duration>) -> f64 {
+    latencies.sort_unstable();
+    let index = ((latencies.len() as f64 - 1.0) * 0.99).round() as usize;
+    latencies[index].as_secs_f64() * 1000.0
 }
 
 async fn bench() {
     let folder = tempfile::tempdir().expect("temp folder");
+    let quotas = Quotas {
+        bots: N_BOTS as i64,
+        ..Quotas::default()
+    };
     let store = Store::open(folder.path().join("bench.db"))
         .await
         .expect("store")
         .with_game_check(test_game_check)
-        .with_verifier(test_verifier);
+        .with_verifier(test_verifier)
+        .with_quotas(quotas);
     for index in 0..N_RUNNERS {
         store
             .register_runner_with_token(
@@ -160,7 +176,7 @@ async fn bench() {
     }
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let address = listener.local_addr().expect("address");
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let (stop_server, stopped) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(cairn_arena::run(listener, store, async move {
         let _ = stopped.await;
     }));
@@ -185,39 +201,60 @@ async fn bench() {
             .await
             .expect("bot");
     }
+    let request = pb::CreateTournamentRequest {
+        game: TEST_DUEL.into(),
+        bots: (0..N_BOTS).map(|index| format!("bot-{index:02}")).collect(),
+        seats_per_game: 2,
+        games_per_pairing: GAMES_PER_PAIRING,
+        seed: 1,
+        ..Default::default()
+    };
+    let tournament = arena
+        .create_tournament(authorized(request, &token))
+        .await
+        .expect("tournament")
+        .into_inner();
 
-    create_tournament(&mut arena, &token, 1).await;
-    let (games, elapsed) = run_runners(&channel).await;
-    println!(
-        "bench: arena/results_per_s {:.0} results/s",
-        games as f64 / elapsed.as_secs_f64()
-    );
-
-    // Leaderboards under load: readers while runners ingest a second tournament.
-    create_tournament(&mut arena, &token, 2).await;
-    let writers = tokio::spawn({
-        let channel = channel.clone();
-        async move { run_runners(&channel).await }
-    });
+    // 2,450 matches: 300 per runner alone, then 300 each under load.
+    let alone = ingest(&channel, 300).await;
+    println!("bench: arena/results_per_s {alone:.0} results/s");
+    let stop = Arc::new(AtomicBool::new(false));
     let readers: Vec<_> = (0..N_READERS)
-        .map(|_| tokio::spawn(reader(channel.clone())))
+        .map(|index| {
+            tokio::spawn(reader(
+                channel.clone(),
+                tournament.id,
+                index % 2 == 0,
+                Arc::clone(&stop),
+            ))
+        })
         .collect();
-    let mut latencies = Vec::new();
-    for task in readers {
-        latencies.extend(task.await.expect("reader task"));
+    let loaded = ingest(&channel, 300).await;
+    stop.store(true, Ordering::Relaxed);
+    let (mut boards, mut lists) = (Vec::new(), Vec::new());
+    for (index, task) in readers.into_iter().enumerate() {
+        let latencies = task.await.expect("reader task");
+        if index % 2 == 0 {
+            boards.extend(latencies);
+        } else {
+            lists.extend(latencies);
+        }
     }
-    writers.await.expect("writers");
-    latencies.sort_unstable();
     println!(
-        "bench: arena/leaderboard_p50_ms {:.2} ms",
-        percentile_ms(&latencies, 0.50)
+        "({} ListMatches and {} leaderboard reads; {alone:.0} results/s alone, {loaded:.0} under load)",
+        lists.len(),
+        boards.len()
+    );
+    println!("bench: arena/list_matches_p99_ms {:.2} ms", p99_ms(lists));
+    println!(
+        "bench: arena/leaderboard_p99_ms_under_load {:.2} ms",
+        p99_ms(boards)
     );
     println!(
-        "bench: arena/leaderboard_p99_ms {:.2} ms",
-        percentile_ms(&latencies, 0.99)
+        "bench: arena/ingest_slowdown_under_load {:.2} x",
+        alone / loaded
     );
-
-    stop.send(()).expect("server running");
+    stop_server.send(()).expect("server running");
     server
         .await
         .expect("server task")

@@ -28,6 +28,8 @@ pub enum ArenaError {
     AlreadyExists(String),
     #[error("{0}")]
     TooLarge(String),
+    #[error("{0}")]
+    Quota(String),
     #[error(transparent)]
     Game(#[from] SetupError),
     #[error(transparent)]

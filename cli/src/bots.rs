@@ -18,6 +18,9 @@ pub enum OwnerCommand {
         name: String,
         #[command(flatten)]
         arena: ArenaArgs,
+        /// The arena's admin token, when registration is not open.
+        #[arg(long, env = "CAIRN_ADMIN_TOKEN", hide_env_values = true)]
+        admin_token: Option<String>,
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
@@ -57,11 +60,21 @@ pub enum BotCommand {
 }
 
 pub fn run_owner(command: OwnerCommand) -> anyhow::Result<ExitCode> {
-    let OwnerCommand::Register { name, arena, json } = command;
+    let OwnerCommand::Register {
+        name,
+        arena,
+        admin_token,
+        json,
+    } = command;
     crate::client::runtime()?.block_on(async {
         let mut client = connect(&arena).await?;
+        let request = pb::RegisterOwnerRequest { name: name.clone() };
+        let request = match admin_token.as_deref().filter(|token| !token.is_empty()) {
+            Some(token) => authorized(request, token),
+            None => tonic::Request::new(request),
+        };
         let answer = client
-            .register_owner(pb::RegisterOwnerRequest { name: name.clone() })
+            .register_owner(request)
             .await
             .map_err(status_error)?
             .into_inner();
@@ -127,13 +140,23 @@ async fn add(folder: &std::path::Path, owner: &OwnerArgs, json: bool) -> anyhow:
 }
 
 async fn list(arena: &ArenaArgs, json: bool) -> anyhow::Result<ExitCode> {
-    let bots = connect(arena)
-        .await?
-        .list_bots(pb::ListBotsRequest {})
-        .await
-        .map_err(status_error)?
-        .into_inner()
-        .bots;
+    let mut client = connect(arena).await?;
+    let (mut bots, mut page_token) = (Vec::new(), String::new());
+    loop {
+        let page = client
+            .list_bots(pb::ListBotsRequest {
+                page_size: crate::client::PAGE_SIZE,
+                page_token,
+            })
+            .await
+            .map_err(status_error)?
+            .into_inner();
+        bots.extend(page.bots);
+        if page.next_page_token.is_empty() {
+            break;
+        }
+        page_token = page.next_page_token;
+    }
     if json {
         let rows: Vec<Value> = bots.iter().map(summary_json).collect();
         println!("{}", serde_json::to_string_pretty(&rows)?);

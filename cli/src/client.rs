@@ -52,6 +52,9 @@ pub fn authorized<T>(message: T, token: &str) -> Request<T> {
     request
 }
 
+/// Items asked for per page when the CLI reads a whole list.
+pub const PAGE_SIZE: u32 = 1000;
+
 /// One line for a failed call.
 pub fn status_error(status: Status) -> anyhow::Error {
     let message = status.message();

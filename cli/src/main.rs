@@ -27,6 +27,7 @@ mod play;
 mod ratings;
 mod replay;
 mod runner_cmd;
+mod runners;
 mod serve;
 mod table;
 mod tournaments;
@@ -48,6 +49,9 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Lease matches from an arena, play them in the sandbox, report results.
     Runner(runner_cmd::RunnerArgs),
+    /// Add, list and revoke the runners allowed to play (on the arena's database file).
+    #[command(subcommand)]
+    Runners(runners::RunnersCommand),
     /// Register an owner (who submits bots and creates tournaments).
     #[command(subcommand)]
     Owner(bots::OwnerCommand),
@@ -84,6 +88,7 @@ fn main() -> std::process::ExitCode {
     let result = match cli.command {
         Command::Serve(args) => serve::run(args),
         Command::Runner(args) => runner_cmd::run(args),
+        Command::Runners(command) => runners::run(command),
         Command::Owner(command) => bots::run_owner(command),
         Command::Bot(command) => bots::run(command),
         Command::Tournament(command) => tournaments::run(command),

@@ -42,7 +42,7 @@ pub fn run_match(command: MatchCommand) -> anyhow::Result<ExitCode> {
     crate::client::runtime()?.block_on(async {
         match command {
             MatchCommand::List { tournament, arena, json } => {
-                let matches = connect(&arena).await?.list_matches(pb::ListMatchesRequest { tournament_id: tournament }).await.map_err(status_error)?.into_inner().matches;
+                let matches = all_matches(&arena, tournament).await?;
                 if json {
                     let rows: Vec<Value> = matches.iter().map(match_json).collect();
                     println!("{}", serde_json::to_string_pretty(&rows)?);
@@ -70,6 +70,32 @@ pub fn run_match(command: MatchCommand) -> anyhow::Result<ExitCode> {
             }
         }
     })
+}
+
+/// Every match of a tournament, a page at a time.
+async fn all_matches(
+    arena: &ArenaArgs,
+    tournament_id: i64,
+) -> anyhow::Result<Vec<pb::MatchSummary>> {
+    let mut client = connect(arena).await?;
+    let (mut matches, mut page_token) = (Vec::new(), String::new());
+    loop {
+        let request = pb::ListMatchesRequest {
+            tournament_id,
+            page_size: crate::client::PAGE_SIZE,
+            page_token,
+        };
+        let page = client
+            .list_matches(request)
+            .await
+            .map_err(status_error)?
+            .into_inner();
+        matches.extend(page.matches);
+        if page.next_page_token.is_empty() {
+            return Ok(matches);
+        }
+        page_token = page.next_page_token;
+    }
 }
 
 /// A forfeit reason's text form (`unknown` for a number this build does not know).

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use cairn_arena::store::DEFAULT_DB_PATH;
+use cairn_arena::store::{Registration, DEFAULT_DB_PATH};
 use cairn_arena::Store;
 use tokio::net::TcpListener;
 
@@ -18,8 +18,9 @@ pub struct ServeArgs {
     /// The address to listen on (port 0: any free port, printed on start).
     #[arg(long, default_value = "127.0.0.1:50051")]
     listen: String,
-    /// The token runners must send (at least 16 characters); without one, a
-    /// fresh token is made and printed.
+    /// A token for a runner named `runner` (at least 16 characters); without
+    /// one (or with an empty one) a runner with a fresh token is added and
+    /// the token printed. More runners: `cairn runners add NAME`.
     #[arg(long, env = "CAIRN_RUNNER_TOKEN", hide_env_values = true)]
     runner_token: Option<String>,
     /// Give a match up as failed (never rated) after this many attempts
@@ -30,19 +31,45 @@ pub struct ServeArgs {
     /// viewer) on this address, e.g. 127.0.0.1:8080 (port 0: any free port).
     #[arg(long, value_name = "ADDR")]
     http: Option<String>,
+    /// Owners may register only with this token (`cairn owner register
+    /// --admin-token`); without it and without --open-registration nobody may.
+    #[arg(long, env = "CAIRN_ADMIN_TOKEN", hide_env_values = true)]
+    admin_token: Option<String>,
+    /// Anyone may register an owner (and so submit code that runners run).
+    #[arg(long)]
+    open_registration: bool,
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     crate::client::runtime()?.block_on(async {
-        let (store, runner_token) = open_store(&args.db, args.runner_token.as_deref()).await?;
-        let store = store.with_max_attempts(args.max_attempts);
+        let given = args
+            .runner_token
+            .as_deref()
+            .filter(|token| !token.is_empty());
+        let (store, runner_token) = open_store(&args.db, given).await?;
+        let registration = match (args.open_registration, args.admin_token.as_deref()) {
+            (true, _) => Registration::Open,
+            (false, Some(token)) if !token.is_empty() => Registration::admin_token(token),
+            (false, _) => Registration::Closed,
+        };
+        let store = store
+            .with_max_attempts(args.max_attempts)
+            .with_registration(registration);
         let listener = TcpListener::bind(&args.listen)
             .await
             .with_context(|| format!("cannot listen on {}", args.listen))?;
         let address = listener.local_addr()?;
-        if args.runner_token.is_none() {
+        if given.is_none() {
             eprintln!("runner token (give it to `cairn runner --token`): {runner_token}");
         }
+        // Tournaments whose planning a restart cut short are finished in
+        // the background, in the same short chunks.
+        let planner = store.clone();
+        tokio::spawn(async move {
+            if let Err(error) = planner.resume_planning().await {
+                eprintln!("cairn arena: resuming a tournament's planning failed: {error}");
+            }
+        });
         let shutdown = shutdown_signal();
         let (stop_web, web_stopped) = tokio::sync::watch::channel(());
         let web = match &args.http {
@@ -92,6 +119,11 @@ pub async fn start_web(
 /// Opens the store and makes sure a runner with `runner_token` (or a fresh
 /// token) exists; returns the token.
 pub async fn open_store(db: &Path, runner_token: Option<&str>) -> anyhow::Result<(Store, String)> {
+    // Refused before the database is touched, so a bad token leaves no
+    // half-made database behind.
+    if let Some(token) = runner_token {
+        cairn_arena::store::check_runner_token(token)?;
+    }
     let store = Store::open(db)
         .await
         .with_context(|| format!("cannot open the database {}", db.display()))?;

@@ -155,12 +155,22 @@ async fn status(client: &mut Client, id: i64, json: bool) -> anyhow::Result<Exit
 }
 
 async fn list(client: &mut Client, json: bool) -> anyhow::Result<ExitCode> {
-    let tournaments = client
-        .list_tournaments(pb::ListTournamentsRequest {})
-        .await
-        .map_err(status_error)?
-        .into_inner()
-        .tournaments;
+    let (mut tournaments, mut page_token) = (Vec::new(), String::new());
+    loop {
+        let page = client
+            .list_tournaments(pb::ListTournamentsRequest {
+                page_size: crate::client::PAGE_SIZE,
+                page_token,
+            })
+            .await
+            .map_err(status_error)?
+            .into_inner();
+        tournaments.extend(page.tournaments);
+        if page.next_page_token.is_empty() {
+            break;
+        }
+        page_token = page.next_page_token;
+    }
     if json {
         let rows: Vec<Value> = tournaments
             .iter()

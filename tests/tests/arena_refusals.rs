@@ -13,7 +13,7 @@ use tonic::Code;
 async fn snapshot(arena: &Arena) -> String {
     let mut client = arena.client().await;
     let bots = client
-        .list_bots(pb::ListBotsRequest {})
+        .list_bots(pb::ListBotsRequest::default())
         .await
         .unwrap()
         .into_inner();
@@ -25,12 +25,15 @@ async fn snapshot(arena: &Arena) -> String {
         .unwrap()
         .into_inner();
     let tournaments = client
-        .list_tournaments(pb::ListTournamentsRequest {})
+        .list_tournaments(pb::ListTournamentsRequest::default())
         .await
         .unwrap()
         .into_inner();
     let matches = client
-        .list_matches(pb::ListMatchesRequest { tournament_id: 1 })
+        .list_matches(pb::ListMatchesRequest {
+            tournament_id: 1,
+            ..Default::default()
+        })
         .await
         .unwrap()
         .into_inner();

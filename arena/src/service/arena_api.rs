@@ -12,7 +12,7 @@ use super::pb::arena_server::Arena;
 use super::{bearer_token, convert, pb};
 use crate::error::ArenaError;
 use crate::ratings::RatingModel;
-use crate::store::{LeaderboardQuery, Owner, Store, TournamentProgress};
+use crate::store::{LeaderboardQuery, Owner, Page, Store, TournamentProgress};
 
 /// The `Arena` service over a store.
 #[derive(Debug, Clone)]
@@ -40,27 +40,6 @@ impl ArenaApi {
             tournament: Some(convert::tournament(&tournament)),
             progress: Some(convert::progress(&progress)),
         })
-    }
-
-    async fn match_summaries(
-        &self,
-        tournament_id: i64,
-    ) -> Result<Vec<pb::MatchSummary>, ArenaError> {
-        let matches = self.store.list_matches(tournament_id).await?;
-        let mut summaries = Vec::with_capacity(matches.len());
-        for summary in &matches {
-            let mut results = Vec::with_capacity(summary.games.len());
-            for &(game_id, _) in &summary.games {
-                let result = match self.store.game_result(game_id).await {
-                    Ok(result) => result,
-                    Err(ArenaError::NotFound { .. }) => Vec::new(),
-                    Err(error) => return Err(error),
-                };
-                results.push(result.iter().map(convert::seat_result).collect());
-            }
-            summaries.push(convert::match_summary(summary, results));
-        }
-        Ok(summaries)
     }
 }
 
@@ -105,6 +84,8 @@ impl Arena for ArenaApi {
         &self,
         request: Request<pb::RegisterOwnerRequest>,
     ) -> Result<Response<pb::RegisterOwnerResponse>, Status> {
+        let bearer = bearer_token(request.metadata(), "admin").ok();
+        self.store.registration().check(bearer.as_deref())?;
         let (owner, token) = self
             .store
             .register_owner(&request.into_inner().name)
@@ -132,11 +113,14 @@ impl Arena for ArenaApi {
 
     async fn list_bots(
         &self,
-        _request: Request<pb::ListBotsRequest>,
+        request: Request<pb::ListBotsRequest>,
     ) -> Result<Response<pb::ListBotsResponse>, Status> {
-        let bots = self.store.list_bots().await?;
+        let request = request.into_inner();
+        let page = Page::from_request(request.page_size, &request.page_token)?;
+        let bots = self.store.list_bots(&page).await?;
         Ok(Response::new(pb::ListBotsResponse {
-            bots: bots.iter().map(convert::bot_summary).collect(),
+            bots: bots.items.iter().map(convert::bot_summary).collect(),
+            next_page_token: bots.next_page_token.unwrap_or_default(),
         }))
     }
 
@@ -146,13 +130,7 @@ impl Arena for ArenaApi {
     ) -> Result<Response<pb::ShowBotResponse>, Status> {
         let name = request.into_inner().name;
         let versions = self.store.bot_versions(&name).await?;
-        let bot = self
-            .store
-            .list_bots()
-            .await?
-            .into_iter()
-            .find(|bot| bot.name == name)
-            .ok_or_else(|| ArenaError::not_found("bot", &name))?;
+        let bot = self.store.bot_summary(&name).await?;
         Ok(Response::new(pb::ShowBotResponse {
             bot: Some(convert::bot_summary(&bot)),
             versions: versions.iter().map(convert::bot_version).collect(),
@@ -185,13 +163,19 @@ impl Arena for ArenaApi {
 
     async fn list_tournaments(
         &self,
-        _request: Request<pb::ListTournamentsRequest>,
+        request: Request<pb::ListTournamentsRequest>,
     ) -> Result<Response<pb::ListTournamentsResponse>, Status> {
-        let mut tournaments = Vec::new();
-        for id in self.store.list_tournament_ids().await? {
+        let request = request.into_inner();
+        let page = Page::from_request(request.page_size, &request.page_token)?;
+        let ids = self.store.list_tournament_ids(&page).await?;
+        let mut tournaments = Vec::with_capacity(ids.items.len());
+        for &id in &ids.items {
             tournaments.push(self.tournament_status(id).await?);
         }
-        Ok(Response::new(pb::ListTournamentsResponse { tournaments }))
+        Ok(Response::new(pb::ListTournamentsResponse {
+            tournaments,
+            next_page_token: ids.next_page_token.unwrap_or_default(),
+        }))
     }
 
     async fn get_tournament(
@@ -223,10 +207,15 @@ impl Arena for ArenaApi {
         &self,
         request: Request<pb::ListMatchesRequest>,
     ) -> Result<Response<pb::ListMatchesResponse>, Status> {
+        let request = request.into_inner();
+        let page = Page::from_request(request.page_size, &request.page_token)?;
+        let matches = self
+            .store
+            .list_matches(request.tournament_id, &page)
+            .await?;
         Ok(Response::new(pb::ListMatchesResponse {
-            matches: self
-                .match_summaries(request.into_inner().tournament_id)
-                .await?,
+            matches: matches.items.iter().map(convert::match_summary).collect(),
+            next_page_token: matches.next_page_token.unwrap_or_default(),
         }))
     }
 

@@ -99,18 +99,14 @@ pub(super) fn progress(progress: &TournamentProgress) -> pb::TournamentProgress 
     }
 }
 
-pub(super) fn match_summary(
-    summary: &MatchSummary,
-    results: Vec<Vec<pb::SeatResult>>,
-) -> pb::MatchSummary {
+pub(super) fn match_summary(summary: &MatchSummary) -> pb::MatchSummary {
     let games = summary
         .games
         .iter()
-        .zip(results)
-        .map(|(&(game_id, seed), result)| pb::GameSummary {
-            game_id,
-            seed,
-            result,
+        .map(|game| pb::GameSummary {
+            game_id: game.game_id,
+            seed: game.seed,
+            result: game.result.iter().map(seat_result).collect(),
         })
         .collect();
     pb::MatchSummary {

@@ -109,7 +109,7 @@ impl From<ArenaError> for Status {
             ArenaError::NotFound { .. } => Code::NotFound,
             ArenaError::AlreadyExists(_) => Code::AlreadyExists,
             ArenaError::LeaseLost { .. } => Code::FailedPrecondition,
-            ArenaError::TooLarge(_) => Code::ResourceExhausted,
+            ArenaError::TooLarge(_) | ArenaError::Quota(_) => Code::ResourceExhausted,
             ArenaError::Archive(
                 ArchiveError::TooLarge { .. }
                 | ArchiveError::UnpacksTooLarge { .. }

@@ -129,7 +129,7 @@ fn duel(bots: &[&str], games_per_pairing: u32) -> pb::CreateTournamentRequest {
 
 async fn bot_count(app: &TestApp) -> usize {
     app.arena()
-        .list_bots(pb::ListBotsRequest {})
+        .list_bots(pb::ListBotsRequest::default())
         .await
         .unwrap()
         .into_inner()
@@ -400,7 +400,7 @@ async fn bad_tournaments_and_unknown_ids_are_refused_and_change_nothing() {
     assert_eq!(unknown_bot.code(), Code::NotFound);
     let tournaments = app
         .arena()
-        .list_tournaments(pb::ListTournamentsRequest {})
+        .list_tournaments(pb::ListTournamentsRequest::default())
         .await
         .unwrap()
         .into_inner()
@@ -744,6 +744,7 @@ async fn a_round_robin_runs_to_the_end_while_a_watcher_sees_it_progress() {
         .arena()
         .list_matches(pb::ListMatchesRequest {
             tournament_id: tournament.id,
+            ..Default::default()
         })
         .await
         .unwrap()
@@ -816,6 +817,7 @@ async fn a_table_game_tournament_is_rated_with_weng_lin() {
         .arena()
         .list_matches(pb::ListMatchesRequest {
             tournament_id: tournament.id,
+            ..Default::default()
         })
         .await
         .unwrap()

@@ -18,6 +18,31 @@ pub struct Runner {
     pub name: String,
 }
 
+/// A runner as the operator sees it.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct RunnerInfo {
+    pub id: i64,
+    pub name: String,
+    pub created_at: i64,
+    pub last_seen_at: Option<i64>,
+    pub revoked_at: Option<i64>,
+    /// Matches it holds now.
+    pub leases: i64,
+}
+
+/// The shortest runner token accepted.
+pub const MIN_RUNNER_TOKEN_LEN: usize = 16;
+
+/// Refuses a runner token too short to be secret.
+pub fn check_runner_token(token: &str) -> Result<(), ArenaError> {
+    if token.len() < MIN_RUNNER_TOKEN_LEN {
+        return Err(ArenaError::invalid(format!(
+            "a runner token must be at least {MIN_RUNNER_TOKEN_LEN} characters"
+        )));
+    }
+    Ok(())
+}
+
 /// Names of owners, runners and bots: short, printable, shell-safe.
 pub(crate) fn check_name(what: &str, name: &str) -> Result<(), ArenaError> {
     let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
@@ -86,18 +111,15 @@ impl Store {
         token: &str,
     ) -> Result<Runner, ArenaError> {
         check_name("runner", name)?;
-        if token.len() < 16 {
-            return Err(ArenaError::invalid(
-                "a runner token must be at least 16 characters",
-            ));
-        }
+        check_runner_token(token)?;
         let hash = token_hash(token);
-        let existing: Option<Runner> =
-            sqlx::query_as("SELECT id, name FROM runners WHERE name = ? AND token_hash = ?")
-                .bind(name)
-                .bind(&hash)
-                .fetch_optional(self.pool())
-                .await?;
+        let existing: Option<Runner> = sqlx::query_as(
+            "SELECT id, name FROM runners WHERE name = ? AND token_hash = ? AND revoked_at IS NULL",
+        )
+        .bind(name)
+        .bind(&hash)
+        .fetch_optional(self.pool())
+        .await?;
         if let Some(runner) = existing {
             return Ok(runner);
         }
@@ -121,12 +143,52 @@ impl Store {
         }
     }
 
-    /// The runner a token belongs to.
+    /// The runner a token belongs to, unless it was revoked.
     pub async fn runner_by_token(&self, token: &str) -> Result<Runner, ArenaError> {
-        sqlx::query_as("SELECT id, name FROM runners WHERE token_hash = ?")
+        sqlx::query_as("SELECT id, name FROM runners WHERE token_hash = ? AND revoked_at IS NULL")
             .bind(token_hash(token))
             .fetch_optional(self.pool())
             .await?
             .ok_or(ArenaError::Unauthenticated("runner"))
+    }
+
+    /// Every runner, by name, with the matches it holds.
+    pub async fn list_runners(&self) -> Result<Vec<RunnerInfo>, ArenaError> {
+        Ok(sqlx::query_as(
+            "SELECT r.id, r.name, r.created_at, r.last_seen_at, r.revoked_at, \
+             (SELECT COUNT(*) FROM matches m WHERE m.lease_holder = r.id AND m.status = 'leased') AS leases \
+             FROM runners r ORDER BY r.name",
+        )
+        .fetch_all(self.pool())
+        .await?)
+    }
+
+    /// Revokes a runner: its token is refused from the next call on, and
+    /// the matches it holds go back to the queue (its reports for them will
+    /// be refused). Revoking twice is a no-op; returns the matches requeued.
+    pub async fn revoke_runner(&self, name: &str) -> Result<u64, ArenaError> {
+        let now = self.now_ms();
+        let mut tx = self.begin_write().await?;
+        let id: Option<i64> = sqlx::query_scalar("SELECT id FROM runners WHERE name = ?")
+            .bind(name)
+            .fetch_optional(&mut *tx)
+            .await?;
+        let id = id.ok_or_else(|| ArenaError::not_found("runner", name))?;
+        sqlx::query("UPDATE runners SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?")
+            .bind(now)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        let requeued = sqlx::query(
+            "UPDATE matches SET status = 'queued', lease_holder = NULL, lease_expires_at = NULL \
+             WHERE lease_holder = ? AND status = 'leased'",
+        )
+        .bind(id)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        tx.commit().await?;
+        self.notify_change();
+        Ok(requeued)
     }
 }

@@ -4,7 +4,7 @@
 use sqlx::SqliteConnection;
 
 use super::accounts::{check_name, Owner};
-use super::Store;
+use super::{Page, PageOf, Store};
 use crate::archive::{check_archive, CheckedArchive, Manifest};
 use crate::error::ArenaError;
 
@@ -99,11 +99,14 @@ impl Store {
                 .await?;
         let (version_id, created) = match existing {
             Some(id) => (id, false),
-            None => (
-                self.insert_version(&mut tx, bot_id, archive, &checked)
-                    .await?,
-                true,
-            ),
+            None => {
+                self.check_bot_quota(&mut tx, owner, Some(bot_id)).await?;
+                (
+                    self.insert_version(&mut tx, bot_id, archive, &checked)
+                        .await?,
+                    true,
+                )
+            }
         };
         tx.commit().await?;
         Ok(SubmittedVersion {
@@ -136,14 +139,17 @@ impl Store {
                     .await?;
                 Ok(bot_id)
             }
-            None => Ok(sqlx::query_scalar(
-                "INSERT INTO bots (owner_id, name, created_at) VALUES (?, ?, ?) RETURNING id",
-            )
-            .bind(owner.id)
-            .bind(name)
-            .bind(self.now_ms())
-            .fetch_one(&mut *tx)
-            .await?),
+            None => {
+                self.check_bot_quota(&mut *tx, owner, None).await?;
+                Ok(sqlx::query_scalar(
+                    "INSERT INTO bots (owner_id, name, created_at) VALUES (?, ?, ?) RETURNING id",
+                )
+                .bind(owner.id)
+                .bind(name)
+                .bind(self.now_ms())
+                .fetch_one(&mut *tx)
+                .await?)
+            }
         }
     }
 
@@ -179,14 +185,32 @@ impl Store {
     }
 
     /// Every bot, by name.
-    pub async fn list_bots(&self) -> Result<Vec<BotSummary>, ArenaError> {
-        Ok(sqlx::query_as(
+    pub async fn list_bots(&self, page: &Page<String>) -> Result<PageOf<BotSummary>, ArenaError> {
+        let rows: Vec<BotSummary> = sqlx::query_as(
             "SELECT b.id, b.name, o.name AS owner, COUNT(v.id) AS n_versions, COALESCE(MAX(v.version), 0) AS latest_version, \
              b.deleted_at IS NOT NULL AS deleted \
-             FROM bots b JOIN owners o ON o.id = b.owner_id LEFT JOIN bot_versions v ON v.bot_id = b.id GROUP BY b.id ORDER BY b.name",
+             FROM bots b JOIN owners o ON o.id = b.owner_id LEFT JOIN bot_versions v ON v.bot_id = b.id \
+             WHERE b.name > ? GROUP BY b.id ORDER BY b.name LIMIT ?",
         )
+        .bind(page.after.as_deref().unwrap_or(""))
+        .bind(page.limit())
         .fetch_all(self.pool())
-        .await?)
+        .await?;
+        Ok(page.finish(rows, |bot| bot.name.clone()))
+    }
+
+    /// One bot's summary, by name.
+    pub async fn bot_summary(&self, name: &str) -> Result<BotSummary, ArenaError> {
+        let row: Option<BotSummary> = sqlx::query_as(
+            "SELECT b.id, b.name, o.name AS owner, COUNT(v.id) AS n_versions, COALESCE(MAX(v.version), 0) AS latest_version, \
+             b.deleted_at IS NOT NULL AS deleted \
+             FROM bots b JOIN owners o ON o.id = b.owner_id LEFT JOIN bot_versions v ON v.bot_id = b.id \
+             WHERE b.name = ? GROUP BY b.id",
+        )
+        .bind(name)
+        .fetch_optional(self.pool())
+        .await?;
+        row.ok_or_else(|| ArenaError::not_found("bot", name))
     }
 
     /// One version by id.

@@ -7,6 +7,9 @@
 //! - `tournaments`: creating tournaments from a plan, progress.
 //! - `leases`: runners leasing matches, heartbeats, expiry.
 //! - `faults`: matches given back (host faults) and failed builds.
+//! - `quotas`: who may register, and per-owner quotas.
+//! - `page`: reading lists a bounded page at a time.
+//! - `planning`: writing a tournament's plan in short chunks, resumable.
 //! - `results`: reports written once, with their rating updates.
 //! - `leaderboard`: ratings read back, and recomputed from history.
 //! - [`pages`]: read-only queries for the web pages.
@@ -25,6 +28,9 @@ mod fitted;
 mod leaderboard;
 mod leases;
 pub mod pages;
+mod page;
+mod planning;
+mod quotas;
 mod results;
 mod tournaments;
 
@@ -42,22 +48,28 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 use sqlx::{Sqlite, SqliteConnection, SqlitePool, Transaction};
 use tokio::sync::{watch, Mutex, OwnedMutexGuard};
 
-pub use self::accounts::{Owner, Runner};
+pub use self::accounts::{check_runner_token, Owner, Runner, RunnerInfo, MIN_RUNNER_TOKEN_LEN};
 pub use self::bots::{BotSummary, BotVersion, SubmittedVersion};
 pub use self::clock::{Clock, ManualClock, SystemClock};
 pub use self::faults::{GiveBack, DEFAULT_MAX_ATTEMPTS, MAX_FAULT_TEXT_BYTES};
 pub use self::fitted::{FitSummary, FittedLeaderboard, FittedRow, FIT_WAIT};
 pub use self::leaderboard::{LeaderboardQuery, LeaderboardRow};
 pub use self::leases::{Lease, LeasedGame, LeasedSeat};
+pub use self::page::{Page, PageOf, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE};
+pub use self::planning::PLAN_CHUNK_ROWS;
+pub use self::quotas::{Quotas, Registration};
 pub use self::results::{
     Forfeit, GameReport, GameReportOutcome, MatchReport, ReportOutcome, SeatResult,
     MAX_REPLAY_BYTES,
 };
 pub use self::tournaments::{
-    variant_key, Entry, MatchSummary, NewTournament, Tournament, TournamentProgress,
+    variant_key, Entry, GameSummary, MatchSummary, NewTournament, Tournament, TournamentProgress,
 };
 use crate::error::ArenaError;
 use crate::verify::{verify_game, GameVerifier};
+
+/// Read connections (the writer has its own).
+const READ_CONNECTIONS: u32 = 6;
 
 /// Where `cairn serve` keeps its database unless told otherwise.
 pub const DEFAULT_DB_PATH: &str = "cairn-arena.db";
@@ -68,7 +80,11 @@ static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
 /// The arena's database: cheap to clone, shared by every request.
 #[derive(Debug, Clone)]
 pub struct Store {
+    /// Readers: a small bounded pool.
     pool: SqlitePool,
+    /// The one connection every write transaction runs on, so writers never
+    /// queue behind readers for a connection.
+    writer: SqlitePool,
     clock: Arc<dyn Clock>,
     /// Checks a game id, its options and a seat count (the engine's registry
     /// unless a test swaps it).
@@ -78,6 +94,10 @@ pub struct Store {
     verifier: GameVerifier,
     /// Attempts a match gets before it is given up as failed.
     max_attempts: i64,
+    /// Who may register an owner.
+    registration: Registration,
+    /// How much one owner may ask.
+    quotas: Quotas,
     /// Writers queue here, in the process, rather than in SQLite's busy
     /// handler, which sleeps in growing steps and wrecks latency.
     write_lock: Arc<Mutex<()>>,
@@ -105,18 +125,25 @@ impl Store {
             .synchronous(SqliteSynchronous::Normal)
             .foreign_keys(true)
             .busy_timeout(Duration::from_secs(10));
+        let writer = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(options.clone())
+            .await?;
+        MIGRATOR.run(&writer).await?;
         let pool = SqlitePoolOptions::new()
-            .max_connections(8)
+            .max_connections(READ_CONNECTIONS)
             .connect_with(options)
             .await?;
-        MIGRATOR.run(&pool).await?;
         let (changes, _) = watch::channel(0);
         Ok(Store {
             pool,
+            writer,
             clock,
             game_check: engine_game_check,
             verifier: verify_game,
             max_attempts: DEFAULT_MAX_ATTEMPTS,
+            registration: Registration::Open,
+            quotas: Quotas::default(),
             write_lock: Arc::new(Mutex::new(())),
             changes: Arc::new(changes),
             fits: Arc::default(),
@@ -142,9 +169,26 @@ impl Store {
         self
     }
 
+    /// The same store with a registration policy.
+    pub fn with_registration(mut self, registration: Registration) -> Store {
+        self.registration = registration;
+        self
+    }
+
+    pub fn registration(&self) -> &Registration {
+        &self.registration
+    }
+
+    /// The same store with other per-owner quotas.
+    pub fn with_quotas(mut self, quotas: Quotas) -> Store {
+        self.quotas = quotas;
+        self
+    }
+
     /// Closes every connection (after which the file may be removed).
     pub async fn close(&self) {
         self.pool.close().await;
+        self.writer.close().await;
     }
 
     /// A receiver that changes whenever a result is recorded.
@@ -159,7 +203,7 @@ impl Store {
     /// A write transaction that holds the write lock from its first statement.
     pub(crate) async fn begin_write(&self) -> Result<WriteTransaction, ArenaError> {
         let guard = Arc::clone(&self.write_lock).lock_owned().await;
-        let transaction = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let transaction = self.writer.begin_with("BEGIN IMMEDIATE").await?;
         Ok(WriteTransaction {
             transaction,
             _guard: guard,

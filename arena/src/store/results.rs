@@ -297,22 +297,39 @@ struct SeatRow {
 
 impl SeatRow {
     fn into_result(self) -> Result<SeatResult, ArenaError> {
-        let forfeit = match self.forfeit_reason {
-            None => None,
-            Some(name) => Some(Forfeit {
-                reason: ForfeitReason::from_name(&name).ok_or_else(|| {
-                    ArenaError::Internal(format!("stored forfeit reason `{name}` is unknown"))
-                })?,
-                detail: self.forfeit_detail.unwrap_or_default(),
-            }),
-        };
-        Ok(SeatResult {
-            bot_version_id: self.bot_version_id,
-            score: self.score,
-            rank: self.rank as u32,
-            forfeit,
-        })
+        seat_result(
+            self.bot_version_id,
+            self.score,
+            self.rank,
+            self.forfeit_reason,
+            self.forfeit_detail,
+        )
     }
+}
+
+/// A stored seat result, its reason read back through the enum.
+pub(crate) fn seat_result(
+    bot_version_id: i64,
+    score: i64,
+    rank: i64,
+    forfeit_reason: Option<String>,
+    forfeit_detail: Option<String>,
+) -> Result<SeatResult, ArenaError> {
+    let forfeit = match forfeit_reason {
+        None => None,
+        Some(name) => Some(Forfeit {
+            reason: ForfeitReason::from_name(&name).ok_or_else(|| {
+                ArenaError::Internal(format!("stored forfeit reason `{name}` is unknown"))
+            })?,
+            detail: forfeit_detail.unwrap_or_default(),
+        }),
+    };
+    Ok(SeatResult {
+        bot_version_id,
+        score,
+        rank: rank as u32,
+        forfeit,
+    })
 }
 
 pub(crate) async fn insert_result(

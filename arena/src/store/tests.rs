@@ -167,7 +167,7 @@ async fn a_stranger_cannot_add_versions_to_or_delete_another_owners_bot() {
         Err(ArenaError::PermissionDenied(_))
     ));
     assert_eq!(count(&test.store, "bot_versions").await, before);
-    assert!(!test.store.list_bots().await.unwrap()[0].deleted);
+    assert!(!test.store.list_bots(&Page::first()).await.unwrap().items[0].deleted);
 }
 
 #[tokio::test]
@@ -175,7 +175,7 @@ async fn a_deleted_bot_keeps_its_versions_but_joins_no_tournament() {
     let test = test_store().await;
     let owner = owner_with_bots(&test.store, "ada", &["a", "b"]).await;
     test.store.delete_bot(&owner, "b").await.unwrap();
-    assert!(test.store.list_bots().await.unwrap()[1].deleted);
+    assert!(test.store.list_bots(&Page::first()).await.unwrap().items[1].deleted);
     let refused = test
         .store
         .create_tournament(&owner, &duel(&["a", "b"], 2))
@@ -206,7 +206,12 @@ async fn a_tournament_stores_exactly_its_plan() {
         ),
         (12, 24, 0)
     );
-    let matches = test.store.list_matches(tournament.id).await.unwrap();
+    let matches = test
+        .store
+        .list_matches(tournament.id, &Page::first())
+        .await
+        .unwrap()
+        .items;
     assert!(matches
         .iter()
         .all(|m| m.status == "queued" && m.seats.len() == 2 && m.games.len() == 2));
@@ -615,12 +620,131 @@ async fn concurrent_runners_play_every_match_exactly_once() {
     played.sort_unstable();
     let planned: Vec<i64> = test
         .store
-        .list_matches(tournament.id)
+        .list_matches(tournament.id, &Page::first())
         .await
         .unwrap()
+        .items
         .iter()
         .map(|m| m.id)
         .collect();
     assert_eq!(played, planned, "every match once, none twice");
     assert_eq!(count(&test.store, "results").await, 30);
+}
+
+#[tokio::test]
+async fn a_revoked_runner_is_refused_at_once_and_its_leases_go_back_to_the_queue() {
+    let test = test_store().await;
+    let owner = owner_with_bots(&test.store, "ada", &["a", "b"]).await;
+    test.store
+        .create_tournament(&owner, &duel(&["a", "b"], 2))
+        .await
+        .unwrap();
+    let (bad, bad_token) = test.store.register_runner("box-1").await.unwrap();
+    let (good, _) = test.store.register_runner("box-2").await.unwrap();
+    let lease = test
+        .store
+        .lease_match(&bad, LEASE_MS)
+        .await
+        .unwrap()
+        .unwrap();
+    // A lease belongs to the runner that took it.
+    assert!(matches!(
+        test.store
+            .heartbeat(&good, lease.match_id, lease.lease_generation, LEASE_MS)
+            .await,
+        Err(ArenaError::LeaseLost { .. })
+    ));
+    assert!(matches!(
+        test.store
+            .report_result(&good, &report_by_strength(&lease, |id| id))
+            .await,
+        Err(ArenaError::LeaseLost { .. })
+    ));
+    assert_eq!(test.store.revoke_runner("box-1").await.unwrap(), 1);
+    assert!(matches!(
+        test.store.runner_by_token(&bad_token).await,
+        Err(ArenaError::Unauthenticated(_))
+    ));
+    let listed = test.store.list_runners().await.unwrap();
+    assert!(listed[0].revoked_at.is_some() && listed[1].revoked_at.is_none());
+    // The match it held is leased again, by the other runner, at once.
+    let retaken = test
+        .store
+        .lease_match(&good, LEASE_MS)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(retaken.match_id, lease.match_id);
+    assert!(matches!(
+        test.store
+            .report_result(&bad, &report_by_strength(&lease, |id| id))
+            .await,
+        Err(ArenaError::LeaseLost { .. })
+    ));
+    assert!(matches!(
+        test.store.revoke_runner("nobody").await,
+        Err(ArenaError::NotFound { .. })
+    ));
+}
+
+#[tokio::test]
+async fn matches_are_listed_a_page_at_a_time_with_their_results() {
+    let test = test_store().await;
+    let owner = owner_with_bots(&test.store, "ada", &["a", "b", "c", "d"]).await;
+    let tournament = test
+        .store
+        .create_tournament(&owner, &duel(&["a", "b", "c", "d"], 4))
+        .await
+        .unwrap();
+    let (runner, _) = test.store.register_runner("box-1").await.unwrap();
+    let lease = test
+        .store
+        .lease_match(&runner, LEASE_MS)
+        .await
+        .unwrap()
+        .unwrap();
+    test.store
+        .report_result(&runner, &report_by_strength(&lease, |id| id))
+        .await
+        .unwrap();
+    let mut seen = Vec::new();
+    let mut page = Page {
+        size: 5,
+        after: None,
+    };
+    loop {
+        let got = test.store.list_matches(tournament.id, &page).await.unwrap();
+        assert!(got.items.len() <= 5);
+        seen.extend(got.items);
+        match got.next_page_token {
+            Some(token) => page = Page::from_request(5, &token).unwrap(),
+            None => break,
+        }
+    }
+    let indices: Vec<i64> = seen.iter().map(|m| m.match_index).collect();
+    assert_eq!(indices, (0..seen.len() as i64).collect::<Vec<_>>());
+    assert_eq!(seen.len() as i64, count(&test.store, "matches").await);
+    for summary in &seen {
+        assert_eq!(summary.seats.len(), 2);
+        let reported = summary.id == lease.match_id;
+        assert!(summary
+            .games
+            .iter()
+            .all(|game| game.result.len() == if reported { 2 } else { 0 }));
+        assert_eq!(summary.games.len(), lease.games.len());
+    }
+    let mut bots = Vec::new();
+    let mut page = Page::<String> {
+        size: 3,
+        after: None,
+    };
+    loop {
+        let got = test.store.list_bots(&page).await.unwrap();
+        bots.extend(got.items.into_iter().map(|bot| bot.name));
+        match got.next_page_token {
+            Some(token) => page = Page::from_request(3, &token).unwrap(),
+            None => break,
+        }
+    }
+    assert_eq!(bots, ["a", "b", "c", "d"]);
 }

@@ -2,13 +2,12 @@
 //! and written with every match, seat and game in one transaction.
 
 use cairn_engine::GameOptions;
-use sqlx::SqliteConnection;
 
 use super::accounts::Owner;
 use super::Store;
 use crate::error::ArenaError;
-use crate::plan::{plan_round_robin, PlannedMatch};
-use crate::store::BotVersion;
+use crate::plan::plan_round_robin;
+use crate::store::{BotVersion, Page, PageOf, SeatResult};
 
 /// What a tournament is asked to be.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,8 +78,17 @@ pub struct MatchSummary {
     pub failure: Option<String>,
     /// Entries by seat.
     pub seats: Vec<Entry>,
-    /// Game ids and seeds, in order.
-    pub games: Vec<(i64, u64)>,
+    /// The games, in order.
+    pub games: Vec<GameSummary>,
+}
+
+/// One game of a match, with its result once recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameSummary {
+    pub game_id: i64,
+    pub seed: u64,
+    /// By seat; empty until recorded.
+    pub result: Vec<SeatResult>,
 }
 
 /// The variant key of a set of options.
@@ -120,12 +128,17 @@ impl Store {
             request.games_per_pairing,
             request.seed,
         )?;
+        let new_games = plan
+            .iter()
+            .map(|planned| planned.game_seeds.len() as i64)
+            .sum();
+        self.check_tournament_quota(owner, new_games).await?;
         let options = serde_json::to_string(&request.options)
             .map_err(|error| ArenaError::Internal(error.to_string()))?;
         let mut tx = self.begin_write().await?;
         let tournament_id: i64 = sqlx::query_scalar(
-            "INSERT INTO tournaments (owner_id, game, options, variant, seats_per_game, games_per_pairing, seed, created_at) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            "INSERT INTO tournaments (owner_id, game, options, variant, seats_per_game, games_per_pairing, seed, created_at, planned_matches, planning_done) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0) RETURNING id",
         )
         .bind(owner.id)
         .bind(&request.game)
@@ -135,6 +148,7 @@ impl Store {
         .bind(request.games_per_pairing as i64)
         .bind(request.seed as i64)
         .bind(self.now_ms())
+        .bind(plan.len() as i64)
         .fetch_one(&mut *tx)
         .await?;
         for (index, entry) in entries.iter().enumerate() {
@@ -145,10 +159,9 @@ impl Store {
                 .execute(&mut *tx)
                 .await?;
         }
-        for (match_index, planned) in plan.iter().enumerate() {
-            insert_match(&mut tx, tournament_id, match_index, planned, &entries).await?;
-        }
         tx.commit().await?;
+        // The plan itself, in short transactions (resumed after a restart).
+        self.write_plan(tournament_id).await?;
         self.tournament(tournament_id).await
     }
 
@@ -216,13 +229,15 @@ impl Store {
         })
     }
 
-    /// Every tournament's id, newest first.
-    pub async fn list_tournament_ids(&self) -> Result<Vec<i64>, ArenaError> {
-        Ok(
-            sqlx::query_scalar("SELECT id FROM tournaments ORDER BY id DESC")
+    /// A page of tournament ids, newest first.
+    pub async fn list_tournament_ids(&self, page: &Page<i64>) -> Result<PageOf<i64>, ArenaError> {
+        let ids =
+            sqlx::query_scalar("SELECT id FROM tournaments WHERE id < ? ORDER BY id DESC LIMIT ?")
+                .bind(page.after.unwrap_or(i64::MAX))
+                .bind(page.limit())
                 .fetch_all(self.pool())
-                .await?,
-        )
+                .await?;
+        Ok(page.finish(ids, |id| *id))
     }
 
     /// How far a tournament has got.
@@ -230,6 +245,12 @@ impl Store {
         &self,
         tournament_id: i64,
     ) -> Result<TournamentProgress, ArenaError> {
+        let (planned_matches, planning_done): (Option<i64>, bool) =
+            sqlx::query_as("SELECT planned_matches, planning_done FROM tournaments WHERE id = ?")
+                .bind(tournament_id)
+                .fetch_optional(self.pool())
+                .await?
+                .ok_or_else(|| ArenaError::not_found("tournament", tournament_id))?;
         let (matches_total, matches_queued, matches_leased, matches_done, matches_failed): (i64, i64, i64, i64, i64) = sqlx::query_as(
             "SELECT COUNT(*), COALESCE(SUM(status = 'queued'), 0), COALESCE(SUM(status = 'leased'), 0), COALESCE(SUM(status = 'done'), 0), COUNT(failure) \
              FROM matches WHERE tournament_id = ?",
@@ -237,9 +258,13 @@ impl Store {
         .bind(tournament_id)
         .fetch_one(self.pool())
         .await?;
-        if matches_total == 0 {
-            return Err(ArenaError::not_found("tournament", tournament_id));
-        }
+        // While the plan is being written, the total is the plan's.
+        let matches_total = matches_total.max(planned_matches.unwrap_or(0));
+        let matches_done = if planning_done {
+            matches_done
+        } else {
+            matches_done.min(matches_total - 1)
+        };
         let (games_total, games_done): (i64, i64) = sqlx::query_as(
             "SELECT COUNT(g.id), COUNT(r.id) FROM games g JOIN matches m ON m.id = g.match_id \
              LEFT JOIN results r ON r.game_id = g.id WHERE m.tournament_id = ?",
@@ -259,36 +284,57 @@ impl Store {
         })
     }
 
-    /// A tournament's matches, in plan order.
-    pub async fn list_matches(&self, tournament_id: i64) -> Result<Vec<MatchSummary>, ArenaError> {
-        self.tournament(tournament_id).await?;
-        let rows: Vec<(i64, i64, String, Option<String>)> = sqlx::query_as("SELECT id, match_index, CASE WHEN failure IS NULL THEN status ELSE 'failed' END, failure FROM matches WHERE tournament_id = ? ORDER BY match_index")
-            .bind(tournament_id)
-            .fetch_all(self.pool())
-            .await?;
-        let mut matches = Vec::with_capacity(rows.len());
-        for (id, match_index, status, failure) in rows {
-            let seats = self.match_seats(id).await?;
-            let games: Vec<(i64, i64)> =
-                sqlx::query_as("SELECT id, seed FROM games WHERE match_id = ? ORDER BY game_index")
-                    .bind(id)
-                    .fetch_all(self.pool())
-                    .await?;
-            let games = games
-                .into_iter()
-                .map(|(game_id, seed)| (game_id, seed as u64))
-                .collect();
-            matches.push(MatchSummary {
-                id,
-                tournament_id,
-                match_index,
-                status,
-                failure,
-                seats,
-                games,
-            });
+    /// A page of a tournament's matches in plan order (the page is keyed
+    /// by match index), each with its seats and its games' results: two
+    /// queries a page, whatever the number of games.
+    pub async fn list_matches(
+        &self,
+        tournament_id: i64,
+        page: &Page<i64>,
+    ) -> Result<PageOf<MatchSummary>, ArenaError> {
+        let exists: bool =
+            sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM tournaments WHERE id = ?)")
+                .bind(tournament_id)
+                .fetch_one(self.pool())
+                .await?;
+        if !exists {
+            return Err(ArenaError::not_found("tournament", tournament_id));
         }
-        Ok(matches)
+        let after = page.after.unwrap_or(-1);
+        let rows: Vec<MatchRow> = sqlx::query_as(
+            "SELECT m.id, m.match_index, CASE WHEN m.failure IS NULL THEN m.status ELSE 'failed' END AS status, m.failure, \
+             (SELECT json_group_array(json_array(s.seat, s.bot_version_id, b.name, v.version)) FROM seats s \
+              JOIN bot_versions v ON v.id = s.bot_version_id JOIN bots b ON b.id = v.bot_id WHERE s.match_id = m.id) AS seats \
+             FROM matches m WHERE m.tournament_id = ? AND m.match_index > ? ORDER BY m.match_index LIMIT ?",
+        )
+        .bind(tournament_id)
+        .bind(after)
+        .bind(page.limit())
+        .fetch_all(self.pool())
+        .await?;
+        let mut page_of = page.finish(rows, |row| row.match_index);
+        let last_index = page_of.items.last().map_or(after, |row| row.match_index);
+        let games: Vec<GameRow> = sqlx::query_as(
+            "SELECT g.match_id, g.id AS game_id, g.seed, rs.bot_version_id, rs.score, rs.rank, rs.forfeit_reason, rs.forfeit_detail \
+             FROM matches m JOIN games g ON g.match_id = m.id LEFT JOIN result_seats rs ON rs.game_id = g.id \
+             WHERE m.tournament_id = ? AND m.match_index > ? AND m.match_index <= ? \
+             ORDER BY m.match_index, g.game_index, rs.seat",
+        )
+        .bind(tournament_id)
+        .bind(after)
+        .bind(last_index)
+        .fetch_all(self.pool())
+        .await?;
+        let mut summaries = page_of
+            .items
+            .drain(..)
+            .map(|row| row.into_summary(tournament_id))
+            .collect::<Result<Vec<MatchSummary>, ArenaError>>()?;
+        attach_games(&mut summaries, games)?;
+        Ok(PageOf {
+            items: summaries,
+            next_page_token: page_of.next_page_token,
+        })
     }
 
     pub(crate) async fn match_seats(&self, match_id: i64) -> Result<Vec<Entry>, ArenaError> {
@@ -302,33 +348,90 @@ impl Store {
     }
 }
 
-async fn insert_match(
-    tx: &mut SqliteConnection,
-    tournament_id: i64,
-    match_index: usize,
-    planned: &PlannedMatch,
-    entries: &[BotVersion],
-) -> Result<(), ArenaError> {
-    let match_id: i64 = sqlx::query_scalar("INSERT INTO matches (tournament_id, match_index, status) VALUES (?, ?, 'queued') RETURNING id")
-        .bind(tournament_id)
-        .bind(match_index as i64)
-        .fetch_one(&mut *tx)
-        .await?;
-    for (seat, &entry) in planned.seats.iter().enumerate() {
-        sqlx::query("INSERT INTO seats (match_id, seat, bot_version_id) VALUES (?, ?, ?)")
-            .bind(match_id)
-            .bind(seat as i64)
-            .bind(entries[entry].id)
-            .execute(&mut *tx)
-            .await?;
+#[derive(sqlx::FromRow)]
+struct MatchRow {
+    id: i64,
+    match_index: i64,
+    status: String,
+    failure: Option<String>,
+    /// `[[seat, bot_version_id, bot_name, version], ...]` as JSON.
+    seats: String,
+}
+
+impl MatchRow {
+    fn into_summary(self, tournament_id: i64) -> Result<MatchSummary, ArenaError> {
+        let mut seats: Vec<(i64, i64, String, i64)> = serde_json::from_str(&self.seats)
+            .map_err(|error| ArenaError::Internal(format!("seats unreadable: {error}")))?;
+        seats.sort_by_key(|seat| seat.0);
+        Ok(MatchSummary {
+            id: self.id,
+            tournament_id,
+            match_index: self.match_index,
+            status: self.status,
+            failure: self.failure,
+            seats: seats
+                .into_iter()
+                .map(|(_, bot_version_id, bot_name, version)| Entry {
+                    bot_version_id,
+                    bot_name,
+                    version,
+                })
+                .collect(),
+            games: Vec::new(),
+        })
     }
-    for (game_index, &seed) in planned.game_seeds.iter().enumerate() {
-        sqlx::query("INSERT INTO games (match_id, game_index, seed) VALUES (?, ?, ?)")
-            .bind(match_id)
-            .bind(game_index as i64)
-            .bind(seed as i64)
-            .execute(&mut *tx)
-            .await?;
+}
+
+#[derive(sqlx::FromRow)]
+struct GameRow {
+    match_id: i64,
+    game_id: i64,
+    seed: i64,
+    bot_version_id: Option<i64>,
+    score: Option<i64>,
+    rank: Option<i64>,
+    forfeit_reason: Option<String>,
+    forfeit_detail: Option<String>,
+}
+
+/// Puts each game row (one per seat once recorded) in its match, in order.
+fn attach_games(summaries: &mut [MatchSummary], rows: Vec<GameRow>) -> Result<(), ArenaError> {
+    let mut position = 0;
+    for row in rows {
+        while summaries
+            .get(position)
+            .is_some_and(|summary| summary.id != row.match_id)
+        {
+            position += 1;
+        }
+        let Some(summary) = summaries.get_mut(position) else {
+            return Err(ArenaError::Internal("a game outside the page".into()));
+        };
+        if summary
+            .games
+            .last()
+            .is_none_or(|game| game.game_id != row.game_id)
+        {
+            summary.games.push(GameSummary {
+                game_id: row.game_id,
+                seed: row.seed as u64,
+                result: Vec::new(),
+            });
+        }
+        if let (Some(bot_version_id), Some(score), Some(rank), Some(game)) = (
+            row.bot_version_id,
+            row.score,
+            row.rank,
+            summary.games.last_mut(),
+        ) {
+            game.result.push(super::results::seat_result(
+                bot_version_id,
+                score,
+                rank,
+                row.forfeit_reason,
+                row.forfeit_detail,
+            )?);
+        }
     }
     Ok(())
 }

@@ -156,6 +156,7 @@ fn serve(db: &Path, listen: &str) -> (Running, String) {
             listen,
             "--runner-token",
             RUNNER_TOKEN,
+            "--open-registration",
         ])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -313,6 +314,8 @@ pub async fn assert_complete_and_exact(
         .await
         .list_matches(pb::ListMatchesRequest {
             tournament_id: tournament.id,
+            page_size: 1000,
+            ..Default::default()
         })
         .await
         .unwrap()

@@ -1,5 +1,6 @@
 use super::*;
 use crate::store::tests::{count, duel, owner_with_bots, test_store, LEASE_MS};
+use crate::store::Page;
 use crate::store::ReportOutcome;
 use crate::testkit::report_by_strength;
 
@@ -60,7 +61,11 @@ async fn a_match_given_back_is_queued_again_then_given_up_and_never_rated() {
     let progress = test.tournament_progress(tournament.id).await.unwrap();
     assert!(progress.finished());
     assert_eq!((progress.matches_failed, progress.games_done), (1, 1));
-    let matches = test.list_matches(tournament.id).await.unwrap();
+    let matches = test
+        .list_matches(tournament.id, &Page::first())
+        .await
+        .unwrap()
+        .items;
     let failed = matches.iter().find(|m| m.id == first.match_id).unwrap();
     assert_eq!(failed.status, "failed");
     assert!(failed
@@ -97,7 +102,11 @@ async fn a_failed_build_breaks_the_version_and_ends_its_matches_with_build_faile
     let log = version.build_log.unwrap();
     assert!(log.len() <= MAX_FAULT_TEXT_BYTES && log.ends_with("the last line"));
     // Every match seating the broken version ended, with it ranked last.
-    let matches = test.list_matches(tournament.id).await.unwrap();
+    let matches = test
+        .list_matches(tournament.id, &Page::first())
+        .await
+        .unwrap()
+        .items;
     let seating_it: Vec<_> = matches
         .iter()
         .filter(|m| m.seats.iter().any(|seat| seat.bot_version_id == broken))
@@ -105,7 +114,7 @@ async fn a_failed_build_breaks_the_version_and_ends_its_matches_with_build_faile
     assert_eq!(ended, seating_it.len());
     for summary in seating_it {
         assert_eq!(summary.status, "done");
-        for &(game_id, _) in &summary.games {
+        for game_id in summary.games.iter().map(|game| game.game_id) {
             let result = test.game_result(game_id).await.unwrap();
             for seat in result {
                 if seat.bot_version_id == broken {

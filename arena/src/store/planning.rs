@@ -1,0 +1,177 @@
+//! Writing a tournament's plan without stalling the arena: the plan (pure
+//! and seeded, [`crate::plan`]) is written in chunks of at most
+//! [`PLAN_CHUNK_ROWS`] rows, each its own short write transaction, so a
+//! heartbeat or a report waits for one chunk at most, never for the whole
+//! plan. A half-written match is 'leased' to nobody until its last game is
+//! written; a tournament whose planning a restart interrupted is finished
+//! by [`Store::resume_planning`], which writes exactly what is missing.
+
+use std::collections::HashMap;
+
+use sqlx::SqliteConnection;
+
+use super::Store;
+use crate::error::ArenaError;
+use crate::plan::{plan_round_robin, PlannedMatch};
+
+/// Rows (matches, seats, games) written per transaction.
+pub const PLAN_CHUNK_ROWS: usize = 2_000;
+/// Rows per INSERT statement.
+const ROWS_PER_STATEMENT: usize = 250;
+
+/// A match of the plan already (partly) written.
+#[derive(Debug, Clone, Copy)]
+struct Written {
+    match_id: i64,
+    games: usize,
+}
+
+impl Store {
+    /// Finishes the planning of every tournament a restart interrupted.
+    pub async fn resume_planning(&self) -> Result<usize, ArenaError> {
+        let unfinished: Vec<i64> =
+            sqlx::query_scalar("SELECT id FROM tournaments WHERE planning_done = 0 ORDER BY id")
+                .fetch_all(self.pool())
+                .await?;
+        for &tournament_id in &unfinished {
+            self.write_plan(tournament_id).await?;
+        }
+        Ok(unfinished.len())
+    }
+
+    /// Writes what is missing of a tournament's plan, chunk by chunk.
+    pub(crate) async fn write_plan(&self, tournament_id: i64) -> Result<(), ArenaError> {
+        let (seats_per_game, games_per_pairing, seed): (i64, i64, i64) = sqlx::query_as(
+            "SELECT seats_per_game, games_per_pairing, seed FROM tournaments WHERE id = ?",
+        )
+        .bind(tournament_id)
+        .fetch_one(self.pool())
+        .await?;
+        let entries: Vec<i64> = sqlx::query_scalar(
+            "SELECT bot_version_id FROM tournament_entries WHERE tournament_id = ? ORDER BY entry_index",
+        )
+        .bind(tournament_id)
+        .fetch_all(self.pool())
+        .await?;
+        let plan = plan_round_robin(
+            entries.len(),
+            seats_per_game as usize,
+            games_per_pairing as usize,
+            seed as u64,
+        )?;
+        let rows: Vec<(i64, i64, i64)> = sqlx::query_as(
+            "SELECT m.match_index, m.id, (SELECT COUNT(*) FROM games g WHERE g.match_id = m.id) FROM matches m WHERE m.tournament_id = ?",
+        )
+        .bind(tournament_id)
+        .fetch_all(self.pool())
+        .await?;
+        let mut written: HashMap<usize, Written> = rows
+            .into_iter()
+            .map(|(index, match_id, games)| {
+                (
+                    index as usize,
+                    Written {
+                        match_id,
+                        games: games as usize,
+                    },
+                )
+            })
+            .collect();
+        let mut tx = self.begin_write().await?;
+        let mut budget = PLAN_CHUNK_ROWS;
+        for (match_index, planned) in plan.iter().enumerate() {
+            let mut done = match written.remove(&match_index) {
+                Some(done) => done,
+                None => {
+                    budget = budget.saturating_sub(1 + planned.seats.len());
+                    insert_match(&mut tx, tournament_id, match_index, planned, &entries).await?
+                }
+            };
+            while done.games < planned.game_seeds.len() {
+                if budget == 0 {
+                    tx.commit().await?;
+                    tx = self.begin_write().await?;
+                    budget = PLAN_CHUNK_ROWS;
+                }
+                let take = budget.min(planned.game_seeds.len() - done.games);
+                insert_games(
+                    &mut tx,
+                    done.match_id,
+                    done.games,
+                    &planned.game_seeds[done.games..done.games + take],
+                )
+                .await?;
+                done.games += take;
+                budget -= take;
+            }
+            // Complete: a runner may take it now.
+            sqlx::query(
+                "UPDATE matches SET status = 'queued' WHERE id = ? AND status = 'leased' AND lease_holder IS NULL AND lease_expires_at IS NULL",
+            )
+            .bind(done.match_id)
+            .execute(&mut *tx)
+            .await?;
+        }
+        sqlx::query("UPDATE tournaments SET planning_done = 1 WHERE id = ?")
+            .bind(tournament_id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        self.notify_change();
+        Ok(())
+    }
+}
+
+/// A new match, 'leased' to nobody until its games are written.
+async fn insert_match(
+    tx: &mut SqliteConnection,
+    tournament_id: i64,
+    match_index: usize,
+    planned: &PlannedMatch,
+    entries: &[i64],
+) -> Result<Written, ArenaError> {
+    let match_id: i64 = sqlx::query_scalar(
+        "INSERT INTO matches (tournament_id, match_index, status) VALUES (?, ?, 'leased') RETURNING id",
+    )
+    .bind(tournament_id)
+    .bind(match_index as i64)
+    .fetch_one(&mut *tx)
+    .await?;
+    for (seat, &entry) in planned.seats.iter().enumerate() {
+        let bot_version_id = entries
+            .get(entry)
+            .ok_or_else(|| ArenaError::Internal(format!("plan names entry {entry}")))?;
+        sqlx::query("INSERT INTO seats (match_id, seat, bot_version_id) VALUES (?, ?, ?)")
+            .bind(match_id)
+            .bind(seat as i64)
+            .bind(bot_version_id)
+            .execute(&mut *tx)
+            .await?;
+    }
+    Ok(Written { match_id, games: 0 })
+}
+
+/// Games `first..` of a match, a few hundred rows per statement.
+async fn insert_games(
+    tx: &mut SqliteConnection,
+    match_id: i64,
+    first: usize,
+    seeds: &[u64],
+) -> Result<(), ArenaError> {
+    for (chunk_index, chunk) in seeds.chunks(ROWS_PER_STATEMENT).enumerate() {
+        let mut builder = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
+            "INSERT INTO games (match_id, game_index, seed) ",
+        );
+        let start = first + chunk_index * ROWS_PER_STATEMENT;
+        builder.push_values(chunk.iter().enumerate(), |mut row, (offset, &seed)| {
+            row.push_bind(match_id)
+                .push_bind((start + offset) as i64)
+                .push_bind(seed as i64);
+        });
+        builder.build().execute(&mut *tx).await?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,89 @@
+//! `cairn runners add|list|revoke`: named runners, each with its own token,
+//! managed on the arena's database file (the operator's machine; no token
+//! travels over the network). Revocation takes effect on the runner's next
+//! call, and the matches it held go back to the queue.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use cairn_arena::store::DEFAULT_DB_PATH;
+use cairn_arena::Store;
+use serde_json::json;
+
+use crate::table::Table;
+
+#[derive(Debug, clap::Subcommand)]
+pub enum RunnersCommand {
+    /// Add a runner and print its token (shown once).
+    Add {
+        name: String,
+        #[arg(long, default_value = DEFAULT_DB_PATH)]
+        db: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the runners.
+    List {
+        #[arg(long, default_value = DEFAULT_DB_PATH)]
+        db: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Revoke a runner's token; its leased matches go back to the queue.
+    Revoke {
+        name: String,
+        #[arg(long, default_value = DEFAULT_DB_PATH)]
+        db: PathBuf,
+    },
+}
+
+async fn open(db: &std::path::Path) -> anyhow::Result<Store> {
+    // An operator command on a file that does not exist is a typo, not a
+    // request for a new arena.
+    anyhow::ensure!(db.is_file(), "no arena database at {}", db.display());
+    Store::open(db)
+        .await
+        .with_context(|| format!("cannot open the database {}", db.display()))
+}
+
+pub fn run(command: RunnersCommand) -> anyhow::Result<ExitCode> {
+    crate::client::runtime()?.block_on(async {
+        match command {
+            RunnersCommand::Add { name, db, json } => {
+                let (runner, token) = open(&db).await?.register_runner(&name).await?;
+                if json {
+                    println!("{}", json!({"id": runner.id, "name": runner.name, "token": token}));
+                } else {
+                    println!("runner {} added; its token (shown once): {token}", runner.name);
+                }
+            }
+            RunnersCommand::List { db, json } => {
+                let runners = open(&db).await?.list_runners().await?;
+                if json {
+                    let rows: Vec<_> = runners
+                        .iter()
+                        .map(|r| json!({"id": r.id, "name": r.name, "created_at_ms": r.created_at, "last_seen_at_ms": r.last_seen_at, "revoked_at_ms": r.revoked_at, "leases": r.leases}))
+                        .collect();
+                    println!("{}", serde_json::Value::Array(rows));
+                } else {
+                    let mut table = Table::new(&["runner", "state", ">leases", ">last seen (unix ms)"]);
+                    for runner in &runners {
+                        table.row(vec![
+                            runner.name.clone(),
+                            if runner.revoked_at.is_some() { "revoked" } else { "active" }.into(),
+                            runner.leases.to_string(),
+                            runner.last_seen_at.map_or("never".into(), |at| at.to_string()),
+                        ]);
+                    }
+                    print!("{}", table.render());
+                }
+            }
+            RunnersCommand::Revoke { name, db } => {
+                let requeued = open(&db).await?.revoke_runner(&name).await?;
+                println!("runner {name} revoked; {requeued} leased match(es) back in the queue");
+            }
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}
