@@ -64,7 +64,7 @@ async fn archives_a_runner_could_not_unpack_are_refused_at_submission_for_the_sa
         );
     }
     let bots = client
-        .list_bots(pb::ListBotsRequest {})
+        .list_bots(pb::ListBotsRequest::default())
         .await
         .unwrap()
         .into_inner();
