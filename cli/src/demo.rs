@@ -22,8 +22,9 @@ pub struct DemoArgs {
     /// The folder for the database, the bots and the runner's cache [default: a fresh temporary folder].
     #[arg(long)]
     dir: Option<PathBuf>,
-    /// Games each table plays (rounded up to a multiple of its seats).
-    #[arg(long, default_value_t = 20)]
+    /// Games each table plays (rounded up to a multiple of its seats). Ten
+    /// keeps the demo near half a minute with the searching bot entered.
+    #[arg(long, default_value_t = 10)]
     games_per_pairing: u32,
     /// Run bots as plain processes, without the sandbox.
     #[arg(long)]
