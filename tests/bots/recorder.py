@@ -1,6 +1,7 @@
 """A random bot that writes down what it sees: for each game, its own
-actions and the events it is sent, in the order they reach it, as JSON
-lines in the file named by its first argument."""
+actions and the events it is sent, in the order they reach it, then the
+final observation its gameOver carried, as JSON lines in the file named by
+its first argument."""
 
 import json
 import os
@@ -36,6 +37,7 @@ class Recorder(Bot):
     def game_over(self, game_over):
         for event in game_over["events"]:
             self.write({"seat": event["seat"], "action": event["action"]})
+        self.write({"seat": self.seat, "final": game_over.get("observation")})
 
 
 run(Recorder(sys.argv[1], int(sys.argv[2])))

@@ -1,17 +1,20 @@
 //! Each seat is told every other seat's action exactly once, in order, and
 //! as the engine shows it to that seat: a seat's own actions interleaved
-//! with the events it receives are the whole game, action for action.
+//! with the events it receives are the whole game, action for action; and
+//! its `gameOver` carries its observation of the final state.
 
 use cairn_engine::{new_game, Seat};
 use cairn_runner::{play_match, GameRecord, PlainLauncher};
 use cairn_tests::{bot, schotten_totten, workspace_root};
 
 /// One game in a recorder's log: its index, the recorder's seat, and what
-/// it saw as (seat, action) in arrival order.
+/// it saw as (seat, action) in arrival order, and the observation its
+/// `gameOver` carried.
 struct Seen {
     game: usize,
     seat: Seat,
     actions: Vec<(Seat, String)>,
+    final_observation: Option<serde_json::Value>,
 }
 
 fn read_log(path: &std::path::Path) -> Vec<Seen> {
@@ -19,11 +22,16 @@ fn read_log(path: &std::path::Path) -> Vec<Seen> {
     for line in std::fs::read_to_string(path).unwrap().lines() {
         let entry: serde_json::Value = serde_json::from_str(line).unwrap();
         let seat = entry["seat"].as_u64().unwrap() as Seat;
+        if let Some(observation) = entry.get("final") {
+            games.last_mut().unwrap().final_observation = Some(observation.clone());
+            continue;
+        }
         match entry.get("game") {
             Some(game) => games.push(Seen {
                 game: game.as_u64().unwrap() as usize,
                 seat,
                 actions: Vec::new(),
+                final_observation: None,
             }),
             None => games
                 .last_mut()
@@ -92,6 +100,14 @@ fn own_actions_and_received_events_replay_the_whole_game_for_each_seat() {
                 seen.game,
                 seen.seat
             );
+            let last = seen
+                .final_observation
+                .as_ref()
+                .expect("gameOver carries the seat's final observation");
+            let last = &last["schottenTotten"];
+            assert_eq!(last["seat"], seen.seat as u64, "{last}");
+            assert_eq!(last["phase"], "over", "{last}");
+            assert!(last.get("toMove").is_none(), "{last}");
         }
     }
     std::fs::remove_dir_all(&dir).unwrap();
