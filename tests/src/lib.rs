@@ -179,3 +179,28 @@ fn can_still_run(status: &str) -> bool {
         .any(|mask| u64::from_str_radix(mask, 16).is_ok_and(|bits| bits & SIGKILL_BIT != 0));
     !zombie && !kill_pending
 }
+
+/// Every file under `dir` whose bytes hold `needle` (links not followed;
+/// unreadable files count as empty).
+pub fn files_holding(dir: &Path, needle: &str) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(path) = pending.pop() {
+        let Ok(meta) = path.symlink_metadata() else {
+            continue;
+        };
+        if meta.is_dir() {
+            pending.extend(
+                std::fs::read_dir(&path)
+                    .unwrap()
+                    .flatten()
+                    .map(|e| e.path()),
+            );
+        } else if meta.is_file()
+            && String::from_utf8_lossy(&std::fs::read(&path).unwrap_or_default()).contains(needle)
+        {
+            found.push(path);
+        }
+    }
+    found
+}

@@ -7,37 +7,13 @@
 mod arena_support;
 
 use std::net::TcpListener;
-use std::path::Path;
 use std::process::{Command, Stdio};
 
 use arena_support::{
-    add_bot, cairn, cairn_binary, create_round_robin, register_owner, wait_for_progress, Arena,
-    Running, RUNNER_TOKEN,
+    add_bot, add_bot_folder, cairn_binary, create_round_robin, register_owner, wait_for_progress,
+    Arena, Running, RUNNER_TOKEN,
 };
-
-/// Every file under `dir` holding `needle` (links not followed).
-fn files_holding(dir: &Path, needle: &str) -> Vec<std::path::PathBuf> {
-    let mut found = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(path) = pending.pop() {
-        let Ok(meta) = path.symlink_metadata() else {
-            continue;
-        };
-        if meta.is_dir() {
-            pending.extend(
-                std::fs::read_dir(&path)
-                    .unwrap()
-                    .flatten()
-                    .map(|e| e.path()),
-            );
-        } else if meta.is_file()
-            && String::from_utf8_lossy(&std::fs::read(&path).unwrap_or_default()).contains(needle)
-        {
-            found.push(path);
-        }
-    }
-    found
-}
+use cairn_tests::files_holding;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hostile_build_on_a_real_runner_is_sandboxed_and_the_tournament_finishes() {
@@ -64,20 +40,7 @@ async fn a_hostile_build_on_a_real_runner_is_sandboxed_and_the_tournament_finish
         cairn_binary().display().to_string()
     );
     std::fs::write(folder.join("cairn-bot.toml"), manifest).unwrap();
-    let added = cairn(&[
-        "bot",
-        "add",
-        folder.to_str().unwrap(),
-        "--arena",
-        &arena.address,
-        "--token",
-        &token,
-    ]);
-    assert!(
-        added.status.success(),
-        "{}",
-        String::from_utf8_lossy(&added.stderr)
-    );
+    add_bot_folder(&arena, &token, &folder);
     let tournament = create_round_robin(&arena, &token, &["plain", "hostile-build"], 2).await;
     let cache = arena.folder.path().join("sandboxed-runner-cache");
     // The sandboxed runner, its token on its command line and in its environment.

@@ -165,20 +165,7 @@ async fn a_bots_build_command_runs_before_it_plays_and_each_artifact_is_cached_o
     );
     let manifest = format!("name = \"built\"\nbuild = [\"sh\", \"-c\", \"echo ok > built.txt\"]\ncommand = [\"sh\", \"-c\", {command:?}]\n");
     std::fs::write(folder.join("cairn-bot.toml"), manifest).unwrap();
-    let added = cairn(&[
-        "bot",
-        "add",
-        folder.to_str().unwrap(),
-        "--arena",
-        &arena.address,
-        "--token",
-        &token,
-    ]);
-    assert!(
-        added.status.success(),
-        "{}",
-        String::from_utf8_lossy(&added.stderr)
-    );
+    add_bot_folder(&arena, &token, &folder);
     let tournament = create_round_robin(&arena, &token, &["plain", "built"], 4).await;
     let _runner = arena.runner(10_000, 2);
     wait_for_progress(&arena, tournament.id, |p| p.finished).await;

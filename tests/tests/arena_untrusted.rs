@@ -36,20 +36,7 @@ async fn a_bot_whose_build_fails_is_charged_and_the_runner_and_tournament_go_on(
         format!("{manifest}build = [\"sh\", \"-c\", \"echo cannot compile >&2; false\"]\n"),
     )
     .unwrap();
-    let added = cairn(&[
-        "bot",
-        "add",
-        folder.to_str().unwrap(),
-        "--arena",
-        &arena.address,
-        "--token",
-        &token,
-    ]);
-    assert!(
-        added.status.success(),
-        "{}",
-        String::from_utf8_lossy(&added.stderr)
-    );
+    add_bot_folder(&arena, &token, &folder);
     let tournament =
         create_round_robin(&arena, &token, &["good", "unbuildable", "also-good"], 2).await;
     let mut runner = arena.runner(10_000, 1);
@@ -517,36 +504,6 @@ async fn a_writer_completes_while_a_100_000_game_tournament_is_being_planned() {
     );
 }
 
-/// Starts `cairn serve` with `flags`; the process and its address.
-fn serve_with(db: &std::path::Path, flags: &[&str]) -> (Running, String) {
-    use std::io::BufRead;
-    let mut child = std::process::Command::new(cairn_binary())
-        .args([
-            "serve",
-            "--db",
-            db.to_str().unwrap(),
-            "--listen",
-            "127.0.0.1:0",
-        ])
-        .args(["--runner-token", RUNNER_TOKEN])
-        .args(flags)
-        .env_remove("CAIRN_ADMIN_TOKEN")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    std::io::BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let address = line
-        .split_whitespace()
-        .find(|word| word.starts_with("http://"))
-        .unwrap()
-        .to_string();
-    (Running(child), address)
-}
-
 #[test]
 fn owners_register_only_with_the_admin_token_unless_registration_is_open() {
     let folder = tempfile::tempdir().unwrap();
@@ -558,13 +515,13 @@ fn owners_register_only_with_the_admin_token_unless_registration_is_open() {
         }
         cairn(&args)
     };
-    let (mut closed, address) = serve_with(&db, &[]);
+    let (mut closed, address) = serve_with(&db, "127.0.0.1:0", &[]);
     let refused = register(&address, None);
     assert!(!refused.status.success());
     assert!(String::from_utf8_lossy(&refused.stderr).contains("registers no owners"));
     closed.sigkill();
     let admin = "admin-token-0123456789abcdef";
-    let (mut guarded, address) = serve_with(&db, &["--admin-token", admin]);
+    let (mut guarded, address) = serve_with(&db, "127.0.0.1:0", &["--admin-token", admin]);
     assert!(!register(&address, None).status.success());
     assert!(!register(&address, Some("a-guess-at-the-token"))
         .status

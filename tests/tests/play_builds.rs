@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use arena_support::cairn_binary;
-use cairn_tests::workspace_root;
+use cairn_tests::{files_holding, workspace_root};
 
 /// A bot folder: the SDK's Python random bot plus `manifest`.
 fn python_folder(dir: &Path, manifest: &str) -> std::path::PathBuf {
@@ -33,29 +33,6 @@ fn play(cache: &Path, bots: &[&Path]) -> Output {
         .env("XDG_CACHE_HOME", cache)
         .env("CAIRN_RUNNER_TOKEN", "play-secret-token");
     command.output().expect("cairn runs")
-}
-
-fn files_holding(dir: &Path, needle: &str) -> Vec<std::path::PathBuf> {
-    let mut found = Vec::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(path) = pending.pop() {
-        let Ok(meta) = path.symlink_metadata() else {
-            continue;
-        };
-        if meta.is_dir() {
-            pending.extend(
-                std::fs::read_dir(&path)
-                    .unwrap()
-                    .flatten()
-                    .map(|e| e.path()),
-            );
-        } else if meta.is_file()
-            && String::from_utf8_lossy(&std::fs::read(&path).unwrap()).contains(needle)
-        {
-            found.push(path);
-        }
-    }
-    found
 }
 
 #[test]

@@ -415,20 +415,7 @@ fn add_markup_bot(arena: &Arena, token: &str) {
         "import json, sys\nfor line in sys.stdin:\n    m = json.loads(line)\n    if 'hello' in m:\n        print(json.dumps({{'ready': {{'name': 'markup'}}}}), flush=True)\n    elif 'request' in m:\n        print(json.dumps({{'action': {{'decisionId': m['request']['decisionId'], 'action': {MARKUP_ACTION:?}}}}}), flush=True)\n    elif 'quit' in m:\n        break\n"
     );
     std::fs::write(folder.join("bot.py"), program).unwrap();
-    let output = cairn(&[
-        "bot",
-        "add",
-        folder.to_str().unwrap(),
-        "--arena",
-        &arena.address,
-        "--token",
-        token,
-    ]);
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    add_bot_folder(arena, token, &folder);
 }
 
 fn screenshot_dir() -> PathBuf {

@@ -145,8 +145,15 @@ impl Arena {
     }
 }
 
-/// Starts `cairn serve` and reads the address from its first line.
+/// Starts `cairn serve` with open registration and reads the address from
+/// its first line.
 fn serve(db: &Path, listen: &str) -> (Running, String) {
+    serve_with(db, listen, &["--open-registration"])
+}
+
+/// Starts `cairn serve` on `listen` with the runner token and `flags` (and
+/// no admin token from the environment); the process and its address.
+pub fn serve_with(db: &Path, listen: &str, flags: &[&str]) -> (Running, String) {
     let mut child = Command::new(cairn_binary())
         .args([
             "serve",
@@ -156,8 +163,9 @@ fn serve(db: &Path, listen: &str) -> (Running, String) {
             listen,
             "--runner-token",
             RUNNER_TOKEN,
-            "--open-registration",
         ])
+        .args(flags)
+        .env_remove("CAIRN_ADMIN_TOKEN")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -218,7 +226,15 @@ pub fn bot_folder(root: &Path, name: &str, bundled: &str) -> PathBuf {
 
 /// Adds a bot with `cairn bot add` (the CLI path owners use).
 pub fn add_bot(arena: &Arena, token: &str, name: &str, bundled: &str) {
-    let folder = bot_folder(arena.folder.path(), name, bundled);
+    add_bot_folder(
+        arena,
+        token,
+        &bot_folder(arena.folder.path(), name, bundled),
+    );
+}
+
+/// Submits the bot folder `folder` with `cairn bot add`, which must succeed.
+pub fn add_bot_folder(arena: &Arena, token: &str, folder: &Path) {
     let output = cairn(&[
         "bot",
         "add",
