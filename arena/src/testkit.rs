@@ -3,8 +3,11 @@
 //! that knows two made-up games so the arena can be tested before and
 //! independently of any real engine (with [`test_verifier`], which reads
 //! their made-up replays), reports that rank seats by a fixed strength so
-//! the expected leaderboard is known, and honest reports of real games
-//! ([`played_game_report`]).
+//! the expected leaderboard is known, honest reports of real games
+//! ([`played_game_report`]), and a throwaway PostgreSQL server
+//! ([`postgres::Postgres`]).
+
+pub mod postgres;
 
 use std::io::Write;
 
