@@ -154,16 +154,26 @@ impl Method {
 }
 
 /// Why a bot has no fitted rating.
+///
+/// RULING (ours, issue 11): the rated bots stay the largest group linked
+/// both ways by wins and losses; we do not stretch the fit over the largest
+/// weakly connected group (that needs a prior, which would move every
+/// rating and the calibrated intervals). Instead the reason says what a
+/// user sees: with few games per table, the two strongest bots of a board
+/// can beat each other and never lose to the rest, so they form their own
+/// group above it; they rank above every rated bot, by an unmeasured gap.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum Unidentified {
     /// Its rating could be anything above the rest: e.g. it won every game.
-    #[error("never beaten by the rated bots")]
+    #[error("above every rated bot: it never lost to them, so how far above cannot be measured yet (more games against them would)")]
     Unbeaten,
     /// E.g. it lost every game.
-    #[error("never beat the rated bots")]
+    #[error("below every rated bot: it never beat them, so how far below cannot be measured yet (more games against them would)")]
     Winless,
     /// Its games do not link it to the rated bots both ways.
-    #[error("not linked to the rated bots by wins and losses")]
+    #[error(
+        "not compared with the rated bots: no chain of wins and losses links it to them both ways"
+    )]
     Unconnected,
 }
 

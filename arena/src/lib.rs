@@ -10,6 +10,10 @@
 //! - [`ratings`]: Elo, Glicko-2 and Weng-Lin updates, pure.
 //! - [`fit`]: ratings fitted by maximum likelihood over a whole history
 //!   (Bradley-Terry, Plackett-Luce) with bootstrap intervals, pure.
+//! - [`stats`]: score, Elo interval, LOS, pentanomial and SPRT formulas
+//!   (shared by `cairn play --sprt` and SPRT gauntlets), pure.
+//! - [`format`]: tournament formats (round robin, gauntlet, Swiss,
+//!   knockout): which matches come next from the results so far, pure.
 //! - [`verify`]: re-refereeing a reported game with the engine, pure.
 //! - [`archive`]: checking a submitted bot folder (`tar.gz`); the code lives
 //!   in `cairn_proto::archive`, shared with runners, which unpack with it.
@@ -39,9 +43,11 @@
 pub use cairn_proto::archive;
 pub mod error;
 pub mod fit;
+pub mod format;
 pub mod plan;
 pub mod ratings;
 pub mod service;
+pub mod stats;
 pub mod store;
 #[cfg(any(test, feature = "testkit"))]
 pub mod testkit;

@@ -28,6 +28,12 @@ pub enum PlanError {
     TooFewEntries { entries: usize, seats: usize },
     #[error("games per pairing must be a positive multiple of the {seats} seats so every bot has every seat equally often, not {games}")]
     GamesPerPairing { games: usize, seats: usize },
+    #[error("a swiss tournament needs at least one round")]
+    Rounds,
+    #[error("a knockout is played at tables of 2, not {0}")]
+    KnockoutSeats(usize),
+    #[error("a gauntlet needs one or more challengers, each entered once, and a field")]
+    Challengers,
     #[error("the tournament would plan {planned} games, more than the {limit} allowed")]
     TooManyGames { planned: usize, limit: usize },
 }
@@ -75,9 +81,20 @@ pub fn plan_round_robin(
             limit: MAX_PLANNED_GAMES,
         });
     }
-    let deals_per_rotation = games_per_pairing / seats;
-    let mut matches = Vec::with_capacity(tables.len() * seats);
+    Ok(rotations_of_tables(&tables, games_per_pairing, &mut rng))
+}
+
+/// Every table as one match per seat rotation, all rotations of a table on
+/// the same freshly drawn deals (`games_per_pairing / seats` of them).
+pub(crate) fn rotations_of_tables(
+    tables: &[Vec<usize>],
+    games_per_pairing: usize,
+    rng: &mut Rng,
+) -> Vec<PlannedMatch> {
+    let mut matches = Vec::new();
     for table in tables {
+        let seats = table.len();
+        let deals_per_rotation = games_per_pairing / seats.max(1);
         let game_seeds: Vec<u64> = (0..deals_per_rotation).map(|_| rng.next_u64()).collect();
         for rotation in 0..seats {
             let seating = (0..seats)
@@ -89,10 +106,10 @@ pub fn plan_round_robin(
             });
         }
     }
-    Ok(matches)
+    matches
 }
 
-fn all_pairs(n_entries: usize) -> Vec<Vec<usize>> {
+pub(crate) fn all_pairs(n_entries: usize) -> Vec<Vec<usize>> {
     (0..n_entries)
         .flat_map(|a| (a + 1..n_entries).map(move |b| vec![a, b]))
         .collect()
@@ -168,7 +185,7 @@ fn position(order: &[usize], entry: usize) -> usize {
         .unwrap_or(usize::MAX)
 }
 
-fn shuffle(items: &mut [usize], rng: &mut Rng) {
+pub(crate) fn shuffle(items: &mut [usize], rng: &mut Rng) {
     for i in (1..items.len()).rev() {
         items.swap(i, rng.below(i + 1));
     }

@@ -44,16 +44,20 @@ impl RatingModel {
 
     /// The models that rate games of `n_seats` seats.
     pub fn for_seats(n_seats: usize) -> &'static [RatingModel] {
-        if n_seats == 2 {
-            &[RatingModel::Glicko2, RatingModel::Elo]
-        } else {
-            &[RatingModel::WengLin]
+        match n_seats {
+            // A solo game has nobody to be rated against (see `fit::solo`).
+            0 | 1 => &[],
+            2 => &[RatingModel::Glicko2, RatingModel::Elo],
+            _ => &[RatingModel::WengLin],
         }
     }
 
     /// The model a leaderboard shows unless asked for another.
     pub fn default_for_seats(n_seats: usize) -> RatingModel {
-        RatingModel::for_seats(n_seats)[0]
+        RatingModel::for_seats(n_seats)
+            .first()
+            .copied()
+            .unwrap_or(RatingModel::WengLin)
     }
 
     fn initial(self) -> Rating {

@@ -200,6 +200,7 @@ async fn play_tournaments(args: &DemoArgs, dir: &Path, arena: &ArenaArgs) -> any
             // A table plays every rotation of its seats equally often.
             games_per_pairing: args.games_per_pairing.div_ceil(*seats) * *seats,
             seed: seed as u64 + 1,
+            ..Default::default()
         };
         let tournament = client
             .create_tournament(authorized(request, &token))

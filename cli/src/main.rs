@@ -29,6 +29,7 @@ mod replay;
 mod runner_cmd;
 mod runners;
 mod serve;
+mod standings;
 mod table;
 mod tournaments;
 mod view;

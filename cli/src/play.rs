@@ -27,7 +27,7 @@ use summary::{HeadToHead, SprtState};
 
 mod batch;
 mod progress;
-mod stats;
+use cairn_arena::stats;
 mod summary;
 
 use crate::escape;

@@ -60,6 +60,9 @@ pub fn run(args: RatingsArgs) -> anyhow::Result<ExitCode> {
 /// The leaderboard as a table: the fitted rating and its 95% interval
 /// first (the order), then the live model's rating.
 pub fn leaderboard_table(board: &pb::Leaderboard) -> String {
+    if !board.solo.is_empty() {
+        return solo_table(board);
+    }
     let mut table = Table::new(&[
         ">#",
         "bot",
@@ -111,6 +114,53 @@ pub fn leaderboard_table(board: &pb::Leaderboard) -> String {
         board.model,
         table.render()
     )
+}
+
+/// A solo leaderboard: mean score per deal with its 95% interval, the
+/// rank title, and the paired-by-deal gap to the next bot.
+fn solo_table(board: &pb::Leaderboard) -> String {
+    let mut table = Table::new(&[
+        ">#",
+        "bot",
+        ">mean",
+        "95% CI",
+        "title",
+        ">deals",
+        "ahead of next (paired by deal)",
+    ]);
+    for row in &board.solo {
+        let ahead = row.ahead_of_next.map_or_else(String::new, |d| {
+            format!(
+                "{:+.1} [{}, {}]",
+                d.mean,
+                solo_bound(d.low),
+                solo_bound(d.high)
+            )
+        });
+        table.row(vec![
+            row.position.to_string(),
+            format!("{}@{}", row.bot_name, row.version),
+            format!("{:.1}", row.mean),
+            format!("[{}, {}]", solo_bound(row.low), solo_bound(row.high)),
+            row.title.clone(),
+            row.deals.to_string(),
+            ahead,
+        ]);
+    }
+    format!(
+        "{} {} (solo: every bot on the same deals, ranked by mean score)\n{}",
+        board.game,
+        board.variant,
+        table.render()
+    )
+}
+
+fn solo_bound(value: f64) -> String {
+    if value.is_finite() {
+        format!("{value:.1}")
+    } else {
+        bound(value)
+    }
 }
 
 /// What the fitted column is: its model, its games and its scale.
@@ -168,7 +218,17 @@ pub fn leaderboard_json(board: &pb::Leaderboard) -> Value {
         json!({"method": fit.method, "games": fit.games, "deals": fit.deals,
                "anchor_bot": (!fit.anchor_bot.is_empty()).then_some(&fit.anchor_bot), "anchor_rating": fit.anchor_rating})
     });
-    json!({"game": board.game, "variant": board.variant, "model": board.model, "fit": fit, "rows": rows})
+    let solo: Vec<Value> = board
+        .solo
+        .iter()
+        .map(|r| {
+            let finite = |v: f64| v.is_finite().then_some(v);
+            json!({"position": r.position, "bot_version_id": r.bot_version_id, "bot": r.bot_name, "version": r.version,
+                   "deals": r.deals, "mean": r.mean, "ci95": [finite(r.low), finite(r.high)], "title": r.title,
+                   "ahead_of_next": r.ahead_of_next.map(|d| json!({"mean": d.mean, "ci95": [finite(d.low), finite(d.high)]}))})
+        })
+        .collect();
+    json!({"game": board.game, "variant": board.variant, "model": board.model, "fit": fit, "rows": rows, "solo": solo})
 }
 
 fn fitted_json(fitted: &pb::FittedRating) -> Value {

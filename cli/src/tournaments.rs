@@ -7,6 +7,8 @@ use cairn_proto::arena::v1 as pb;
 use serde_json::{json, Value};
 use tonic::transport::Channel;
 
+use cairn_arena::stats::Sprt;
+
 use crate::client::{authorized, connect, status_error, ArenaArgs, OwnerArgs};
 use crate::table::Table;
 
@@ -14,7 +16,7 @@ type Client = pb::arena_client::ArenaClient<Channel>;
 
 #[derive(Debug, clap::Subcommand)]
 pub enum TournamentCommand {
-    /// Plan a round robin between bots and queue its matches.
+    /// Create a tournament between bots and queue its first matches.
     Create {
         /// The game id: schotten-totten, lords-of-scotland, bullfrogs.
         #[arg(long)]
@@ -31,8 +33,25 @@ pub enum TournamentCommand {
         /// The tournament seed (deals and table draws).
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// round-robin, gauntlet (challengers against the field), swiss
+        /// (--rounds rounds, tables by score) or knockout (a seeded bracket,
+        /// bots in seeding order).
+        #[arg(long, default_value = "round-robin")]
+        format: String,
+        /// Swiss: the number of rounds.
+        #[arg(long, default_value_t = 0)]
+        rounds: u32,
+        /// Gauntlet: a challenger, `name` or `name@N` (repeatable; entered
+        /// if not among the bots).
+        #[arg(long = "challenger", value_name = "BOT")]
+        challengers: Vec<String>,
+        /// Gauntlet of one challenger at two seats: stop as soon as this
+        /// SPRT over deal pairs decides, e.g. --sprt elo0=0 elo1=10
+        /// alpha=0.05 beta=0.05 (alpha and beta default to 0.05).
+        #[arg(long, num_args = 2..=4, value_name = "KEY=VALUE")]
+        sprt: Vec<String>,
         /// Bots as `name` (latest version) or `name@N`.
-        #[arg(required = true, num_args = 2.., value_name = "BOT")]
+        #[arg(required = true, num_args = 1.., value_name = "BOT")]
         bots: Vec<String>,
         #[command(flatten)]
         owner: OwnerArgs,
@@ -42,6 +61,17 @@ pub enum TournamentCommand {
     },
     /// Show a tournament's progress.
     Status {
+        /// The tournament id.
+        id: i64,
+        #[command(flatten)]
+        arena: ArenaArgs,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show a tournament: its progress, then the standings, the knockout
+    /// bracket or the SPRT's state.
+    Show {
         /// The tournament id.
         id: i64,
         #[command(flatten)]
@@ -79,10 +109,26 @@ pub fn run(command: TournamentCommand) -> anyhow::Result<ExitCode> {
                 seats,
                 games_per_pairing,
                 seed,
+                format,
+                rounds,
+                challengers,
+                sprt,
                 bots,
                 owner,
                 json,
             } => {
+                let sprt = if sprt.is_empty() {
+                    None
+                } else {
+                    let sprt =
+                        Sprt::parse(sprt.iter().map(String::as_str)).map_err(anyhow::Error::msg)?;
+                    Some(pb::SprtParameters {
+                        elo0: sprt.elo0,
+                        elo1: sprt.elo1,
+                        alpha: sprt.alpha,
+                        beta: sprt.beta,
+                    })
+                };
                 let request = pb::CreateTournamentRequest {
                     game,
                     options: crate::client::options(&options)?,
@@ -90,6 +136,10 @@ pub fn run(command: TournamentCommand) -> anyhow::Result<ExitCode> {
                     seats_per_game: seats,
                     games_per_pairing,
                     seed,
+                    format,
+                    rounds,
+                    challengers,
+                    sprt,
                 };
                 let token = owner.token()?;
                 let created = connect(&owner.arena)
@@ -102,8 +152,9 @@ pub fn run(command: TournamentCommand) -> anyhow::Result<ExitCode> {
                     println!("{}", tournament_json(&created));
                 } else {
                     println!(
-                        "created tournament {} ({} {}, {} bots)",
+                        "created tournament {} ({} {} {}, {} bots)",
                         created.id,
+                        created.format,
                         created.game,
                         created.variant,
                         created.entries.len()
@@ -113,6 +164,9 @@ pub fn run(command: TournamentCommand) -> anyhow::Result<ExitCode> {
             }
             TournamentCommand::Status { id, arena, json } => {
                 status(&mut connect(&arena).await?, id, json).await
+            }
+            TournamentCommand::Show { id, arena, json } => {
+                crate::standings::show(&mut connect(&arena).await?, id, json).await
             }
             TournamentCommand::Watch { id, arena, json } => {
                 watch(&mut connect(&arena).await?, id, json, "").await?;
@@ -253,7 +307,7 @@ pub fn progress_bar(progress: &pb::TournamentProgress) -> String {
     )
 }
 
-fn progress_line(p: &pb::TournamentProgress) -> String {
+pub(crate) fn progress_line(p: &pb::TournamentProgress) -> String {
     let state = match (p.finished, p.matches_failed) {
         (true, 0) => "finished".to_string(),
         (true, 1) => "finished, 1 match failed".to_string(),
@@ -271,10 +325,11 @@ fn progress_line(p: &pb::TournamentProgress) -> String {
     )
 }
 
-fn tournament_json(t: &pb::Tournament) -> Value {
+pub(crate) fn tournament_json(t: &pb::Tournament) -> Value {
     let entries: Vec<Value> = t.entries.iter().map(|e| json!({"bot_version_id": e.bot_version_id, "bot": e.bot_name, "version": e.version})).collect();
     json!({"id": t.id, "owner": t.owner, "game": t.game, "options": t.options, "variant": t.variant, "seats_per_game": t.seats_per_game,
-           "games_per_pairing": t.games_per_pairing, "seed": t.seed, "entries": entries, "created_at_ms": t.created_at_ms})
+           "games_per_pairing": t.games_per_pairing, "seed": t.seed, "entries": entries, "created_at_ms": t.created_at_ms,
+           "format": t.format, "rounds": t.rounds, "challengers": t.challengers})
 }
 
 pub fn progress_json(p: &pb::TournamentProgress) -> Value {

@@ -122,6 +122,7 @@ async fn create(
         seats_per_game: bots.len() as u32,
         games_per_pairing,
         seed: 11,
+        ..Default::default()
     };
     let created = arena
         .client()

@@ -39,6 +39,8 @@ impl ArenaApi {
         Ok(pb::TournamentStatus {
             tournament: Some(convert::tournament(&tournament)),
             progress: Some(convert::progress(&progress)),
+            standings: Vec::new(),
+            bracket: Vec::new(),
         })
     }
 }
@@ -155,7 +157,7 @@ impl Arena for ArenaApi {
         let owner = self.owner(&request).await?;
         let tournament = self
             .store
-            .create_tournament(&owner, &convert::new_tournament(request.into_inner()))
+            .create_tournament(&owner, &convert::new_tournament(request.into_inner())?)
             .await?;
         self.store.notify_change();
         Ok(Response::new(convert::tournament(&tournament)))
@@ -182,10 +184,12 @@ impl Arena for ArenaApi {
         &self,
         request: Request<pb::GetTournamentRequest>,
     ) -> Result<Response<pb::TournamentStatus>, Status> {
-        Ok(Response::new(
-            self.tournament_status(request.into_inner().tournament_id)
-                .await?,
-        ))
+        let tournament_id = request.into_inner().tournament_id;
+        let mut status = self.tournament_status(tournament_id).await?;
+        let tournament = self.store.tournament(tournament_id).await?;
+        let standings = self.store.tournament_standings(tournament_id).await?;
+        (status.standings, status.bracket) = convert::standings(&tournament, &standings);
+        Ok(Response::new(status))
     }
 
     type WatchTournamentStream = ProgressStream;
@@ -255,6 +259,12 @@ impl Arena for ArenaApi {
         };
         let anchor = Some(request.anchor.as_str()).filter(|anchor| !anchor.is_empty());
         let board = self.store.fitted_leaderboard(&query, anchor).await?;
+        let solo = if self.store.plays_solo(&query.game, &query.options) {
+            let variant = crate::store::variant_key(&query.options);
+            self.store.solo_leaderboard(&query.game, &variant).await?
+        } else {
+            Vec::new()
+        };
         let model = board.rows.first().map_or_else(
             || model.map_or("", RatingModel::id),
             |line| line.row.model.id(),
@@ -265,6 +275,7 @@ impl Arena for ArenaApi {
             model: model.to_string(),
             rows: board.rows.iter().map(convert::leaderboard_row).collect(),
             fit: board.summary.as_ref().map(convert::fit_summary),
+            solo: solo.iter().enumerate().map(convert::solo_row).collect(),
         }))
     }
 }

@@ -7,9 +7,12 @@ use super::pb;
 use crate::archive::Manifest;
 use crate::error::ArenaError;
 use crate::fit::{Estimate, Unidentified};
+use crate::format::Format;
+use crate::stats::Sprt;
 use crate::store::{
-    BotSummary, BotVersion, Entry, FitSummary, FittedRow, Forfeit, GameReport, Lease, MatchSummary,
-    NewTournament, SeatResult, Tournament, TournamentProgress,
+    BotSummary, BotVersion, Entry, FitSummary, FittedRow, Forfeit, FormatRequest, GameReport,
+    Lease, MatchSummary, NewTournament, SeatResult, SoloRow, SprtStatus, Tournament,
+    TournamentProgress, TournamentStandings,
 };
 
 pub(super) fn manifest(manifest: &Manifest) -> pb::BotManifest {
@@ -55,8 +58,25 @@ pub(super) fn entry(entry: &Entry) -> pb::Entry {
     }
 }
 
-pub(super) fn new_tournament(request: pb::CreateTournamentRequest) -> NewTournament {
-    NewTournament {
+pub(super) fn new_tournament(
+    request: pb::CreateTournamentRequest,
+) -> Result<NewTournament, ArenaError> {
+    let sprt = match request.sprt {
+        None => None,
+        Some(sprt) => {
+            let or_default = |p: f64| if p == 0.0 { 0.05 } else { p };
+            Some(
+                Sprt::new(
+                    sprt.elo0,
+                    sprt.elo1,
+                    or_default(sprt.alpha),
+                    or_default(sprt.beta),
+                )
+                .map_err(ArenaError::invalid)?,
+            )
+        }
+    };
+    Ok(NewTournament {
         game: request.game,
         options: request.options,
         bots: request.bots,
@@ -67,7 +87,66 @@ pub(super) fn new_tournament(request: pb::CreateTournamentRequest) -> NewTournam
         },
         games_per_pairing: request.games_per_pairing as usize,
         seed: request.seed,
+        format: FormatRequest {
+            name: request.format,
+            rounds: request.rounds as usize,
+            challengers: request.challengers,
+            sprt,
+        },
+    })
+}
+
+fn sprt_parameters(sprt: &Sprt) -> pb::SprtParameters {
+    pb::SprtParameters {
+        elo0: sprt.elo0,
+        elo1: sprt.elo1,
+        alpha: sprt.alpha,
+        beta: sprt.beta,
     }
+}
+
+pub(super) fn sprt_state(status: &SprtStatus) -> pb::SprtState {
+    pb::SprtState {
+        parameters: Some(sprt_parameters(&status.sprt)),
+        llr: status.llr,
+        lower_bound: status.sprt.lower_bound(),
+        upper_bound: status.sprt.upper_bound(),
+        verdict: status.verdict.unwrap_or("continue").to_string(),
+        pentanomial: status.pairs.to_vec(),
+    }
+}
+
+/// Standings and bracket, entries named from the tournament's list.
+pub(super) fn standings(
+    tournament: &Tournament,
+    standings: &TournamentStandings,
+) -> (Vec<pb::Standing>, Vec<pb::BracketTie>) {
+    let named = |index: Option<usize>| index.and_then(|i| tournament.entries.get(i)).map(entry);
+    let rows = standings
+        .standings
+        .iter()
+        .enumerate()
+        .map(|(position, row)| pb::Standing {
+            position: position as u32 + 1,
+            entry: named(Some(row.entry)),
+            score: row.score,
+            games: row.games as i64,
+        })
+        .collect();
+    let bracket = standings
+        .bracket
+        .iter()
+        .flatten()
+        .map(|tie| pb::BracketTie {
+            round: tie.round as u32,
+            first: named(tie.first),
+            second: named(tie.second),
+            first_points: tie.first_points,
+            second_points: tie.second_points,
+            winner: named(tie.winner),
+        })
+        .collect();
+    (rows, bracket)
 }
 
 pub(super) fn tournament(tournament: &Tournament) -> pb::Tournament {
@@ -82,6 +161,18 @@ pub(super) fn tournament(tournament: &Tournament) -> pb::Tournament {
         seed: tournament.seed,
         entries: tournament.entries.iter().map(entry).collect(),
         created_at_ms: tournament.created_at,
+        format: tournament.format.name().to_string(),
+        rounds: match tournament.format {
+            Format::Swiss { rounds } => rounds as u32,
+            _ => 0,
+        },
+        challengers: match &tournament.format {
+            Format::Gauntlet { challengers } => {
+                challengers.iter().map(|&index| index as u32).collect()
+            }
+            _ => Vec::new(),
+        },
+        sprt: tournament.sprt.as_ref().map(sprt_state),
     }
 }
 
@@ -241,4 +332,23 @@ fn report_seat(seat: pb::SeatResult) -> Result<SeatResult, ArenaError> {
         rank: seat.rank,
         forfeit,
     })
+}
+
+pub(super) fn solo_row((index, row): (usize, &SoloRow)) -> pb::SoloRow {
+    pb::SoloRow {
+        position: index as u32 + 1,
+        bot_version_id: row.bot_version_id,
+        bot_name: row.bot_name.clone(),
+        version: row.version,
+        deals: row.standing.deals as i64,
+        mean: row.standing.score.rating,
+        low: row.standing.score.low,
+        high: row.standing.score.high,
+        title: row.title.unwrap_or_default().to_string(),
+        ahead_of_next: row.ahead_of_next.map(|difference| pb::PairedDifference {
+            mean: difference.rating,
+            low: difference.low,
+            high: difference.high,
+        }),
+    }
 }

@@ -124,6 +124,7 @@ fn duel(bots: &[&str], games_per_pairing: u32) -> pb::CreateTournamentRequest {
         seats_per_game: 2,
         games_per_pairing,
         seed: 11,
+        ..Default::default()
     }
 }
 

@@ -74,6 +74,7 @@ impl Store {
                 .bind(match_id)
                 .execute(&mut *tx)
                 .await?;
+            super::formats::after_match_done(&mut tx, match_id).await?;
         } else {
             sqlx::query("UPDATE matches SET status = 'queued', lease_holder = NULL, lease_expires_at = NULL WHERE id = ?")
                 .bind(match_id)

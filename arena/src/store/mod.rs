@@ -25,6 +25,7 @@ mod accounts;
 mod bots;
 mod faults;
 mod fitted;
+mod formats;
 mod leaderboard;
 mod leases;
 mod page;
@@ -53,6 +54,7 @@ pub use self::bots::{BotSummary, BotVersion, SubmittedVersion};
 pub use self::clock::{Clock, ManualClock, SystemClock};
 pub use self::faults::{GiveBack, DEFAULT_MAX_ATTEMPTS, MAX_FAULT_TEXT_BYTES};
 pub use self::fitted::{FitSummary, FittedLeaderboard, FittedRow, FIT_WAIT};
+pub use self::formats::{SoloRow, TournamentStandings};
 pub use self::leaderboard::{LeaderboardQuery, LeaderboardRow};
 pub use self::leases::{Lease, LeasedGame, LeasedSeat};
 pub use self::page::{Page, PageOf, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE};
@@ -63,7 +65,8 @@ pub use self::results::{
     MAX_REPLAY_BYTES,
 };
 pub use self::tournaments::{
-    variant_key, Entry, GameSummary, MatchSummary, NewTournament, Tournament, TournamentProgress,
+    variant_key, Entry, FormatRequest, GameSummary, MatchSummary, NewTournament, SprtStatus,
+    Tournament, TournamentProgress,
 };
 use crate::error::ArenaError;
 use crate::verify::{verify_game, GameVerifier};
@@ -216,8 +219,8 @@ impl Store {
 
     /// Refuses a game id or options no table size of the game accepts.
     pub fn check_game_known(&self, game: &str, options: &GameOptions) -> Result<(), ArenaError> {
-        let mut refusals = (crate::plan::MIN_SEATS..=crate::plan::MAX_SEATS)
-            .map(|n_seats| (self.game_check)(game, options, n_seats));
+        let mut refusals =
+            (1..=crate::plan::MAX_SEATS).map(|n_seats| (self.game_check)(game, options, n_seats));
         match refusals.find(|refusal| !matches!(refusal, Err(SetupError::SeatCount { .. }))) {
             Some(Err(error)) => Err(error.into()),
             _ => Ok(()),

@@ -12,7 +12,7 @@ use sqlx::SqliteConnection;
 
 use super::Store;
 use crate::error::ArenaError;
-use crate::plan::{plan_round_robin, PlannedMatch};
+use crate::plan::PlannedMatch;
 
 /// Rows (matches, seats, games) written per transaction.
 pub const PLAN_CHUNK_ROWS: usize = 2_000;
@@ -21,8 +21,8 @@ const ROWS_PER_STATEMENT: usize = 250;
 
 /// A match of the plan already (partly) written.
 #[derive(Debug, Clone, Copy)]
-struct Written {
-    match_id: i64,
+pub(super) struct Written {
+    pub(super) match_id: i64,
     games: usize,
 }
 
@@ -41,24 +41,16 @@ impl Store {
 
     /// Writes what is missing of a tournament's plan, chunk by chunk.
     pub(crate) async fn write_plan(&self, tournament_id: i64) -> Result<(), ArenaError> {
-        let (seats_per_game, games_per_pairing, seed): (i64, i64, i64) = sqlx::query_as(
-            "SELECT seats_per_game, games_per_pairing, seed FROM tournaments WHERE id = ?",
-        )
-        .bind(tournament_id)
-        .fetch_one(self.pool())
-        .await?;
+        let plan = {
+            let mut connection = self.pool().acquire().await?;
+            super::formats::stored_first_round(&mut connection, tournament_id).await?
+        };
         let entries: Vec<i64> = sqlx::query_scalar(
             "SELECT bot_version_id FROM tournament_entries WHERE tournament_id = ? ORDER BY entry_index",
         )
         .bind(tournament_id)
         .fetch_all(self.pool())
         .await?;
-        let plan = plan_round_robin(
-            entries.len(),
-            seats_per_game as usize,
-            games_per_pairing as usize,
-            seed as u64,
-        )?;
         let rows: Vec<(i64, i64, i64)> = sqlx::query_as(
             "SELECT m.match_index, m.id, (SELECT COUNT(*) FROM games g WHERE g.match_id = m.id) FROM matches m WHERE m.tournament_id = ?",
         )
@@ -79,7 +71,7 @@ impl Store {
             .collect();
         let mut tx = self.begin_write().await?;
         let mut budget = PLAN_CHUNK_ROWS;
-        for (match_index, planned) in plan.iter().enumerate() {
+        'plan: for (match_index, planned) in plan.iter().enumerate() {
             let mut done = match written.remove(&match_index) {
                 Some(done) => done,
                 None => {
@@ -92,6 +84,11 @@ impl Store {
                     tx.commit().await?;
                     tx = self.begin_write().await?;
                     budget = PLAN_CHUNK_ROWS;
+                    if sprt_decided(&mut tx, tournament_id).await? {
+                        // An SPRT gauntlet decided while its plan was being
+                        // written: what is not written is dropped too.
+                        break 'plan;
+                    }
                 }
                 let take = budget.min(planned.game_seeds.len() - done.games);
                 insert_games(
@@ -112,6 +109,9 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         }
+        if sprt_decided(&mut tx, tournament_id).await? {
+            super::formats::drop_unplayed_matches(&mut tx, tournament_id).await?;
+        }
         sqlx::query("UPDATE tournaments SET planning_done = 1 WHERE id = ?")
             .bind(tournament_id)
             .execute(&mut *tx)
@@ -122,8 +122,17 @@ impl Store {
     }
 }
 
+async fn sprt_decided(tx: &mut SqliteConnection, tournament_id: i64) -> Result<bool, ArenaError> {
+    Ok(
+        sqlx::query_scalar("SELECT sprt_verdict IS NOT NULL FROM tournaments WHERE id = ?")
+            .bind(tournament_id)
+            .fetch_one(&mut *tx)
+            .await?,
+    )
+}
+
 /// A new match, 'leased' to nobody until its games are written.
-async fn insert_match(
+pub(super) async fn insert_match(
     tx: &mut SqliteConnection,
     tournament_id: i64,
     match_index: usize,
@@ -152,7 +161,7 @@ async fn insert_match(
 }
 
 /// Games `first..` of a match, a few hundred rows per statement.
-async fn insert_games(
+pub(super) async fn insert_games(
     tx: &mut SqliteConnection,
     match_id: i64,
     first: usize,

@@ -283,6 +283,7 @@ pub(crate) async fn finish_match_if_complete(
         .bind(match_id)
         .execute(&mut *tx)
         .await?;
+    super::formats::after_match_done(tx, match_id).await?;
     Ok(true)
 }
 

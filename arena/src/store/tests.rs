@@ -52,6 +52,7 @@ pub(crate) fn duel(bots: &[&str], games_per_pairing: usize) -> NewTournament {
         seats_per_game: 2,
         games_per_pairing,
         seed: 7,
+        format: Default::default(),
     }
 }
 

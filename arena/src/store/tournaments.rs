@@ -1,16 +1,32 @@
-//! Tournaments: checked against the engine, planned (see [`crate::plan`]),
-//! and written with every match, seat and game in one transaction.
+//! Tournaments: checked against the engine, planned by their format (see
+//! [`crate::format`]: the first round at creation, in chunks, see
+//! `planning.rs`; later rounds as results come, see `formats.rs`).
 
 use cairn_engine::GameOptions;
 
 use super::accounts::Owner;
 use super::Store;
 use crate::error::ArenaError;
-use crate::plan::plan_round_robin;
+use crate::format::{self, Format, FormatSpec};
+use crate::stats::Sprt;
 use crate::store::{BotVersion, Page, PageOf, SeatResult};
 
+/// The format a tournament is asked to have.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FormatRequest {
+    /// round-robin (also when empty), gauntlet, swiss or knockout.
+    pub name: String,
+    /// Swiss: the number of rounds.
+    pub rounds: usize,
+    /// Gauntlet: the challengers (`name` or `name@N`); entered if the bots
+    /// do not name them.
+    pub challengers: Vec<String>,
+    /// Gauntlet of one challenger at two seats: stop once decided.
+    pub sprt: Option<Sprt>,
+}
+
 /// What a tournament is asked to be.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct NewTournament {
     pub game: String,
     pub options: GameOptions,
@@ -19,6 +35,7 @@ pub struct NewTournament {
     pub seats_per_game: usize,
     pub games_per_pairing: usize,
     pub seed: u64,
+    pub format: FormatRequest,
 }
 
 /// A bot version entered in a tournament.
@@ -29,8 +46,20 @@ pub struct Entry {
     pub version: i64,
 }
 
+/// A tournament's SPRT and where it stands.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SprtStatus {
+    pub sprt: Sprt,
+    /// The log-likelihood ratio after the last finished match.
+    pub llr: f64,
+    /// `h0` or `h1` once decided.
+    pub verdict: Option<&'static str>,
+    /// Deal pairs by the challenger's points over the pair (0, ½, 1, 1½, 2).
+    pub pairs: [u64; 5],
+}
+
 /// A tournament as stored.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Tournament {
     pub id: i64,
     pub owner: String,
@@ -43,6 +72,8 @@ pub struct Tournament {
     pub seed: u64,
     pub entries: Vec<Entry>,
     pub created_at: i64,
+    pub format: Format,
+    pub sprt: Option<SprtStatus>,
 }
 
 /// How far a tournament has got.
@@ -121,24 +152,36 @@ impl Store {
         request: &NewTournament,
     ) -> Result<Tournament, ArenaError> {
         (self.game_check)(&request.game, &request.options, request.seats_per_game)?;
-        let entries = self.resolve_entries(request).await?;
-        let plan = plan_round_robin(
-            entries.len(),
-            request.seats_per_game,
-            request.games_per_pairing,
-            request.seed,
-        )?;
-        let new_games = plan
-            .iter()
-            .map(|planned| planned.game_seeds.len() as i64)
-            .sum();
+        let (entries, format) = self.resolve_format(request).await?;
+        let spec = FormatSpec {
+            format,
+            n_entries: entries.len(),
+            seats: request.seats_per_game,
+            games_per_pairing: request.games_per_pairing,
+            seed: request.seed,
+        };
+        format::check(&spec)?;
+        let expected_matches = format::expected_matches(&spec)?;
+        let new_games =
+            (expected_matches * (request.games_per_pairing / request.seats_per_game)) as i64;
         self.check_tournament_quota(owner, new_games).await?;
+        let challengers = match &spec.format {
+            Format::Gauntlet { challengers } => serde_json::to_string(challengers)
+                .map_err(|error| ArenaError::Internal(error.to_string()))?,
+            _ => "[]".to_string(),
+        };
+        let rounds = match spec.format {
+            Format::Swiss { rounds } => rounds as i64,
+            _ => 0,
+        };
+        let sprt = request.format.sprt;
         let options = serde_json::to_string(&request.options)
             .map_err(|error| ArenaError::Internal(error.to_string()))?;
         let mut tx = self.begin_write().await?;
         let tournament_id: i64 = sqlx::query_scalar(
-            "INSERT INTO tournaments (owner_id, game, options, variant, seats_per_game, games_per_pairing, seed, created_at, planned_matches, planning_done) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0) RETURNING id",
+            "INSERT INTO tournaments (owner_id, game, options, variant, seats_per_game, games_per_pairing, seed, created_at, planned_matches, planning_done, \
+             format, rounds, challengers, sprt_elo0, sprt_elo1, sprt_alpha, sprt_beta) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         )
         .bind(owner.id)
         .bind(&request.game)
@@ -148,7 +191,14 @@ impl Store {
         .bind(request.games_per_pairing as i64)
         .bind(request.seed as i64)
         .bind(self.now_ms())
-        .bind(plan.len() as i64)
+        .bind(expected_matches as i64)
+        .bind(spec.format.name())
+        .bind(rounds)
+        .bind(challengers)
+        .bind(sprt.map(|sprt| sprt.elo0))
+        .bind(sprt.map(|sprt| sprt.elo1))
+        .bind(sprt.map(|sprt| sprt.alpha))
+        .bind(sprt.map(|sprt| sprt.beta))
         .fetch_one(&mut *tx)
         .await?;
         for (index, entry) in entries.iter().enumerate() {
@@ -163,6 +213,69 @@ impl Store {
         // The plan itself, in short transactions (resumed after a restart).
         self.write_plan(tournament_id).await?;
         self.tournament(tournament_id).await
+    }
+
+    /// The entries (the bots, then any challenger they do not name) and
+    /// the format a request asks for.
+    async fn resolve_format(
+        &self,
+        request: &NewTournament,
+    ) -> Result<(Vec<BotVersion>, Format), ArenaError> {
+        let asked = &request.format;
+        let mut everyone = request.clone();
+        let named: Vec<i64> = self
+            .resolve_entries(request)
+            .await?
+            .iter()
+            .map(|entry| entry.id)
+            .collect();
+        for challenger in &asked.challengers {
+            let version = self.resolve_bot_version(challenger).await?;
+            if !named.contains(&version.id) && !everyone.bots.contains(challenger) {
+                everyone.bots.push(challenger.clone());
+            }
+        }
+        let entries = self.resolve_entries(&everyone).await?;
+        let format = match asked.name.as_str() {
+            "" | "round-robin" => Format::RoundRobin,
+            "gauntlet" => {
+                let mut challengers = Vec::with_capacity(asked.challengers.len());
+                for challenger in &asked.challengers {
+                    let version = self.resolve_bot_version(challenger).await?;
+                    let index = entries
+                        .iter()
+                        .position(|entry| entry.id == version.id)
+                        .ok_or_else(|| ArenaError::Internal("challenger not entered".into()))?;
+                    challengers.push(index);
+                }
+                Format::Gauntlet { challengers }
+            }
+            "swiss" => Format::Swiss {
+                rounds: asked.rounds,
+            },
+            "knockout" => Format::Knockout,
+            other => {
+                return Err(ArenaError::invalid(format!(
+                    "unknown format `{other}` (round-robin, gauntlet, swiss or knockout)"
+                )))
+            }
+        };
+        if !asked.challengers.is_empty() && !matches!(format, Format::Gauntlet { .. }) {
+            return Err(ArenaError::invalid("challengers belong to a gauntlet"));
+        }
+        if asked.rounds != 0 && !matches!(format, Format::Swiss { .. }) {
+            return Err(ArenaError::invalid("rounds belong to a swiss tournament"));
+        }
+        if asked.sprt.is_some() {
+            let one_challenger =
+                matches!(&format, Format::Gauntlet { challengers } if challengers.len() == 1);
+            if !one_challenger || request.seats_per_game != 2 {
+                return Err(ArenaError::invalid(
+                    "an sprt belongs to a gauntlet of one challenger at tables of 2",
+                ));
+            }
+        }
+        Ok((entries, format))
     }
 
     /// The versions a request names: each once, not deleted, playing the game.
@@ -215,6 +328,7 @@ impl Store {
         .await?;
         let options = serde_json::from_str(&row.options)
             .map_err(|error| ArenaError::Internal(format!("stored options unreadable: {error}")))?;
+        let (format, sprt) = self.format_status(tournament_id).await?;
         Ok(Tournament {
             id: row.id,
             owner: row.owner,
@@ -226,7 +340,38 @@ impl Store {
             seed: row.seed as u64,
             entries,
             created_at: row.created_at,
+            format,
+            sprt,
         })
+    }
+
+    /// A tournament's format, and its SPRT's state when it has one.
+    async fn format_status(
+        &self,
+        tournament_id: i64,
+    ) -> Result<(Format, Option<SprtStatus>), ArenaError> {
+        let mut connection = self.pool().acquire().await?;
+        let stored = super::formats::stored_format(&mut connection, tournament_id).await?;
+        let sprt = match (&stored.sprt, &stored.spec.format) {
+            (Some(sprt), Format::Gauntlet { challengers }) => {
+                let history = super::formats::history(&mut connection, tournament_id).await?;
+                let pairs = challengers.first().map_or([0; 5], |&challenger| {
+                    format::deal_pairs(challenger, &history)
+                });
+                Some(SprtStatus {
+                    sprt: *sprt,
+                    llr: stored.sprt_llr.unwrap_or(0.0),
+                    verdict: match stored.sprt_verdict.as_deref() {
+                        Some("h0") => Some("h0"),
+                        Some("h1") => Some("h1"),
+                        _ => None,
+                    },
+                    pairs,
+                })
+            }
+            _ => None,
+        };
+        Ok((stored.spec.format, sprt))
     }
 
     /// A page of tournament ids, newest first.
@@ -245,8 +390,8 @@ impl Store {
         &self,
         tournament_id: i64,
     ) -> Result<TournamentProgress, ArenaError> {
-        let (planned_matches, planning_done): (Option<i64>, bool) =
-            sqlx::query_as("SELECT planned_matches, planning_done FROM tournaments WHERE id = ?")
+        let (planned_matches, planning_done, games_per_match): (Option<i64>, bool, i64) =
+            sqlx::query_as("SELECT planned_matches, planning_done, games_per_pairing / seats_per_game FROM tournaments WHERE id = ?")
                 .bind(tournament_id)
                 .fetch_optional(self.pool())
                 .await?
@@ -272,6 +417,8 @@ impl Store {
         .bind(tournament_id)
         .fetch_one(self.pool())
         .await?;
+        // Rounds not planned yet count with the games they will have.
+        let games_total = games_total.max(matches_total * games_per_match);
         Ok(TournamentProgress {
             tournament_id,
             matches_total,

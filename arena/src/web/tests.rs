@@ -203,6 +203,7 @@ async fn served() -> Server {
         seats_per_game: 2,
         games_per_pairing: 2,
         seed: 9,
+        format: Default::default(),
     };
     store.create_tournament(&owner, &tournament).await.unwrap();
     let (runner, _) = store.register_runner("r1").await.unwrap();

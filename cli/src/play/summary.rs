@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use cairn_runner::GameResult;
 use serde_json::{json, Value};
 
-use super::stats::{los, EloEstimate, MeanInterval, Outcomes, Sprt, Verdict};
+use cairn_arena::stats::{los, EloEstimate, MeanInterval, Outcomes, Sprt, Verdict};
 
 /// The first bot's games against the second, two seats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -265,6 +265,7 @@ pub async fn create_round_robin(
         seats_per_game: 2,
         games_per_pairing,
         seed: 7,
+        ..Default::default()
     };
     arena
         .client()

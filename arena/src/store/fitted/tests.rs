@@ -52,6 +52,7 @@ fn duel(bots: &[&str], games_per_pairing: usize, seed: u64) -> NewTournament {
         seats_per_game: 2,
         games_per_pairing,
         seed,
+        format: Default::default(),
     }
 }
 

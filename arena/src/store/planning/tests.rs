@@ -1,4 +1,4 @@
-use super::*;
+use crate::plan::plan_round_robin;
 use crate::store::tests::{count, duel, owner_with_bots, test_store, LEASE_MS};
 use crate::store::Page;
 

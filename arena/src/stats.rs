@@ -1,4 +1,5 @@
-//! Match statistics for `cairn play`, as chess engine testers compute them
+//! Match statistics for `cairn play` and SPRT gauntlets, as chess engine
+//! testers compute them
 //! (fastchess, cutechess-cli, fishtest): the score, the Elo difference with
 //! a 95% interval, the likelihood of superiority, the pentanomial form over
 //! mirrored deal pairs, a generalized SPRT, and per-bot mean rank and score

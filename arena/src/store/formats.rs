@@ -1,0 +1,385 @@
+//! Formats in the store: what a format needs to know read back from the
+//! tables, and the step that plans the next round. That step runs in the
+//! transaction that finishes a match (`finish_match_if_complete`), so the
+//! last result of a round and the next round are written together: a
+//! result reported twice is answered before it gets here, a restart finds
+//! either both or neither, and the round is planned once (its matches are
+//! only planned when every match so far is done, and then there are some).
+//!
+//! An SPRT gauntlet is checked at the same step, after every match: once it
+//! decides, the verdict is stored and the queued matches are dropped (never
+//! leased); the matches in play finish and are recorded, the verdict stays.
+
+use sqlx::SqliteConnection;
+
+use super::planning::{insert_games, insert_match};
+use crate::error::ArenaError;
+use crate::format::{
+    deal_pairs, first_round, next_round, Format, FormatSpec, Next, PlayedGame, PlayedMatch,
+};
+use crate::stats::{Outcomes, Sprt, Verdict};
+
+/// A tournament's format as stored, with its SPRT when it has one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredFormat {
+    pub spec: FormatSpec,
+    pub sprt: Option<Sprt>,
+    pub sprt_llr: Option<f64>,
+    /// `h0` or `h1` once decided.
+    pub sprt_verdict: Option<String>,
+}
+
+#[derive(sqlx::FromRow)]
+struct FormatRow {
+    seats_per_game: i64,
+    games_per_pairing: i64,
+    seed: i64,
+    format: String,
+    rounds: i64,
+    challengers: String,
+    sprt_elo0: Option<f64>,
+    sprt_elo1: Option<f64>,
+    sprt_alpha: Option<f64>,
+    sprt_beta: Option<f64>,
+    sprt_llr: Option<f64>,
+    sprt_verdict: Option<String>,
+    entries: i64,
+}
+
+/// Reads a tournament's format.
+pub(crate) async fn stored_format(
+    connection: &mut SqliteConnection,
+    tournament_id: i64,
+) -> Result<StoredFormat, ArenaError> {
+    let row: FormatRow = sqlx::query_as(
+        "SELECT seats_per_game, games_per_pairing, seed, format, rounds, challengers, sprt_elo0, sprt_elo1, sprt_alpha, sprt_beta, sprt_llr, sprt_verdict, \
+         (SELECT COUNT(*) FROM tournament_entries e WHERE e.tournament_id = t.id) AS entries FROM tournaments t WHERE id = ?",
+    )
+    .bind(tournament_id)
+    .fetch_optional(&mut *connection)
+    .await?
+    .ok_or_else(|| ArenaError::not_found("tournament", tournament_id))?;
+    let unreadable = |what: &str| ArenaError::Internal(format!("stored {what} unreadable"));
+    let format = match row.format.as_str() {
+        "round-robin" => Format::RoundRobin,
+        "gauntlet" => Format::Gauntlet {
+            challengers: serde_json::from_str(&row.challengers)
+                .map_err(|_| unreadable("challengers"))?,
+        },
+        "swiss" => Format::Swiss {
+            rounds: row.rounds as usize,
+        },
+        "knockout" => Format::Knockout,
+        _ => return Err(unreadable("format")),
+    };
+    let sprt = match (row.sprt_elo0, row.sprt_elo1, row.sprt_alpha, row.sprt_beta) {
+        (Some(elo0), Some(elo1), Some(alpha), Some(beta)) => Some(Sprt {
+            elo0,
+            elo1,
+            alpha,
+            beta,
+        }),
+        _ => None,
+    };
+    Ok(StoredFormat {
+        spec: FormatSpec {
+            format,
+            n_entries: row.entries as usize,
+            seats: row.seats_per_game as usize,
+            games_per_pairing: row.games_per_pairing as usize,
+            seed: row.seed as u64,
+        },
+        sprt,
+        sprt_llr: row.sprt_llr,
+        sprt_verdict: row.sprt_verdict,
+    })
+}
+
+/// Every match of a tournament with the games recorded so far.
+pub(crate) async fn history(
+    connection: &mut SqliteConnection,
+    tournament_id: i64,
+) -> Result<Vec<PlayedMatch>, ArenaError> {
+    let seats: Vec<(i64, i64, i64)> = sqlx::query_as(
+        "SELECT m.id, m.round, e.entry_index FROM matches m JOIN seats s ON s.match_id = m.id \
+         JOIN tournament_entries e ON e.tournament_id = m.tournament_id AND e.bot_version_id = s.bot_version_id \
+         WHERE m.tournament_id = ? ORDER BY m.id, s.seat",
+    )
+    .bind(tournament_id)
+    .fetch_all(&mut *connection)
+    .await?;
+    let mut matches: Vec<(i64, PlayedMatch)> = Vec::new();
+    for (match_id, round, entry) in seats {
+        if matches.last().is_none_or(|(id, _)| *id != match_id) {
+            matches.push((
+                match_id,
+                PlayedMatch {
+                    round: round as usize,
+                    seats: Vec::new(),
+                    games: Vec::new(),
+                },
+            ));
+        }
+        if let Some((_, played)) = matches.last_mut() {
+            played.seats.push(entry as usize);
+        }
+    }
+    let games: Vec<(i64, i64, i64, i64, i64)> = sqlx::query_as(
+        "SELECT g.match_id, g.id, g.seed, rs.rank, rs.score FROM matches m JOIN games g ON g.match_id = m.id \
+         JOIN result_seats rs ON rs.game_id = g.id WHERE m.tournament_id = ? ORDER BY g.match_id, g.id, rs.seat",
+    )
+    .bind(tournament_id)
+    .fetch_all(&mut *connection)
+    .await?;
+    let mut position = 0;
+    let mut last_game = None;
+    for (match_id, game_id, seed, rank, score) in games {
+        while matches.get(position).is_some_and(|(id, _)| *id != match_id) {
+            position += 1;
+        }
+        let Some((_, played)) = matches.get_mut(position) else {
+            return Err(ArenaError::Internal("a result outside its match".into()));
+        };
+        if last_game != Some(game_id) {
+            last_game = Some(game_id);
+            played.games.push(PlayedGame {
+                seed: seed as u64,
+                ranks: Vec::new(),
+                scores: Vec::new(),
+            });
+        }
+        if let Some(game) = played.games.last_mut() {
+            game.ranks.push(u32::try_from(rank).unwrap_or(u32::MAX));
+            game.scores.push(score);
+        }
+    }
+    Ok(matches.into_iter().map(|(_, played)| played).collect())
+}
+
+/// The step after a match is done, in the transaction that finished it:
+/// the SPRT's check, then the next round once every match is done.
+pub(crate) async fn after_match_done(
+    tx: &mut SqliteConnection,
+    match_id: i64,
+) -> Result<(), ArenaError> {
+    let tournament_id: i64 = sqlx::query_scalar("SELECT tournament_id FROM matches WHERE id = ?")
+        .bind(match_id)
+        .fetch_one(&mut *tx)
+        .await?;
+    let stored = stored_format(tx, tournament_id).await?;
+    let plans_rounds = matches!(stored.spec.format, Format::Swiss { .. } | Format::Knockout);
+    let open_sprt = stored.sprt.filter(|_| stored.sprt_verdict.is_none());
+    if !plans_rounds && open_sprt.is_none() {
+        return Ok(());
+    }
+    let history = history(tx, tournament_id).await?;
+    if let (Some(sprt), Format::Gauntlet { challengers }) = (open_sprt, &stored.spec.format) {
+        let pairs = challengers
+            .first()
+            .map_or([0; 5], |&challenger| deal_pairs(challenger, &history));
+        let llr = sprt.llr(&Outcomes::pentanomial(pairs));
+        let verdict = match sprt.verdict(llr) {
+            Verdict::Continue => None,
+            Verdict::AcceptH0 => Some("h0"),
+            Verdict::AcceptH1 => Some("h1"),
+        };
+        sqlx::query("UPDATE tournaments SET sprt_llr = ?, sprt_verdict = ? WHERE id = ?")
+            .bind(llr)
+            .bind(verdict)
+            .bind(tournament_id)
+            .execute(&mut *tx)
+            .await?;
+        if verdict.is_some() {
+            drop_unplayed_matches(tx, tournament_id).await?;
+        }
+        return Ok(());
+    }
+    let (unfinished, planning_done): (i64, bool) = sqlx::query_as(
+        "SELECT (SELECT COUNT(*) FROM matches m WHERE m.tournament_id = t.id AND m.status != 'done'), t.planning_done \
+         FROM tournaments t WHERE t.id = ?",
+    )
+    .bind(tournament_id)
+    .fetch_one(&mut *tx)
+    .await?;
+    if unfinished > 0 || !planning_done {
+        return Ok(());
+    }
+    match next_round(&stored.spec, &history)? {
+        Next::Round(planned) => {
+            let round = history.iter().map(|m| m.round + 1).max().unwrap_or(0);
+            let entries: Vec<i64> = sqlx::query_scalar(
+                "SELECT bot_version_id FROM tournament_entries WHERE tournament_id = ? ORDER BY entry_index",
+            )
+            .bind(tournament_id)
+            .fetch_all(&mut *tx)
+            .await?;
+            for (offset, planned) in planned.iter().enumerate() {
+                let match_index = history.len() + offset;
+                let written =
+                    insert_match(tx, tournament_id, match_index, planned, &entries).await?;
+                insert_games(tx, written.match_id, 0, &planned.game_seeds).await?;
+                sqlx::query("UPDATE matches SET status = 'queued', round = ? WHERE id = ?")
+                    .bind(round as i64)
+                    .bind(written.match_id)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+        }
+        Next::Finished => {
+            // The total is what was played, whatever was expected.
+            sqlx::query("UPDATE tournaments SET planned_matches = ? WHERE id = ?")
+                .bind(history.len() as i64)
+                .bind(tournament_id)
+                .execute(&mut *tx)
+                .await?;
+        }
+    }
+    Ok(())
+}
+
+/// Drops the matches nobody has leased yet (queued, or still being
+/// written by the planner): their games, seats and rows.
+pub(crate) async fn drop_unplayed_matches(
+    tx: &mut SqliteConnection,
+    tournament_id: i64,
+) -> Result<(), ArenaError> {
+    let unplayed = "SELECT id FROM matches WHERE tournament_id = ? AND (status = 'queued' \
+         OR (status = 'leased' AND lease_holder IS NULL AND lease_expires_at IS NULL))";
+    for table in ["games", "seats"] {
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "DELETE FROM {table} WHERE match_id IN ({unplayed})"
+        )))
+        .bind(tournament_id)
+        .execute(&mut *tx)
+        .await?;
+    }
+    sqlx::query(sqlx::AssertSqlSafe(format!(
+        "DELETE FROM matches WHERE id IN ({unplayed})"
+    )))
+    .bind(tournament_id)
+    .execute(&mut *tx)
+    .await?;
+    sqlx::query(
+        "UPDATE tournaments SET planned_matches = (SELECT COUNT(*) FROM matches WHERE tournament_id = ?) WHERE id = ?",
+    )
+    .bind(tournament_id)
+    .bind(tournament_id)
+    .execute(&mut *tx)
+    .await?;
+    Ok(())
+}
+
+/// The first round of a stored tournament (what the planner writes).
+pub(crate) async fn stored_first_round(
+    connection: &mut SqliteConnection,
+    tournament_id: i64,
+) -> Result<Vec<crate::plan::PlannedMatch>, ArenaError> {
+    let stored = stored_format(connection, tournament_id).await?;
+    Ok(first_round(&stored.spec)?)
+}
+
+/// Where a tournament's entries stand, and a knockout's bracket.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TournamentStandings {
+    pub standings: Vec<crate::format::Standing>,
+    /// Knockout only: round by round.
+    pub bracket: Vec<Vec<crate::format::knockout::Tie>>,
+}
+
+impl super::Store {
+    /// The standings of a tournament from its results so far.
+    pub async fn tournament_standings(
+        &self,
+        tournament_id: i64,
+    ) -> Result<TournamentStandings, ArenaError> {
+        let mut connection = self.pool().acquire().await?;
+        let stored = stored_format(&mut connection, tournament_id).await?;
+        let history = history(&mut connection, tournament_id).await?;
+        let bracket = match stored.spec.format {
+            Format::Knockout => crate::format::knockout::ties(stored.spec.n_entries, &history),
+            _ => Vec::new(),
+        };
+        Ok(TournamentStandings {
+            standings: crate::format::standings(&stored.spec, &history),
+            bracket,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;
+
+/// One line of a solo leaderboard.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SoloRow {
+    pub bot_version_id: i64,
+    pub bot_name: String,
+    pub version: i64,
+    pub standing: crate::fit::solo::SoloStanding,
+    /// The rulebook's rank title of the mean, when the game has titles.
+    pub title: Option<&'static str>,
+    /// This bot's mean minus the next row's over the deals both played,
+    /// with its 95% interval paired by deal.
+    pub ahead_of_next: Option<crate::fit::Estimate>,
+}
+
+impl super::Store {
+    /// The solo leaderboard of a game and variant: every solo game (a table
+    /// of one) ranked by mean score per deal, best first.
+    pub async fn solo_leaderboard(
+        &self,
+        game: &str,
+        variant: &str,
+    ) -> Result<Vec<SoloRow>, ArenaError> {
+        use crate::fit::solo::{bullfrogs_title, paired_difference, solo_standings, SoloGame};
+        use crate::fit::DealKey;
+        let rows: Vec<(i64, i64, i64, i64)> = sqlx::query_as(
+            "SELECT t.id, g.seed, rs.bot_version_id, rs.score FROM tournaments t JOIN matches m ON m.tournament_id = t.id \
+             JOIN games g ON g.match_id = m.id JOIN result_seats rs ON rs.game_id = g.id \
+             WHERE t.game = ? AND t.variant = ? AND t.seats_per_game = 1",
+        )
+        .bind(game)
+        .bind(variant)
+        .fetch_all(self.pool())
+        .await?;
+        let games: Vec<SoloGame> = rows
+            .into_iter()
+            .map(|(tournament_id, seed, bot_version_id, score)| SoloGame {
+                deal: DealKey {
+                    tournament_id,
+                    seed,
+                },
+                bot_version_id,
+                score,
+            })
+            .collect();
+        let standings = solo_standings(&games);
+        let mut board = Vec::with_capacity(standings.len());
+        for (index, standing) in standings.iter().enumerate() {
+            let (bot_name, version): (String, i64) = sqlx::query_as(
+                "SELECT b.name, v.version FROM bot_versions v JOIN bots b ON b.id = v.bot_id WHERE v.id = ?",
+            )
+            .bind(standing.bot_version_id)
+            .fetch_one(self.pool())
+            .await?;
+            let ahead_of_next = standings.get(index + 1).and_then(|next| {
+                paired_difference(&games, standing.bot_version_id, next.bot_version_id)
+            });
+            board.push(SoloRow {
+                bot_version_id: standing.bot_version_id,
+                bot_name,
+                version,
+                standing: *standing,
+                title: (game == <cairn_engine::bullfrogs::Bullfrogs as cairn_engine::Game>::ID)
+                    .then(|| bullfrogs_title(standing.score.rating)),
+                ahead_of_next,
+            });
+        }
+        Ok(board)
+    }
+
+    /// Whether a game and its options can be played alone (a solo variant).
+    pub fn plays_solo(&self, game: &str, options: &cairn_engine::GameOptions) -> bool {
+        (self.game_check)(game, options, 1).is_ok()
+    }
+}

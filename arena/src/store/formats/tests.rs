@@ -1,0 +1,245 @@
+//! Formats through the store: rounds planned as results come, once; an
+//! SPRT gauntlet stopped early with its verdict stored.
+
+use super::super::tests::{count, duel, owner_with_bots, test_store, LEASE_MS};
+use super::super::*;
+use crate::stats::Sprt;
+use crate::testkit::report_by_strength;
+
+const SIX: [&str; 6] = ["a", "b", "c", "d", "e", "f"];
+
+/// Leases and reports every match until none is waiting; the stronger bot
+/// (higher version id, unless `strength` says otherwise) wins. Returns the
+/// number of matches played.
+async fn play_out(store: &Store, strength: impl Fn(i64) -> i64 + Copy) -> usize {
+    let (runner, _) = store.register_runner("r1").await.unwrap();
+    let mut played = 0;
+    while let Some(lease) = store.lease_match(&runner, LEASE_MS).await.unwrap() {
+        let report = report_by_strength(&lease, strength);
+        store.report_result(&runner, &report).await.unwrap();
+        // Reported twice: nothing changes, no round is planned twice.
+        store.report_result(&runner, &report).await.unwrap();
+        played += 1;
+    }
+    played
+}
+
+fn with_format(mut request: NewTournament, format: FormatRequest) -> NewTournament {
+    request.format = format;
+    request
+}
+
+#[tokio::test]
+async fn a_swiss_plans_each_round_when_the_last_one_ends_and_finishes_exactly() {
+    let test = test_store().await;
+    let owner = owner_with_bots(&test.store, "ada", &SIX).await;
+    let request = with_format(
+        duel(&SIX, 2),
+        FormatRequest {
+            name: "swiss".into(),
+            rounds: 3,
+            ..Default::default()
+        },
+    );
+    let tournament = test
+        .store
+        .create_tournament(&owner, &request)
+        .await
+        .unwrap();
+    // Round one only: three tables of two rotations.
+    assert_eq!(count(&test.store, "matches").await, 6);
+    let progress = test.store.tournament_progress(tournament.id).await.unwrap();
+    assert_eq!(progress.matches_total, 18);
+    assert_eq!(play_out(&test.store, |id| id).await, 18);
+    let progress = test.store.tournament_progress(tournament.id).await.unwrap();
+    assert!(progress.finished(), "{progress:?}");
+    assert_eq!((progress.matches_done, progress.games_done), (18, 18));
+    let standings = test
+        .store
+        .tournament_standings(tournament.id)
+        .await
+        .unwrap();
+    // The strongest (the last submitted) won all three rounds.
+    assert_eq!(standings.standings[0].entry, 5);
+    assert_eq!(standings.standings[0].score, 3.0);
+}
+
+#[tokio::test]
+async fn a_knockout_plays_its_bracket_and_names_the_champion() {
+    let test = test_store().await;
+    let owner = owner_with_bots(&test.store, "ada", &SIX[..5]).await;
+    let request = with_format(
+        duel(&SIX[..5], 2),
+        FormatRequest {
+            name: "knockout".into(),
+            ..Default::default()
+        },
+    );
+    let tournament = test
+        .store
+        .create_tournament(&owner, &request)
+        .await
+        .unwrap();
+    assert_eq!(play_out(&test.store, |id| id).await, 8);
+    let progress = test.store.tournament_progress(tournament.id).await.unwrap();
+    assert!(progress.finished(), "{progress:?}");
+    let standings = test
+        .store
+        .tournament_standings(tournament.id)
+        .await
+        .unwrap();
+    let final_tie = &standings.bracket.last().unwrap()[0];
+    assert_eq!(final_tie.winner, Some(4));
+    assert_eq!(standings.bracket.len(), 3);
+}
+
+#[tokio::test]
+async fn an_sprt_gauntlet_stops_once_decided_and_drops_the_matches_left() {
+    let test = test_store().await;
+    let owner = owner_with_bots(&test.store, "ada", &SIX).await;
+    let request = with_format(
+        duel(&SIX[..5], 20),
+        FormatRequest {
+            name: "gauntlet".into(),
+            challengers: vec!["f".into()],
+            sprt: Some(Sprt::new(0.0, 50.0, 0.05, 0.05).unwrap()),
+            ..Default::default()
+        },
+    );
+    let tournament = test
+        .store
+        .create_tournament(&owner, &request)
+        .await
+        .unwrap();
+    // Five field bots x two rotations, ten games each.
+    assert_eq!(count(&test.store, "matches").await, 10);
+    // The challenger wins every deal pair but one drawn pair per opponent
+    // would be needed for variance; here it wins all but draws against `a`.
+    let played = play_out(&test.store, |id| if id == 1 { 6 } else { id }).await;
+    let tournament = test.store.tournament(tournament.id).await.unwrap();
+    let sprt = tournament.sprt.unwrap();
+    assert_eq!(sprt.verdict, Some("h1"), "{sprt:?}");
+    assert!(played < 10, "stopped early after {played} matches");
+    let progress = test.store.tournament_progress(tournament.id).await.unwrap();
+    assert!(progress.finished(), "{progress:?}");
+    assert_eq!(progress.matches_total, played as i64);
+}
+
+#[tokio::test]
+async fn formats_refuse_what_does_not_fit_them() {
+    let test = test_store().await;
+    let owner = owner_with_bots(&test.store, "ada", &SIX).await;
+    let refused = |format: FormatRequest| {
+        let request = with_format(duel(&SIX[..4], 2), format);
+        let store = test.store.clone();
+        let owner = owner.clone();
+        async move { store.create_tournament(&owner, &request).await.is_err() }
+    };
+    assert!(
+        refused(FormatRequest {
+            name: "ladder-of-doom".into(),
+            ..Default::default()
+        })
+        .await
+    );
+    assert!(
+        refused(FormatRequest {
+            name: "swiss".into(),
+            ..Default::default()
+        })
+        .await
+    );
+    assert!(
+        refused(FormatRequest {
+            name: "gauntlet".into(),
+            challengers: vec!["nobody".into()],
+            ..Default::default()
+        })
+        .await
+    );
+    assert!(
+        refused(FormatRequest {
+            name: "swiss".into(),
+            rounds: 2,
+            sprt: Some(Sprt::new(0.0, 10.0, 0.05, 0.05).unwrap()),
+            ..Default::default()
+        })
+        .await
+    );
+    assert_eq!(count(&test.store, "tournaments").await, 0);
+}
+
+#[tokio::test]
+async fn a_solo_tournament_seats_each_bot_alone_on_the_same_deals_and_ranks_by_mean_score() {
+    use crate::testkit::{bot_archive, played_game_report};
+    let folder = tempfile::tempdir().unwrap();
+    // The engine's own game check and referee: Bullfrogs solo is real.
+    let store = Store::open(folder.path().join("arena.db")).await.unwrap();
+    let (owner, _) = store.register_owner("ada").await.unwrap();
+    for bot in ["a", "b", "c"] {
+        store
+            .submit_bot_version(&owner, &bot_archive(bot, 1))
+            .await
+            .unwrap();
+    }
+    let options: cairn_engine::GameOptions = [("solo".to_string(), "true".to_string())].into();
+    let request = NewTournament {
+        game: "bullfrogs".into(),
+        options: options.clone(),
+        bots: vec!["a".into(), "b".into(), "c".into()],
+        seats_per_game: 1,
+        games_per_pairing: 3,
+        seed: 4,
+        format: Default::default(),
+    };
+    // A table of one is for solo games only.
+    let duel = NewTournament {
+        game: "schotten-totten".into(),
+        options: Default::default(),
+        ..request.clone()
+    };
+    assert!(store.create_tournament(&owner, &duel).await.is_err());
+    store.create_tournament(&owner, &request).await.unwrap();
+    let (runner, _) = store.register_runner("r1").await.unwrap();
+    let mut seeds = Vec::new();
+    while let Some(lease) = store.lease_match(&runner, LEASE_MS).await.unwrap() {
+        assert_eq!(lease.seats.len(), 1);
+        seeds.push(lease.games.iter().map(|g| g.seed).collect::<Vec<_>>());
+        for game in &lease.games {
+            let planned = store
+                .planned_result(lease.match_id, game.game_index)
+                .await
+                .unwrap();
+            let report = played_game_report(&planned.planned);
+            store
+                .report_game(&runner, lease.match_id, lease.lease_generation, &report)
+                .await
+                .unwrap();
+        }
+    }
+    assert_eq!(seeds.len(), 3);
+    assert!(
+        seeds.iter().all(|s| *s == seeds[0]),
+        "the same deals: {seeds:?}"
+    );
+    let board = store
+        .solo_leaderboard("bullfrogs", "solo=true")
+        .await
+        .unwrap();
+    assert_eq!(board.len(), 3);
+    // Every bot played the engine's first legal action: the same scores.
+    for row in &board {
+        assert_eq!(row.standing.deals, 3);
+        assert_eq!(row.standing.score.rating, board[0].standing.score.rating);
+        assert!(row.title.is_some_and(|title| !title.is_empty()));
+    }
+    let gap = board[0].ahead_of_next.unwrap();
+    assert_eq!((gap.rating, gap.low, gap.high), (0.0, 0.0, 0.0));
+    // Nobody is rated against anybody in a solo game.
+    let query = LeaderboardQuery {
+        game: "bullfrogs".into(),
+        options,
+        model: None,
+    };
+    assert!(store.leaderboard(&query).await.unwrap().is_empty());
+}

@@ -1,0 +1,179 @@
+//! `cairn tournament show`: a tournament's progress, then its standings,
+//! its knockout bracket or its SPRT's state.
+
+use std::process::ExitCode;
+
+use cairn_proto::arena::v1 as pb;
+use serde_json::{json, Value};
+use tonic::transport::Channel;
+
+use crate::client::status_error;
+use crate::escape;
+use crate::table::Table;
+use crate::tournaments::{progress_json, progress_line, tournament_json};
+
+type Client = pb::arena_client::ArenaClient<Channel>;
+
+pub async fn show(client: &mut Client, id: i64, json: bool) -> anyhow::Result<ExitCode> {
+    let status = client
+        .get_tournament(pb::GetTournamentRequest { tournament_id: id })
+        .await
+        .map_err(status_error)?
+        .into_inner();
+    let tournament = status.tournament.clone().unwrap_or_default();
+    let progress = status.progress.unwrap_or_default();
+    if json {
+        let standings: Vec<Value> = status
+            .standings
+            .iter()
+            .map(|row| json!({"position": row.position, "bot": entry_name(row.entry.as_ref()), "score": row.score, "games": row.games}))
+            .collect();
+        let bracket: Vec<Value> = status
+            .bracket
+            .iter()
+            .map(|tie| json!({"round": tie.round + 1, "first": tie.first.as_ref().map(|e| entry_name(Some(e))), "second": tie.second.as_ref().map(|e| entry_name(Some(e))),
+                              "first_points": tie.first_points, "second_points": tie.second_points, "winner": tie.winner.as_ref().map(|e| entry_name(Some(e)))}))
+            .collect();
+        let sprt = tournament.sprt.as_ref().map(sprt_json);
+        println!(
+            "{}",
+            json!({"tournament": tournament_json(&tournament), "progress": progress_json(&progress),
+                   "standings": standings, "bracket": bracket, "sprt": sprt})
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let rounds = if tournament.format == "swiss" {
+        format!(" ({} rounds)", tournament.rounds)
+    } else {
+        String::new()
+    };
+    println!(
+        "tournament {} · {}{rounds} · {} {} · seed {}",
+        tournament.id, tournament.format, tournament.game, tournament.variant, tournament.seed
+    );
+    println!("{}", progress_line(&progress));
+    if let Some(sprt) = &tournament.sprt {
+        println!("{}", sprt_line(sprt));
+    }
+    if !status.bracket.is_empty() {
+        print!("{}", bracket_text(&status.bracket));
+    }
+    let mut table = Table::new(&[">#", "bot", ">score", ">games"]);
+    for row in &status.standings {
+        let challenger = tournament
+            .entries
+            .iter()
+            .position(|e| Some(e) == row.entry.as_ref())
+            .is_some_and(|index| tournament.challengers.contains(&(index as u32)));
+        let mark = if challenger { " (challenger)" } else { "" };
+        table.row(vec![
+            row.position.to_string(),
+            format!("{}{mark}", entry_name(row.entry.as_ref())),
+            format!("{:.2}", row.score),
+            row.games.to_string(),
+        ]);
+    }
+    print!("{}", table.render());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn entry_name(entry: Option<&pb::Entry>) -> String {
+    entry.map_or_else(
+        || "bye".to_string(),
+        |e| escape::line(&format!("{}@{}", e.bot_name, e.version)).into_owned(),
+    )
+}
+
+/// `sprt elo0=0 elo1=10 alpha=0.05 beta=0.05: llr 2.97 in [-2.94, 2.94] → h1 ...`
+fn sprt_line(sprt: &pb::SprtState) -> String {
+    let p = sprt.parameters.unwrap_or_default();
+    let verdict = match sprt.verdict.as_str() {
+        "h1" => "H1 accepted: the challenger is elo1 stronger".to_string(),
+        "h0" => "H0 accepted: the challenger is not elo1 stronger".to_string(),
+        _ => "undecided".to_string(),
+    };
+    let pairs: Vec<String> = sprt.pentanomial.iter().map(u64::to_string).collect();
+    format!(
+        "sprt elo0={} elo1={} alpha={} beta={}: llr {:.2} within [{:.2}, {:.2}], {verdict}; deal pairs 0/½/1/1½/2: {}",
+        p.elo0,
+        p.elo1,
+        p.alpha,
+        p.beta,
+        sprt.llr,
+        sprt.lower_bound,
+        sprt.upper_bound,
+        pairs.join(" ")
+    )
+}
+
+fn sprt_json(sprt: &pb::SprtState) -> Value {
+    let p = sprt.parameters.unwrap_or_default();
+    json!({"elo0": p.elo0, "elo1": p.elo1, "alpha": p.alpha, "beta": p.beta, "llr": sprt.llr,
+           "lower_bound": sprt.lower_bound, "upper_bound": sprt.upper_bound, "verdict": sprt.verdict, "pentanomial": sprt.pentanomial})
+}
+
+/// One line per tie, round by round:
+/// `round 1: greedy@1 2.0 - 0.0 random@1 -> greedy@1`.
+fn bracket_text(bracket: &[pb::BracketTie]) -> String {
+    let mut text = String::new();
+    for tie in bracket {
+        let (first, second) = (
+            entry_name(tie.first.as_ref()),
+            entry_name(tie.second.as_ref()),
+        );
+        let winner = tie
+            .winner
+            .as_ref()
+            .map_or_else(|| "undecided".to_string(), |e| entry_name(Some(e)));
+        let line = if tie.first.is_none() || tie.second.is_none() {
+            format!("round {}: {winner} has a bye\n", tie.round + 1)
+        } else {
+            format!(
+                "round {}: {first} {:.1} - {:.1} {second} -> {winner}\n",
+                tie.round + 1,
+                tie.first_points,
+                tie.second_points
+            )
+        };
+        text.push_str(&line);
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(name: &str) -> Option<pb::Entry> {
+        Some(pb::Entry {
+            bot_version_id: 1,
+            bot_name: name.into(),
+            version: 1,
+        })
+    }
+
+    #[test]
+    fn the_bracket_draws_a_line_per_tie_with_byes_and_winners() {
+        let bracket = [
+            pb::BracketTie {
+                round: 0,
+                first: entry("greedy"),
+                second: None,
+                winner: entry("greedy"),
+                ..Default::default()
+            },
+            pb::BracketTie {
+                round: 1,
+                first: entry("greedy"),
+                second: entry("ra\x1bndom"),
+                first_points: 1.5,
+                second_points: 0.5,
+                winner: entry("greedy"),
+            },
+        ];
+        assert_eq!(
+            bracket_text(&bracket),
+            "round 1: greedy@1 has a bye\nround 2: greedy@1 1.5 - 0.5 ra\\u{1b}ndom@1 -> greedy@1\n"
+        );
+    }
+}
