@@ -5,10 +5,11 @@
 use std::os::fd::BorrowedFd;
 use std::time::{Duration, Instant};
 
-use cairn_proto::game::v1::{ArenaMessage, BotMessage};
+use cairn_proto::game::v1::{arena_message, ArenaMessage, BotMessage};
 use cairn_proto::wire;
 
 use crate::forfeit::ForfeitReason;
+use crate::hints::{self, Expecting};
 use crate::launch::{BotLauncher, BotProcess, ExitReport, LaunchError, LaunchSpec};
 use crate::pipe::{LineReader, LineWriter, PipeError};
 use crate::stderr::StderrLog;
@@ -91,6 +92,8 @@ pub struct BotConnection {
     line: Vec<u8>,
     /// Whether the bot ever sent a whole line.
     has_spoken: bool,
+    /// What our last message asked for (to show the expected shape).
+    expecting: Option<Expecting>,
 }
 
 impl BotConnection {
@@ -122,6 +125,7 @@ impl BotConnection {
             sent_at: Instant::now(),
             line,
             has_spoken: false,
+            expecting: None,
         })
     }
 
@@ -129,9 +133,21 @@ impl BotConnection {
         &self.stderr
     }
 
+    /// Whether the bot ever sent a whole line on stdout.
+    pub fn has_spoken(&self) -> bool {
+        self.has_spoken
+    }
+
     /// Writes one message, giving up after `wait` if the bot does not read.
     pub fn send(&mut self, message: &ArenaMessage, wait: Duration) -> Result<(), Failure> {
         wire::encode_arena_message_into(message, &mut self.line);
+        self.expecting = match &message.message {
+            Some(arena_message::Message::Hello(_)) => Some(Expecting::Ready),
+            Some(arena_message::Message::Request(request)) => {
+                Some(Expecting::Action(request.decision_id))
+            }
+            _ => None,
+        };
         // Stamped before the write: once the bot is woken it may run (and
         // answer) before this thread is scheduled again.
         self.sent_at = Instant::now();
@@ -155,10 +171,11 @@ impl BotConnection {
         loop {
             let waited = self.sent_at.elapsed();
             if waited >= budget.wall {
-                let detail = format!(
-                    "no answer within {} ms of wall-clock time",
-                    budget.wall.as_millis()
-                );
+                let cpu = self
+                    .process
+                    .cpu_time()
+                    .map(|now| now.saturating_sub(self.cpu_mark));
+                let detail = hints::silent("answer", budget.wall, cpu);
                 return Err(self.fail(ForfeitReason::Timeout, detail));
             }
             let slice = (budget.wall - waited).min(CPU_CHECK_INTERVAL);
@@ -206,8 +223,13 @@ impl BotConnection {
         match wire::decode_bot_message(line) {
             Ok(message) => Ok(Answer { message, wall, cpu }),
             Err(error) => {
-                let shown = String::from_utf8_lossy(&line[..line.len().min(120)]).into_owned();
-                Err(self.fail(ForfeitReason::ProtocolError, format!("{error}: `{shown}`")))
+                let shown = hints::quote(line);
+                let detail = if hints::looks_like_json(line) {
+                    hints::wrong_shape(&format!("{error}: `{shown}`"), self.expecting)
+                } else {
+                    hints::not_a_message(&shown)
+                };
+                Err(self.fail(ForfeitReason::ProtocolError, detail))
             }
         }
     }
@@ -220,10 +242,7 @@ impl BotConnection {
                 .unwrap_or(self.cpu_mark)
                 .saturating_sub(self.cpu_mark);
             if used > limit {
-                let detail = format!(
-                    "used more than {} ms of CPU on one decision",
-                    limit.as_millis()
-                );
+                let detail = hints::out_of_cpu(None, limit);
                 return Err(self.fail(ForfeitReason::Timeout, detail));
             }
         }

@@ -11,6 +11,7 @@
 //! - [`pipe`], [`stderr`]: non-blocking line I/O with deadlines and caps;
 //!   the capped stderr log.
 //! - [`connection`]: one live bot; every failure becomes a forfeit reason.
+//! - [`hints`]: forfeit details that name the fix for common mistakes.
 //! - [`time_control`]: per-decision CPU limit plus a bank, wall backstop.
 //! - [`forfeit`]: forfeit reasons and scoring a game with forfeits.
 //! - [`seating`]: each game's seed and seating.
@@ -53,6 +54,7 @@ pub mod bot_folder;
 pub mod build;
 pub mod connection;
 pub mod forfeit;
+pub mod hints;
 pub mod launch;
 pub mod pipe;
 pub mod record;

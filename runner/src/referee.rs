@@ -20,6 +20,7 @@ use crate::connection::{
     Answer, BotConnection, Budget, Failure, IoLimits, StartError, CPU_CHECK_INTERVAL,
 };
 use crate::forfeit::{final_score, FinalScore, Forfeit, ForfeitReason};
+use crate::hints::{self, Expecting};
 use crate::launch::{BotLauncher, LaunchSpec};
 use crate::pipe::wait_any_readable;
 use crate::record::{hash_text, GameRecord};
@@ -331,10 +332,7 @@ impl Table<'_> {
             }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                let detail = format!(
-                    "no ready within {} ms of wall-clock time",
-                    setup.as_millis()
-                );
+                let detail = hints::silent("ready", setup, None);
                 for seat in waiting {
                     self.forfeit(slots, seat, Failure::new(ForfeitReason::Timeout, &detail));
                 }
@@ -364,7 +362,10 @@ impl Table<'_> {
             }
             _ => Err(Failure::new(
                 ForfeitReason::ProtocolError,
-                "answered hello with something other than ready",
+                hints::wrong_shape(
+                    "answered hello with something other than ready",
+                    Some(Expecting::Ready),
+                ),
             )),
         }
     }
@@ -503,11 +504,7 @@ impl Table<'_> {
         legal: &[String],
     ) -> Result<String, Failure> {
         if let Err(overdrawn) = self.clocks[seat].charge(answer.cpu) {
-            let detail = format!(
-                "used {} ms of CPU, {} ms allowed",
-                overdrawn.used.as_millis(),
-                overdrawn.allowed.as_millis()
-            );
+            let detail = hints::out_of_cpu(Some(overdrawn.used), overdrawn.allowed);
             return Err(Failure::new(ForfeitReason::Timeout, detail));
         }
         self.timings[seat].push(DecisionTiming {
@@ -519,7 +516,10 @@ impl Table<'_> {
             _ => {
                 return Err(Failure::new(
                     ForfeitReason::ProtocolError,
-                    "answered a request with something other than an action",
+                    hints::wrong_shape(
+                        "answered a request with something other than an action",
+                        Some(Expecting::Action(decision_id)),
+                    ),
                 ))
             }
         };
