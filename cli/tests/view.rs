@@ -82,6 +82,25 @@ fn schotten_totten_shows_the_stones_both_hands_and_the_card_just_played() {
 }
 
 #[test]
+fn each_step_shows_its_decisions_cpu_time_and_an_old_replay_says_it_has_none() {
+    let (path, mut replay) = played("time", "schotten-totten", &[], &["greedy", "random"]);
+    let times = replay["games"][0]["cpu_us"].as_array().unwrap().clone();
+    let actions = replay["games"][0]["actions"].as_array().unwrap();
+    assert_eq!(times.len(), actions.len());
+    for at in [1, 2, actions.len()] {
+        let cpu_us = times[at - 1].as_u64().unwrap();
+        let text = show(&path, &["--at", &at.to_string()]);
+        let shown = format!("took {:.1} ms of CPU", cpu_us as f64 / 1000.0);
+        assert!(text.contains(&shown), "{shown} not in {text}");
+    }
+    replay["games"][0].as_object_mut().unwrap().remove("cpu_us");
+    std::fs::write(&path, replay.to_string()).unwrap();
+    let old = show(&path, &["--at", "1"]);
+    assert!(old.contains("decision time not recorded"), "{old}");
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
 fn lords_of_scotland_shows_recruits_scores_followers_and_hands() {
     let (path, replay) = played(
         "los",

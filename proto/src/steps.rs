@@ -47,6 +47,9 @@ pub struct Step {
     pub to_move: Option<Seat>,
     /// Per seat, its observation of this state.
     pub views: Vec<Which>,
+    /// The CPU time in microseconds the actor's bot took to choose the
+    /// action, when the replay recorded it (see [`ReplaySteps::with_times`]).
+    pub cpu_us: Option<u64>,
 }
 
 /// Why a replay cannot be shown at all.
@@ -130,14 +133,24 @@ fn step(
         action_seen,
         to_move: state.current_seat(),
         views,
+        cpu_us: None,
     })
 }
 
 impl ReplaySteps {
+    /// Gives each step the time of the decision that led to it: `cpu_us[i]`
+    /// belongs to action `i` (a replay's `cpu_us`, possibly empty).
+    pub fn with_times(mut self, cpu_us: &[Option<u64>]) -> ReplaySteps {
+        for step in self.steps.iter_mut().skip(1) {
+            step.cpu_us = cpu_us.get(step.index - 1).copied().flatten();
+        }
+        self
+    }
+
     /// The steps as the web pages read them: per step the action, its actor,
     /// the seat to move, what each seat saw of the action, and each seat's
     /// observation in the proto3 JSON mapping (the same JSON bots read);
-    /// in Bullfrogs solo, `isaac_roll` names the movement die's face.
+    /// `cpu_us`, the decision's CPU time when recorded; in Bullfrogs solo, `isaac_roll` names the movement die's face.
     /// Written straight to text: building a `serde_json::Value` first took
     /// most of the time.
     pub fn to_json_string(&self) -> String {
@@ -184,6 +197,7 @@ struct StepJson<'a> {
     to_move: Option<Seat>,
     views: Vec<ViewJson<'a>>,
     isaac_roll: Option<&'static str>,
+    cpu_us: Option<u64>,
 }
 
 impl<'a> StepJson<'a> {
@@ -200,6 +214,7 @@ impl<'a> StepJson<'a> {
             to_move: step.to_move,
             views: step.views.iter().map(ViewJson).collect(),
             isaac_roll,
+            cpu_us: step.cpu_us,
         }
     }
 }
@@ -314,6 +329,21 @@ mod tests {
         assert!(replay_steps(&replay).is_err());
         replay.game = "chess".into();
         assert!(replay_steps(&replay).is_err());
+    }
+
+    #[test]
+    fn each_decision_carries_its_recorded_time_and_the_deal_none() {
+        let replay = first_moves("bullfrogs", &[], 2, 3);
+        let steps = replay_steps(&replay)
+            .unwrap()
+            .with_times(&[Some(1500), None, Some(7)]);
+        let times: Vec<Option<u64>> = steps.steps.iter().map(|step| step.cpu_us).collect();
+        assert_eq!(times, [None, Some(1500), None, Some(7)]);
+        let json: serde_json::Value = serde_json::from_str(&steps.to_json_string()).unwrap();
+        assert_eq!(json["steps"][1]["cpu_us"], 1500);
+        assert!(json["steps"][2]["cpu_us"].is_null());
+        let untimed = replay_steps(&replay).unwrap().with_times(&[]);
+        assert!(untimed.steps.iter().all(|step| step.cpu_us.is_none()));
     }
 
     #[test]

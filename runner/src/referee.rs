@@ -216,6 +216,9 @@ struct Table<'a> {
     timings: Vec<Vec<DecisionTiming>>,
     actions: Vec<String>,
     hashes: Vec<String>,
+    /// Per action, the CPU time its decision was charged (none when the
+    /// engine played for an out seat).
+    cpu_us: Vec<Option<u64>>,
     next_decision_id: u32,
 }
 
@@ -239,6 +242,7 @@ fn play_game(
         timings: vec![Vec::new(); n_seats],
         actions: Vec::new(),
         hashes: Vec::new(),
+        cpu_us: Vec::new(),
         next_decision_id: 1,
     };
     table.greet(launcher, slots, index)?;
@@ -398,14 +402,15 @@ impl Table<'_> {
             let legal = self.state.legal_actions();
             // RULING (ours): an out seat of a 3-5 seat game plays its first
             // legal action: deterministic, so the replay stays a plain list.
-            let action = if self.out[seat] {
-                legal
-                    .into_iter()
-                    .next()
-                    .ok_or_else(|| MatchError::Engine("no legal action in a live game".into()))?
+            let (action, cpu) = if self.out[seat] {
+                let first = legal.into_iter().next();
+                let first = first
+                    .ok_or_else(|| MatchError::Engine("no legal action in a live game".into()))?;
+                (first, None)
             } else {
                 match self.ask(slots, seat, legal)? {
-                    Ok(action) => action,
+                    // An accepted answer's timing is the seat's last one.
+                    Ok(action) => (action, self.timings[seat].last().map(|t| t.cpu)),
                     Err(failure) => {
                         self.forfeit(slots, seat, failure);
                         continue;
@@ -413,6 +418,7 @@ impl Table<'_> {
                 }
             };
             self.apply(seat, &action)?;
+            self.cpu_us.push(cpu.map(|cpu| cpu.as_micros() as u64));
         }
         Ok(())
     }
@@ -600,6 +606,7 @@ impl Table<'_> {
             hashes: self.hashes,
             forfeits: self.forfeits,
             score,
+            cpu_us: self.cpu_us,
         };
         GameResult {
             index,

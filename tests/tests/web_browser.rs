@@ -91,6 +91,9 @@ fn terminal_viewer_draws_an_arena_game(arena: &Arena, web: &str, tournament_id: 
         String::from_utf8_lossy(&output.stderr)
     );
     assert!(text.contains("step 3/"), "{text}");
+    let cpu_us = step["cpu_us"].as_u64().expect("a recorded decision time");
+    let shown = format!("took {:.1} ms of CPU", cpu_us as f64 / 1000.0);
+    assert!(text.contains(&shown), "{shown} not in {text}");
     let seen = step["action_seen"][1].as_str().unwrap();
     assert!(
         text.contains(&format!("played `{seen}`")),
@@ -259,6 +262,13 @@ fn replay(driver: &Driver, web: &str, game_id: i64, shots: &Path) {
         steps[4]["action"].as_str().unwrap()
     );
     assert_board_matches(driver, &steps[4]);
+    // The runner recorded each decision's CPU time; the page shows it.
+    let cpu_us = steps[4]["cpu_us"]
+        .as_u64()
+        .expect("a recorded decision time");
+    let time = driver.text(&driver.find("#decision-time"));
+    let shown = format!("took {:.1} ms of CPU", cpu_us as f64 / 1000.0);
+    assert!(time.contains(&shown), "{shown:?} not in {time:?}");
     driver.screenshot(&shots.join("replay-step-4.png"));
 
     driver.click(&driver.find("#perspective option[value='0']"));

@@ -61,6 +61,7 @@ fn forfeited_report() -> GameReport {
         hashes,
         forfeits: vec![forfeit],
         score,
+        cpu_us: Vec::new(),
     };
     GameReport {
         game_index: 0,
@@ -100,6 +101,44 @@ fn a_garbage_replay_is_refused() {
         "{}",
         refused(&report)
     );
+}
+
+/// A hostile runner's decision times: negative, fractional, absurd or
+/// miscounted ones refuse the report (never clamped: an honest runner
+/// cannot send them); the honest ones pass.
+#[test]
+fn decision_times_that_cannot_be_true_are_refused() {
+    let honest = played_game_report(&planned());
+    verify_game(&planned(), &honest).unwrap();
+    let with_times = |edit: &dyn Fn(&mut serde_json::Value)| {
+        let mut replay: serde_json::Value = serde_json::from_slice(&honest.replay).unwrap();
+        edit(&mut replay["games"][0]["cpu_us"]);
+        GameReport {
+            replay: replay.to_string().into_bytes(),
+            ..honest.clone()
+        }
+    };
+    let negative = refused(&with_times(&|times| times[2] = (-1).into()));
+    assert!(negative.contains("not a replay file"), "{negative}");
+    let fraction = refused(&with_times(&|times| times[2] = 0.5.into()));
+    assert!(fraction.contains("not a replay file"), "{fraction}");
+    let huge = refused(&with_times(&|times| times[2] = u64::MAX.into()));
+    assert!(huge.contains("action 2 took"), "{huge}");
+    let over = refused(&with_times(&|times| {
+        times[4] = (cairn_proto::record::MAX_DECISION_CPU_US + 1).into()
+    }));
+    assert!(over.contains("action 4 took"), "{over}");
+    let short = refused(&with_times(&|times| {
+        times.as_array_mut().unwrap().pop();
+    }));
+    assert!(short.contains("decision times for"), "{short}");
+    let text = refused(&with_times(&|times| times[0] = "fast".into()));
+    assert!(text.contains("not a replay file"), "{text}");
+    verify_game(
+        &planned(),
+        &with_times(&|times| times[1] = serde_json::Value::Null),
+    )
+    .unwrap();
 }
 
 #[test]

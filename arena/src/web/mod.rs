@@ -234,6 +234,9 @@ struct StoredGame {
     seed: u64,
     seats: Vec<String>,
     actions: Vec<String>,
+    /// Absent in replays stored before decision times were kept.
+    #[serde(default)]
+    cpu_us: Vec<Option<u64>>,
 }
 
 async fn game(State(web): State<Web>, Path(text): Path<String>) -> Answer {
@@ -275,7 +278,7 @@ pub fn replay_json(bytes: &[u8]) -> String {
         actions: first.actions,
     };
     match cairn_proto::steps::replay_steps(&replay) {
-        Ok(steps) => steps.to_json_string(),
+        Ok(steps) => steps.with_times(&first.cpu_us).to_json_string(),
         Err(error) => refused(format!("the stored replay does not re-simulate: {error}")),
     }
 }

@@ -108,11 +108,24 @@ fn replay_file(
             )
         }
     };
-    let file = json!({"format": "cairn-replay-1", "games": [{
+    let mut file = json!({"format": "cairn-replay-1", "games": [{
         "game": replay.game, "options": replay.options, "seed": replay.seed, "seats": names,
         "actions": replay.actions, "hashes": hashes, "forfeits": forfeits, "score": score,
     }]});
+    // A finished game as runners write it now, with each decision's CPU
+    // time; a forfeited one as replays were before times were kept.
+    if forfeit.is_none() {
+        let cpu_us: Vec<u64> = (0..replay.actions.len() as u64)
+            .map(decision_cpu_us)
+            .collect();
+        file["games"][0]["cpu_us"] = json!(cpu_us);
+    }
     (file.to_string().into_bytes(), results)
+}
+
+/// The CPU time the test replays give action `index`, in microseconds.
+fn decision_cpu_us(index: u64) -> u64 {
+    1_000 * index + 7
 }
 
 /// First-legal play of a game from `seed`: to the end, or `n_actions` long.
@@ -305,6 +318,10 @@ async fn a_game_comes_with_every_step_and_every_seats_view() {
     assert_eq!(views[1]["seat"], 1);
     assert_eq!(views[0]["stones"].as_array().unwrap().len(), 9);
     assert_ne!(views[0]["hand"], views[1]["hand"]);
+    assert!(steps[0]["cpu_us"].is_null());
+    for (index, step) in steps.iter().enumerate().skip(1) {
+        assert_eq!(step["cpu_us"], decision_cpu_us(index as u64 - 1));
+    }
 
     let forfeited = tournament["games"][1]["game_id"].as_i64().unwrap();
     let short = get(&server, &format!("/api/games/{forfeited}"))
@@ -312,6 +329,8 @@ async fn a_game_comes_with_every_step_and_every_seats_view() {
         .json();
     assert_eq!(short["replay"]["steps"].as_array().unwrap().len(), 6);
     assert!(short["replay"]["outcome"].is_null());
+    let short_steps = short["replay"]["steps"].as_array().unwrap();
+    assert!(short_steps.iter().all(|step| step["cpu_us"].is_null()));
 }
 
 #[tokio::test]

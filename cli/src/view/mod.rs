@@ -18,7 +18,7 @@ use std::process::ExitCode;
 
 use cairn_engine::Seat;
 use cairn_proto::game::v1::observation::Game as Which;
-use cairn_proto::steps::{replay_steps, ReplaySteps, Step};
+use cairn_proto::steps::{ReplaySteps, Step};
 use cairn_runner::{GameRecord, ReplayFile};
 
 use crate::escape;
@@ -99,7 +99,7 @@ pub fn show(replay: &ReplayFile, args: &ViewArgs) -> anyhow::Result<ExitCode> {
             replay.games.len()
         );
     };
-    let steps = replay_steps(&record.replay())?;
+    let steps = record.steps()?;
     let perspective = match args.seat {
         Some(seat) if seat >= steps.n_seats => {
             anyhow::bail!("seat {seat} is not at this table ({} seats)", steps.n_seats)
@@ -178,9 +178,10 @@ impl Viewer<'_> {
             Perspective::Omniscient => action,
         };
         format!(
-            "{} played `{}`",
+            "{} played `{}` · {}",
             self.seat_name(actor),
-            escape::line(action)
+            escape::line(action),
+            decision_time(step.cpu_us)
         )
     }
 
@@ -250,6 +251,14 @@ impl Viewer<'_> {
             ranks.join(" : ")
         );
         out
+    }
+}
+
+/// A decision's CPU time (the clock the time control charges).
+fn decision_time(cpu_us: Option<u64>) -> String {
+    match cpu_us {
+        Some(cpu_us) => format!("took {:.1} ms of CPU", cpu_us as f64 / 1000.0),
+        None => "decision time not recorded".to_string(),
     }
 }
 

@@ -218,6 +218,12 @@ async function gamePage(id) {
   view.start();
 }
 
+/** A decision's CPU time (the clock the time control charges), from microseconds. */
+function decisionTime(cpuUs) {
+  if (typeof cpuUs !== "number") return "decision time not recorded";
+  return "took " + (cpuUs / 1000).toFixed(1) + " ms of CPU";
+}
+
 class ReplayView {
   constructor(replay, names) {
     this.replay = replay;
@@ -289,7 +295,7 @@ class ReplayView {
     else {
       const text = seat === null ? step.action : step.action_seen[seat];
       append(this.action, [el("b", {}, "seat " + step.actor + " (" + this.names[step.actor] + ")"), " played ",
-        el("code", { id: "action-text" }, text), el("span", { class: "muted" }, " · decision time not recorded by this arena")]);
+        el("code", { id: "action-text" }, text), el("span", { class: "muted", id: "decision-time" }, " · " + decisionTime(step.cpu_us))]);
     }
     if (step.to_move !== null) append(this.action, [el("br"), "to move: seat " + step.to_move + " (" + this.names[step.to_move] + ")"]);
     const draw = window.cairnBoards[this.replay.game];
