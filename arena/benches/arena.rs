@@ -4,6 +4,10 @@
 //! alone, then while 200 concurrent readers ask for the leaderboard and for
 //! the first page of `ListMatches`.
 //!
+//! Each side runs as it would in its own process: the server on its own
+//! runtime, the runners on another, each with its own connection, and the
+//! readers on a third, each reader with its own connection.
+//!
 //! Prints `bench: arena/results_per_s` (no readers),
 //! `bench: arena/list_matches_p99_ms`, `bench: arena/leaderboard_p99_ms_under_load`
 //! and `bench: arena/ingest_slowdown_under_load` (results/s alone divided by
@@ -19,7 +23,10 @@ use cairn_arena::service::pb::runner_service_client::RunnerServiceClient;
 use cairn_arena::store::Quotas;
 use cairn_arena::testkit::{bot_archive, test_game_check, test_replay, test_verifier, TEST_DUEL};
 use cairn_arena::Store;
+use std::net::SocketAddr;
+
 use tokio::net::TcpListener;
+use tokio::runtime::Runtime;
 use tonic::transport::Channel;
 use tonic::Request;
 
@@ -93,13 +100,29 @@ async fn runner(channel: Channel, token: String, n_matches: usize) -> u64 {
     games
 }
 
-/// Every runner reports `n_matches`; results per second.
-async fn ingest(channel: &Channel, n_matches: usize) -> f64 {
+/// A new connection to the arena.
+async fn connect(address: SocketAddr) -> Channel {
+    Channel::from_shared(format!("http://{address}"))
+        .expect("url")
+        .connect()
+        .await
+        .expect("connect")
+}
+
+/// Every runner, on its own connection, reports `n_matches`; results per
+/// second.
+async fn ingest(address: SocketAddr, n_matches: usize) -> f64 {
+    let mut channels = Vec::new();
+    for _ in 0..N_RUNNERS {
+        channels.push(connect(address).await);
+    }
     let started = Instant::now();
-    let tasks: Vec<_> = (0..N_RUNNERS)
-        .map(|index| {
+    let tasks: Vec<_> = channels
+        .into_iter()
+        .enumerate()
+        .map(|(index, channel)| {
             tokio::spawn(runner(
-                channel.clone(),
+                channel,
                 format!("{RUNNER_TOKEN}-{index}"),
                 n_matches,
             ))
@@ -114,12 +137,12 @@ async fn ingest(channel: &Channel, n_matches: usize) -> f64 {
 
 /// Reads until `stop`, alternating nothing: a reader asks one thing only.
 async fn reader(
-    channel: Channel,
+    address: SocketAddr,
     tournament_id: i64,
     leaderboard: bool,
     stop: Arc<AtomicBool>,
 ) -> Vec<Duration> {
-    let mut client = ArenaClient::new(channel);
+    let mut client = ArenaClient::new(connect(address).await);
     let mut latencies = Vec::new();
     while !stop.load(Ordering::Relaxed) {
         let started = Instant::now();
@@ -153,39 +176,25 @@ fn p99_ms(mut latencies: Vec<Duration>) -> f64 {
     latencies[index].as_secs_f64() * 1000.0
 }
 
-async fn bench() {
-    let folder = tempfile::tempdir().expect("temp folder");
-    let quotas = Quotas {
-        bots: N_BOTS as i64,
-        ..Quotas::default()
-    };
-    let store = Store::open(folder.path().join("bench.db"))
-        .await
-        .expect("store")
-        .with_game_check(test_game_check)
-        .with_verifier(test_verifier)
-        .with_quotas(quotas);
-    for index in 0..N_RUNNERS {
-        store
-            .register_runner_with_token(
-                &format!("runner-{index}"),
-                &format!("{RUNNER_TOKEN}-{index}"),
-            )
-            .await
-            .expect("runner");
-    }
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let address = listener.local_addr().expect("address");
-    let (stop_server, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(cairn_arena::run(listener, store, async move {
-        let _ = stopped.await;
-    }));
-    let channel = Channel::from_shared(format!("http://{address}"))
-        .expect("url")
-        .connect()
-        .await
-        .expect("connect");
-    let mut arena = ArenaClient::new(channel.clone());
+/// Runtimes standing for separate processes: the arena, the runners and
+/// the readers.
+struct Processes {
+    arena: Runtime,
+    runners: Runtime,
+    readers: Runtime,
+}
+
+fn runtime(threads: usize) -> Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads)
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
+/// The arena with its bots and the tournament; the tournament's id.
+async fn set_up(store: Store, address: SocketAddr) -> i64 {
+    let mut arena = ArenaClient::new(connect(address).await);
     let token = arena
         .register_owner(pb::RegisterOwnerRequest {
             name: "bench".into(),
@@ -201,6 +210,15 @@ async fn bench() {
             .await
             .expect("bot");
     }
+    for index in 0..N_RUNNERS {
+        store
+            .register_runner_with_token(
+                &format!("runner-{index}"),
+                &format!("{RUNNER_TOKEN}-{index}"),
+            )
+            .await
+            .expect("runner");
+    }
     let request = pb::CreateTournamentRequest {
         game: TEST_DUEL.into(),
         bots: (0..N_BOTS).map(|index| format!("bot-{index:02}")).collect(),
@@ -209,31 +227,57 @@ async fn bench() {
         seed: 1,
         ..Default::default()
     };
-    let tournament = arena
+    arena
         .create_tournament(authorized(request, &token))
         .await
         .expect("tournament")
-        .into_inner();
+        .into_inner()
+        .id
+}
+
+fn bench(processes: &Processes) {
+    let folder = tempfile::tempdir().expect("temp folder");
+    let quotas = Quotas {
+        bots: N_BOTS as i64,
+        ..Quotas::default()
+    };
+    let (store, listener) = processes.arena.block_on(async {
+        let store = Store::open(folder.path().join("bench.db"))
+            .await
+            .expect("store")
+            .with_game_check(test_game_check)
+            .with_verifier(test_verifier)
+            .with_quotas(quotas);
+        (store, TcpListener::bind("127.0.0.1:0").await.expect("bind"))
+    });
+    let address = listener.local_addr().expect("address");
+    let (stop_server, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = processes
+        .arena
+        .spawn(cairn_arena::run(listener, store.clone(), async move {
+            let _ = stopped.await;
+        }));
+    let tournament_id = processes.runners.block_on(set_up(store, address));
 
     // 2,450 matches: 300 per runner alone, then 300 each under load.
-    let alone = ingest(&channel, 300).await;
+    let alone = processes.runners.block_on(ingest(address, 300));
     println!("bench: arena/results_per_s {alone:.0} results/s");
     let stop = Arc::new(AtomicBool::new(false));
     let readers: Vec<_> = (0..N_READERS)
         .map(|index| {
-            tokio::spawn(reader(
-                channel.clone(),
-                tournament.id,
+            processes.readers.spawn(reader(
+                address,
+                tournament_id,
                 index % 2 == 0,
                 Arc::clone(&stop),
             ))
         })
         .collect();
-    let loaded = ingest(&channel, 300).await;
+    let loaded = processes.runners.block_on(ingest(address, 300));
     stop.store(true, Ordering::Relaxed);
     let (mut boards, mut lists) = (Vec::new(), Vec::new());
     for (index, task) in readers.into_iter().enumerate() {
-        let latencies = task.await.expect("reader task");
+        let latencies = processes.readers.block_on(task).expect("reader task");
         if index % 2 == 0 {
             boards.extend(latencies);
         } else {
@@ -255,16 +299,18 @@ async fn bench() {
         alone / loaded
     );
     stop_server.send(()).expect("server running");
-    server
-        .await
+    processes
+        .arena
+        .block_on(server)
         .expect("server task")
         .expect("server stops cleanly");
 }
 
 fn main() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
-    runtime.block_on(bench());
+    let processes = Processes {
+        arena: runtime(2),
+        runners: runtime(1),
+        readers: runtime(2),
+    };
+    bench(&processes);
 }

@@ -215,11 +215,11 @@ impl Arena for ArenaApi {
         let page = Page::from_request(request.page_size, &request.page_token)?;
         let matches = self
             .store
-            .list_matches(request.tournament_id, &page)
+            .matches_page(request.tournament_id, &page)
             .await?;
         Ok(Response::new(pb::ListMatchesResponse {
             matches: matches.items.iter().map(convert::match_summary).collect(),
-            next_page_token: matches.next_page_token.unwrap_or_default(),
+            next_page_token: matches.next_page_token.clone().unwrap_or_default(),
         }))
     }
 

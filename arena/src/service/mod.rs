@@ -7,6 +7,7 @@
 mod arena_api;
 mod convert;
 mod runner_api;
+mod writer;
 
 use std::future::Future;
 
@@ -43,8 +44,11 @@ pub async fn run(
 ) -> Result<(), ArenaError> {
     let arena = pb::arena_server::ArenaServer::new(ArenaApi::new(store.clone()))
         .max_decoding_message_size(MAX_ARENA_REQUEST_BYTES);
-    let runners = pb::runner_service_server::RunnerServiceServer::new(RunnerApi::new(store))
-        .max_decoding_message_size(MAX_RUNNER_REQUEST_BYTES);
+    let writer = writer::WriterThread::start()?;
+    let runners = pb::runner_service_server::RunnerServiceServer::new(
+        RunnerApi::new(store).with_writer(writer.handle()),
+    )
+    .max_decoding_message_size(MAX_RUNNER_REQUEST_BYTES);
     let (health_reporter, health) = tonic_health::server::health_reporter();
     health_reporter
         .set_serving::<pb::arena_server::ArenaServer<ArenaApi>>()
@@ -69,7 +73,9 @@ pub async fn run(
         .add_service(runners)
         .serve_with_incoming_shutdown(incoming, shutdown)
         .await
-        .map_err(|error| ArenaError::Internal(format!("server: {error}")))
+        .map_err(|error| ArenaError::Internal(format!("server: {error}")))?;
+    drop(writer);
+    Ok(())
 }
 
 /// Reflection over every service served, whichever reflection version asks.

@@ -1,12 +1,14 @@
 //! The `RunnerService`: runners lease matches, keep leases alive, fetch bot
 //! archives and report results. Every call needs a runner token.
 
+use std::future::Future;
 use std::pin::Pin;
 
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
 use super::pb::runner_service_server::RunnerService;
+use super::writer::WriterHandle;
 use super::{bearer_token, convert, pb};
 use crate::error::ArenaError;
 use crate::store::{ReportOutcome, Runner, Store};
@@ -20,16 +22,50 @@ const ARTIFACT_CHUNK_BYTES: usize = 256 * 1024;
 #[derive(Debug, Clone)]
 pub struct RunnerApi {
     store: Store,
+    /// Where the writing calls run: the writer thread when serving (see
+    /// [`super::writer`]), else the caller's runtime.
+    writer: Option<WriterHandle>,
 }
 
 impl RunnerApi {
     pub fn new(store: Store) -> RunnerApi {
-        RunnerApi { store }
+        RunnerApi {
+            store,
+            writer: None,
+        }
+    }
+
+    pub(crate) fn with_writer(mut self, writer: WriterHandle) -> RunnerApi {
+        self.writer = Some(writer);
+        self
     }
 
     async fn runner<T>(&self, request: &Request<T>) -> Result<Runner, ArenaError> {
         let token = bearer_token(request.metadata(), "runner")?;
         self.store.runner_by_token(&token).await
+    }
+
+    /// Checks the runner's token, then runs `work` with the store and the
+    /// runner on the writer thread.
+    async fn write<M, T, F, Fut>(&self, request: Request<M>, work: F) -> Result<T, Status>
+    where
+        M: Send + 'static,
+        T: Send + 'static,
+        F: FnOnce(Store, Runner, M) -> Fut + Send + 'static,
+        Fut: Future<Output = Result<T, ArenaError>> + Send + 'static,
+    {
+        let token = bearer_token(request.metadata(), "runner")?;
+        let store = self.store.clone();
+        let message = request.into_inner();
+        let job = async move {
+            let runner = store.runner_by_token(&token).await?;
+            work(store, runner, message).await
+        };
+        let answer = match &self.writer {
+            Some(writer) => writer.run(job).await,
+            None => job.await,
+        };
+        Ok(answer?)
     }
 }
 
@@ -49,14 +85,17 @@ impl RunnerService for RunnerApi {
         &self,
         request: Request<pb::LeaseMatchRequest>,
     ) -> Result<Response<pb::LeaseMatchResponse>, Status> {
-        let runner = self.runner(&request).await?;
         let lease = self
-            .store
-            .lease_match(&runner, lease_ms(request.into_inner().lease_ms))
+            .write(request, |store, runner, request| async move {
+                let lease = store
+                    .lease_match(&runner, lease_ms(request.lease_ms))
+                    .await?;
+                if lease.is_some() {
+                    store.notify_change();
+                }
+                Ok(lease)
+            })
             .await?;
-        if lease.is_some() {
-            self.store.notify_change();
-        }
         Ok(Response::new(pb::LeaseMatchResponse {
             lease: lease.as_ref().map(convert::lease),
         }))
@@ -66,16 +105,17 @@ impl RunnerService for RunnerApi {
         &self,
         request: Request<pb::HeartbeatRequest>,
     ) -> Result<Response<pb::HeartbeatResponse>, Status> {
-        let runner = self.runner(&request).await?;
-        let request = request.into_inner();
         let expires_at_ms = self
-            .store
-            .heartbeat(
-                &runner,
-                request.match_id,
-                request.lease_generation,
-                lease_ms(request.lease_ms),
-            )
+            .write(request, |store, runner, request| async move {
+                store
+                    .heartbeat(
+                        &runner,
+                        request.match_id,
+                        request.lease_generation,
+                        lease_ms(request.lease_ms),
+                    )
+                    .await
+            })
             .await?;
         Ok(Response::new(pb::HeartbeatResponse { expires_at_ms }))
     }
@@ -106,19 +146,16 @@ impl RunnerService for RunnerApi {
         &self,
         request: Request<pb::ReportGameRequest>,
     ) -> Result<Response<pb::ReportGameResponse>, Status> {
-        let runner = self.runner(&request).await?;
-        let request = request.into_inner();
-        let game = request
-            .game
-            .ok_or_else(|| ArenaError::invalid("a game report needs its game"))?;
         let recorded = self
-            .store
-            .report_game(
-                &runner,
-                request.match_id,
-                request.lease_generation,
-                &convert::game_report(game)?,
-            )
+            .write(request, |store, runner, request| async move {
+                let game = request
+                    .game
+                    .ok_or_else(|| ArenaError::invalid("a game report needs its game"))?;
+                let report = convert::game_report(game)?;
+                store
+                    .report_game(&runner, request.match_id, request.lease_generation, &report)
+                    .await
+            })
             .await?;
         Ok(Response::new(pb::ReportGameResponse {
             already_recorded: recorded.outcome == ReportOutcome::AlreadyRecorded,
@@ -130,16 +167,17 @@ impl RunnerService for RunnerApi {
         &self,
         request: Request<pb::GiveBackMatchRequest>,
     ) -> Result<Response<pb::GiveBackMatchResponse>, Status> {
-        let runner = self.runner(&request).await?;
-        let request = request.into_inner();
         let given = self
-            .store
-            .give_back_match(
-                &runner,
-                request.match_id,
-                request.lease_generation,
-                &request.reason,
-            )
+            .write(request, |store, runner, request| async move {
+                store
+                    .give_back_match(
+                        &runner,
+                        request.match_id,
+                        request.lease_generation,
+                        &request.reason,
+                    )
+                    .await
+            })
             .await?;
         Ok(Response::new(pb::GiveBackMatchResponse {
             attempts: given.attempts,
@@ -151,17 +189,18 @@ impl RunnerService for RunnerApi {
         &self,
         request: Request<pb::ReportBuildFailureRequest>,
     ) -> Result<Response<pb::ReportBuildFailureResponse>, Status> {
-        let runner = self.runner(&request).await?;
-        let request = request.into_inner();
         let ended = self
-            .store
-            .report_build_failure(
-                &runner,
-                request.match_id,
-                request.lease_generation,
-                request.bot_version_id,
-                &request.log,
-            )
+            .write(request, |store, runner, request| async move {
+                store
+                    .report_build_failure(
+                        &runner,
+                        request.match_id,
+                        request.lease_generation,
+                        request.bot_version_id,
+                        &request.log,
+                    )
+                    .await
+            })
             .await?;
         Ok(Response::new(pb::ReportBuildFailureResponse {
             matches_ended: ended as i64,

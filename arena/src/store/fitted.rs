@@ -2,21 +2,27 @@
 //! [`crate::fit`], one fit cached per game and variant, refitted off the
 //! request path when results arrive.
 //!
-//! A reader never waits long: it answers from the cached fit when no result
-//! was recorded since (one indexed `MAX(id)`), and otherwise starts a refit
-//! in the background and waits for it at most [`FIT_WAIT`]; past that it
-//! answers from the previous fit, which says how many games it covers. A
+//! A reader never waits long and never touches the database to learn
+//! whether the fit is current: it compares the fit's board version (see
+//! `snapshots`) with the board's. A current fit is answered at once. A
+//! stale one starts a refit in the background; on a quiet board (its last
+//! fit was still current when it finished) the reader waits for it at most
+//! [`FIT_WAIT`], so a read after a write sees the write. On a busy board
+//! (results kept arriving while it fitted) waiting gains nothing: the reader
+//! answers from the previous fit, which says how many games it covers, and
+//! refits are spaced so that fitting takes at most a third of one CPU. A
 //! refit reads only the results recorded since the last one (result ids
 //! only grow and a result is written once) and fits on a blocking thread.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 
 use super::leaderboard::{LeaderboardQuery, LeaderboardRow};
+use super::snapshots::BoardVersion;
 use super::tournaments::variant_key;
 use super::Store;
 use crate::error::ArenaError;
@@ -28,6 +34,10 @@ use crate::fit::{
 /// The longest a leaderboard read waits for a refit before answering from
 /// the previous one.
 pub const FIT_WAIT: Duration = Duration::from_secs(1);
+
+/// On a busy board, the pause after a refit is this many times the refit's
+/// own duration, so refits use at most a third of one CPU.
+const REFIT_PAUSE_FACTOR: u32 = 2;
 
 /// The longest anchor name taken (it is echoed in refusals).
 const MAX_ANCHOR_BYTES: usize = 200;
@@ -83,8 +93,14 @@ struct BoardState {
 
 #[derive(Debug, Clone)]
 struct StampedFit {
-    /// The arena's latest result id when the fit was checked.
-    stamp: i64,
+    /// The board's version when the fit was checked.
+    stamp: BoardVersion,
+    /// Whether the board changed while the fit was made (then readers do
+    /// not wait for the next one).
+    busy: bool,
+    /// When the fit was published, and how long it took.
+    finished: Instant,
+    took: Duration,
     /// The board's own latest result id in the fit.
     board_last: i64,
     /// The games fitted, so a refit reads only the new ones.
@@ -120,7 +136,7 @@ impl Store {
         query: &LeaderboardQuery,
         anchor: Option<&str>,
     ) -> Result<FittedLeaderboard, ArenaError> {
-        let rows = self.leaderboard(query).await?;
+        let rows = self.leaderboard(query).await?.to_vec();
         let anchor_row = anchor
             .map(|name| find_anchor(&rows, name))
             .transpose()?
@@ -243,7 +259,7 @@ impl Store {
         game: &str,
         variant: &str,
     ) -> Result<Option<Arc<StampedFit>>, ArenaError> {
-        let stamp = self.latest_result_id().await?;
+        let stamp = self.reads.board_version(game, variant);
         let board = self.fits.board(game, variant);
         let mut receiver = board.state.subscribe();
         let deadline = tokio::time::Instant::now() + FIT_WAIT;
@@ -260,6 +276,9 @@ impl Store {
                     variant.to_string(),
                 ));
             }
+            if let Some(fit) = state.fit.filter(|fit| fit.busy) {
+                return Ok(Some(fit));
+            }
             let changed = tokio::time::timeout_at(deadline, receiver.changed()).await;
             if !matches!(changed, Ok(Ok(()))) {
                 let state = receiver.borrow().clone();
@@ -271,19 +290,16 @@ impl Store {
             }
         }
     }
-
-    async fn latest_result_id(&self) -> Result<i64, ArenaError> {
-        Ok(
-            sqlx::query_scalar("SELECT COALESCE(MAX(id), 0) FROM results")
-                .fetch_one(self.pool())
-                .await?,
-        )
-    }
 }
 
 /// Refits one board (reusing the fit when none of the new results are the
-/// board's) and publishes it.
+/// board's) and publishes it; on a busy board, only after a pause.
 async fn refresh(store: Store, board: Arc<BoardFit>, game: String, variant: String) {
+    let previous = board.state.borrow().fit.clone();
+    if let Some(previous) = previous.filter(|fit| fit.busy) {
+        let pause = previous.took * REFIT_PAUSE_FACTOR;
+        tokio::time::sleep_until((previous.finished + pause).into()).await;
+    }
     let outcome = refit(&store, &board, &game, &variant).await;
     board.refreshing.store(false, Ordering::Release);
     board.state.send_modify(|state| match outcome {
@@ -301,13 +317,15 @@ async fn refit(
     game: &str,
     variant: &str,
 ) -> Result<Arc<StampedFit>, ArenaError> {
-    let stamp = store.latest_result_id().await?;
+    let started = Instant::now();
+    let stamp = store.reads.board_version(game, variant);
     let previous = board.state.borrow().fit.clone();
     let after = previous.as_ref().map_or(0, |fit| fit.board_last);
     let (new_games, board_last) = store.fit_games_since(game, variant, after).await?;
     if let Some(previous) = previous.as_ref().filter(|_| new_games.is_empty()) {
         return Ok(Arc::new(StampedFit {
             stamp,
+            busy: store.reads.board_version(game, variant) != stamp,
             ..StampedFit::clone(previous)
         }));
     }
@@ -321,6 +339,9 @@ async fn refit(
     .map_err(|error| ArenaError::Internal(format!("the rating fit failed: {error}")))?;
     Ok(Arc::new(StampedFit {
         stamp,
+        busy: store.reads.board_version(game, variant) != stamp,
+        finished: Instant::now(),
+        took: started.elapsed(),
         board_last,
         games: Arc::new(games),
         fit: Arc::new(fit),

@@ -2,12 +2,13 @@
 //! leaderboard, and recomputable from the stored results alone.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use cairn_engine::GameOptions;
 use sqlx::SqliteConnection;
 
 use super::tournaments::variant_key;
-use super::Store;
+use super::{Store, Touch};
 use crate::error::ArenaError;
 use crate::ratings::{apply_game, RatedSeat, RatingChange, RatingModel, Standing, Standings};
 
@@ -75,8 +76,17 @@ impl StandingColumns {
 }
 
 impl Store {
-    /// A leaderboard, best rating first.
+    /// A leaderboard, best rating first: a snapshot shared by every reader
+    /// until a result on the board is recorded.
     pub async fn leaderboard(
+        &self,
+        query: &LeaderboardQuery,
+    ) -> Result<Arc<Vec<LeaderboardRow>>, ArenaError> {
+        let key = (query.game.clone(), variant_key(&query.options), query.model);
+        self.reads.board(key, || self.read_leaderboard(query)).await
+    }
+
+    async fn read_leaderboard(
         &self,
         query: &LeaderboardQuery,
     ) -> Result<Vec<LeaderboardRow>, ArenaError> {
@@ -169,6 +179,10 @@ impl Store {
                 save_standing(&mut tx, game, &variant, *model, bot_version_id, standing).await?;
             }
         }
+        tx.touches(Touch::Board {
+            game: game.to_string(),
+            variant,
+        });
         tx.commit().await?;
         Ok(())
     }

@@ -5,7 +5,7 @@
 use cairn_engine::GameOptions;
 
 use super::accounts::Runner;
-use super::Store;
+use super::{Store, Touch};
 use crate::archive::Manifest;
 use crate::error::ArenaError;
 
@@ -100,17 +100,24 @@ impl Store {
             .await?;
         let next = queued.into_iter().chain(expired).min();
         let Some(match_id) = next else {
+            // Only the runner's last sighting changed.
+            tx.touches_nothing_cached();
             tx.commit().await?;
             return Ok(None);
         };
-        sqlx::query(
-            "UPDATE matches SET status = 'leased', lease_generation = lease_generation + 1, lease_holder = ?, lease_expires_at = ? WHERE id = ?",
+        let (tournament_id, match_index): (i64, i64) = sqlx::query_as(
+            "UPDATE matches SET status = 'leased', lease_generation = lease_generation + 1, lease_holder = ?, lease_expires_at = ? WHERE id = ? \
+             RETURNING tournament_id, match_index",
         )
         .bind(runner.id)
         .bind(now + duration_ms)
         .bind(match_id)
-        .execute(&mut *tx)
+        .fetch_one(&mut *tx)
         .await?;
+        tx.touches(Touch::Match {
+            tournament_id,
+            match_index,
+        });
         tx.commit().await?;
         self.lease_details(match_id).await.map(Some)
     }
@@ -141,6 +148,8 @@ impl Store {
             .bind(runner.id)
             .execute(&mut *tx)
             .await?;
+        // A lease's expiry and a runner's last sighting are in no snapshot.
+        tx.touches_nothing_cached();
         tx.commit().await?;
         Ok(expires_at)
     }

@@ -14,6 +14,8 @@
 //! - `leaderboard`: ratings read back, and recomputed from history.
 //! - [`pages`]: read-only queries for the web pages.
 //! - `fitted`: the fitted column of a leaderboard, one cached fit per board.
+//! - `snapshots`: versioned snapshots of the hottest reads (first pages of
+//!   matches, leaderboards), dropped by the writes that touch them.
 //!
 //! Every write runs in one `BEGIN IMMEDIATE` transaction, so a refused call
 //! changes nothing and concurrent writers queue instead of failing to
@@ -33,6 +35,7 @@ pub mod pages;
 mod planning;
 mod quotas;
 mod results;
+mod snapshots;
 mod tournaments;
 
 #[cfg(test)]
@@ -64,6 +67,7 @@ pub use self::results::{
     Forfeit, GameReport, GameReportOutcome, MatchReport, ReportOutcome, SeatResult,
     MAX_REPLAY_BYTES,
 };
+use self::snapshots::{ReadCache, Touch, Touched};
 pub use self::tournaments::{
     variant_key, Entry, FormatRequest, GameSummary, MatchSummary, NewTournament, SprtStatus,
     Tournament, TournamentProgress,
@@ -108,6 +112,8 @@ pub struct Store {
     changes: Arc<watch::Sender<u64>>,
     /// One rating fit per leaderboard, refitted off the request path.
     fits: Arc<fitted::FitCache>,
+    /// Snapshots of the hottest reads, dropped by the writes that touch them.
+    reads: Arc<ReadCache>,
 }
 
 impl Store {
@@ -150,6 +156,7 @@ impl Store {
             write_lock: Arc::new(Mutex::new(())),
             changes: Arc::new(changes),
             fits: Arc::default(),
+            reads: Arc::default(),
         })
     }
 
@@ -209,6 +216,8 @@ impl Store {
         let transaction = self.writer.begin_with("BEGIN IMMEDIATE").await?;
         Ok(WriteTransaction {
             transaction,
+            touched: Touched::Everything,
+            reads: Arc::clone(&self.reads),
             _guard: guard,
         })
     }
@@ -236,12 +245,36 @@ impl Store {
 #[derive(Debug)]
 pub(crate) struct WriteTransaction {
     transaction: Transaction<'static, Sqlite>,
+    /// What the commit drops from the read snapshots.
+    touched: Touched,
+    reads: Arc<ReadCache>,
     _guard: OwnedMutexGuard<()>,
 }
 
 impl WriteTransaction {
+    /// Declares that this transaction changes what `touch` names. A
+    /// transaction that declares must declare every cached read it changes;
+    /// one that declares nothing drops every snapshot.
+    pub(crate) fn touches(&mut self, touch: Touch) {
+        match &mut self.touched {
+            Touched::Everything => self.touched = Touched::Only(vec![touch]),
+            Touched::Only(touches) => touches.push(touch),
+        }
+    }
+
+    /// Declares that this transaction changes nothing a snapshot holds.
+    pub(crate) fn touches_nothing_cached(&mut self) {
+        if self.touched == Touched::Everything {
+            self.touched = Touched::Only(Vec::new());
+        }
+    }
+
+    /// Commits, then drops the snapshots the transaction touched (still
+    /// under the write lock, before the writer's caller is answered).
     pub(crate) async fn commit(self) -> Result<(), ArenaError> {
-        Ok(self.transaction.commit().await?)
+        self.transaction.commit().await?;
+        self.reads.invalidate(&self.touched);
+        Ok(())
     }
 }
 

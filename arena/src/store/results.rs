@@ -9,7 +9,7 @@ use cairn_engine::GameOptions;
 use sqlx::SqliteConnection;
 
 use super::accounts::Runner;
-use super::Store;
+use super::{Store, Touch};
 use crate::error::ArenaError;
 use crate::ratings::RatedSeat;
 use crate::verify::PlannedGame;
@@ -76,6 +76,8 @@ pub(crate) struct PlannedResult {
     pub game_id: i64,
     pub variant: String,
     pub already_recorded: bool,
+    pub tournament_id: i64,
+    pub match_index: i64,
 }
 
 impl Store {
@@ -123,6 +125,14 @@ impl Store {
         )
         .await?;
         let match_done = finish_match_if_complete(&mut tx, match_id, now).await?;
+        tx.touches(Touch::Match {
+            tournament_id: planned.tournament_id,
+            match_index: planned.match_index,
+        });
+        tx.touches(Touch::Board {
+            game: planned.planned.game.clone(),
+            variant: planned.variant.clone(),
+        });
         tx.commit().await?;
         self.notify_change();
         Ok(GameReportOutcome {
@@ -172,8 +182,9 @@ impl Store {
         match_id: i64,
         game_index: i64,
     ) -> Result<PlannedResult, ArenaError> {
-        let row: Option<(i64, i64, String, String, String, bool)> = sqlx::query_as(
-            "SELECT g.id, g.seed, t.game, t.options, t.variant, EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.id) \
+        let row: Option<PlannedRow> = sqlx::query_as(
+            "SELECT g.id AS game_id, g.seed, t.game, t.options, t.variant, \
+             EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.id) AS already_recorded, t.id AS tournament_id, m.match_index \
              FROM games g JOIN matches m ON m.id = g.match_id JOIN tournaments t ON t.id = m.tournament_id \
              WHERE g.match_id = ? AND g.game_index = ?",
         )
@@ -181,7 +192,17 @@ impl Store {
         .bind(game_index)
         .fetch_optional(self.pool())
         .await?;
-        let Some((game_id, seed, game, options, variant, already_recorded)) = row else {
+        let Some(PlannedRow {
+            game_id,
+            seed,
+            game,
+            options,
+            variant,
+            already_recorded,
+            tournament_id,
+            match_index,
+        }) = row
+        else {
             return Err(ArenaError::not_found(
                 "game of match",
                 format!("{match_id}/{game_index}"),
@@ -205,6 +226,8 @@ impl Store {
             game_id,
             variant,
             already_recorded,
+            tournament_id,
+            match_index,
         })
     }
 
@@ -285,6 +308,18 @@ pub(crate) async fn finish_match_if_complete(
         .await?;
     super::formats::after_match_done(tx, match_id).await?;
     Ok(true)
+}
+
+#[derive(sqlx::FromRow)]
+struct PlannedRow {
+    game_id: i64,
+    seed: i64,
+    game: String,
+    options: String,
+    variant: String,
+    already_recorded: bool,
+    tournament_id: i64,
+    match_index: i64,
 }
 
 #[derive(sqlx::FromRow)]

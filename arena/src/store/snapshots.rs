@@ -1,0 +1,245 @@
+//! Versioned snapshots of the hottest reads: the first page of a
+//! tournament's matches and a leaderboard's live rows.
+//!
+//! A snapshot is built once from the database (one reader builds, the
+//! others await the same build) and then shared by every reader until a
+//! write transaction that changes it commits. Each write declares what it
+//! touches ([`Touch`]); one that declares nothing touches everything, so a
+//! write added later without a declaration is safe, merely less cached.
+//!
+//! Invalidation happens after the commit and before the write's caller is
+//! answered, so a read that starts after a write was answered sees it. A
+//! snapshot is replaced whole, never edited: a reader sees a result
+//! entirely or not at all. A snapshot that is being built is invalidated by
+//! any touch of its tournament (its last match index is not known yet), so
+//! a write that commits while the build reads is never lost.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::hash::Hash;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::OnceCell;
+
+use super::leaderboard::LeaderboardRow;
+use super::tournaments::MatchSummary;
+use super::{Page, PageOf, Store};
+use crate::error::ArenaError;
+use crate::ratings::RatingModel;
+
+/// Snapshots kept of each kind; past that, all are dropped and rebuilt on
+/// demand (a caller asking for every page size of every tournament only
+/// costs the builds it causes).
+const MAX_SNAPSHOTS: usize = 256;
+
+/// What a write transaction changed, as far as cached reads care.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Touch {
+    /// A match's row, seats or a game's result.
+    Match {
+        tournament_id: i64,
+        match_index: i64,
+    },
+    /// A rating of a game and variant.
+    Board { game: String, variant: String },
+}
+
+/// Everything a transaction touches: `Everything` unless it declared.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Touched {
+    Everything,
+    Only(Vec<Touch>),
+}
+
+/// Which first page: tournament and page size.
+pub(crate) type PageKey = (i64, u32);
+
+/// Which leaderboard: game, variant, and the model asked for.
+pub(crate) type BoardKey = (String, String, Option<RatingModel>);
+
+/// One build of a snapshot.
+#[derive(Debug)]
+struct Generation<T> {
+    /// The highest match index the snapshot holds: `i64::MAX` while it is
+    /// being built, or when a new match would join it (a page not full).
+    last_index: AtomicI64,
+    value: OnceCell<Arc<T>>,
+}
+
+impl<T> Generation<T> {
+    fn new() -> Generation<T> {
+        Generation {
+            last_index: AtomicI64::new(i64::MAX),
+            value: OnceCell::new(),
+        }
+    }
+}
+
+type Snapshots<K, T> = Mutex<HashMap<K, Arc<Generation<T>>>>;
+
+/// A board's version: it changes whenever a write touches the board.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub(crate) struct BoardVersion {
+    /// Bumped by every write that declared nothing (it may touch any board).
+    epoch: u64,
+    /// Bumped by every write that touched this board.
+    writes: u64,
+}
+
+/// The store's snapshots, shared by every clone of the store.
+#[derive(Debug, Default)]
+pub(crate) struct ReadCache {
+    first_pages: Snapshots<PageKey, PageOf<MatchSummary>>,
+    boards: Snapshots<BoardKey, Vec<LeaderboardRow>>,
+    epoch: AtomicU64,
+    board_writes: Mutex<HashMap<(String, String), u64>>,
+}
+
+impl ReadCache {
+    /// The first page of a tournament's matches, built by `build` (which
+    /// also gives the page's last match index) unless a current one exists.
+    pub(crate) async fn first_page<F, Fut>(
+        &self,
+        key: PageKey,
+        build: F,
+    ) -> Result<Arc<PageOf<MatchSummary>>, ArenaError>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<(PageOf<MatchSummary>, i64), ArenaError>>,
+    {
+        snapshot(&self.first_pages, key, build).await
+    }
+
+    /// A leaderboard's live rows, built by `build` unless a current one exists.
+    pub(crate) async fn board<F, Fut>(
+        &self,
+        key: BoardKey,
+        build: F,
+    ) -> Result<Arc<Vec<LeaderboardRow>>, ArenaError>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<Vec<LeaderboardRow>, ArenaError>>,
+    {
+        snapshot(&self.boards, key, || async {
+            build().await.map(|rows| (rows, i64::MAX))
+        })
+        .await
+    }
+
+    /// The version of a game and variant's board, read before the board's
+    /// results are: a fit made from them is current while this is unchanged.
+    pub(crate) fn board_version(&self, game: &str, variant: &str) -> BoardVersion {
+        // The epoch first: a write that declares nothing bumps it after its
+        // commit, so a version read concurrently is at worst too old.
+        let epoch = self.epoch.load(Ordering::Acquire);
+        let writes = lock(&self.board_writes)
+            .get(&(game.to_string(), variant.to_string()))
+            .copied()
+            .unwrap_or(0);
+        BoardVersion { epoch, writes }
+    }
+
+    /// Drops every snapshot a committed write touched.
+    pub(crate) fn invalidate(&self, touched: &Touched) {
+        let touches = match touched {
+            Touched::Everything => {
+                lock(&self.first_pages).clear();
+                lock(&self.boards).clear();
+                self.epoch.fetch_add(1, Ordering::AcqRel);
+                return;
+            }
+            Touched::Only(touches) => touches,
+        };
+        for touch in touches {
+            match touch {
+                Touch::Match {
+                    tournament_id,
+                    match_index,
+                } => lock(&self.first_pages).retain(|&(tournament, _), generation| {
+                    tournament != *tournament_id
+                        || *match_index > generation.last_index.load(Ordering::Acquire)
+                }),
+                Touch::Board { game, variant } => {
+                    *lock(&self.board_writes)
+                        .entry((game.clone(), variant.clone()))
+                        .or_default() += 1;
+                    lock(&self.boards).retain(|(board_game, board_variant, _), _| {
+                        board_game != game || board_variant != variant
+                    });
+                }
+            }
+        }
+    }
+}
+
+impl Store {
+    /// A page of a tournament's matches, as [`Store::list_matches`]; the
+    /// first page of each size is a snapshot shared until one of its
+    /// matches changes.
+    pub async fn matches_page(
+        &self,
+        tournament_id: i64,
+        page: &Page<i64>,
+    ) -> Result<Arc<PageOf<MatchSummary>>, ArenaError> {
+        if page.after.is_some() {
+            return Ok(Arc::new(self.list_matches(tournament_id, page).await?));
+        }
+        self.reads
+            .first_page((tournament_id, page.size), || async {
+                let first = self.list_matches(tournament_id, page).await?;
+                let last_index = match (&first.next_page_token, first.items.last()) {
+                    (Some(_), Some(last)) => last.match_index,
+                    // Not full: a match planned later would join it.
+                    _ => i64::MAX,
+                };
+                Ok((first, last_index))
+            })
+            .await
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poison| poison.into_inner())
+}
+
+/// The current snapshot under `key`, or a new one: the generation is
+/// registered before the build reads, so a write committing meanwhile
+/// drops it and the next reader builds again.
+async fn snapshot<K, T, F, Fut>(
+    snapshots: &Snapshots<K, T>,
+    key: K,
+    build: F,
+) -> Result<Arc<T>, ArenaError>
+where
+    K: Eq + Hash,
+    F: FnOnce() -> Fut,
+    Fut: Future<Output = Result<(T, i64), ArenaError>>,
+{
+    let generation = {
+        let mut snapshots = lock(snapshots);
+        if let Some(current) = snapshots.get(&key) {
+            Arc::clone(current)
+        } else {
+            if snapshots.len() >= MAX_SNAPSHOTS {
+                // Readers holding a dropped generation still get its value.
+                snapshots.clear();
+            }
+            let generation = Arc::new(Generation::new());
+            snapshots.insert(key, Arc::clone(&generation));
+            generation
+        }
+    };
+    let value = generation
+        .value
+        .get_or_try_init(|| async {
+            let (value, last_index) = build().await?;
+            generation.last_index.store(last_index, Ordering::Release);
+            Ok::<_, ArenaError>(Arc::new(value))
+        })
+        .await?;
+    Ok(Arc::clone(value))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,253 @@
+//! Snapshots against a real SQLite file: shared until a write touches
+//! them, rebuilt after, and never missing a write that was answered.
+
+use std::sync::Arc;
+
+use cairn_engine::GameOptions;
+
+use super::*;
+use crate::store::{LeaderboardQuery, ManualClock, NewTournament, Owner, Runner};
+use crate::testkit::{bot_archive, report_by_strength, test_game_check, test_verifier, TEST_DUEL};
+
+struct Arena {
+    store: Store,
+    runner: Runner,
+    owner: Owner,
+    _folder: tempfile::TempDir,
+}
+
+async fn arena(n_bots: usize) -> Arena {
+    let folder = tempfile::tempdir().unwrap();
+    let clock = ManualClock::starting_at(1_000_000);
+    let store = Store::open_with_clock(folder.path().join("arena.db"), Arc::new(clock))
+        .await
+        .unwrap()
+        .with_game_check(test_game_check)
+        .with_verifier(test_verifier);
+    let (owner, _) = store.register_owner("ada").await.unwrap();
+    for index in 0..n_bots {
+        let archive = bot_archive(&format!("bot-{index}"), 1);
+        store.submit_bot_version(&owner, &archive).await.unwrap();
+    }
+    let (runner, _) = store.register_runner("box-1").await.unwrap();
+    Arena {
+        store,
+        runner,
+        owner,
+        _folder: folder,
+    }
+}
+
+fn round_robin(n_bots: usize, games_per_pairing: usize) -> NewTournament {
+    NewTournament {
+        game: TEST_DUEL.into(),
+        options: GameOptions::new(),
+        bots: (0..n_bots).map(|index| format!("bot-{index}")).collect(),
+        seats_per_game: 2,
+        games_per_pairing,
+        seed: 3,
+    }
+}
+
+fn board() -> LeaderboardQuery {
+    LeaderboardQuery {
+        game: TEST_DUEL.into(),
+        options: GameOptions::new(),
+        model: None,
+    }
+}
+
+/// Leases the next match and reports it whole; its match index.
+async fn play_one(arena: &Arena) -> i64 {
+    let lease = arena
+        .store
+        .lease_match(&arena.runner, 30_000)
+        .await
+        .unwrap()
+        .expect("a match waits");
+    arena
+        .store
+        .report_result(&arena.runner, &report_by_strength(&lease, |id| id))
+        .await
+        .unwrap();
+    let page = Page {
+        size: 1000,
+        after: None,
+    };
+    let matches = arena.store.list_matches(lease.tournament_id, &page).await;
+    matches
+        .unwrap()
+        .items
+        .iter()
+        .find(|summary| summary.id == lease.match_id)
+        .expect("the match is listed")
+        .match_index
+}
+
+#[tokio::test]
+async fn a_first_page_is_shared_until_one_of_its_matches_changes() {
+    let arena = arena(6).await;
+    let tournament = arena
+        .store
+        .create_tournament(&arena.owner, &round_robin(6, 2))
+        .await
+        .unwrap();
+    let first = Page {
+        size: 3,
+        after: None,
+    };
+    let before = arena
+        .store
+        .matches_page(tournament.id, &first)
+        .await
+        .unwrap();
+    let again = arena
+        .store
+        .matches_page(tournament.id, &first)
+        .await
+        .unwrap();
+    assert!(
+        Arc::ptr_eq(&before, &again),
+        "an unchanged page is not read again"
+    );
+    assert_eq!(before.items.len(), 3);
+
+    // The first match played is on the page: the next read shows it done.
+    assert_eq!(play_one(&arena).await, before.items[0].match_index);
+    let after = arena
+        .store
+        .matches_page(tournament.id, &first)
+        .await
+        .unwrap();
+    assert_eq!(after.items[0].status, "done");
+    assert!(after.items[0]
+        .games
+        .iter()
+        .all(|game| !game.result.is_empty()));
+    assert_eq!(after.items[1..], before.items[1..]);
+
+    // Matches past the page leave it alone, and it stays true.
+    for _ in 0..2 {
+        play_one(&arena).await;
+    }
+    let page = arena
+        .store
+        .matches_page(tournament.id, &first)
+        .await
+        .unwrap();
+    let played_past = play_one(&arena).await;
+    assert!(played_past > page.items[2].match_index);
+    let unchanged = arena
+        .store
+        .matches_page(tournament.id, &first)
+        .await
+        .unwrap();
+    assert!(Arc::ptr_eq(&page, &unchanged));
+    let uncached = arena
+        .store
+        .list_matches(tournament.id, &first)
+        .await
+        .unwrap();
+    assert_eq!(*unchanged, uncached);
+}
+
+#[tokio::test]
+async fn a_leaderboard_is_shared_until_a_result_on_it_is_recorded() {
+    let arena = arena(3).await;
+    arena
+        .store
+        .create_tournament(&arena.owner, &round_robin(3, 2))
+        .await
+        .unwrap();
+    let empty = arena.store.leaderboard(&board()).await.unwrap();
+    assert!(empty.is_empty());
+    play_one(&arena).await;
+    let played = arena.store.leaderboard(&board()).await.unwrap();
+    assert_eq!(played.len(), 2, "a read after a write sees it");
+    let again = arena.store.leaderboard(&board()).await.unwrap();
+    assert!(Arc::ptr_eq(&played, &again));
+    play_one(&arena).await;
+    let later = arena.store.leaderboard(&board()).await.unwrap();
+    assert!(!Arc::ptr_eq(&played, &later));
+    let games = |rows: &[crate::store::LeaderboardRow]| -> i64 {
+        rows.iter().map(|row| row.standing.games).sum()
+    };
+    assert_eq!(games(&later), 2 * games(&played), "two matches of one size");
+}
+
+#[tokio::test]
+async fn concurrent_readers_never_see_a_page_older_than_the_last_answered_write() {
+    let arena = Arc::new(arena(8).await);
+    let tournament = arena
+        .store
+        .create_tournament(&arena.owner, &round_robin(8, 2))
+        .await
+        .unwrap();
+    let readers: Vec<_> = (0..16)
+        .map(|_| {
+            let arena = Arc::clone(&arena);
+            tokio::spawn(async move {
+                for _ in 0..50 {
+                    let page = arena
+                        .store
+                        .matches_page(
+                            tournament.id,
+                            &Page {
+                                size: 100,
+                                after: None,
+                            },
+                        )
+                        .await
+                        .unwrap();
+                    // A match is done only with every game's result.
+                    for summary in &page.items {
+                        let recorded = summary
+                            .games
+                            .iter()
+                            .filter(|game| !game.result.is_empty())
+                            .count();
+                        assert!(summary.status != "done" || recorded == summary.games.len());
+                    }
+                    tokio::task::yield_now().await;
+                }
+            })
+        })
+        .collect();
+    for _ in 0..10 {
+        play_one(&arena).await;
+        let done = arena
+            .store
+            .matches_page(
+                tournament.id,
+                &Page {
+                    size: 100,
+                    after: None,
+                },
+            )
+            .await
+            .unwrap()
+            .items
+            .iter()
+            .filter(|summary| summary.status == "done")
+            .count();
+        let truth = arena
+            .store
+            .list_matches(
+                tournament.id,
+                &Page {
+                    size: 100,
+                    after: None,
+                },
+            )
+            .await
+            .unwrap()
+            .items
+            .iter()
+            .filter(|summary| summary.status == "done")
+            .count();
+        assert_eq!(done, truth);
+    }
+    for reader in readers {
+        reader.await.unwrap();
+    }
+}
