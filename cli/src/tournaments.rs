@@ -48,10 +48,10 @@ pub enum TournamentCommand {
         /// Gauntlet of one challenger at two seats: stop as soon as this
         /// SPRT over deal pairs decides, e.g. --sprt elo0=0 elo1=10
         /// alpha=0.05 beta=0.05 (alpha and beta default to 0.05).
-        #[arg(long, num_args = 2..=4, value_name = "KEY=VALUE")]
+        #[arg(long, num_args = 2.., value_name = "KEY=VALUE")]
         sprt: Vec<String>,
         /// Bots as `name` (latest version) or `name@N`.
-        #[arg(required = true, num_args = 1.., value_name = "BOT")]
+        #[arg(num_args = 0.., value_name = "BOT")]
         bots: Vec<String>,
         #[command(flatten)]
         owner: OwnerArgs,
@@ -117,6 +117,14 @@ pub fn run(command: TournamentCommand) -> anyhow::Result<ExitCode> {
                 owner,
                 json,
             } => {
+                // `--sprt` takes what follows it; the words that are not
+                // `key=value` are the bots.
+                let (sprt, named): (Vec<String>, Vec<String>) =
+                    sprt.into_iter().partition(|item| item.contains('='));
+                let bots: Vec<String> = named.into_iter().chain(bots).collect();
+                if bots.is_empty() {
+                    anyhow::bail!("name the bots of the tournament");
+                }
                 let sprt = if sprt.is_empty() {
                     None
                 } else {
