@@ -2,7 +2,8 @@
 -- Tournament formats (issue 11). A tournament has a format: round-robin
 -- (everything planned at creation), gauntlet (challengers against the
 -- field, optionally stopped early by an SPRT), swiss (one round at a time)
--- or knockout (one bracket round at a time). Solo games (one seat, against
+-- or knockout (one bracket round at a time), or a continuous ladder (new
+-- bot versions join it and play until their interval is narrow enough). Solo games (one seat, against
 -- the game itself) are tournaments of one seat per table.
 --
 -- SQLite cannot change a CHECK in place: the table is rebuilt as SQLite's
@@ -26,9 +27,11 @@ CREATE TABLE tournaments_with_formats (
     planned_matches    INTEGER,
     planning_done      INTEGER NOT NULL DEFAULT 1,
     format             TEXT NOT NULL DEFAULT 'round-robin'
-                       CHECK (format IN ('round-robin', 'gauntlet', 'swiss', 'knockout')),
+                       CHECK (format IN ('round-robin', 'gauntlet', 'swiss', 'knockout', 'ladder')),
     -- swiss: the number of rounds
     rounds             INTEGER NOT NULL DEFAULT 0 CHECK (rounds >= 0),
+    -- ladder: the 95% interval width (elo points) an entry plays down to
+    ladder_width       INTEGER NOT NULL DEFAULT 0 CHECK (ladder_width >= 0),
     -- gauntlet: the challengers' entry indices, a JSON array
     challengers        TEXT NOT NULL DEFAULT '[]',
     -- gauntlet with an SPRT: its parameters, then its log-likelihood ratio

@@ -16,6 +16,7 @@
 //! # Layout
 //! - [`swiss`]: score groups, no repeat while avoidable, byes.
 //! - [`knockout`]: the seeded bracket, byes, the tie-break.
+//! - [`ladder`]: the continuous ladder's choice of opponents.
 //! - `arena/src/format/tests.rs`: pairings, repeats, seat balance, byes,
 //!   the tie-break.
 
@@ -27,6 +28,7 @@ use crate::plan::{
 };
 
 pub mod knockout;
+pub mod ladder;
 pub mod swiss;
 
 /// How a tournament decides its matches.
@@ -41,6 +43,9 @@ pub enum Format {
     Swiss { rounds: usize },
     /// A seeded single-elimination bracket (entry order is the seeding).
     Knockout,
+    /// The continuous ladder: rounds until every entry's 95% interval is at
+    /// most `width` Elo points wide; new versions keep joining.
+    Ladder { width: u32 },
 }
 
 impl Format {
@@ -51,6 +56,7 @@ impl Format {
             Format::Gauntlet { .. } => "gauntlet",
             Format::Swiss { .. } => "swiss",
             Format::Knockout => "knockout",
+            Format::Ladder { .. } => "ladder",
         }
     }
 }
@@ -141,6 +147,20 @@ pub fn check(spec: &FormatSpec) -> Result<(), PlanError> {
                 });
             }
         }
+        Format::Ladder { width } => {
+            if seats != 2 {
+                return Err(PlanError::LadderSeats(seats));
+            }
+            if *width == 0 {
+                return Err(PlanError::LadderWidth);
+            }
+            if n_entries < 2 {
+                return Err(PlanError::TooFewEntries {
+                    entries: n_entries,
+                    seats,
+                });
+            }
+        }
         Format::Knockout => {
             if seats != 2 {
                 return Err(PlanError::KnockoutSeats(seats));
@@ -186,7 +206,10 @@ fn check_gauntlet(challengers: &[usize], n_entries: usize, seats: usize) -> Resu
 /// How many matches the whole tournament plays when nothing stops it early.
 pub fn expected_matches(spec: &FormatSpec) -> Result<usize, PlanError> {
     Ok(match &spec.format {
-        Format::RoundRobin | Format::Gauntlet { .. } => first_round(spec)?.len(),
+        // A ladder's length depends on its results: its first round.
+        Format::RoundRobin | Format::Gauntlet { .. } | Format::Ladder { .. } => {
+            first_round(spec)?.len()
+        }
         Format::Swiss { rounds } => rounds * (spec.n_entries / spec.seats) * spec.seats,
         // Every tie sends one entry home.
         Format::Knockout => spec.n_entries.saturating_sub(1) * 2,
@@ -213,10 +236,12 @@ pub fn first_round(spec: &FormatSpec) -> Result<Vec<PlannedMatch>, PlanError> {
                 &mut rng,
             ))
         }
-        Format::Swiss { .. } | Format::Knockout => match next_round(spec, &[])? {
-            Next::Round(matches) => Ok(matches),
-            Next::Finished => Ok(Vec::new()),
-        },
+        Format::Swiss { .. } | Format::Knockout | Format::Ladder { .. } => {
+            match next_round(spec, &[])? {
+                Next::Round(matches) => Ok(matches),
+                Next::Finished => Ok(Vec::new()),
+            }
+        }
     }
 }
 
@@ -231,6 +256,12 @@ pub fn next_round(spec: &FormatSpec, history: &[PlayedMatch]) -> Result<Next, Pl
                 return Ok(Next::Finished);
             }
             swiss::tables(spec, history, rounds_planned)
+        }
+        Format::Ladder { width } => {
+            match ladder::tables(spec.n_entries, history, f64::from(*width)) {
+                Some(tables) => tables,
+                None => return Ok(Next::Finished),
+            }
         }
         Format::Knockout => match knockout::next_ties(spec.n_entries, history, rounds_planned) {
             Some(ties) => ties,
@@ -289,6 +320,8 @@ fn round_rng(seed: u64, round: usize) -> Rng {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Standing {
     pub entry: usize,
+    /// Ladder: the fitted rating and its 95% interval (`None`: no game).
+    pub rating: Option<Result<crate::fit::Estimate, crate::fit::Unidentified>>,
     /// The format's score: Swiss points (per round the mean points at its
     /// table, a bye 1), else the points of every game.
     pub score: f64,
@@ -322,14 +355,36 @@ pub fn standings(spec: &FormatSpec, history: &[PlayedMatch]) -> Vec<Standing> {
             }
         }
     }
+    let ratings = match spec.format {
+        Format::Ladder { .. } => ladder::ratings(spec.n_entries, history),
+        _ => vec![None; spec.n_entries],
+    };
     let mut rows: Vec<Standing> = (0..spec.n_entries)
         .map(|entry| Standing {
             entry,
+            rating: ratings[entry],
             score: scores[entry],
             games: games[entry],
         })
         .collect();
-    rows.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.entry.cmp(&b.entry)));
+    // A ladder ranks by fitted rating (unbeaten first, winless last).
+    let key = |row: &Standing| match row.rating {
+        Some(Ok(estimate)) => estimate.rating,
+        Some(Err(crate::fit::Unidentified::Unbeaten)) => f64::INFINITY,
+        Some(Err(crate::fit::Unidentified::Winless)) => f64::NEG_INFINITY,
+        _ => f64::MIN,
+    };
+    let ladder = matches!(spec.format, Format::Ladder { .. });
+    rows.sort_by(|a, b| {
+        let by_rating = if ladder {
+            key(b).total_cmp(&key(a))
+        } else {
+            std::cmp::Ordering::Equal
+        };
+        by_rating
+            .then(b.score.total_cmp(&a.score))
+            .then(a.entry.cmp(&b.entry))
+    });
     rows
 }
 

@@ -32,6 +32,10 @@ pub enum PlanError {
     Rounds,
     #[error("a knockout is played at tables of 2, not {0}")]
     KnockoutSeats(usize),
+    #[error("a ladder is played at tables of 2, not {0}")]
+    LadderSeats(usize),
+    #[error("a ladder needs a positive interval width (elo points)")]
+    LadderWidth,
     #[error("a gauntlet needs one or more challengers, each entered once, and a field")]
     Challengers,
     #[error("the tournament would plan {planned} games, more than the {limit} allowed")]

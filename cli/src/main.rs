@@ -64,6 +64,9 @@ enum Command {
     Tournament(tournaments::TournamentCommand),
     /// Print a game's leaderboard.
     Ratings(ratings::RatingsArgs),
+    /// Show the continuous ladders (tournament create --format ladder):
+    /// every bot version by fitted rating, until its interval is narrow.
+    Ladder(standings::LadderArgs),
     /// List a tournament's matches, show a game and its replay.
     #[command(name = "match", subcommand)]
     Match(matches::MatchCommand),
@@ -94,6 +97,7 @@ fn main() -> std::process::ExitCode {
         Command::Bot(command) => bots::run(command),
         Command::Tournament(command) => tournaments::run(command),
         Command::Ratings(args) => ratings::run(args),
+        Command::Ladder(args) => standings::run_ladder(args),
         Command::Match(command) => matches::run_match(command),
         Command::Demo(args) => demo::run(args),
         Command::Play(args) => play::run(args),

@@ -1,5 +1,6 @@
 //! `cairn tournament show`: a tournament's progress, then its standings,
-//! its knockout bracket or its SPRT's state.
+//! its knockout bracket or its SPRT's state; `cairn ladder`: the
+//! continuous ladders.
 
 use std::process::ExitCode;
 
@@ -7,7 +8,7 @@ use cairn_proto::arena::v1 as pb;
 use serde_json::{json, Value};
 use tonic::transport::Channel;
 
-use crate::client::status_error;
+use crate::client::{connect, status_error, ArenaArgs};
 use crate::escape;
 use crate::table::Table;
 use crate::tournaments::{progress_json, progress_line, tournament_json};
@@ -75,6 +76,143 @@ pub async fn show(client: &mut Client, id: i64, json: bool) -> anyhow::Result<Ex
     }
     print!("{}", table.render());
     Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Debug, clap::Args)]
+pub struct LadderArgs {
+    /// Only the ladders of this game.
+    #[arg(long)]
+    game: Option<String>,
+    #[command(flatten)]
+    arena: ArenaArgs,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run_ladder(args: LadderArgs) -> anyhow::Result<ExitCode> {
+    crate::client::runtime()?.block_on(async {
+        let mut client = connect(&args.arena).await?;
+        let (mut ladders, mut page_token) = (Vec::new(), String::new());
+        loop {
+            let page = client
+                .list_tournaments(pb::ListTournamentsRequest {
+                    page_size: crate::client::PAGE_SIZE,
+                    page_token,
+                })
+                .await
+                .map_err(status_error)?
+                .into_inner();
+            ladders.extend(page.tournaments.into_iter().filter_map(|status| {
+                let t = status.tournament?;
+                let wanted =
+                    t.format == "ladder" && args.game.as_ref().is_none_or(|game| *game == t.game);
+                wanted.then_some(t.id)
+            }));
+            if page.next_page_token.is_empty() {
+                break;
+            }
+            page_token = page.next_page_token;
+        }
+        let mut shown = Vec::new();
+        for id in ladders {
+            let status = client
+                .get_tournament(pb::GetTournamentRequest { tournament_id: id })
+                .await
+                .map_err(status_error)?
+                .into_inner();
+            shown.push(status);
+        }
+        if args.json {
+            let ladders: Vec<Value> = shown.iter().map(ladder_json).collect();
+            println!("{}", serde_json::to_string_pretty(&ladders)?);
+        } else if shown.is_empty() {
+            println!(
+                "no ladder (create one: cairn tournament create --format ladder --width 100 ...)"
+            );
+        } else {
+            for status in &shown {
+                print!("{}", ladder_text(status));
+            }
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+fn ladder_json(status: &pb::TournamentStatus) -> Value {
+    let tournament = status.tournament.clone().unwrap_or_default();
+    let rows: Vec<Value> = status
+        .standings
+        .iter()
+        .map(|row| {
+            let rating = row.rating.as_ref();
+            let identifiable = rating.is_some_and(|r| r.identifiable);
+            let finite = |v: f64| v.is_finite().then_some(v);
+            json!({"position": row.position, "bot": entry_name(row.entry.as_ref()), "games": row.games,
+                   "rating": rating.filter(|_| identifiable).map(|r| r.rating),
+                   "ci95": rating.filter(|_| identifiable).map(|r| [finite(r.low), finite(r.high)]),
+                   "not_identifiable": rating.filter(|_| !identifiable).map(|r| r.reason.clone()),
+                   "settled": settled(row, tournament.ladder_width)})
+        })
+        .collect();
+    json!({"tournament": tournament_json(&tournament), "progress": status.progress.as_ref().map(progress_json), "rows": rows})
+}
+
+/// Whether an entry's interval is narrower than the ladder's width.
+fn settled(row: &pb::Standing, width: u32) -> bool {
+    row.rating
+        .as_ref()
+        .is_some_and(|r| r.identifiable && r.high - r.low <= f64::from(width))
+}
+
+fn ladder_text(status: &pb::TournamentStatus) -> String {
+    let tournament = status.tournament.clone().unwrap_or_default();
+    let progress = status.progress.unwrap_or_default();
+    let mut table = Table::new(&[">#", "bot", ">rating", "95% CI", ">games", "state"]);
+    for row in &status.standings {
+        let (rating, interval) = match &row.rating {
+            Some(r) if r.identifiable => (
+                format!("{:.0}", r.rating),
+                format!("[{}, {}]", bound(r.low), bound(r.high)),
+            ),
+            Some(r) => ("-".to_string(), format!("not identifiable: {}", r.reason)),
+            None => (String::new(), String::new()),
+        };
+        let state = if settled(row, tournament.ladder_width) {
+            "settled"
+        } else if progress.finished {
+            "stopped (game cap)"
+        } else {
+            "playing"
+        };
+        table.row(vec![
+            row.position.to_string(),
+            entry_name(row.entry.as_ref()),
+            rating,
+            interval,
+            row.games.to_string(),
+            state.to_string(),
+        ]);
+    }
+    format!(
+        "ladder {} · {} {} · until the 95% CI is at most {} Elo wide\n{}\n{}",
+        tournament.id,
+        tournament.game,
+        tournament.variant,
+        tournament.ladder_width,
+        progress_line(&progress),
+        table.render()
+    )
+}
+
+fn bound(value: f64) -> String {
+    if value.is_finite() {
+        format!("{value:.0}")
+    } else if value > 0.0 {
+        "+inf".into()
+    } else {
+        "-inf".into()
+    }
 }
 
 fn entry_name(entry: Option<&pb::Entry>) -> String {

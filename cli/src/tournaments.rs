@@ -34,13 +34,17 @@ pub enum TournamentCommand {
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// round-robin, gauntlet (challengers against the field), swiss
-        /// (--rounds rounds, tables by score) or knockout (a seeded bracket,
-        /// bots in seeding order).
+        /// (--rounds rounds, tables by score), knockout (a seeded bracket,
+        /// bots in seeding order) or ladder (continuous, see --width).
         #[arg(long, default_value = "round-robin")]
         format: String,
         /// Swiss: the number of rounds.
         #[arg(long, default_value_t = 0)]
         rounds: u32,
+        /// Ladder: new versions of bots that play the game join and play
+        /// until their 95% interval is at most this many Elo points wide.
+        #[arg(long, default_value_t = 0)]
+        width: u32,
         /// Gauntlet: a challenger, `name` or `name@N` (repeatable; entered
         /// if not among the bots).
         #[arg(long = "challenger", value_name = "BOT")]
@@ -48,10 +52,10 @@ pub enum TournamentCommand {
         /// Gauntlet of one challenger at two seats: stop as soon as this
         /// SPRT over deal pairs decides, e.g. --sprt elo0=0 elo1=10
         /// alpha=0.05 beta=0.05 (alpha and beta default to 0.05).
-        #[arg(long, num_args = 2..=4, value_name = "KEY=VALUE")]
+        #[arg(long, num_args = 2.., value_name = "KEY=VALUE")]
         sprt: Vec<String>,
         /// Bots as `name` (latest version) or `name@N`.
-        #[arg(required = true, num_args = 1.., value_name = "BOT")]
+        #[arg(num_args = 0.., value_name = "BOT")]
         bots: Vec<String>,
         #[command(flatten)]
         owner: OwnerArgs,
@@ -111,12 +115,21 @@ pub fn run(command: TournamentCommand) -> anyhow::Result<ExitCode> {
                 seed,
                 format,
                 rounds,
+                width,
                 challengers,
                 sprt,
                 bots,
                 owner,
                 json,
             } => {
+                // `--sprt` takes what follows it; the words that are not
+                // `key=value` are the bots.
+                let (sprt, named): (Vec<String>, Vec<String>) =
+                    sprt.into_iter().partition(|item| item.contains('='));
+                let bots: Vec<String> = named.into_iter().chain(bots).collect();
+                if bots.is_empty() {
+                    anyhow::bail!("name the bots of the tournament");
+                }
                 let sprt = if sprt.is_empty() {
                     None
                 } else {
@@ -140,6 +153,7 @@ pub fn run(command: TournamentCommand) -> anyhow::Result<ExitCode> {
                     rounds,
                     challengers,
                     sprt,
+                    ladder_width: width,
                 };
                 let token = owner.token()?;
                 let created = connect(&owner.arena)
@@ -329,7 +343,7 @@ pub(crate) fn tournament_json(t: &pb::Tournament) -> Value {
     let entries: Vec<Value> = t.entries.iter().map(|e| json!({"bot_version_id": e.bot_version_id, "bot": e.bot_name, "version": e.version})).collect();
     json!({"id": t.id, "owner": t.owner, "game": t.game, "options": t.options, "variant": t.variant, "seats_per_game": t.seats_per_game,
            "games_per_pairing": t.games_per_pairing, "seed": t.seed, "entries": entries, "created_at_ms": t.created_at_ms,
-           "format": t.format, "rounds": t.rounds, "challengers": t.challengers})
+           "format": t.format, "rounds": t.rounds, "challengers": t.challengers, "ladder_width": t.ladder_width})
 }
 
 pub fn progress_json(p: &pb::TournamentProgress) -> Value {

@@ -2,7 +2,8 @@
 //! runner`, the bundled bots; tournaments created and shown with the CLI
 //! as owners do. A Swiss and a knockout plan each round when the last one
 //! ends and play exactly their matches; an SPRT gauntlet stops once decided
-//! and drops the matches left; a solo tournament ranks bots by mean score.
+//! and drops the matches left; a solo tournament ranks bots by mean score;
+//! a ladder schedules a new bot version by itself until it is settled.
 
 mod arena_support;
 
@@ -214,6 +215,7 @@ async fn an_sprt_gauntlet_stops_once_decided_and_never_plays_the_dropped_matches
     let llr = shown["sprt"]["llr"].as_f64().unwrap();
     assert!(llr <= shown["sprt"]["lower_bound"].as_f64().unwrap());
     let all = matches(&arena, id).await;
+    eprintln!("the sprt decided after {} of 6 matches", all.len());
     // It decides at the end of a pairing (a deal pair is complete only then)
     // and before the last one, whose matches are dropped.
     assert!(all.len() < 6 && all.len() % 2 == 0, "{} matches", all.len());
@@ -325,4 +327,62 @@ fn create_solo(arena: &Arena, token: &str) -> i64 {
     );
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
     json["id"].as_i64().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ladder_schedules_a_new_version_until_its_interval_is_narrow() {
+    let arena = Arena::start();
+    let token = register_owner(&arena, "ada").await;
+    for name in ["coin", "coin-too"] {
+        add_bot(&arena, &token, name, "random");
+    }
+    let id = create(
+        &arena,
+        &token,
+        &[
+            "--format",
+            "ladder",
+            "--width",
+            "1200",
+            "--games-per-pairing",
+            "8",
+            "coin",
+            "coin-too",
+        ],
+    );
+    let _runner = arena.runner(10_000, 2);
+    let settled = wait_for_progress(&arena, id, |p| p.finished).await;
+    // A new bot arrives: the ladder enters it and plays it, by itself.
+    add_bot(&arena, &token, "coin-three", "random");
+    let done = wait_for_progress(&arena, id, |p| {
+        p.finished && p.matches_done > settled.matches_done
+    })
+    .await;
+    assert_eq!(done.matches_total, done.matches_done);
+    let output = cairn(&[
+        "ladder",
+        "--game",
+        "schotten-totten",
+        "--json",
+        "--arena",
+        &arena.address,
+    ]);
+    assert!(output.status.success());
+    let ladders: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let rows = ladders[0]["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 3, "{ladders}");
+    let newcomer = rows
+        .iter()
+        .find(|row| row["bot"] == "coin-three@1")
+        .unwrap();
+    assert!(newcomer["games"].as_i64().unwrap() > 0);
+    assert_eq!(newcomer["settled"], true, "{newcomer}");
+    let all = matches(&arena, id).await;
+    assert_eq!(all.len() as i64, done.matches_total);
+    // The newcomer's interval is the widest (it has none): it sits first.
+    let first_after = &all[settled.matches_done as usize];
+    assert!(
+        first_after.seats.iter().any(|e| e.bot_name == "coin-three"),
+        "{first_after:?}"
+    );
 }

@@ -371,3 +371,98 @@ fn a_solo_round_robin_gives_every_entry_the_same_deals_alone() {
     assert!(check(&spec(Format::Swiss { rounds: 2 }, 3, 1)).is_err());
     assert!(check(&spec(Format::RoundRobin, 3, 0)).is_err());
 }
+
+/// Plays a round where luck (from the deal's seed) outweighs strength
+/// often enough that every entry wins and loses.
+fn play_noisy(matches: &[PlannedMatch], round: usize) -> Vec<PlayedMatch> {
+    let luck = |seed: u64, entry: usize| {
+        (seed ^ (entry as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)).rotate_left(17) % 7
+    };
+    matches
+        .iter()
+        .map(|planned| PlayedMatch {
+            round,
+            seats: planned.seats.clone(),
+            games: planned
+                .game_seeds
+                .iter()
+                .map(|&seed| {
+                    let total: Vec<u64> = planned
+                        .seats
+                        .iter()
+                        .map(|&e| luck(seed, e) + e as u64)
+                        .collect();
+                    PlayedGame {
+                        seed,
+                        ranks: total
+                            .iter()
+                            .map(|mine| 1 + total.iter().filter(|&t| t > mine).count() as u32)
+                            .collect(),
+                        scores: total.iter().map(|&t| t as i64).collect(),
+                    }
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+#[test]
+fn a_ladder_plays_rounds_until_every_interval_is_narrow_enough() {
+    let spec = FormatSpec {
+        games_per_pairing: 8,
+        ..spec(Format::Ladder { width: 700 }, 4, 2)
+    };
+    let first = first_round(&spec).unwrap();
+    // Nobody has a rating yet: everyone plays, nobody twice.
+    assert_eq!(first.len(), 2 * 2);
+    let mut history = play_noisy(&first, 0);
+    let mut round = 1;
+    while let Next::Round(matches) = next_round(&spec, &history).unwrap() {
+        let seated: Vec<usize> = matches
+            .iter()
+            .step_by(2)
+            .flat_map(|m| m.seats.clone())
+            .collect();
+        let unique: BTreeSet<usize> = seated.iter().copied().collect();
+        assert_eq!(
+            unique.len(),
+            seated.len(),
+            "an entry seated twice in round {round}"
+        );
+        history.extend(play_noisy(&matches, round));
+        round += 1;
+        assert!(round < 200, "the ladder never settles");
+    }
+    let ratings = ladder::ratings(4, &history);
+    for (entry, rating) in ratings.iter().enumerate() {
+        assert!(
+            ladder::interval_width(rating) <= 700.0,
+            "entry {entry} stopped at {rating:?}"
+        );
+    }
+    assert_seats_balanced(&history);
+    let table = standings(&spec, &history);
+    assert!(table.iter().all(|row| row.rating.is_some()));
+}
+
+#[test]
+fn a_ladder_newcomer_plays_until_settled_while_settled_entries_wait() {
+    let spec = FormatSpec {
+        games_per_pairing: 8,
+        ..spec(Format::Ladder { width: 700 }, 4, 2)
+    };
+    let mut history = play_noisy(&first_round(&spec).unwrap(), 0);
+    while let Next::Round(matches) = next_round(&spec, &history).unwrap() {
+        let round = history.iter().map(|m| m.round + 1).max().unwrap();
+        history.extend(play_noisy(&matches, round));
+    }
+    // A fifth version joins: only it is unsettled, so every table seats it.
+    let joined = FormatSpec {
+        n_entries: 5,
+        ..spec
+    };
+    let Next::Round(matches) = next_round(&joined, &history).unwrap() else {
+        panic!("the newcomer is scheduled");
+    };
+    assert!(matches.iter().all(|m| m.seats.contains(&4)), "{matches:?}");
+}

@@ -107,6 +107,10 @@ impl Arena for ArenaApi {
             .store
             .submit_bot_version(&owner, &request.into_inner().archive)
             .await?;
+        if submitted.created {
+            // A new version joins every ladder of a game it plays.
+            self.store.enter_ladders(submitted.version.id).await?;
+        }
         Ok(Response::new(pb::SubmitBotVersionResponse {
             version: Some(convert::bot_version(&submitted.version)),
             created: submitted.created,

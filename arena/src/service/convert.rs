@@ -90,6 +90,7 @@ pub(super) fn new_tournament(
         format: FormatRequest {
             name: request.format,
             rounds: request.rounds as usize,
+            width: request.ladder_width,
             challengers: request.challengers,
             sprt,
         },
@@ -131,6 +132,7 @@ pub(super) fn standings(
             entry: named(Some(row.entry)),
             score: row.score,
             games: row.games as i64,
+            rating: row.rating.map(fitted_rating),
         })
         .collect();
     let bracket = standings
@@ -173,6 +175,10 @@ pub(super) fn tournament(tournament: &Tournament) -> pb::Tournament {
             _ => Vec::new(),
         },
         sprt: tournament.sprt.as_ref().map(sprt_state),
+        ladder_width: match tournament.format {
+            Format::Ladder { width } => width,
+            _ => 0,
+        },
     }
 }
 

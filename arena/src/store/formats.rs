@@ -36,6 +36,7 @@ struct FormatRow {
     seed: i64,
     format: String,
     rounds: i64,
+    ladder_width: i64,
     challengers: String,
     sprt_elo0: Option<f64>,
     sprt_elo1: Option<f64>,
@@ -52,7 +53,7 @@ pub(crate) async fn stored_format(
     tournament_id: i64,
 ) -> Result<StoredFormat, ArenaError> {
     let row: FormatRow = sqlx::query_as(
-        "SELECT seats_per_game, games_per_pairing, seed, format, rounds, challengers, sprt_elo0, sprt_elo1, sprt_alpha, sprt_beta, sprt_llr, sprt_verdict, \
+        "SELECT seats_per_game, games_per_pairing, seed, format, rounds, ladder_width, challengers, sprt_elo0, sprt_elo1, sprt_alpha, sprt_beta, sprt_llr, sprt_verdict, \
          (SELECT COUNT(*) FROM tournament_entries e WHERE e.tournament_id = t.id) AS entries FROM tournaments t WHERE id = ?",
     )
     .bind(tournament_id)
@@ -70,6 +71,9 @@ pub(crate) async fn stored_format(
             rounds: row.rounds as usize,
         },
         "knockout" => Format::Knockout,
+        "ladder" => Format::Ladder {
+            width: u32::try_from(row.ladder_width).map_err(|_| unreadable("ladder width"))?,
+        },
         _ => return Err(unreadable("format")),
     };
     let sprt = match (row.sprt_elo0, row.sprt_elo1, row.sprt_alpha, row.sprt_beta) {
@@ -167,7 +171,10 @@ pub(crate) async fn after_match_done(
         .fetch_one(&mut *tx)
         .await?;
     let stored = stored_format(tx, tournament_id).await?;
-    let plans_rounds = matches!(stored.spec.format, Format::Swiss { .. } | Format::Knockout);
+    let plans_rounds = matches!(
+        stored.spec.format,
+        Format::Swiss { .. } | Format::Knockout | Format::Ladder { .. }
+    );
     let open_sprt = stored.sprt.filter(|_| stored.sprt_verdict.is_none());
     if !plans_rounds && open_sprt.is_none() {
         return Ok(());
@@ -194,6 +201,16 @@ pub(crate) async fn after_match_done(
         }
         return Ok(());
     }
+    advance(tx, tournament_id, &stored, &history).await
+}
+
+/// Plans the next round once every match so far is done.
+async fn advance(
+    tx: &mut SqliteConnection,
+    tournament_id: i64,
+    stored: &StoredFormat,
+    history: &[PlayedMatch],
+) -> Result<(), ArenaError> {
     let (unfinished, planning_done): (i64, bool) = sqlx::query_as(
         "SELECT (SELECT COUNT(*) FROM matches m WHERE m.tournament_id = t.id AND m.status != 'done'), t.planning_done \
          FROM tournaments t WHERE t.id = ?",
@@ -204,7 +221,7 @@ pub(crate) async fn after_match_done(
     if unfinished > 0 || !planning_done {
         return Ok(());
     }
-    match next_round(&stored.spec, &history)? {
+    match next_round(&stored.spec, history)? {
         Next::Round(planned) => {
             let round = history.iter().map(|m| m.round + 1).max().unwrap_or(0);
             let entries: Vec<i64> = sqlx::query_scalar(
@@ -381,5 +398,52 @@ impl super::Store {
     /// Whether a game and its options can be played alone (a solo variant).
     pub fn plays_solo(&self, game: &str, options: &cairn_engine::GameOptions) -> bool {
         (self.game_check)(game, options, 1).is_ok()
+    }
+}
+
+impl super::Store {
+    /// Enters a new bot version in every ladder of a game it plays, and
+    /// plans its games if the ladder is idle. Returns the ladders joined.
+    pub async fn enter_ladders(&self, bot_version_id: i64) -> Result<usize, ArenaError> {
+        let manifest: String = sqlx::query_scalar("SELECT manifest FROM bot_versions WHERE id = ?")
+            .bind(bot_version_id)
+            .fetch_one(self.pool())
+            .await?;
+        let manifest: crate::archive::Manifest =
+            serde_json::from_str(&manifest).map_err(|error| {
+                ArenaError::Internal(format!("stored manifest unreadable: {error}"))
+            })?;
+        let ladders: Vec<(i64, String)> = sqlx::query_as(
+            "SELECT id, game FROM tournaments t WHERE format = 'ladder' \
+             AND NOT EXISTS (SELECT 1 FROM tournament_entries e WHERE e.tournament_id = t.id AND e.bot_version_id = ?) ORDER BY id",
+        )
+        .bind(bot_version_id)
+        .fetch_all(self.pool())
+        .await?;
+        let mut joined = 0;
+        for (tournament_id, game) in ladders {
+            if !manifest.plays(&game) {
+                continue;
+            }
+            let mut tx = self.begin_write().await?;
+            sqlx::query(
+                "INSERT INTO tournament_entries (tournament_id, entry_index, bot_version_id) \
+                 SELECT ?, COUNT(*), ? FROM tournament_entries WHERE tournament_id = ?",
+            )
+            .bind(tournament_id)
+            .bind(bot_version_id)
+            .bind(tournament_id)
+            .execute(&mut *tx)
+            .await?;
+            let stored = stored_format(&mut tx, tournament_id).await?;
+            let history = history(&mut tx, tournament_id).await?;
+            advance(&mut tx, tournament_id, &stored, &history).await?;
+            tx.commit().await?;
+            joined += 1;
+        }
+        if joined > 0 {
+            self.notify_change();
+        }
+        Ok(joined)
     }
 }

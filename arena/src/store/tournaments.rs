@@ -18,6 +18,8 @@ pub struct FormatRequest {
     pub name: String,
     /// Swiss: the number of rounds.
     pub rounds: usize,
+    /// Ladder: the 95% interval width (elo points) entries play down to.
+    pub width: u32,
     /// Gauntlet: the challengers (`name` or `name@N`); entered if the bots
     /// do not name them.
     pub challengers: Vec<String>,
@@ -174,14 +176,18 @@ impl Store {
             Format::Swiss { rounds } => rounds as i64,
             _ => 0,
         };
+        let ladder_width = match spec.format {
+            Format::Ladder { width } => i64::from(width),
+            _ => 0,
+        };
         let sprt = request.format.sprt;
         let options = serde_json::to_string(&request.options)
             .map_err(|error| ArenaError::Internal(error.to_string()))?;
         let mut tx = self.begin_write().await?;
         let tournament_id: i64 = sqlx::query_scalar(
             "INSERT INTO tournaments (owner_id, game, options, variant, seats_per_game, games_per_pairing, seed, created_at, planned_matches, planning_done, \
-             format, rounds, challengers, sprt_elo0, sprt_elo1, sprt_alpha, sprt_beta) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+             format, rounds, ladder_width, challengers, sprt_elo0, sprt_elo1, sprt_alpha, sprt_beta) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
         )
         .bind(owner.id)
         .bind(&request.game)
@@ -194,6 +200,7 @@ impl Store {
         .bind(expected_matches as i64)
         .bind(spec.format.name())
         .bind(rounds)
+        .bind(ladder_width)
         .bind(challengers)
         .bind(sprt.map(|sprt| sprt.elo0))
         .bind(sprt.map(|sprt| sprt.elo1))
@@ -254,14 +261,18 @@ impl Store {
                 rounds: asked.rounds,
             },
             "knockout" => Format::Knockout,
+            "ladder" => Format::Ladder { width: asked.width },
             other => {
                 return Err(ArenaError::invalid(format!(
-                    "unknown format `{other}` (round-robin, gauntlet, swiss or knockout)"
+                    "unknown format `{other}` (round-robin, gauntlet, swiss, knockout or ladder)"
                 )))
             }
         };
         if !asked.challengers.is_empty() && !matches!(format, Format::Gauntlet { .. }) {
             return Err(ArenaError::invalid("challengers belong to a gauntlet"));
+        }
+        if asked.width != 0 && !matches!(format, Format::Ladder { .. }) {
+            return Err(ArenaError::invalid("a width belongs to a ladder"));
         }
         if asked.rounds != 0 && !matches!(format, Format::Swiss { .. }) {
             return Err(ArenaError::invalid("rounds belong to a swiss tournament"));

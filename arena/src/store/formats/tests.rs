@@ -243,3 +243,65 @@ async fn a_solo_tournament_seats_each_bot_alone_on_the_same_deals_and_ranks_by_m
     };
     assert!(store.leaderboard(&query).await.unwrap().is_empty());
 }
+
+/// Plays every waiting match; luck from the match decides most games, so
+/// every bot wins and loses.
+async fn play_with_luck(store: &Store, runner: &Runner) -> usize {
+    let mut played = 0;
+    while let Some(lease) = store.lease_match(runner, LEASE_MS).await.unwrap() {
+        let luck = lease.match_id;
+        let report = report_by_strength(&lease, |id| (id + luck * 7) % 5);
+        store.report_result(runner, &report).await.unwrap();
+        played += 1;
+    }
+    played
+}
+
+#[tokio::test]
+async fn a_new_version_joins_the_ladder_and_plays_until_its_interval_is_narrow() {
+    let test = test_store().await;
+    let owner = owner_with_bots(&test.store, "ada", &SIX[..3]).await;
+    let request = with_format(
+        duel(&SIX[..3], 8),
+        FormatRequest {
+            name: "ladder".into(),
+            width: 900,
+            ..Default::default()
+        },
+    );
+    let ladder = test
+        .store
+        .create_tournament(&owner, &request)
+        .await
+        .unwrap();
+    let (runner, _) = test.store.register_runner("r1").await.unwrap();
+    assert!(play_with_luck(&test.store, &runner).await > 0);
+    let settled = test.store.tournament_progress(ladder.id).await.unwrap();
+    assert!(settled.finished(), "{settled:?}");
+    // A new bot joins: the ladder wakes up and schedules it.
+    let added = test
+        .store
+        .submit_bot_version(&owner, &crate::testkit::bot_archive("newcomer", 1))
+        .await
+        .unwrap();
+    assert_eq!(test.store.enter_ladders(added.version.id).await.unwrap(), 1);
+    assert_eq!(test.store.enter_ladders(added.version.id).await.unwrap(), 0);
+    let waiting = test.store.tournament_progress(ladder.id).await.unwrap();
+    assert!(
+        !waiting.finished() && waiting.matches_queued > 0,
+        "{waiting:?}"
+    );
+    assert!(play_with_luck(&test.store, &runner).await > 0);
+    let standings = test.store.tournament_standings(ladder.id).await.unwrap();
+    let newcomer = standings
+        .standings
+        .iter()
+        .find(|row| row.entry == 3)
+        .unwrap();
+    assert!(newcomer.games > 0);
+    let width = crate::format::ladder::interval_width(&newcomer.rating);
+    assert!(
+        width <= 900.0 || newcomer.games >= crate::format::ladder::MAX_GAMES_PER_ENTRY,
+        "{newcomer:?}"
+    );
+}
