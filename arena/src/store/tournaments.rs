@@ -91,7 +91,8 @@ pub struct GameSummary {
     pub result: Vec<SeatResult>,
 }
 
-/// The variant key of a set of options.
+/// The variant key of a set of options (canonical ones: see
+/// [`Store::canonical_options`]).
 pub fn variant_key(options: &GameOptions) -> String {
     options
         .iter()
@@ -120,7 +121,8 @@ impl Store {
         owner: &Owner,
         request: &NewTournament,
     ) -> Result<Tournament, ArenaError> {
-        (self.game_check)(&request.game, &request.options, request.seats_per_game)?;
+        // Canonical, so an explicit default is the same variant as none.
+        let canonical = self.check_game(&request.game, &request.options, request.seats_per_game)?;
         let entries = self.resolve_entries(request).await?;
         let plan = plan_round_robin(
             entries.len(),
@@ -133,7 +135,7 @@ impl Store {
             .map(|planned| planned.game_seeds.len() as i64)
             .sum();
         self.check_tournament_quota(owner, new_games).await?;
-        let options = serde_json::to_string(&request.options)
+        let options = serde_json::to_string(&canonical)
             .map_err(|error| ArenaError::Internal(error.to_string()))?;
         let mut tx = self.begin_write().await?;
         let tournament_id: i64 = sqlx::query_scalar(
@@ -143,7 +145,7 @@ impl Store {
         .bind(owner.id)
         .bind(&request.game)
         .bind(options)
-        .bind(variant_key(&request.options))
+        .bind(variant_key(&canonical))
         .bind(request.seats_per_game as i64)
         .bind(request.games_per_pairing as i64)
         .bind(request.seed as i64)
