@@ -11,8 +11,9 @@ pub mod postgres;
 
 use std::io::Write;
 
+use cairn_engine::descriptor::{GameDescriptor, OptionKind, OptionSpec, SeatRule};
 use cairn_engine::forfeit::{final_score, EndedBy};
-use cairn_engine::{new_game, GameOptions, SetupError};
+use cairn_engine::new_game;
 use cairn_proto::record::{hash_text, GameRecord, ReplayFile};
 
 use crate::error::ArenaError;
@@ -24,29 +25,45 @@ pub const TEST_DUEL: &str = "test-duel";
 /// A three-to-five-seat game known only to [`test_game_check`].
 pub const TEST_TABLE: &str = "test-table";
 
+const FAST: &[OptionSpec] = &[OptionSpec {
+    key: "fast",
+    kind: OptionKind::Bool,
+    default: "false",
+    meaning: "a made-up option",
+}];
+
+const DUEL: GameDescriptor = GameDescriptor {
+    id: TEST_DUEL,
+    name: "Test duel",
+    seats: &[SeatRule {
+        when: None,
+        min: 2,
+        max: 2,
+    }],
+    options: FAST,
+    actions: &[],
+};
+
+const TABLE: GameDescriptor = GameDescriptor {
+    id: TEST_TABLE,
+    name: "Test table",
+    seats: &[SeatRule {
+        when: None,
+        min: 3,
+        max: 5,
+    }],
+    options: FAST,
+    actions: &[],
+};
+
 /// Knows [`TEST_DUEL`] and [`TEST_TABLE`], each taking the option `fast`
-/// (`true`/`false`), and refuses everything else as the engine would.
-pub fn test_game_check(
-    game: &str,
-    options: &GameOptions,
-    n_seats: usize,
-) -> Result<(), SetupError> {
-    let (id, allowed, range): (&'static str, &'static str, std::ops::RangeInclusive<usize>) =
-        match game {
-            TEST_DUEL => (TEST_DUEL, "2", 2..=2),
-            TEST_TABLE => (TEST_TABLE, "3 to 5", 3..=5),
-            other => return Err(SetupError::UnknownGame(other.to_string())),
-        };
-    cairn_engine::game::check_option_keys(id, options, &["fast"])?;
-    cairn_engine::game::bool_option(id, options, "fast", false)?;
-    if !range.contains(&n_seats) {
-        return Err(SetupError::SeatCount {
-            game: id,
-            n_seats,
-            allowed,
-        });
+/// (`true`/`false`), and nothing else.
+pub fn test_game_check(game: &str) -> Option<&'static GameDescriptor> {
+    match game {
+        TEST_DUEL => Some(&DUEL),
+        TEST_TABLE => Some(&TABLE),
+        _ => None,
     }
-    Ok(())
 }
 
 /// A gzip-compressed tar holding `files` (path, contents), paths taken as is.

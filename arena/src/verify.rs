@@ -48,7 +48,10 @@ pub fn verify_game(planned: &PlannedGame, report: &GameReport) -> Result<(), Are
         )));
     };
     if record.game != planned.game
-        || record.options != planned.options
+        // Compared canonical: a tournament stored before options were
+        // canonical may plan `tactics=false` where the runner records `{}`.
+        || cairn_engine::canonical_options(&record.game, &record.options).ok()
+            != cairn_engine::canonical_options(&planned.game, &planned.options).ok()
         || record.seed != planned.seed
         || record.seats.len() != planned.seats.len()
     {

@@ -77,11 +77,6 @@ pub fn remote_error(error: RemoteError) -> anyhow::Error {
     anyhow!("{error}")
 }
 
-/// Parses `--opt k=v` flags into game options.
-pub fn options(flags: &[String]) -> anyhow::Result<cairn_engine::GameOptions> {
-    cairn_engine::game::parse_options(flags.iter().map(String::as_str)).map_err(anyhow::Error::msg)
-}
-
 /// A tokio runtime for one command.
 pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     Ok(tokio::runtime::Builder::new_multi_thread()

@@ -46,9 +46,9 @@ const DEMO_BOTS: &[(&str, &str, Option<&str>)] = &[
     ("first", "first", None),
 ];
 
-/// One of the demo's tournaments.
+/// One of the demo's tournaments (every game of the engine's table has one:
+/// a test checks it).
 struct DemoTournament {
-    label: &'static str,
     game: &'static str,
     options: &'static [(&'static str, &'static str)],
     /// Seats at each table: 2, or 3 to show a multi-player table (rated with Weng-Lin).
@@ -57,30 +57,47 @@ struct DemoTournament {
 
 const DEMO_TOURNAMENTS: &[DemoTournament] = &[
     DemoTournament {
-        label: "Schotten Totten",
         game: "schotten-totten",
         options: &[],
         seats: 2,
     },
     DemoTournament {
-        label: "Schotten Totten (tactics)",
         game: "schotten-totten",
         options: &[("tactics", "true")],
         seats: 2,
     },
     DemoTournament {
-        label: "Lords of Scotland",
         game: "lords-of-scotland",
         options: &[],
         seats: 2,
     },
     DemoTournament {
-        label: "Bullfrogs (3 seats)",
         game: "bullfrogs",
         options: &[],
         seats: 3,
     },
 ];
+
+impl DemoTournament {
+    /// The game's name from its descriptor, with the variant and the table
+    /// size when they are not the plain two-seat game.
+    fn label(&self) -> String {
+        let name = cairn_engine::descriptor(self.game).map_or(self.game, |game| game.name);
+        let mut details: Vec<String> = self
+            .options
+            .iter()
+            .map(|(key, value)| format!("{key}={value}"))
+            .collect();
+        if self.seats != 2 {
+            details.push(format!("{} seats", self.seats));
+        }
+        if details.is_empty() {
+            name.to_string()
+        } else {
+            format!("{name} ({})", details.join(", "))
+        }
+    }
+}
 
 const RUNNER_TOKEN: &str = "cairn-demo-runner-token";
 
@@ -176,14 +193,14 @@ async fn play_tournaments(args: &DemoArgs, dir: &Path, arena: &ArenaArgs) -> any
     let mut created = Vec::new();
     for (
         seed,
-        DemoTournament {
-            label,
+        demo @ DemoTournament {
             game,
             options,
             seats,
         },
     ) in DEMO_TOURNAMENTS.iter().enumerate()
     {
+        let label = demo.label();
         let bots = DEMO_BOTS
             .iter()
             .filter(|(_, _, games)| games.is_none_or(|only| only == *game))
@@ -207,7 +224,7 @@ async fn play_tournaments(args: &DemoArgs, dir: &Path, arena: &ArenaArgs) -> any
             .await
             .map_err(status_error)?
             .into_inner();
-        created.push((*label, tournament));
+        created.push((label, tournament));
     }
     let width = created
         .iter()
@@ -257,4 +274,37 @@ fn write_bot_folder(
     );
     std::fs::write(folder.join("cairn-bot.toml"), manifest)?;
     Ok(folder)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_game_of_the_engine_has_a_demo_tournament_it_accepts() {
+        for game in cairn_engine::GAMES {
+            assert!(
+                DEMO_TOURNAMENTS
+                    .iter()
+                    .any(|demo| demo.game == game.descriptor.id),
+                "no demo tournament of {}",
+                game.descriptor.id
+            );
+        }
+        for demo in DEMO_TOURNAMENTS {
+            let descriptor = cairn_engine::descriptor(demo.game).unwrap();
+            let options = demo
+                .options
+                .iter()
+                .map(|(key, value)| (key.to_string(), value.to_string()))
+                .collect();
+            let canonical = descriptor.check_setup(&options, demo.seats as usize);
+            assert_eq!(canonical, Ok(options), "{}", demo.label());
+        }
+        assert_eq!(
+            DEMO_TOURNAMENTS[1].label(),
+            "Schotten Totten (tactics=true)"
+        );
+        assert_eq!(DEMO_TOURNAMENTS[3].label(), "Bullfrogs (3 seats)");
+    }
 }

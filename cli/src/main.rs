@@ -11,6 +11,8 @@
 //! - [`ratings`]: `cairn ratings`, `cairn match list|show`.
 //! - [`demo`]: `cairn demo`, everything on one machine.
 //! - [`play`]: `cairn play`, a local match between bot folders or commands.
+//! - [`games`]: `cairn games`, every game's seats, options and actions;
+//!   `--game` and `--opt` checked against the game's descriptor.
 //! - [`doctor`]: `cairn doctor`, the sandbox layers on this machine.
 //! - [`replay`]: `cairn replay`, print and verify a replay file.
 //! - [`view`]: the terminal replay viewer (`--show`), one board per game.
@@ -22,6 +24,7 @@ mod client;
 mod demo;
 mod doctor;
 mod escape;
+mod games;
 mod matches;
 mod play;
 mod ratings;
@@ -76,6 +79,8 @@ enum Command {
     Play(play::PlayArgs),
     /// Print a replay file and verify it by re-simulation.
     Replay(replay::ReplayArgs),
+    /// List every game: seats, options (type, default, meaning), the action grammar with examples.
+    Games(games::GamesArgs),
     /// List every sandbox layer as active or unavailable (exit 0 when all are active).
     Doctor(doctor::DoctorArgs),
     /// Run a bundled reference bot on stdin / stdout (random, first, greedy, a game's greedy bot, mcts, mcts-quick).
@@ -102,6 +107,7 @@ fn main() -> std::process::ExitCode {
         Command::Demo(args) => demo::run(args),
         Command::Play(args) => play::run(args),
         Command::Replay(args) => replay::run(args),
+        Command::Games(args) => games::run(args),
         Command::Doctor(args) => doctor::run(args),
         Command::BotRun { name } => bot_run(&name),
     };

@@ -10,7 +10,6 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
-use cairn_engine::game::parse_options;
 use cairn_runner::bot_folder::{load_bot, PreparedBot};
 use cairn_runner::build::{BuildError, BuildLimits, Builder};
 use cairn_runner::sandbox::Limits;
@@ -35,10 +34,11 @@ use crate::table::Table;
 
 #[derive(Debug, clap::Args)]
 pub struct PlayArgs {
-    /// The game id: schotten-totten, lords-of-scotland, bullfrogs.
-    #[arg(long)]
+    /// The game id (`cairn games` lists them).
+    #[arg(long, value_parser = crate::games::game_id)]
     game: String,
-    /// A game option, e.g. --opt tactics=true (repeatable).
+    /// A game option, e.g. --opt tactics=true (repeatable; `cairn games`
+    /// lists them).
     #[arg(long = "opt", value_name = "KEY=VALUE")]
     options: Vec<String>,
     /// How many games to play; seats rotate between games. With --sprt, the
@@ -92,8 +92,7 @@ pub struct PlayArgs {
 
 pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
     let seed = args.seed;
-    let options =
-        parse_options(args.options.iter().map(String::as_str)).map_err(anyhow::Error::msg)?;
+    let options = crate::games::options(&args.game, &args.options)?;
     let sprt = sprt_of(&mut args)?;
     let n_games = match (args.games, sprt) {
         (Some(0), _) => bail!("--games must be at least 1"),
@@ -103,6 +102,12 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
     };
     if args.bots.is_empty() {
         bail!("name the bots, one per seat: bot folders or `cmd:COMMAND`");
+    }
+    // Before any bot is built: a seat count the game does not take.
+    if let Some(descriptor) = cairn_engine::descriptor(&args.game) {
+        descriptor
+            .check_seats(&options, args.bots.len())
+            .map_err(|error| anyhow::anyhow!("{error}"))?;
     }
     if sprt.is_some() && args.bots.len() != 2 {
         bail!("--sprt compares two bots; {} were given", args.bots.len());

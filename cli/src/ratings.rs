@@ -10,10 +10,11 @@ use crate::table::Table;
 
 #[derive(Debug, clap::Args)]
 pub struct RatingsArgs {
-    /// The game id: schotten-totten, lords-of-scotland, bullfrogs.
-    #[arg(long)]
+    /// The game id (`cairn games` lists them).
+    #[arg(long, value_parser = crate::games::game_id)]
     game: String,
-    /// A game option selecting the variant, e.g. --opt tactics=true (repeatable).
+    /// A game option selecting the variant, e.g. --opt tactics=true (repeatable;
+    /// `cairn games` lists them).
     #[arg(long = "opt", value_name = "KEY=VALUE")]
     options: Vec<String>,
     /// The live model: elo, glicko2 or weng-lin [default: glicko2 for two
@@ -34,8 +35,8 @@ pub struct RatingsArgs {
 pub fn run(args: RatingsArgs) -> anyhow::Result<ExitCode> {
     crate::client::runtime()?.block_on(async {
         let request = pb::GetLeaderboardRequest {
+            options: crate::games::options(&args.game, &args.options)?,
             game: args.game,
-            options: crate::client::options(&args.options)?,
             model: args.model.unwrap_or_default(),
             anchor: args.anchor.unwrap_or_default(),
         };

@@ -18,10 +18,11 @@ type Client = pb::arena_client::ArenaClient<Channel>;
 pub enum TournamentCommand {
     /// Create a tournament between bots and queue its first matches.
     Create {
-        /// The game id: schotten-totten, lords-of-scotland, bullfrogs.
-        #[arg(long)]
+        /// The game id (`cairn games` lists them).
+        #[arg(long, value_parser = crate::games::game_id)]
         game: String,
-        /// A game option, e.g. --opt tactics=true (repeatable).
+        /// A game option, e.g. --opt tactics=true (repeatable; `cairn games`
+        /// lists them).
         #[arg(long = "opt", value_name = "KEY=VALUE")]
         options: Vec<String>,
         /// Seats at each table.
@@ -143,8 +144,8 @@ pub fn run(command: TournamentCommand) -> anyhow::Result<ExitCode> {
                     })
                 };
                 let request = pb::CreateTournamentRequest {
+                    options: crate::games::options(&game, &options)?,
                     game,
-                    options: crate::client::options(&options)?,
                     bots,
                     seats_per_game: seats,
                     games_per_pairing,

@@ -7,6 +7,7 @@ use std::fmt::{Debug, Display};
 use std::hash::Hash;
 use std::str::FromStr;
 
+use crate::descriptor::GameDescriptor;
 use crate::hash::stable_hash;
 use crate::rng::Rng;
 
@@ -20,22 +21,27 @@ pub type GameOptions = BTreeMap<String, String>;
 /// Why a game could not be set up.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SetupError {
-    #[error("unknown game `{0}` (known: schotten-totten, lords-of-scotland, bullfrogs)")]
+    #[error("unknown game `{0}` (known: {known})", known = crate::registry::game_ids().collect::<Vec<_>>().join(", "))]
     UnknownGame(String),
-    #[error("{game} does not know the option `{key}`")]
-    UnknownOption { game: &'static str, key: String },
+    /// `known` lists the game's option keys (from its descriptor).
+    #[error("unknown option `{key}` for {game}; known: {known}")]
+    UnknownOption {
+        game: &'static str,
+        key: String,
+        known: String,
+    },
     #[error("{game}: option `{key}` cannot be `{value}`: {expected}")]
     BadOption {
         game: &'static str,
         key: String,
         value: String,
-        expected: &'static str,
+        expected: String,
     },
     #[error("{game} is played by {allowed} seats, not {n_seats}")]
     SeatCount {
         game: &'static str,
         n_seats: usize,
-        allowed: &'static str,
+        allowed: String,
     },
 }
 
@@ -124,8 +130,11 @@ pub trait Game: Clone + Debug + Hash + Send + Sync + 'static {
     /// What one seat may know of the state.
     type Observation: Clone + Debug + Eq + Send;
 
+    /// What the game declares about itself (see [`crate::descriptor`]).
+    const DESCRIPTOR: &'static GameDescriptor;
+
     /// The game id used on the wire and the command line.
-    const ID: &'static str;
+    const ID: &'static str = Self::DESCRIPTOR.id;
 
     /// The initial state; all chance comes from `seed`.
     fn new(options: &GameOptions, n_seats: usize, seed: u64) -> Result<Self, SetupError>;
@@ -199,64 +208,6 @@ pub trait Game: Clone + Debug + Hash + Send + Sync + 'static {
     }
 }
 
-/// Reads a boolean option (`true` / `false`), `default` when absent.
-pub fn bool_option(
-    game: &'static str,
-    options: &GameOptions,
-    key: &str,
-    default: bool,
-) -> Result<bool, SetupError> {
-    match options.get(key).map(String::as_str) {
-        None => Ok(default),
-        Some("true") => Ok(true),
-        Some("false") => Ok(false),
-        Some(other) => Err(SetupError::BadOption {
-            game,
-            key: key.to_string(),
-            value: other.to_string(),
-            expected: "true or false",
-        }),
-    }
-}
-
-/// Reads an integer option in `range`, `default` when absent.
-pub fn int_option(
-    game: &'static str,
-    options: &GameOptions,
-    key: &str,
-    default: u32,
-    range: std::ops::RangeInclusive<u32>,
-    expected: &'static str,
-) -> Result<u32, SetupError> {
-    match options.get(key) {
-        None => Ok(default),
-        Some(text) => match text.parse::<u32>() {
-            Ok(n) if range.contains(&n) => Ok(n),
-            _ => Err(SetupError::BadOption {
-                game,
-                key: key.to_string(),
-                value: text.clone(),
-                expected,
-            }),
-        },
-    }
-}
-
-/// Refuses any option key not in `known`.
-pub fn check_option_keys(
-    game: &'static str,
-    options: &GameOptions,
-    known: &[&str],
-) -> Result<(), SetupError> {
-    match options.keys().find(|key| !known.contains(&key.as_str())) {
-        Some(key) => Err(SetupError::UnknownOption {
-            game,
-            key: key.clone(),
-        }),
-        None => Ok(()),
-    }
-}
-
 /// Parses `key=value` words into options.
 pub fn parse_options<'a>(words: impl IntoIterator<Item = &'a str>) -> Result<GameOptions, String> {
     let mut options = GameOptions::new();
@@ -267,7 +218,9 @@ pub fn parse_options<'a>(words: impl IntoIterator<Item = &'a str>) -> Result<Gam
         if key.is_empty() {
             return Err(format!("option `{word}` has an empty key"));
         }
-        options.insert(key.to_string(), value.to_string());
+        if options.insert(key.to_string(), value.to_string()).is_some() {
+            return Err(format!("option `{key}` is given twice"));
+        }
     }
     Ok(options)
 }
@@ -284,16 +237,14 @@ mod tests {
     }
 
     #[test]
-    fn options_parse_and_refuse_unknown_keys() {
+    fn options_parse_and_refuse_a_key_given_twice() {
         let options = parse_options(["tactics=true", "rounds=3"]).unwrap();
-        assert_eq!(bool_option("g", &options, "tactics", false), Ok(true));
+        assert_eq!(options.get("rounds").map(String::as_str), Some("3"));
         assert_eq!(
-            int_option("g", &options, "rounds", 1, 1..=9, "1 to 9"),
-            Ok(3)
+            parse_options(["tactics=true", "tactics=false"]),
+            Err("option `tactics` is given twice".to_string())
         );
-        assert!(check_option_keys("g", &options, &["tactics"]).is_err());
         assert!(parse_options(["novalue"]).is_err());
-        let bad = parse_options(["tactics=yes"]).unwrap();
-        assert!(bool_option("g", &bad, "tactics", false).is_err());
+        assert!(parse_options(["=true"]).is_err());
     }
 }

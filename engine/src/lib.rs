@@ -7,7 +7,10 @@
 //! - [`game`]: the [`Game`] trait every game implements, [`Outcome`], options.
 //! - [`rng`], [`cards`], [`hash`], [`bits`]: seeded chance, card sets and
 //!   decks, the stable state hash, set bits of a word.
-//! - [`registry`]: games by id behind the object-safe [`AnyGame`].
+//! - [`descriptor`]: what each game declares (seats, options, action
+//!   grammar) and [`canonical_options`].
+//! - [`registry`]: [`GAMES`], the one table of games, and games by id
+//!   behind the object-safe [`AnyGame`].
 //! - [`replay`]: the replay record and re-simulation.
 //! - [`forfeit`]: forfeit reasons, scoring with forfeits, re-refereeing a
 //!   played game ([`forfeit::referee_replay`]), shared by runner and arena.
@@ -30,6 +33,7 @@
 pub mod bits;
 pub mod bullfrogs;
 pub mod cards;
+pub mod descriptor;
 pub mod forfeit;
 pub mod game;
 pub mod hash;
@@ -41,10 +45,11 @@ pub mod schotten_totten;
 pub mod testing;
 pub mod text;
 
+pub use descriptor::GameDescriptor;
 pub use game::{
     DeterminizeError, EndReason, Game, GameOptions, IllegalAction, Outcome, ParseActionError, Seat,
     SetupError,
 };
-pub use registry::{new_game, AnyGame, GAME_IDS};
+pub use registry::{canonical_options, descriptor, game_ids, new_game, AnyGame, GAMES};
 pub use replay::{Replay, ReplayError, Simulation};
 pub use rng::Rng;

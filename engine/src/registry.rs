@@ -1,16 +1,75 @@
 //! Games by id behind one object-safe interface, so the runner and the arena
-//! handle every game the same way and a new game plugs in here alone.
+//! handle every game the same way. [`GAMES`] is the one table of games: a
+//! new game is its folder plus one line there (and its observation's wire
+//! conversion in `cairn-proto`).
 
 use std::any::Any;
 use std::fmt::Debug;
 
 use crate::bullfrogs::Bullfrogs;
+use crate::descriptor::GameDescriptor;
 use crate::game::{Game, GameOptions, IllegalAction, Outcome, Seat, SetupError};
 use crate::lords_of_scotland::LordsOfScotland;
 use crate::schotten_totten::SchottenTotten;
 
-/// The ids of every game the engine referees.
-pub const GAME_IDS: &[&str] = &[SchottenTotten::ID, LordsOfScotland::ID, Bullfrogs::ID];
+/// Every game the engine referees, in the order listings show them.
+pub const GAMES: &[RegisteredGame] = &[
+    RegisteredGame::of::<SchottenTotten>(),
+    RegisteredGame::of::<LordsOfScotland>(),
+    RegisteredGame::of::<Bullfrogs>(),
+];
+
+/// A game in [`GAMES`]: its descriptor and how to set it up.
+#[derive(Debug)]
+pub struct RegisteredGame {
+    pub descriptor: &'static GameDescriptor,
+    setup: Setup,
+}
+
+/// Sets up a game from options, a seat count and a seed.
+type Setup = fn(&GameOptions, usize, u64) -> Result<Box<dyn AnyGame>, SetupError>;
+
+impl RegisteredGame {
+    pub const fn of<G: Game>() -> RegisteredGame {
+        RegisteredGame {
+            descriptor: G::DESCRIPTOR,
+            setup: boxed::<G>,
+        }
+    }
+}
+
+fn boxed<G: Game>(
+    options: &GameOptions,
+    n_seats: usize,
+    seed: u64,
+) -> Result<Box<dyn AnyGame>, SetupError> {
+    Ok(Box::new(G::new(options, n_seats, seed)?))
+}
+
+/// The ids of every game, in [`GAMES`] order.
+pub fn game_ids() -> impl Iterator<Item = &'static str> {
+    GAMES.iter().map(|game| game.descriptor.id)
+}
+
+/// The descriptor of the game `game_id`, if the engine knows it.
+pub fn descriptor(game_id: &str) -> Option<&'static GameDescriptor> {
+    GAMES
+        .iter()
+        .map(|game| game.descriptor)
+        .find(|descriptor| descriptor.id == game_id)
+}
+
+/// The descriptor of `game_id`, or the error that lists the known games.
+pub fn known_game(game_id: &str) -> Result<&'static GameDescriptor, SetupError> {
+    descriptor(game_id).ok_or_else(|| SetupError::UnknownGame(game_id.to_string()))
+}
+
+/// `options` for `game_id` in their canonical form (see
+/// [`GameDescriptor::canonical_options`]): the one function the arena, the
+/// CLI and the runner canonicalise options with.
+pub fn canonical_options(game_id: &str, options: &GameOptions) -> Result<GameOptions, SetupError> {
+    known_game(game_id)?.canonical_options(options)
+}
 
 /// A game of any kind, with actions in their text form.
 pub trait AnyGame: Debug + Send + Sync {
@@ -96,17 +155,133 @@ pub fn new_game(
     n_seats: usize,
     seed: u64,
 ) -> Result<Box<dyn AnyGame>, SetupError> {
-    fn boxed<G: Game>(
-        options: &GameOptions,
-        n_seats: usize,
-        seed: u64,
-    ) -> Result<Box<dyn AnyGame>, SetupError> {
-        Ok(Box::new(G::new(options, n_seats, seed)?))
+    match GAMES.iter().find(|game| game.descriptor.id == game_id) {
+        Some(game) => (game.setup)(options, n_seats, seed),
+        None => Err(SetupError::UnknownGame(game_id.to_string())),
     }
-    match game_id {
-        SchottenTotten::ID => boxed::<SchottenTotten>(options, n_seats, seed),
-        LordsOfScotland::ID => boxed::<LordsOfScotland>(options, n_seats, seed),
-        Bullfrogs::ID => boxed::<Bullfrogs>(options, n_seats, seed),
-        other => Err(SetupError::UnknownGame(other.to_string())),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::parse_options;
+    use crate::rng::Rng;
+
+    /// Every example of every action form reads as an action of its game
+    /// and writes back the same text.
+    fn examples_read_back<G: Game>() {
+        for form in G::DESCRIPTOR.actions {
+            assert!(!form.examples.is_empty(), "{}: `{}`", G::ID, form.form);
+            for example in form.examples {
+                let action: G::Action = example
+                    .parse()
+                    .unwrap_or_else(|error| panic!("{}: {error}", G::ID));
+                assert_eq!(action.to_string(), *example, "{}", G::ID);
+                assert_eq!(
+                    G::DESCRIPTOR.action_form_of(example).map(|f| f.form),
+                    Some(form.form),
+                    "{}: `{example}`",
+                    G::ID
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_action_example_is_a_real_action_of_its_form() {
+        examples_read_back::<SchottenTotten>();
+        examples_read_back::<LordsOfScotland>();
+        examples_read_back::<Bullfrogs>();
+    }
+
+    /// Option sets that reach every option and every seat rule.
+    fn variants(descriptor: &GameDescriptor) -> Vec<GameOptions> {
+        let mut all = vec![GameOptions::new()];
+        for spec in descriptor.options {
+            let other = match spec.kind {
+                crate::descriptor::OptionKind::Bool => "true".to_string(),
+                crate::descriptor::OptionKind::Int { max, .. } => max.min(3).to_string(),
+            };
+            all.push(GameOptions::from([(spec.key.to_string(), other)]));
+        }
+        all
+    }
+
+    #[test]
+    fn every_legal_action_of_random_games_has_a_declared_form() {
+        let mut rng = Rng::seeded(7);
+        for game in GAMES {
+            let descriptor = game.descriptor;
+            for options in variants(descriptor) {
+                let (min, max) = descriptor.seat_bounds();
+                for n_seats in min..=max {
+                    if descriptor.check_seats(&options, n_seats).is_err() {
+                        continue;
+                    }
+                    for seed in 0..30 {
+                        let mut state = new_game(descriptor.id, &options, n_seats, seed).unwrap();
+                        while state.current_seat().is_some() {
+                            let legal = state.legal_actions();
+                            for action in &legal {
+                                assert!(
+                                    descriptor.action_form_of(action).is_some(),
+                                    "{}: `{action}` has no declared form",
+                                    descriptor.id
+                                );
+                            }
+                            let pick = legal[rng.below(legal.len())].clone();
+                            state.apply_text(&pick).unwrap();
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn setup_accepts_exactly_the_declared_seats_and_options() {
+        for game in GAMES {
+            let descriptor = game.descriptor;
+            for options in variants(descriptor) {
+                for n_seats in 0..=8 {
+                    let declared = descriptor.check_seats(&options, n_seats);
+                    let real = new_game(descriptor.id, &options, n_seats, 1).map(|_| ());
+                    assert_eq!(declared, real, "{} {options:?} {n_seats}", descriptor.id);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn an_unknown_key_or_game_lists_what_is_known() {
+        let options = parse_options(["tactic=true"]).unwrap();
+        let error = new_game("schotten-totten", &options, 2, 0).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "unknown option `tactic` for schotten-totten; known: tactics, expert, rounds"
+        );
+        let error = new_game("schoten-totten", &GameOptions::new(), 2, 0).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "unknown game `schoten-totten` (known: schotten-totten, lords-of-scotland, bullfrogs)"
+        );
+        // A key of another game is unknown here.
+        let options = parse_options(["solo=true"]).unwrap();
+        assert!(matches!(
+            canonical_options("schotten-totten", &options),
+            Err(SetupError::UnknownOption { .. })
+        ));
+    }
+
+    #[test]
+    fn an_explicit_default_sets_up_the_same_game_as_no_option() {
+        let explicit = parse_options(["tactics=false", "expert=false", "rounds=1"]).unwrap();
+        assert_eq!(
+            canonical_options("schotten-totten", &explicit),
+            Ok(GameOptions::new())
+        );
+        let a = new_game("schotten-totten", &explicit, 2, 9).unwrap();
+        let b = new_game("schotten-totten", &GameOptions::new(), 2, 9).unwrap();
+        assert_eq!(a.state_hash(), b.state_hash());
     }
 }

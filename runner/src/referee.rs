@@ -132,6 +132,19 @@ impl BotSlot {
 
 /// Plays a whole match. Every bot process is gone when this returns.
 pub fn play_match(spec: &MatchSpec, launcher: &dyn BotLauncher) -> Result<MatchResult, MatchError> {
+    // The replay names the variant canonically, as the arena and the CLI
+    // do: an option equal to its default is no option.
+    let canonical = cairn_engine::canonical_options(&spec.game, &spec.options)?;
+    let respecified;
+    let spec = if canonical == spec.options {
+        spec
+    } else {
+        respecified = MatchSpec {
+            options: canonical,
+            ..spec.clone()
+        };
+        &respecified
+    };
     let n_seats = spec.bots.len();
     // Refuse a bad setup before any bot starts.
     check_plan(&spec.games, n_seats)?;

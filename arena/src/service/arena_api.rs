@@ -254,11 +254,12 @@ impl Arena for ArenaApi {
                 ))
             })?),
         };
-        self.store
-            .check_game_known(&request.game, &request.options)?;
+        let options = self
+            .store
+            .canonical_options(&request.game, &request.options)?;
         let query = LeaderboardQuery {
             game: request.game,
-            options: request.options,
+            options,
             model,
         };
         let anchor = Some(request.anchor.as_str()).filter(|anchor| !anchor.is_empty());

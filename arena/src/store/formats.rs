@@ -397,7 +397,7 @@ impl super::Store {
 
     /// Whether a game and its options can be played alone (a solo variant).
     pub fn plays_solo(&self, game: &str, options: &cairn_engine::GameOptions) -> bool {
-        (self.game_check)(game, options, 1).is_ok()
+        self.check_game(game, options, 1).is_ok()
     }
 }
 

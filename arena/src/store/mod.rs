@@ -37,6 +37,7 @@ mod quotas;
 mod results;
 mod snapshots;
 mod tournaments;
+mod variants;
 
 #[cfg(test)]
 mod tests;
@@ -46,7 +47,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use cairn_engine::{GameOptions, SetupError};
+use cairn_engine::{GameDescriptor, GameOptions, SetupError};
 use sha2::{Digest, Sha256};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Sqlite, SqliteConnection, SqlitePool, Transaction};
@@ -93,8 +94,7 @@ pub struct Store {
     /// queue behind readers for a connection.
     writer: SqlitePool,
     clock: Arc<dyn Clock>,
-    /// Checks a game id, its options and a seat count (the engine's registry
-    /// unless a test swaps it).
+    /// Finds a game's descriptor (the engine's table unless a test swaps it).
     game_check: GameCheck,
     /// Checks a reported game against its plan and its replay (the engine
     /// unless a test swaps it).
@@ -144,7 +144,7 @@ impl Store {
             .connect_with(options)
             .await?;
         let (changes, _) = watch::channel(0);
-        Ok(Store {
+        let store = Store {
             pool,
             writer,
             clock,
@@ -157,7 +157,9 @@ impl Store {
             changes: Arc::new(changes),
             fits: Arc::default(),
             reads: Arc::default(),
-        })
+        };
+        store.canonicalise_stored_variants().await?;
+        Ok(store)
     }
 
     /// The same store, checking games with `game_check` instead of the engine.
@@ -226,14 +228,34 @@ impl Store {
         &self.pool
     }
 
-    /// Refuses a game id or options no table size of the game accepts.
+    /// Refuses a game id or options the game does not take.
     pub fn check_game_known(&self, game: &str, options: &GameOptions) -> Result<(), ArenaError> {
-        let mut refusals =
-            (1..=crate::plan::MAX_SEATS).map(|n_seats| (self.game_check)(game, options, n_seats));
-        match refusals.find(|refusal| !matches!(refusal, Err(SetupError::SeatCount { .. }))) {
-            Some(Err(error)) => Err(error.into()),
-            _ => Ok(()),
-        }
+        self.canonical_options(game, options).map(|_| ())
+    }
+
+    /// `options` of `game` in their canonical form (an option equal to its
+    /// default left out), or why the game or an option is refused: every
+    /// variant the arena stores or looks up goes through here.
+    pub fn canonical_options(
+        &self,
+        game: &str,
+        options: &GameOptions,
+    ) -> Result<GameOptions, ArenaError> {
+        let descriptor =
+            (self.game_check)(game).ok_or_else(|| SetupError::UnknownGame(game.to_string()))?;
+        Ok(descriptor.canonical_options(options)?)
+    }
+
+    /// Canonical options, refusing a seat count the game does not take.
+    pub fn check_game(
+        &self,
+        game: &str,
+        options: &GameOptions,
+        n_seats: usize,
+    ) -> Result<GameOptions, ArenaError> {
+        let descriptor =
+            (self.game_check)(game).ok_or_else(|| SetupError::UnknownGame(game.to_string()))?;
+        Ok(descriptor.check_setup(options, n_seats)?)
     }
 
     pub(crate) fn notify_change(&self) {
@@ -292,16 +314,12 @@ impl std::ops::DerefMut for WriteTransaction {
     }
 }
 
-/// Checks that `game` exists, takes `options` and seats `n_seats`.
-pub type GameCheck = fn(&str, &GameOptions, usize) -> Result<(), SetupError>;
+/// Finds a game's descriptor by id: its seats and options.
+pub type GameCheck = fn(&str) -> Option<&'static GameDescriptor>;
 
-/// Checks a game against the engine's registry by setting one up.
-pub fn engine_game_check(
-    game: &str,
-    options: &GameOptions,
-    n_seats: usize,
-) -> Result<(), SetupError> {
-    cairn_engine::new_game(game, options, n_seats, 0).map(|_| ())
+/// The engine's table of games.
+pub fn engine_game_check(game: &str) -> Option<&'static GameDescriptor> {
+    cairn_engine::descriptor(game)
 }
 
 /// A fresh bearer token: 32 random bytes in hex.

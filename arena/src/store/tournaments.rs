@@ -124,7 +124,8 @@ pub struct GameSummary {
     pub result: Vec<SeatResult>,
 }
 
-/// The variant key of a set of options.
+/// The variant key of a set of options (canonical ones: see
+/// [`Store::canonical_options`]).
 pub fn variant_key(options: &GameOptions) -> String {
     options
         .iter()
@@ -153,7 +154,8 @@ impl Store {
         owner: &Owner,
         request: &NewTournament,
     ) -> Result<Tournament, ArenaError> {
-        (self.game_check)(&request.game, &request.options, request.seats_per_game)?;
+        // Canonical, so an explicit default is the same variant as none.
+        let canonical = self.check_game(&request.game, &request.options, request.seats_per_game)?;
         let (entries, format) = self.resolve_format(request).await?;
         let spec = FormatSpec {
             format,
@@ -181,7 +183,7 @@ impl Store {
             _ => 0,
         };
         let sprt = request.format.sprt;
-        let options = serde_json::to_string(&request.options)
+        let options = serde_json::to_string(&canonical)
             .map_err(|error| ArenaError::Internal(error.to_string()))?;
         let mut tx = self.begin_write().await?;
         let tournament_id: i64 = sqlx::query_scalar(
@@ -192,7 +194,7 @@ impl Store {
         .bind(owner.id)
         .bind(&request.game)
         .bind(options)
-        .bind(variant_key(&request.options))
+        .bind(variant_key(&canonical))
         .bind(request.seats_per_game as i64)
         .bind(request.games_per_pairing as i64)
         .bind(request.seed as i64)

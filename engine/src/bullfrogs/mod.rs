@@ -19,6 +19,7 @@
 
 pub mod action;
 pub mod cards;
+mod descriptor;
 mod determinize;
 pub mod grid;
 pub mod scoring;
@@ -30,11 +31,10 @@ mod turn;
 mod tests;
 
 pub use action::{Action, Piece};
+pub use descriptor::DESCRIPTOR;
 
-use crate::game::{
-    bool_option, check_option_keys, DeterminizeError, EndReason, Game, GameOptions, Outcome, Seat,
-    SetupError,
-};
+use crate::descriptor::GameDescriptor;
+use crate::game::{DeterminizeError, EndReason, Game, GameOptions, Outcome, Seat, SetupError};
 use crate::rng::Rng;
 use cards::{
     solo_rank_title, BULLFROGS_PER_COLOR, FROGS_PER_COLOR, HAND_SIZE, ISAAC_FROGS, MAX_DECK,
@@ -294,25 +294,11 @@ impl Game for Bullfrogs {
     type Action = Action;
     type Observation = Observation;
 
-    const ID: &'static str = "bullfrogs";
+    const DESCRIPTOR: &'static GameDescriptor = &DESCRIPTOR;
 
     fn new(options: &GameOptions, n_seats: usize, seed: u64) -> Result<Self, SetupError> {
-        check_option_keys(Self::ID, options, &["solo"])?;
-        let solo = bool_option(Self::ID, options, "solo", false)?;
-        if solo && n_seats != 1 {
-            return Err(SetupError::SeatCount {
-                game: Self::ID,
-                n_seats,
-                allowed: "1 (solo=true)",
-            });
-        }
-        if !solo && !(2..=4).contains(&n_seats) {
-            return Err(SetupError::SeatCount {
-                game: Self::ID,
-                n_seats,
-                allowed: "2 to 4 (or 1 with solo=true)",
-            });
-        }
+        let options = DESCRIPTOR.check_setup(options, n_seats)?;
+        let solo = DESCRIPTOR.bool_value(&options, "solo");
         let mut rng = Rng::seeded(seed);
         let mut deal = rng.fork(1);
         let dice = rng.fork(2);

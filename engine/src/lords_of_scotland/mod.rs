@@ -20,6 +20,7 @@
 
 pub mod action;
 pub mod cards;
+mod descriptor;
 mod determinize;
 mod hashing;
 pub mod observation;
@@ -29,14 +30,13 @@ mod skirmish;
 mod tests;
 
 use crate::cards::CardSet;
-use crate::game::{
-    bool_option, check_option_keys, DeterminizeError, EndReason, Game, GameOptions, Outcome, Seat,
-    SetupError,
-};
+use crate::descriptor::GameDescriptor;
+use crate::game::{DeterminizeError, EndReason, Game, GameOptions, Outcome, Seat, SetupError};
 use crate::rng::Rng;
 
 pub use action::{Action, Target};
 pub use cards::{CardId, Clan};
+pub use descriptor::DESCRIPTOR;
 pub use observation::Observation;
 
 /// A player holding more than this many cards may not recruit; with exactly
@@ -381,18 +381,11 @@ impl Game for LordsOfScotland {
     type Action = Action;
     type Observation = Observation;
 
-    const ID: &'static str = "lords-of-scotland";
+    const DESCRIPTOR: &'static GameDescriptor = &DESCRIPTOR;
 
     fn new(options: &GameOptions, n_seats: usize, seed: u64) -> Result<Self, SetupError> {
-        check_option_keys(Self::ID, options, &["bruce"])?;
-        let bruce = bool_option(Self::ID, options, "bruce", false)?;
-        if !(2..=MAX_SEATS).contains(&n_seats) {
-            return Err(SetupError::SeatCount {
-                game: Self::ID,
-                n_seats,
-                allowed: "2 to 5",
-            });
-        }
+        let options = DESCRIPTOR.check_setup(options, n_seats)?;
+        let bruce = DESCRIPTOR.bool_value(&options, "bruce");
         let mut state = LordsOfScotland::empty_table(n_seats, bruce, seed);
         state.draw_pile.extend(cards::deck(bruce).iter());
         state.rng.shuffle(&mut state.draw_pile);

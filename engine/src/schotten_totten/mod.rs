@@ -26,6 +26,7 @@
 
 mod action;
 pub mod cards;
+mod descriptor;
 mod determinize;
 pub mod formation;
 mod legal;
@@ -34,22 +35,20 @@ mod observation;
 mod tests;
 
 pub use action::{Action, DeckKind};
+pub use descriptor::DESCRIPTOR;
 pub use observation::{Observation, StoneView};
 
 use cards::{face, is_clan, tactic, TacticKind, ALL_CLAN, JOKER_A, JOKER_B, N_CARDS, N_CLAN};
 use formation::{best_value, can_beat, clan_mask, SideCards, Value, Wild};
 
 use crate::cards::{CardSet, Deck};
-use crate::game::{
-    bool_option, check_option_keys, int_option, DeterminizeError, EndReason, Game, GameOptions,
-    Outcome, Seat, SetupError,
-};
+use crate::descriptor::GameDescriptor;
+use crate::game::{DeterminizeError, EndReason, Game, GameOptions, Outcome, Seat, SetupError};
 use crate::rng::Rng;
 
 pub const N_STONES: usize = 9;
 /// Safety net against an engine bug: a round longer than this is a draw.
 const MAX_DECISIONS_PER_ROUND: u32 = 2_000;
-const ID: &str = "schotten-totten";
 
 /// The variants in play.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -60,20 +59,13 @@ pub struct Options {
 }
 
 impl Options {
-    pub fn parse(options: &GameOptions) -> Result<Options, SetupError> {
-        check_option_keys(ID, options, &["tactics", "expert", "rounds"])?;
-        Ok(Options {
-            tactics: bool_option(ID, options, "tactics", false)?,
-            expert: bool_option(ID, options, "expert", false)?,
-            rounds: int_option(
-                ID,
-                options,
-                "rounds",
-                1,
-                1..=15,
-                "a number of rounds from 1 to 15",
-            )? as u8,
-        })
+    /// Typed options from options already checked by [`DESCRIPTOR`].
+    fn from_canonical(options: &GameOptions) -> Options {
+        Options {
+            tactics: DESCRIPTOR.bool_value(options, "tactics"),
+            expert: DESCRIPTOR.bool_value(options, "expert"),
+            rounds: DESCRIPTOR.int_value(options, "rounds") as u8,
+        }
     }
 
     /// Cards in a starting hand, and the hand limit of the Tactics variant.
@@ -516,17 +508,10 @@ impl Game for SchottenTotten {
     type Action = Action;
     type Observation = Observation;
 
-    const ID: &'static str = ID;
+    const DESCRIPTOR: &'static GameDescriptor = &DESCRIPTOR;
 
     fn new(options: &GameOptions, n_seats: usize, seed: u64) -> Result<Self, SetupError> {
-        let options = Options::parse(options)?;
-        if n_seats != 2 {
-            return Err(SetupError::SeatCount {
-                game: ID,
-                n_seats,
-                allowed: "2",
-            });
-        }
+        let options = Options::from_canonical(&DESCRIPTOR.check_setup(options, n_seats)?);
         let mut state = SchottenTotten {
             options,
             rng: Rng::seeded(seed),

@@ -130,6 +130,34 @@ mod tests {
         round_trips::<Bullfrogs>(&["solo=true"], 1, 5);
     }
 
+    /// The place a new game must be added besides its engine folder and its
+    /// line in `cairn_engine::GAMES`: an encoder here (see ARCHITECTURE.md).
+    #[test]
+    fn every_game_in_the_engine_table_has_an_observation_encoder() {
+        for game in cairn_engine::GAMES {
+            let descriptor = game.descriptor;
+            let (min, max) = descriptor.seat_bounds();
+            let mut encoded = 0;
+            for n_seats in min..=max {
+                for rule in descriptor.seats {
+                    let options: GameOptions = rule
+                        .when
+                        .map(|(key, value)| (key.to_string(), value.to_string()))
+                        .into_iter()
+                        .collect();
+                    let Ok(state) = cairn_engine::new_game(descriptor.id, &options, n_seats, 1)
+                    else {
+                        continue;
+                    };
+                    let seat = state.current_seat().unwrap();
+                    observation(state.as_ref(), seat).unwrap();
+                    encoded += 1;
+                }
+            }
+            assert!(encoded > 0, "{} has no seat count", descriptor.id);
+        }
+    }
+
     #[test]
     fn observations_of_another_game_or_nonsense_are_refused() {
         let state = SchottenTotten::new(&GameOptions::new(), 2, 1).unwrap();

@@ -46,6 +46,7 @@ fn round_robin(n_bots: usize, games_per_pairing: usize) -> NewTournament {
         seats_per_game: 2,
         games_per_pairing,
         seed: 3,
+        format: Default::default(),
     }
 }
 
