@@ -27,6 +27,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     }
     if !args.quiet {
         for (index, game) in replay.games.iter().enumerate() {
+            let index = replay.first_game_index.saturating_add(index as u64);
             print!("{}", describe_game(index, game));
         }
     }
@@ -46,7 +47,7 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
-fn describe_game(index: usize, game: &GameRecord) -> String {
+fn describe_game(index: u64, game: &GameRecord) -> String {
     let mut out = format!(
         "game {index}: {} {:?}, seed {}\n",
         game.game, game.options, game.seed

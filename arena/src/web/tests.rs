@@ -169,6 +169,7 @@ fn report(lease: &Lease, forfeit: bool) -> MatchReport {
                     })
                     .collect(),
                 replay: bytes,
+                stderr_tails: Vec::new(),
                 ended_by: if forfeit.is_some() {
                     EndedBy::Forfeit
                 } else {
