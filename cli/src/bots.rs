@@ -47,6 +47,18 @@ pub enum BotCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Delete one of your bots: it joins no new tournament; its games,
+    /// ratings and replays stay (finished tournaments keep their history),
+    /// and matches already planned for it are still played.
+    Delete {
+        /// The bot's name.
+        name: String,
+        #[command(flatten)]
+        owner: OwnerArgs,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Show a bot and its versions.
     Show {
         /// The bot's name.
@@ -103,8 +115,25 @@ pub fn run(command: BotCommand) -> anyhow::Result<ExitCode> {
             } => add(&folder, &owner, json).await,
             BotCommand::List { arena, json } => list(&arena, json).await,
             BotCommand::Show { name, arena, json } => show(&name, &arena, json).await,
+            BotCommand::Delete { name, owner, json } => delete(&name, &owner, json).await,
         }
     })
+}
+
+async fn delete(name: &str, owner: &OwnerArgs, json: bool) -> anyhow::Result<ExitCode> {
+    let token = owner.token()?;
+    let request = pb::DeleteBotRequest { name: name.into() };
+    connect(&owner.arena)
+        .await?
+        .delete_bot(authorized(request, token))
+        .await
+        .map_err(status_error)?;
+    if json {
+        println!("{}", json!({"deleted": name}));
+    } else {
+        println!("deleted {name}: it joins no new tournament; its games and ratings stay");
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 async fn add(folder: &std::path::Path, owner: &OwnerArgs, json: bool) -> anyhow::Result<ExitCode> {

@@ -60,6 +60,17 @@ pub enum TournamentCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Cancel one of your tournaments: matches not yet played are dropped,
+    /// games already played stay rated.
+    Cancel {
+        /// The tournament id.
+        id: i64,
+        #[command(flatten)]
+        owner: OwnerArgs,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// List every tournament.
     List {
         #[command(flatten)]
@@ -121,8 +132,32 @@ pub fn run(command: TournamentCommand) -> anyhow::Result<ExitCode> {
             TournamentCommand::List { arena, json } => {
                 list(&mut connect(&arena).await?, json).await
             }
+            TournamentCommand::Cancel { id, owner, json } => cancel(id, &owner, json).await,
         }
     })
+}
+
+async fn cancel(id: i64, owner: &OwnerArgs, json: bool) -> anyhow::Result<ExitCode> {
+    let token = owner.token()?;
+    let request = pb::CancelTournamentRequest { tournament_id: id };
+    let answer = connect(&owner.arena)
+        .await?
+        .cancel_tournament(authorized(request, token))
+        .await
+        .map_err(status_error)?
+        .into_inner();
+    if json {
+        println!(
+            "{}",
+            json!({"tournament_id": id, "matches_dropped": answer.matches_dropped})
+        );
+    } else {
+        println!(
+            "cancelled tournament {id}: {} unplayed match(es) dropped; played games stay rated",
+            answer.matches_dropped
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 async fn status(client: &mut Client, id: i64, json: bool) -> anyhow::Result<ExitCode> {
@@ -187,7 +222,11 @@ async fn list(client: &mut Client, json: bool) -> anyhow::Result<ExitCode> {
             status.tournament.clone().unwrap_or_default(),
             status.progress.unwrap_or_default(),
         );
-        let state = if p.finished { "finished" } else { "running" };
+        let state = match (p.cancelled, p.finished) {
+            (true, _) => "cancelled",
+            (false, true) => "finished",
+            (false, false) => "running",
+        };
         table.row(vec![
             t.id.to_string(),
             t.game,
@@ -255,6 +294,7 @@ pub fn progress_bar(progress: &pb::TournamentProgress) -> String {
 
 fn progress_line(p: &pb::TournamentProgress) -> String {
     let state = match (p.finished, p.matches_failed) {
+        _ if p.cancelled => "cancelled".to_string(),
         (true, 0) => "finished".to_string(),
         (true, 1) => "finished, 1 match failed".to_string(),
         (true, failed) => format!("finished, {failed} matches failed"),
@@ -279,7 +319,7 @@ fn tournament_json(t: &pb::Tournament) -> Value {
 
 pub fn progress_json(p: &pb::TournamentProgress) -> Value {
     json!({"tournament_id": p.tournament_id, "matches_total": p.matches_total, "matches_queued": p.matches_queued, "matches_leased": p.matches_leased,
-           "matches_done": p.matches_done, "matches_failed": p.matches_failed, "games_total": p.games_total, "games_done": p.games_done, "finished": p.finished})
+           "matches_done": p.matches_done, "matches_failed": p.matches_failed, "games_total": p.games_total, "games_done": p.games_done, "finished": p.finished, "cancelled": p.cancelled})
 }
 
 #[cfg(test)]

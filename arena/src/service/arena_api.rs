@@ -148,6 +148,20 @@ impl Arena for ArenaApi {
         Ok(Response::new(pb::DeleteBotResponse {}))
     }
 
+    async fn cancel_tournament(
+        &self,
+        request: Request<pb::CancelTournamentRequest>,
+    ) -> Result<Response<pb::CancelTournamentResponse>, Status> {
+        let owner = self.owner(&request).await?;
+        let matches_dropped = self
+            .store
+            .cancel_tournament(&owner, request.into_inner().tournament_id)
+            .await?;
+        Ok(Response::new(pb::CancelTournamentResponse {
+            matches_dropped,
+        }))
+    }
+
     async fn create_tournament(
         &self,
         request: Request<pb::CreateTournamentRequest>,

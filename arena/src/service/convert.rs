@@ -96,6 +96,7 @@ pub(super) fn progress(progress: &TournamentProgress) -> pb::TournamentProgress 
         games_total: progress.games_total,
         games_done: progress.games_done,
         finished: progress.finished(),
+        cancelled: progress.cancelled,
     }
 }
 

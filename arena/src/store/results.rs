@@ -112,7 +112,7 @@ impl Store {
             });
         }
         if !state.held_by(runner, lease_generation, now) {
-            return Err(ArenaError::LeaseLost { match_id });
+            return Err(super::cancel::lease_lost(&mut tx, match_id).await?);
         }
         let result_id =
             insert_result(&mut tx, Some(runner.id), planned.game_id, report, now).await?;
@@ -164,7 +164,7 @@ impl Store {
         let mut connection = self.pool().acquire().await?;
         let state = self.lease_state(&mut connection, match_id).await?;
         if !state.held_by(runner, generation, self.now_ms()) {
-            return Err(ArenaError::LeaseLost { match_id });
+            return Err(super::cancel::lease_lost(&mut connection, match_id).await?);
         }
         Ok(())
     }

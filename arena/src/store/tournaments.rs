@@ -58,6 +58,8 @@ pub struct TournamentProgress {
     pub matches_failed: i64,
     pub games_total: i64,
     pub games_done: i64,
+    /// Its owner cancelled it.
+    pub cancelled: bool,
 }
 
 impl TournamentProgress {
@@ -245,8 +247,8 @@ impl Store {
         &self,
         tournament_id: i64,
     ) -> Result<TournamentProgress, ArenaError> {
-        let (planned_matches, planning_done): (Option<i64>, bool) =
-            sqlx::query_as("SELECT planned_matches, planning_done FROM tournaments WHERE id = ?")
+        let (planned_matches, planning_done, cancelled): (Option<i64>, bool, bool) =
+            sqlx::query_as("SELECT planned_matches, planning_done, cancelled_at IS NOT NULL FROM tournaments WHERE id = ?")
                 .bind(tournament_id)
                 .fetch_optional(self.pool())
                 .await?
@@ -281,6 +283,7 @@ impl Store {
             matches_failed,
             games_total,
             games_done,
+            cancelled,
         })
     }
 
