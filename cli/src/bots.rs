@@ -91,12 +91,12 @@ pub fn run_owner(command: OwnerCommand) -> anyhow::Result<ExitCode> {
             .map_err(status_error)?
             .into_inner();
         if json {
-            println!(
+            outln!(
                 "{}",
                 json!({"owner": name, "owner_id": answer.owner_id, "token": answer.token})
             );
         } else {
-            println!(
+            outln!(
                 "registered owner `{name}`; token (shown once, use --token or CAIRN_TOKEN):\n{}",
                 answer.token
             );
@@ -129,9 +129,9 @@ async fn delete(name: &str, owner: &OwnerArgs, json: bool) -> anyhow::Result<Exi
         .await
         .map_err(status_error)?;
     if json {
-        println!("{}", json!({"deleted": name}));
+        outln!("{}", json!({"deleted": name}));
     } else {
-        println!("deleted {name}: it joins no new tournament; its games and ratings stay");
+        outln!("deleted {name}: it joins no new tournament; its games and ratings stay");
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -148,21 +148,22 @@ async fn add(folder: &std::path::Path, owner: &OwnerArgs, json: bool) -> anyhow:
         .into_inner();
     let version = answer.version.unwrap_or_default();
     if json {
-        println!(
+        outln!(
             "{}",
             json!({"created": answer.created, "version": version_json(&version)})
         );
     } else if answer.created {
-        println!(
+        outln!(
             "added {}@{} ({})",
             version.bot_name,
             version.version,
             &version.content_hash[..12.min(version.content_hash.len())]
         );
     } else {
-        println!(
+        outln!(
             "unchanged: {}@{} already has these contents",
-            version.bot_name, version.version
+            version.bot_name,
+            version.version
         );
     }
     Ok(ExitCode::SUCCESS)
@@ -188,7 +189,7 @@ async fn list(arena: &ArenaArgs, json: bool) -> anyhow::Result<ExitCode> {
     }
     if json {
         let rows: Vec<Value> = bots.iter().map(summary_json).collect();
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        outln!("{}", serde_json::to_string_pretty(&rows)?);
         return Ok(ExitCode::SUCCESS);
     }
     let mut table = Table::new(&["bot", "owner", ">versions", ">latest", "deleted"]);
@@ -202,7 +203,7 @@ async fn list(arena: &ArenaArgs, json: bool) -> anyhow::Result<ExitCode> {
             deleted.into(),
         ]);
     }
-    print!("{}", table.render());
+    out!("{}", table.render());
     Ok(ExitCode::SUCCESS)
 }
 
@@ -215,7 +216,7 @@ async fn show(name: &str, arena: &ArenaArgs, json: bool) -> anyhow::Result<ExitC
         .into_inner();
     if json {
         let versions: Vec<Value> = answer.versions.iter().map(version_json).collect();
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(
                 &json!({"bot": answer.bot.as_ref().map(summary_json), "versions": versions})
@@ -251,14 +252,14 @@ async fn show(name: &str, arena: &ArenaArgs, json: bool) -> anyhow::Result<ExitC
         ]);
     }
     let owner = answer.bot.as_ref().map_or("", |bot| bot.owner.as_str());
-    println!(
+    outln!(
         "bot {} (owner {})\n",
         crate::escape::line(name),
         crate::escape::line(owner)
     );
-    print!("{}", table.render());
+    out!("{}", table.render());
     for version in answer.versions.iter().filter(|version| version.broken) {
-        println!(
+        outln!(
             "\nversion {} is broken: its build failed; the log ends with:\n{}",
             version.version,
             crate::escape::block(&version.build_log)

@@ -45,9 +45,9 @@ pub fn run_match(command: MatchCommand) -> anyhow::Result<ExitCode> {
                 let matches = all_matches(&arena, tournament).await?;
                 if json {
                     let rows: Vec<Value> = matches.iter().map(match_json).collect();
-                    println!("{}", serde_json::to_string_pretty(&rows)?);
+                    outln!("{}", serde_json::to_string_pretty(&rows)?);
                 } else {
-                    print!("{}", matches_table(&matches));
+                    out!("{}", matches_table(&matches));
                 }
                 Ok(ExitCode::SUCCESS)
             }
@@ -62,9 +62,9 @@ pub fn run_match(command: MatchCommand) -> anyhow::Result<ExitCode> {
                 }
                 let replay_json: Value = serde_json::from_slice(&answer.replay).unwrap_or(Value::Null);
                 if json {
-                    println!("{}", serde_json::to_string_pretty(&json!({"game_id": answer.game_id, "game_index": answer.game_index, "result": seats_json(&answer.result), "replay": replay_json}))?);
+                    outln!("{}", serde_json::to_string_pretty(&json!({"game_id": answer.game_id, "game_index": answer.game_index, "result": seats_json(&answer.result), "replay": replay_json}))?);
                 } else {
-                    print!("{}", game_text(&answer, &replay_json));
+                    out!("{}", game_text(&answer, &replay_json));
                 }
                 Ok(ExitCode::SUCCESS)
             }

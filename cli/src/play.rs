@@ -191,16 +191,16 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
             Some(head) => summary::head_to_head_json(head, sprt_state.as_ref()),
             None => summary::standings_json(&summary::standings(&result.games, n_seats)),
         };
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print!("{}", match_tables(&spec, seed, &result, args.quiet));
-        println!();
+        out!("{}", match_tables(&spec, seed, &result, args.quiet));
+        outln!();
         match &head {
-            Some(head) => print!(
+            Some(head) => out!(
                 "{}",
                 summary::head_to_head_text(&names, head, sprt_state.as_ref())
             ),
-            None => print!(
+            None => out!(
                 "{}",
                 summary::standings_text(&names, &summary::standings(&result.games, n_seats))
             ),

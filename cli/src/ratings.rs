@@ -46,12 +46,12 @@ pub fn run(args: RatingsArgs) -> anyhow::Result<ExitCode> {
             .map_err(status_error)?
             .into_inner();
         if args.json {
-            println!(
+            outln!(
                 "{}",
                 serde_json::to_string_pretty(&leaderboard_json(&board))?
             );
         } else {
-            print!("{}", leaderboard_table(&board));
+            out!("{}", leaderboard_table(&board));
         }
         Ok(ExitCode::SUCCESS)
     })

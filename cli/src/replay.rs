@@ -28,20 +28,20 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     if !args.quiet {
         for (index, game) in replay.games.iter().enumerate() {
             let index = replay.first_game_index.saturating_add(index as u64);
-            print!("{}", describe_game(index, game));
+            out!("{}", describe_game(index, game));
         }
     }
     match replay.verify() {
         Ok(()) => {
             let n_actions: usize = replay.games.iter().map(|g| g.actions.len()).sum();
-            println!(
+            outln!(
                 "verified: {} game(s), {n_actions} actions re-simulated, every state hash matches",
                 replay.games.len()
             );
             Ok(ExitCode::SUCCESS)
         }
         Err(error) => {
-            println!("NOT verified: {error}");
+            outln!("NOT verified: {error}");
             Ok(ExitCode::from(1))
         }
     }

@@ -110,9 +110,9 @@ pub fn run(command: TournamentCommand) -> anyhow::Result<ExitCode> {
                     .map_err(status_error)?
                     .into_inner();
                 if json {
-                    println!("{}", tournament_json(&created));
+                    outln!("{}", tournament_json(&created));
                 } else {
-                    println!(
+                    outln!(
                         "created tournament {} ({} {}, {} bots)",
                         created.id,
                         created.game,
@@ -147,12 +147,12 @@ async fn cancel(id: i64, owner: &OwnerArgs, json: bool) -> anyhow::Result<ExitCo
         .map_err(status_error)?
         .into_inner();
     if json {
-        println!(
+        outln!(
             "{}",
             json!({"tournament_id": id, "matches_dropped": answer.matches_dropped})
         );
     } else {
-        println!(
+        outln!(
             "cancelled tournament {id}: {} unplayed match(es) dropped; played games stay rated",
             answer.matches_dropped
         );
@@ -169,23 +169,26 @@ async fn status(client: &mut Client, id: i64, json: bool) -> anyhow::Result<Exit
     let tournament = status.tournament.unwrap_or_default();
     let progress = status.progress.unwrap_or_default();
     if json {
-        println!(
+        outln!(
             "{}",
             json!({"tournament": tournament_json(&tournament), "progress": progress_json(&progress)})
         );
         return Ok(ExitCode::SUCCESS);
     }
-    println!(
+    outln!(
         "tournament {} · {} {} · seed {}",
-        tournament.id, tournament.game, tournament.variant, tournament.seed
+        tournament.id,
+        tournament.game,
+        tournament.variant,
+        tournament.seed
     );
     let names: Vec<String> = tournament
         .entries
         .iter()
         .map(|e| format!("{}@{}", e.bot_name, e.version))
         .collect();
-    println!("bots: {}", names.join(", "));
-    println!("{}", progress_line(&progress));
+    outln!("bots: {}", names.join(", "));
+    outln!("{}", progress_line(&progress));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -211,7 +214,7 @@ async fn list(client: &mut Client, json: bool) -> anyhow::Result<ExitCode> {
             .iter()
             .map(|s| json!({"tournament": tournament_json(&s.tournament.clone().unwrap_or_default()), "progress": progress_json(&s.progress.unwrap_or_default())}))
             .collect();
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        outln!("{}", serde_json::to_string_pretty(&rows)?);
         return Ok(ExitCode::SUCCESS);
     }
     let mut table = Table::new(&[
@@ -237,7 +240,7 @@ async fn list(client: &mut Client, json: bool) -> anyhow::Result<ExitCode> {
             state.into(),
         ]);
     }
-    print!("{}", table.render());
+    out!("{}", table.render());
     Ok(ExitCode::SUCCESS)
 }
 
@@ -257,7 +260,7 @@ pub async fn watch(
     let mut last = pb::TournamentProgress::default();
     while let Some(progress) = stream.message().await.map_err(status_error)? {
         if json {
-            println!("{}", progress_json(&progress));
+            outln!("{}", progress_json(&progress));
         } else if terminal {
             eprint!("\r{label}{}", progress_bar(&progress));
             let _ = std::io::stderr().flush();
