@@ -138,6 +138,11 @@ async fn delete(name: &str, owner: &OwnerArgs, json: bool) -> anyhow::Result<Exi
 
 async fn add(folder: &std::path::Path, owner: &OwnerArgs, json: bool) -> anyhow::Result<ExitCode> {
     let token = owner.token()?;
+    if let Ok(bot) = cairn_runner::bot_folder::load_bot(&folder.to_string_lossy()) {
+        if let Some(why) = bot.outside_its_folder() {
+            anyhow::bail!("{why}");
+        }
+    }
     let archive = cairn_proto::archive::pack_folder(folder)
         .with_context(|| format!("cannot pack {}", folder.display()))?;
     let mut client = connect(&owner.arena).await?;

@@ -264,6 +264,9 @@ fn prepare_bots(args: &PlayArgs) -> anyhow::Result<Vec<PreparedBot>> {
     for argument in &args.bots {
         let bot = load_bot(&bot_argument(argument)?)?;
         bot.check_game(&args.game)?;
+        if let Some(why) = bot.outside_its_folder().filter(|_| !args.no_sandbox) {
+            bail!("{why}");
+        }
         let bot = match args.no_build {
             true => bot,
             false => bot

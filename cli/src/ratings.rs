@@ -57,6 +57,17 @@ pub fn run(args: RatingsArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// One line saying what the leaderboard's columns mean (the demo prints it).
+pub fn columns_legend() -> String {
+    format!(
+        "columns: rating is fitted over every game (95% CI: the range it lies in, 19 times \
+         out of 20); live is the online model's rating, ± its uncertainty (Glicko-2 \
+         deviation or Weng-Lin sigma; 0 for Elo); provisional: fewer than {} games, so the \
+         live rating is still settling",
+        cairn_arena::ratings::PROVISIONAL_GAMES
+    )
+}
+
 /// The leaderboard as a table: the fitted rating and its 95% interval
 /// first (the order), then the live model's rating.
 pub fn leaderboard_table(board: &pb::Leaderboard) -> String {
