@@ -76,6 +76,7 @@ async fn runner(channel: Channel, token: String, n_matches: usize) -> u64 {
                         score: i64::from(won),
                         rank: if won { 1 } else { 2 },
                         forfeit: None,
+                        stderr_tail: Vec::new(),
                     }
                 })
                 .collect();

@@ -38,6 +38,9 @@ pub enum ArenaError {
     Plan(#[from] PlanError),
     #[error("the lease on match {match_id} has expired or passed to another runner")]
     LeaseLost { match_id: i64 },
+    /// The call cannot be done in the current state (a cancelled match).
+    #[error("{0}")]
+    FailedPrecondition(String),
 }
 
 impl ArenaError {

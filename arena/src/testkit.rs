@@ -121,6 +121,7 @@ pub fn report_by_strength(lease: &Lease, strength: impl Fn(i64) -> i64) -> Match
             game_index: game.game_index,
             seats: seats.clone(),
             replay: test_replay(game.seed, &strengths),
+            stderr_tails: Vec::new(),
             ended_by: EndedBy::Finished,
         })
         .collect();
@@ -216,6 +217,7 @@ pub fn played_game_report(planned: &PlannedGame) -> GameReport {
         game_index: planned.game_index,
         seats,
         replay: ReplayFile::new(vec![record]).to_json().into_bytes(),
+        stderr_tails: Vec::new(),
         ended_by,
     }
 }

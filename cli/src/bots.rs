@@ -47,6 +47,18 @@ pub enum BotCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Delete one of your bots: it joins no new tournament; its games,
+    /// ratings and replays stay (finished tournaments keep their history),
+    /// and matches already planned for it are still played.
+    Delete {
+        /// The bot's name.
+        name: String,
+        #[command(flatten)]
+        owner: OwnerArgs,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Show a bot and its versions.
     Show {
         /// The bot's name.
@@ -79,12 +91,12 @@ pub fn run_owner(command: OwnerCommand) -> anyhow::Result<ExitCode> {
             .map_err(status_error)?
             .into_inner();
         if json {
-            println!(
+            outln!(
                 "{}",
                 json!({"owner": name, "owner_id": answer.owner_id, "token": answer.token})
             );
         } else {
-            println!(
+            outln!(
                 "registered owner `{name}`; token (shown once, use --token or CAIRN_TOKEN):\n{}",
                 answer.token
             );
@@ -103,12 +115,34 @@ pub fn run(command: BotCommand) -> anyhow::Result<ExitCode> {
             } => add(&folder, &owner, json).await,
             BotCommand::List { arena, json } => list(&arena, json).await,
             BotCommand::Show { name, arena, json } => show(&name, &arena, json).await,
+            BotCommand::Delete { name, owner, json } => delete(&name, &owner, json).await,
         }
     })
 }
 
+async fn delete(name: &str, owner: &OwnerArgs, json: bool) -> anyhow::Result<ExitCode> {
+    let token = owner.token()?;
+    let request = pb::DeleteBotRequest { name: name.into() };
+    connect(&owner.arena)
+        .await?
+        .delete_bot(authorized(request, token))
+        .await
+        .map_err(status_error)?;
+    if json {
+        outln!("{}", json!({"deleted": name}));
+    } else {
+        outln!("deleted {name}: it joins no new tournament; its games and ratings stay");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 async fn add(folder: &std::path::Path, owner: &OwnerArgs, json: bool) -> anyhow::Result<ExitCode> {
     let token = owner.token()?;
+    if let Ok(bot) = cairn_runner::bot_folder::load_bot(&folder.to_string_lossy()) {
+        if let Some(why) = bot.outside_its_folder() {
+            anyhow::bail!("{why}");
+        }
+    }
     let archive = cairn_proto::archive::pack_folder(folder)
         .with_context(|| format!("cannot pack {}", folder.display()))?;
     let mut client = connect(&owner.arena).await?;
@@ -119,21 +153,22 @@ async fn add(folder: &std::path::Path, owner: &OwnerArgs, json: bool) -> anyhow:
         .into_inner();
     let version = answer.version.unwrap_or_default();
     if json {
-        println!(
+        outln!(
             "{}",
             json!({"created": answer.created, "version": version_json(&version)})
         );
     } else if answer.created {
-        println!(
+        outln!(
             "added {}@{} ({})",
             version.bot_name,
             version.version,
             &version.content_hash[..12.min(version.content_hash.len())]
         );
     } else {
-        println!(
+        outln!(
             "unchanged: {}@{} already has these contents",
-            version.bot_name, version.version
+            version.bot_name,
+            version.version
         );
     }
     Ok(ExitCode::SUCCESS)
@@ -159,7 +194,7 @@ async fn list(arena: &ArenaArgs, json: bool) -> anyhow::Result<ExitCode> {
     }
     if json {
         let rows: Vec<Value> = bots.iter().map(summary_json).collect();
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        outln!("{}", serde_json::to_string_pretty(&rows)?);
         return Ok(ExitCode::SUCCESS);
     }
     let mut table = Table::new(&["bot", "owner", ">versions", ">latest", "deleted"]);
@@ -173,7 +208,7 @@ async fn list(arena: &ArenaArgs, json: bool) -> anyhow::Result<ExitCode> {
             deleted.into(),
         ]);
     }
-    print!("{}", table.render());
+    out!("{}", table.render());
     Ok(ExitCode::SUCCESS)
 }
 
@@ -186,7 +221,7 @@ async fn show(name: &str, arena: &ArenaArgs, json: bool) -> anyhow::Result<ExitC
         .into_inner();
     if json {
         let versions: Vec<Value> = answer.versions.iter().map(version_json).collect();
-        println!(
+        outln!(
             "{}",
             serde_json::to_string_pretty(
                 &json!({"bot": answer.bot.as_ref().map(summary_json), "versions": versions})
@@ -222,14 +257,14 @@ async fn show(name: &str, arena: &ArenaArgs, json: bool) -> anyhow::Result<ExitC
         ]);
     }
     let owner = answer.bot.as_ref().map_or("", |bot| bot.owner.as_str());
-    println!(
+    outln!(
         "bot {} (owner {})\n",
         crate::escape::line(name),
         crate::escape::line(owner)
     );
-    print!("{}", table.render());
+    out!("{}", table.render());
     for version in answer.versions.iter().filter(|version| version.broken) {
-        println!(
+        outln!(
             "\nversion {} is broken: its build failed; the log ends with:\n{}",
             version.version,
             crate::escape::block(&version.build_log)

@@ -254,6 +254,7 @@ async fn play_tournaments(args: &DemoArgs, dir: &Path, arena: &ArenaArgs) -> any
         println!("\n{label}");
         print!("{}", crate::ratings::leaderboard_table(&board));
     }
+    println!("\n{}", crate::ratings::columns_legend());
     Ok(())
 }
 

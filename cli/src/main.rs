@@ -18,6 +18,11 @@
 //! - [`view`]: the terminal replay viewer (`--show`), one board per game.
 //! - [`client`]: arena address, tokens, error lines.
 //! - [`table`]: aligned text tables.
+//! - [`out`]: printing on stdout without panicking on a broken pipe.
+
+// First: the other modules print through its macros.
+#[macro_use]
+mod out;
 
 mod bots;
 mod client;
@@ -113,6 +118,8 @@ fn main() -> std::process::ExitCode {
     };
     match result {
         Ok(code) => code,
+        // The reader of our output left (`cairn replay f.json | head`).
+        Err(error) if out::is_broken_pipe(&error) => std::process::ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("error: {error:#}");
             std::process::ExitCode::from(2)

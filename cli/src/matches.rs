@@ -45,16 +45,16 @@ pub fn run_match(command: MatchCommand) -> anyhow::Result<ExitCode> {
                 let matches = all_matches(&arena, tournament).await?;
                 if json {
                     let rows: Vec<Value> = matches.iter().map(match_json).collect();
-                    println!("{}", serde_json::to_string_pretty(&rows)?);
+                    outln!("{}", serde_json::to_string_pretty(&rows)?);
                 } else {
-                    print!("{}", matches_table(&matches));
+                    out!("{}", matches_table(&matches));
                 }
                 Ok(ExitCode::SUCCESS)
             }
             MatchCommand::Show { game, replay, view, arena, json } => {
                 let answer = connect(&arena).await?.get_replay(pb::GetReplayRequest { game_id: game }).await.map_err(status_error)?.into_inner();
                 if let Some(path) = &replay {
-                    std::fs::write(path, &answer.replay)?;
+                    std::fs::write(path, labelled_replay(&answer))?;
                 }
                 if view.show {
                     let file = cairn_runner::ReplayFile::from_json(&String::from_utf8_lossy(&answer.replay))?;
@@ -62,9 +62,9 @@ pub fn run_match(command: MatchCommand) -> anyhow::Result<ExitCode> {
                 }
                 let replay_json: Value = serde_json::from_slice(&answer.replay).unwrap_or(Value::Null);
                 if json {
-                    println!("{}", serde_json::to_string_pretty(&json!({"game_id": answer.game_id, "result": seats_json(&answer.result), "replay": replay_json}))?);
+                    outln!("{}", serde_json::to_string_pretty(&json!({"game_id": answer.game_id, "game_index": answer.game_index, "result": seats_json(&answer.result), "replay": replay_json}))?);
                 } else {
-                    print!("{}", game_text(&answer, &replay_json));
+                    out!("{}", game_text(&answer, &replay_json));
                 }
                 Ok(ExitCode::SUCCESS)
             }
@@ -103,10 +103,23 @@ fn reason_name(reason: i32) -> &'static str {
     cairn_proto::reasons::arena_forfeit_reason(reason).map_or("unknown", |reason| reason.as_str())
 }
 
+/// The replay file as the arena keeps it, labelled with the game's index in
+/// its match (replays stored before the label was written lack it).
+fn labelled_replay(answer: &pb::Replay) -> Vec<u8> {
+    let text = String::from_utf8_lossy(&answer.replay);
+    match cairn_runner::ReplayFile::from_json(&text) {
+        Ok(mut file) if file.games.len() == 1 => {
+            file.first_game_index = u64::try_from(answer.game_index).unwrap_or_default();
+            file.to_json().into_bytes()
+        }
+        _ => answer.replay.clone(),
+    }
+}
+
 fn seats_json(seats: &[pb::SeatResult]) -> Value {
     seats
         .iter()
-        .map(|s| json!({"bot_version_id": s.bot_version_id, "score": s.score, "rank": s.rank, "forfeit": s.forfeit.as_ref().map(|f| json!({"reason": reason_name(f.reason), "detail": f.detail}))}))
+        .map(|s| json!({"bot_version_id": s.bot_version_id, "score": s.score, "rank": s.rank, "forfeit": s.forfeit.as_ref().map(|f| json!({"reason": reason_name(f.reason), "detail": f.detail})), "stderr_tail": String::from_utf8_lossy(&s.stderr_tail)}))
         .collect()
 }
 
@@ -182,11 +195,25 @@ fn game_text(answer: &pb::Replay, replay: &Value) -> String {
         ]);
     }
     let n_actions = record["actions"].as_array().map_or(0, Vec::len);
-    format!(
-        "game {} · {} · seed {} · {n_actions} actions\n{}",
+    let mut text = format!(
+        "game {} (game {} of its match) · {} · seed {} · {n_actions} actions\n{}",
         answer.game_id,
+        answer.game_index,
         record["game"].as_str().unwrap_or("?"),
         record["seed"],
         table.render()
-    )
+    );
+    for (seat, result) in answer.result.iter().enumerate() {
+        let tail = String::from_utf8_lossy(&result.stderr_tail);
+        let tail = tail.trim_end();
+        if !tail.is_empty() {
+            let name = names.get(seat).map_or("?", String::as_str);
+            text.push_str(&format!(
+                "\nstderr of seat {seat} ({}), the end of what it wrote during this game:\n{}\n",
+                crate::escape::line(name),
+                crate::escape::block(tail)
+            ));
+        }
+    }
+    text
 }

@@ -196,16 +196,16 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
             Some(head) => summary::head_to_head_json(head, sprt_state.as_ref()),
             None => summary::standings_json(&summary::standings(&result.games, n_seats)),
         };
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print!("{}", match_tables(&spec, seed, &result, args.quiet));
-        println!();
+        out!("{}", match_tables(&spec, seed, &result, args.quiet));
+        outln!();
         match &head {
-            Some(head) => print!(
+            Some(head) => out!(
                 "{}",
                 summary::head_to_head_text(&names, head, sprt_state.as_ref())
             ),
-            None => print!(
+            None => out!(
                 "{}",
                 summary::standings_text(&names, &summary::standings(&result.games, n_seats))
             ),
@@ -269,6 +269,9 @@ fn prepare_bots(args: &PlayArgs) -> anyhow::Result<Vec<PreparedBot>> {
     for argument in &args.bots {
         let bot = load_bot(&bot_argument(argument)?)?;
         bot.check_game(&args.game)?;
+        if let Some(why) = bot.outside_its_folder().filter(|_| !args.no_sandbox) {
+            bail!("{why}");
+        }
         let bot = match args.no_build {
             true => bot,
             false => bot

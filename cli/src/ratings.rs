@@ -47,15 +47,26 @@ pub fn run(args: RatingsArgs) -> anyhow::Result<ExitCode> {
             .map_err(status_error)?
             .into_inner();
         if args.json {
-            println!(
+            outln!(
                 "{}",
                 serde_json::to_string_pretty(&leaderboard_json(&board))?
             );
         } else {
-            print!("{}", leaderboard_table(&board));
+            out!("{}", leaderboard_table(&board));
         }
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// One line saying what the leaderboard's columns mean (the demo prints it).
+pub fn columns_legend() -> String {
+    format!(
+        "columns: rating is fitted over every game (95% CI: the range it lies in, 19 times \
+         out of 20); live is the online model's rating, ± its uncertainty (Glicko-2 \
+         deviation or Weng-Lin sigma; 0 for Elo); provisional: fewer than {} games, so the \
+         live rating is still settling",
+        cairn_arena::ratings::PROVISIONAL_GAMES
+    )
 }
 
 /// The leaderboard as a table: the fitted rating and its 95% interval

@@ -27,26 +27,27 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     }
     if !args.quiet {
         for (index, game) in replay.games.iter().enumerate() {
-            print!("{}", describe_game(index, game));
+            let index = replay.first_game_index.saturating_add(index as u64);
+            out!("{}", describe_game(index, game));
         }
     }
     match replay.verify() {
         Ok(()) => {
             let n_actions: usize = replay.games.iter().map(|g| g.actions.len()).sum();
-            println!(
+            outln!(
                 "verified: {} game(s), {n_actions} actions re-simulated, every state hash matches",
                 replay.games.len()
             );
             Ok(ExitCode::SUCCESS)
         }
         Err(error) => {
-            println!("NOT verified: {error}");
+            outln!("NOT verified: {error}");
             Ok(ExitCode::from(1))
         }
     }
 }
 
-fn describe_game(index: usize, game: &GameRecord) -> String {
+fn describe_game(index: u64, game: &GameRecord) -> String {
     let mut out = format!(
         "game {index}: {} {:?}, seed {}\n",
         game.game, game.options, game.seed

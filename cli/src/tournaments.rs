@@ -95,6 +95,17 @@ pub enum TournamentCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Cancel one of your tournaments: matches not yet played are dropped,
+    /// games already played stay rated.
+    Cancel {
+        /// The tournament id.
+        id: i64,
+        #[command(flatten)]
+        owner: OwnerArgs,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// List every tournament.
     List {
         #[command(flatten)]
@@ -164,9 +175,9 @@ pub fn run(command: TournamentCommand) -> anyhow::Result<ExitCode> {
                     .map_err(status_error)?
                     .into_inner();
                 if json {
-                    println!("{}", tournament_json(&created));
+                    outln!("{}", tournament_json(&created));
                 } else {
-                    println!(
+                    outln!(
                         "created tournament {} ({} {} {}, {} bots)",
                         created.id,
                         created.format,
@@ -190,8 +201,32 @@ pub fn run(command: TournamentCommand) -> anyhow::Result<ExitCode> {
             TournamentCommand::List { arena, json } => {
                 list(&mut connect(&arena).await?, json).await
             }
+            TournamentCommand::Cancel { id, owner, json } => cancel(id, &owner, json).await,
         }
     })
+}
+
+async fn cancel(id: i64, owner: &OwnerArgs, json: bool) -> anyhow::Result<ExitCode> {
+    let token = owner.token()?;
+    let request = pb::CancelTournamentRequest { tournament_id: id };
+    let answer = connect(&owner.arena)
+        .await?
+        .cancel_tournament(authorized(request, token))
+        .await
+        .map_err(status_error)?
+        .into_inner();
+    if json {
+        outln!(
+            "{}",
+            json!({"tournament_id": id, "matches_dropped": answer.matches_dropped})
+        );
+    } else {
+        outln!(
+            "cancelled tournament {id}: {} unplayed match(es) dropped; played games stay rated",
+            answer.matches_dropped
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 async fn status(client: &mut Client, id: i64, json: bool) -> anyhow::Result<ExitCode> {
@@ -203,23 +238,26 @@ async fn status(client: &mut Client, id: i64, json: bool) -> anyhow::Result<Exit
     let tournament = status.tournament.unwrap_or_default();
     let progress = status.progress.unwrap_or_default();
     if json {
-        println!(
+        outln!(
             "{}",
             json!({"tournament": tournament_json(&tournament), "progress": progress_json(&progress)})
         );
         return Ok(ExitCode::SUCCESS);
     }
-    println!(
+    outln!(
         "tournament {} · {} {} · seed {}",
-        tournament.id, tournament.game, tournament.variant, tournament.seed
+        tournament.id,
+        tournament.game,
+        tournament.variant,
+        tournament.seed
     );
     let names: Vec<String> = tournament
         .entries
         .iter()
         .map(|e| format!("{}@{}", e.bot_name, e.version))
         .collect();
-    println!("bots: {}", names.join(", "));
-    println!("{}", progress_line(&progress));
+    outln!("bots: {}", names.join(", "));
+    outln!("{}", progress_line(&progress));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -245,7 +283,7 @@ async fn list(client: &mut Client, json: bool) -> anyhow::Result<ExitCode> {
             .iter()
             .map(|s| json!({"tournament": tournament_json(&s.tournament.clone().unwrap_or_default()), "progress": progress_json(&s.progress.unwrap_or_default())}))
             .collect();
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+        outln!("{}", serde_json::to_string_pretty(&rows)?);
         return Ok(ExitCode::SUCCESS);
     }
     let mut table = Table::new(&[
@@ -256,7 +294,11 @@ async fn list(client: &mut Client, json: bool) -> anyhow::Result<ExitCode> {
             status.tournament.clone().unwrap_or_default(),
             status.progress.unwrap_or_default(),
         );
-        let state = if p.finished { "finished" } else { "running" };
+        let state = match (p.cancelled, p.finished) {
+            (true, _) => "cancelled",
+            (false, true) => "finished",
+            (false, false) => "running",
+        };
         table.row(vec![
             t.id.to_string(),
             t.game,
@@ -267,7 +309,7 @@ async fn list(client: &mut Client, json: bool) -> anyhow::Result<ExitCode> {
             state.into(),
         ]);
     }
-    print!("{}", table.render());
+    out!("{}", table.render());
     Ok(ExitCode::SUCCESS)
 }
 
@@ -287,7 +329,7 @@ pub async fn watch(
     let mut last = pb::TournamentProgress::default();
     while let Some(progress) = stream.message().await.map_err(status_error)? {
         if json {
-            println!("{}", progress_json(&progress));
+            outln!("{}", progress_json(&progress));
         } else if terminal {
             eprint!("\r{label}{}", progress_bar(&progress));
             let _ = std::io::stderr().flush();
@@ -324,6 +366,7 @@ pub fn progress_bar(progress: &pb::TournamentProgress) -> String {
 
 pub(crate) fn progress_line(p: &pb::TournamentProgress) -> String {
     let state = match (p.finished, p.matches_failed) {
+        _ if p.cancelled => "cancelled".to_string(),
         (true, 0) => "finished".to_string(),
         (true, 1) => "finished, 1 match failed".to_string(),
         (true, failed) => format!("finished, {failed} matches failed"),
@@ -349,7 +392,7 @@ pub(crate) fn tournament_json(t: &pb::Tournament) -> Value {
 
 pub fn progress_json(p: &pb::TournamentProgress) -> Value {
     json!({"tournament_id": p.tournament_id, "matches_total": p.matches_total, "matches_queued": p.matches_queued, "matches_leased": p.matches_leased,
-           "matches_done": p.matches_done, "matches_failed": p.matches_failed, "games_total": p.games_total, "games_done": p.games_done, "finished": p.finished})
+           "matches_done": p.matches_done, "matches_failed": p.matches_failed, "games_total": p.games_total, "games_done": p.games_done, "finished": p.finished, "cancelled": p.cancelled})
 }
 
 #[cfg(test)]

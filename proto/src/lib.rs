@@ -69,5 +69,9 @@ pub mod arena {
     }
 }
 
+/// How much of a seat's stderr a game's report carries: its last bytes,
+/// written during that game (runners cut it, the arena refuses more).
+pub const STDERR_TAIL_CAP: usize = 8 << 10;
+
 /// The protocol version spoken by this build, sent in every hello.
 pub const PROTOCOL_VERSION: game::v1::ProtocolVersion = game::v1::ProtocolVersion::ProtocolVersion1;

@@ -21,7 +21,15 @@ pub const REPLAY_FORMAT: &str = "cairn-replay-1";
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReplayFile {
     pub format: String,
+    /// The index in its match of the first game held (an arena report
+    /// holds one game of a match); absent when zero.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub first_game_index: u64,
     pub games: Vec<GameRecord>,
+}
+
+fn is_zero(index: &u64) -> bool {
+    *index == 0
 }
 
 /// One game.
@@ -76,6 +84,7 @@ impl ReplayFile {
     pub fn new(games: Vec<GameRecord>) -> ReplayFile {
         ReplayFile {
             format: REPLAY_FORMAT.to_string(),
+            first_game_index: 0,
             games,
         }
     }

@@ -39,6 +39,16 @@ pub fn current_cpu() -> Option<usize> {
     sched_getcpu().ok()
 }
 
+/// The CPUs the calling thread may run on, in order (empty if unknown).
+pub fn allowed_cpus() -> Vec<usize> {
+    let Ok(set) = sched_getaffinity(Pid::from_raw(0)) else {
+        return Vec::new();
+    };
+    (0..CpuSet::count())
+        .filter(|&cpu| set.is_set(cpu).unwrap_or(false))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -57,5 +67,15 @@ mod tests {
             allowed_before
         );
         assert!(pin_current_thread(usize::MAX).is_err());
+    }
+
+    #[test]
+    fn the_allowed_cpus_are_as_many_as_the_available_parallelism() {
+        let allowed = allowed_cpus();
+        assert_eq!(
+            allowed.len(),
+            std::thread::available_parallelism().unwrap().get()
+        );
+        assert!(allowed.contains(&current_cpu().unwrap()));
     }
 }

@@ -127,9 +127,52 @@ impl PreparedBot {
     /// artifact (the runner's freshly unpacked copy); `None` without one.
     pub fn build_in_place(&self, builder: &Builder) -> Result<Option<BuildLog>, BuildError> {
         match self.build_command() {
-            Some(command) => build_folder(&self.entry.launch.bot_dir, command, builder).map(Some),
+            Some(command) => self
+                .timed(|| build_folder(&self.entry.launch.bot_dir, command, builder))
+                .map(Some),
             None => Ok(None),
         }
+    }
+
+    /// Runs a build, saying when it starts and how long it took (a build
+    /// may take minutes: a silent one looks stuck).
+    fn timed<T>(&self, build: impl FnOnce() -> Result<T, BuildError>) -> Result<T, BuildError> {
+        let name = &self.entry.name;
+        tracing::info!("building bot `{name}`...");
+        let started = std::time::Instant::now();
+        let built = build();
+        let seconds = started.elapsed().as_secs_f64();
+        match &built {
+            Ok(_) => tracing::info!("built bot `{name}` in {seconds:.1} s"),
+            Err(_) => tracing::info!("the build of bot `{name}` failed after {seconds:.1} s"),
+        }
+        built
+    }
+
+    /// Why the bot can run only from its place in a source tree: its
+    /// command names a program outside its folder (`../../../target/...`,
+    /// as the bundled Rust bots in `sdk/bots/rust-*` do). Such a bot cannot
+    /// be uploaded, nor built in a sandbox that sees only its folder.
+    pub fn outside_its_folder(&self) -> Option<String> {
+        let program = self.manifest.as_ref()?.command.first()?;
+        let mut depth: i32 = 0;
+        for part in Path::new(program).components() {
+            match part {
+                std::path::Component::ParentDir => depth -= 1,
+                std::path::Component::Normal(_) => depth += 1,
+                _ => {}
+            }
+            if depth < 0 {
+                return Some(format!(
+                    "bot `{}` runs `{program}`, outside its folder: it is workspace-only \
+                     (like the bundled sdk/bots/rust-* bots), so it cannot be uploaded or \
+                     built in the sandbox; run it from its place with `cairn play --no-sandbox`, \
+                     or put the program (or its source and a build command) in the folder",
+                    self.entry.name
+                ));
+            }
+        }
+        None
     }
 
     /// The bot, built, for `cairn play`. Sandboxed, the folder is packed as
@@ -142,8 +185,14 @@ impl PreparedBot {
             return Ok(self.clone());
         };
         if !builder.sandboxed {
-            build_folder(&self.entry.launch.bot_dir, command, builder)?;
+            self.timed(|| build_folder(&self.entry.launch.bot_dir, command, builder))?;
             return Ok(self.clone());
+        }
+        if let Some(detail) = self.outside_its_folder() {
+            return Err(BuildError::Failed {
+                detail,
+                log_tail: String::new(),
+            });
         }
         let archive = pack_folder(&self.entry.launch.bot_dir).map_err(|error| match error {
             PackError::Io { .. } => BuildError::Host(error.to_string()),
@@ -157,7 +206,7 @@ impl PreparedBot {
             .content_hash;
         let folder = cache_root.join(&hash);
         if !folder.is_dir() {
-            build_into_cache(&archive, cache_root, &hash, command, builder)?;
+            self.timed(|| build_into_cache(&archive, cache_root, &hash, command, builder))?;
         }
         let mut built = self.clone();
         built.entry.launch.bot_dir = folder;

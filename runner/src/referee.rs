@@ -91,6 +91,9 @@ pub struct SeatResult {
     pub rank: u32,
     pub forfeit: Option<Forfeit>,
     pub timings: Vec<DecisionTiming>,
+    /// The last bytes (at most [`crate::stderr::STDERR_TAIL_CAP`]) its bot
+    /// wrote on stderr during this game, as written (not always UTF-8).
+    pub stderr_tail: Vec<u8>,
 }
 
 /// One game.
@@ -116,7 +119,12 @@ struct BotSlot {
     entry: BotEntry,
     connection: Option<BotConnection>,
     stderr: Vec<StderrLog>,
+    /// The stderr tail of a process retired during the current game.
+    retired_tail: Vec<u8>,
 }
+
+/// How long a killed bot's last stderr bytes are awaited (its traceback).
+const LAST_WORDS_WAIT: Duration = Duration::from_millis(500);
 
 impl BotSlot {
     fn retire(&mut self, wait: Option<Duration>) {
@@ -125,8 +133,21 @@ impl BotSlot {
                 Some(wait) => connection.close(wait),
                 None => connection.kill(),
             };
+            self.retired_tail = log.take_tail(LAST_WORDS_WAIT);
             self.stderr.push(log);
         }
+    }
+
+    /// What the bot wrote on stderr during the game now ending (without
+    /// waiting for a live bot: a line still in its pipe goes to the next game).
+    fn game_tail(&mut self) -> Vec<u8> {
+        let mut tail = std::mem::take(&mut self.retired_tail);
+        if let Some(connection) = &self.connection {
+            tail.extend(connection.stderr().take_tail(Duration::ZERO));
+        }
+        let excess = tail.len().saturating_sub(crate::stderr::STDERR_TAIL_CAP);
+        tail.drain(..excess);
+        tail
     }
 }
 
@@ -167,6 +188,7 @@ pub fn play_match(spec: &MatchSpec, launcher: &dyn BotLauncher) -> Result<MatchR
             entry: entry.clone(),
             connection: None,
             stderr: Vec::new(),
+            retired_tail: Vec::new(),
         })
         .collect();
     let mut games = Vec::with_capacity(spec.games.len());
@@ -596,7 +618,7 @@ impl Table<'_> {
         }
     }
 
-    fn finish(self, index: u32, score: FinalScore, slots: &[BotSlot]) -> GameResult {
+    fn finish(self, index: u32, score: FinalScore, slots: &mut [BotSlot]) -> GameResult {
         let seats = (0..self.n_seats())
             .map(|seat| SeatResult {
                 bot: self.seat_bot[seat],
@@ -604,6 +626,7 @@ impl Table<'_> {
                 rank: score.ranks[seat],
                 forfeit: self.forfeits.iter().find(|f| f.seat == seat).cloned(),
                 timings: self.timings[seat].clone(),
+                stderr_tail: slots[self.seat_bot[seat]].game_tail(),
             })
             .collect();
         let record = GameRecord {

@@ -1,21 +1,42 @@
 //! A bot's stderr, kept for its author but capped: a thread drains the pipe
-//! (so a chatty bot never blocks on it) and keeps only the first bytes.
+//! (so a chatty bot never blocks on it) and keeps the first bytes of the
+//! whole match, and the last bytes written since the previous game ended
+//! (the tail each game's report carries, see [`StderrLog::take_tail`]).
 
 use std::fs::File;
 use std::io::Read;
 use std::os::fd::OwnedFd;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+pub use cairn_proto::STDERR_TAIL_CAP;
 
 /// The kept part of a bot's stderr.
 #[derive(Debug, Clone, Default)]
 pub struct StderrLog {
-    shared: Arc<Mutex<Kept>>,
+    shared: Arc<(Mutex<Kept>, Condvar)>,
 }
 
 #[derive(Debug, Default)]
 struct Kept {
     bytes: Vec<u8>,
     dropped: u64,
+    /// The last [`STDERR_TAIL_CAP`] bytes since the last [`StderrLog::take_tail`].
+    tail: Vec<u8>,
+    /// Whether the pipe has ended (every writer gone).
+    ended: bool,
+}
+
+impl Kept {
+    fn keep(&mut self, chunk: &[u8], cap: usize) {
+        let room = cap.saturating_sub(self.bytes.len()).min(chunk.len());
+        self.bytes.extend_from_slice(&chunk[..room]);
+        self.dropped += (chunk.len() - room) as u64;
+        let chunk = &chunk[chunk.len().saturating_sub(STDERR_TAIL_CAP)..];
+        let excess = (self.tail.len() + chunk.len()).saturating_sub(STDERR_TAIL_CAP);
+        self.tail.drain(..excess);
+        self.tail.extend_from_slice(chunk);
+    }
 }
 
 impl StderrLog {
@@ -27,17 +48,20 @@ impl StderrLog {
         let spawned = std::thread::Builder::new()
             .name("bot-stderr".into())
             .spawn(move || {
+                let (kept, ended) = &*shared;
                 let mut file = File::from(fd);
                 let mut chunk = [0u8; 8192];
                 while let Ok(n) = file.read(&mut chunk) {
                     if n == 0 {
                         break;
                     }
-                    let Ok(mut kept) = shared.lock() else { break };
-                    let room = cap.saturating_sub(kept.bytes.len()).min(n);
-                    kept.bytes.extend_from_slice(&chunk[..room]);
-                    kept.dropped += (n - room) as u64;
+                    let Ok(mut kept) = kept.lock() else { break };
+                    kept.keep(&chunk[..n], cap);
                 }
+                if let Ok(mut kept) = kept.lock() {
+                    kept.ended = true;
+                }
+                ended.notify_all();
             });
         // Without a thread the pipe is simply not drained; the bot then
         // blocks on stderr and times out, which is reported as usual.
@@ -45,9 +69,31 @@ impl StderrLog {
         log
     }
 
+    /// The last bytes written since the previous call (at most
+    /// [`STDERR_TAIL_CAP`]), after waiting up to `wait` for the pipe to end
+    /// (a killed bot's last words may still be in the pipe).
+    pub fn take_tail(&self, wait: Duration) -> Vec<u8> {
+        let (kept, ended) = &*self.shared;
+        let Ok(mut guard) = kept.lock() else {
+            return Vec::new();
+        };
+        let deadline = Instant::now() + wait;
+        while !guard.ended {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            match ended.wait_timeout(guard, left) {
+                Ok((next, _)) => guard = next,
+                Err(_) => return Vec::new(),
+            }
+        }
+        std::mem::take(&mut guard.tail)
+    }
+
     /// The kept text, with a note of how much was cut.
     pub fn text(&self) -> String {
-        let Ok(kept) = self.shared.lock() else {
+        let Ok(kept) = self.shared.0.lock() else {
             return String::new();
         };
         let mut text = String::from_utf8_lossy(&kept.bytes).into_owned();
@@ -58,5 +104,34 @@ impl StderrLog {
             ));
         }
         text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tail_keeps_the_last_bytes_and_starts_afresh_after_each_take() {
+        let mut kept = Kept::default();
+        kept.keep(&vec![b'a'; STDERR_TAIL_CAP], 16);
+        kept.keep(b"the end", 16);
+        assert_eq!(kept.tail.len(), STDERR_TAIL_CAP);
+        assert!(kept.tail.ends_with(b"aaathe end"));
+        assert_eq!(kept.bytes, vec![b'a'; 16]);
+        kept.tail.clear();
+        kept.keep(&vec![b'b'; 3 * STDERR_TAIL_CAP], 16);
+        assert_eq!(kept.tail, vec![b'b'; STDERR_TAIL_CAP]);
+    }
+
+    #[test]
+    fn a_tail_is_taken_whole_once_the_writer_is_gone() {
+        let (read, write) = std::io::pipe().unwrap();
+        let log = StderrLog::drain(OwnedFd::from(read), 1024);
+        let mut write = File::from(OwnedFd::from(write));
+        std::io::Write::write_all(&mut write, b"Traceback: boom\n").unwrap();
+        drop(write);
+        assert_eq!(log.take_tail(Duration::from_secs(30)), b"Traceback: boom\n");
+        assert!(log.take_tail(Duration::ZERO).is_empty());
     }
 }

@@ -131,6 +131,7 @@ async fn reports_that_do_not_follow_from_their_replay_are_refused_and_write_noth
                     score: seat.score,
                     rank: seat.rank,
                     forfeit: None,
+                    stderr_tail: Vec::new(),
                 })
                 .collect(),
             replay: report.replay.clone(),

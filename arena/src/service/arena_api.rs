@@ -154,6 +154,20 @@ impl Arena for ArenaApi {
         Ok(Response::new(pb::DeleteBotResponse {}))
     }
 
+    async fn cancel_tournament(
+        &self,
+        request: Request<pb::CancelTournamentRequest>,
+    ) -> Result<Response<pb::CancelTournamentResponse>, Status> {
+        let owner = self.owner(&request).await?;
+        let matches_dropped = self
+            .store
+            .cancel_tournament(&owner, request.into_inner().tournament_id)
+            .await?;
+        Ok(Response::new(pb::CancelTournamentResponse {
+            matches_dropped,
+        }))
+    }
+
     async fn create_tournament(
         &self,
         request: Request<pb::CreateTournamentRequest>,
@@ -234,10 +248,20 @@ impl Arena for ArenaApi {
         let game_id = request.into_inner().game_id;
         let replay = self.store.replay(game_id).await?;
         let result = self.store.game_result(game_id).await?;
+        let (game_index, tails) = self.store.game_details(game_id).await?;
+        let result = result
+            .iter()
+            .zip(tails.into_iter().chain(std::iter::repeat(String::new())))
+            .map(|(seat, tail)| pb::SeatResult {
+                stderr_tail: tail.into_bytes(),
+                ..convert::seat_result(seat)
+            })
+            .collect();
         Ok(Response::new(pb::Replay {
             game_id,
             replay,
-            result: result.iter().map(convert::seat_result).collect(),
+            result,
+            game_index,
         }))
     }
 

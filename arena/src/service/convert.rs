@@ -193,6 +193,7 @@ pub(super) fn progress(progress: &TournamentProgress) -> pb::TournamentProgress 
         games_total: progress.games_total,
         games_done: progress.games_done,
         finished: progress.finished(),
+        cancelled: progress.cancelled,
     }
 }
 
@@ -225,6 +226,7 @@ pub(super) fn seat_result(result: &SeatResult) -> pb::SeatResult {
             reason: pb::ForfeitReason::from(forfeit.reason) as i32,
             detail: forfeit.detail.clone(),
         }),
+        stderr_tail: Vec::new(),
     }
 }
 
@@ -311,6 +313,12 @@ pub(super) fn lease(lease: &Lease) -> pb::MatchLease {
 pub(super) fn game_report(game: pb::GameResult) -> Result<GameReport, ArenaError> {
     let ended_by = arena_end_reason(game.end_reason)
         .map_err(|error| ArenaError::invalid(error.to_string()))?;
+    let stderr_tails = game
+        .seats
+        .iter()
+        .enumerate()
+        .map(|(seat, result)| stderr_tail(seat, &result.stderr_tail))
+        .collect::<Result<_, ArenaError>>()?;
     Ok(GameReport {
         game_index: game.game_index,
         seats: game
@@ -320,7 +328,21 @@ pub(super) fn game_report(game: pb::GameResult) -> Result<GameReport, ArenaError
             .collect::<Result<_, ArenaError>>()?,
         replay: game.replay,
         ended_by,
+        stderr_tails,
     })
+}
+
+/// A reported stderr tail: refused over the cap our runners keep to; kept
+/// as text, since a bot's bytes (or a cut in a character) need not be UTF-8.
+fn stderr_tail(seat: usize, tail: &[u8]) -> Result<String, ArenaError> {
+    if tail.len() > cairn_proto::STDERR_TAIL_CAP {
+        return Err(ArenaError::invalid(format!(
+            "the stderr tail of seat {seat} is {} bytes, at most {} allowed",
+            tail.len(),
+            cairn_proto::STDERR_TAIL_CAP
+        )));
+    }
+    Ok(String::from_utf8_lossy(tail).into_owned())
 }
 
 fn report_seat(seat: pb::SeatResult) -> Result<SeatResult, ArenaError> {

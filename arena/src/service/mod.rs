@@ -114,7 +114,9 @@ impl From<ArenaError> for Status {
             ArenaError::PermissionDenied(_) => Code::PermissionDenied,
             ArenaError::NotFound { .. } => Code::NotFound,
             ArenaError::AlreadyExists(_) => Code::AlreadyExists,
-            ArenaError::LeaseLost { .. } => Code::FailedPrecondition,
+            ArenaError::LeaseLost { .. } | ArenaError::FailedPrecondition(_) => {
+                Code::FailedPrecondition
+            }
             ArenaError::TooLarge(_) | ArenaError::Quota(_) => Code::ResourceExhausted,
             ArenaError::Archive(
                 ArchiveError::TooLarge { .. }

@@ -557,6 +557,7 @@ fn report_first_seat_wins(lease: &pb::MatchLease) -> MatchReport {
                     score: i64::from(won),
                     rank: if won { 1 } else { 2 },
                     forfeit: None,
+                    stderr_tail: Vec::new(),
                 }
             })
             .collect()
@@ -612,6 +613,7 @@ fn report_latest_bot_wins(lease: &pb::MatchLease) -> MatchReport {
                         score: if won { 2 } else { 0 },
                         rank: if won { 1 } else { 2 },
                         forfeit,
+                        stderr_tail: Vec::new(),
                     }
                 })
                 .collect::<Vec<pb::SeatResult>>();

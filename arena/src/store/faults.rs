@@ -202,6 +202,7 @@ async fn end_with_build_failures(
             game_index,
             seats: results.clone(),
             replay: Vec::new(),
+            stderr_tails: Vec::new(),
             ended_by: EndedBy::Forfeit,
         };
         let result_id = insert_result(&mut *tx, runner_id, game_id, &report, now).await?;

@@ -211,14 +211,15 @@ async fn advance(
     stored: &StoredFormat,
     history: &[PlayedMatch],
 ) -> Result<(), ArenaError> {
-    let (unfinished, planning_done): (i64, bool) = sqlx::query_as(
-        "SELECT (SELECT COUNT(*) FROM matches m WHERE m.tournament_id = t.id AND m.status != 'done'), t.planning_done \
-         FROM tournaments t WHERE t.id = ?",
+    let (unfinished, planning_done, cancelled): (i64, bool, bool) = sqlx::query_as(
+        "SELECT (SELECT COUNT(*) FROM matches m WHERE m.tournament_id = t.id AND m.status != 'done'), t.planning_done, \
+         t.cancelled_at IS NOT NULL FROM tournaments t WHERE t.id = ?",
     )
     .bind(tournament_id)
     .fetch_one(&mut *tx)
     .await?;
-    if unfinished > 0 || !planning_done {
+    // A cancelled tournament plans nothing more.
+    if unfinished > 0 || !planning_done || cancelled {
         return Ok(());
     }
     match next_round(&stored.spec, history)? {
@@ -414,7 +415,7 @@ impl super::Store {
                 ArenaError::Internal(format!("stored manifest unreadable: {error}"))
             })?;
         let ladders: Vec<(i64, String)> = sqlx::query_as(
-            "SELECT id, game FROM tournaments t WHERE format = 'ladder' \
+            "SELECT id, game FROM tournaments t WHERE format = 'ladder' AND cancelled_at IS NULL \
              AND NOT EXISTS (SELECT 1 FROM tournament_entries e WHERE e.tournament_id = t.id AND e.bot_version_id = ?) ORDER BY id",
         )
         .bind(bot_version_id)

@@ -135,7 +135,7 @@ impl Store {
         let mut tx = self.begin_write().await?;
         let state = self.lease_state(&mut tx, match_id).await?;
         if !state.held_by(runner, generation, now) {
-            return Err(ArenaError::LeaseLost { match_id });
+            return Err(super::cancel::lease_lost(&mut tx, match_id).await?);
         }
         let expires_at = now + duration_ms;
         sqlx::query("UPDATE matches SET lease_expires_at = ? WHERE id = ?")

@@ -25,6 +25,7 @@ pub mod clock;
 
 mod accounts;
 mod bots;
+mod cancel;
 mod faults;
 mod fitted;
 mod formats;

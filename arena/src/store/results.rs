@@ -34,6 +34,9 @@ pub struct GameReport {
     /// The replay as the runner wrote it (JSON bytes), kept as is.
     pub replay: Vec<u8>,
     pub ended_by: EndedBy,
+    /// By seat, the end of its bot's stderr during the game (may be short
+    /// or empty: a seat without one keeps none).
+    pub stderr_tails: Vec<String>,
 }
 
 /// One seat's result.
@@ -111,7 +114,7 @@ impl Store {
             });
         }
         if !state.held_by(runner, lease_generation, now) {
-            return Err(ArenaError::LeaseLost { match_id });
+            return Err(super::cancel::lease_lost(&mut tx, match_id).await?);
         }
         let result_id =
             insert_result(&mut tx, Some(runner.id), planned.game_id, report, now).await?;
@@ -171,7 +174,7 @@ impl Store {
         let mut connection = self.pool().acquire().await?;
         let state = self.lease_state(&mut connection, match_id).await?;
         if !state.held_by(runner, generation, self.now_ms()) {
-            return Err(ArenaError::LeaseLost { match_id });
+            return Err(super::cancel::lease_lost(&mut connection, match_id).await?);
         }
         Ok(())
     }
@@ -263,6 +266,26 @@ impl Store {
             return Err(ArenaError::not_found("result of game", game_id));
         }
         rows.into_iter().map(SeatRow::into_result).collect()
+    }
+
+    /// A finished game's index in its match and its seats' stderr tails
+    /// (by seat, empty when none was kept).
+    pub async fn game_details(&self, game_id: i64) -> Result<(i64, Vec<String>), ArenaError> {
+        let index: Option<i64> = sqlx::query_scalar("SELECT game_index FROM games WHERE id = ?")
+            .bind(game_id)
+            .fetch_optional(self.pool())
+            .await?;
+        let index = index.ok_or_else(|| ArenaError::not_found("game", game_id))?;
+        let tails: Vec<Option<String>> = sqlx::query_scalar(
+            "SELECT stderr_tail FROM result_seats WHERE game_id = ? ORDER BY seat",
+        )
+        .bind(game_id)
+        .fetch_all(self.pool())
+        .await?;
+        Ok((
+            index,
+            tails.into_iter().map(Option::unwrap_or_default).collect(),
+        ))
     }
 }
 
@@ -385,7 +408,7 @@ pub(crate) async fn insert_result(
         .await?;
     for (seat, result) in game.seats.iter().enumerate() {
         sqlx::query(
-            "INSERT INTO result_seats (game_id, seat, bot_version_id, score, rank, forfeit_reason, forfeit_detail) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO result_seats (game_id, seat, bot_version_id, score, rank, forfeit_reason, forfeit_detail, stderr_tail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(game_id)
         .bind(seat as i64)
@@ -394,6 +417,11 @@ pub(crate) async fn insert_result(
         .bind(i64::from(result.rank))
         .bind(result.forfeit.as_ref().map(|forfeit| forfeit.reason.as_str()))
         .bind(result.forfeit.as_ref().map(|forfeit| forfeit.detail.as_str()))
+        .bind(
+            game.stderr_tails
+                .get(seat)
+                .filter(|tail| !tail.is_empty()),
+        )
         .execute(&mut *tx)
         .await?;
     }

@@ -91,6 +91,8 @@ pub struct TournamentProgress {
     pub matches_failed: i64,
     pub games_total: i64,
     pub games_done: i64,
+    /// Its owner cancelled it.
+    pub cancelled: bool,
 }
 
 impl TournamentProgress {
@@ -403,8 +405,8 @@ impl Store {
         &self,
         tournament_id: i64,
     ) -> Result<TournamentProgress, ArenaError> {
-        let (planned_matches, planning_done, games_per_match): (Option<i64>, bool, i64) =
-            sqlx::query_as("SELECT planned_matches, planning_done, games_per_pairing / seats_per_game FROM tournaments WHERE id = ?")
+        let (planned_matches, planning_done, games_per_match, cancelled): (Option<i64>, bool, i64, bool) =
+            sqlx::query_as("SELECT planned_matches, planning_done, games_per_pairing / seats_per_game, cancelled_at IS NOT NULL FROM tournaments WHERE id = ?")
                 .bind(tournament_id)
                 .fetch_optional(self.pool())
                 .await?
@@ -416,8 +418,13 @@ impl Store {
         .bind(tournament_id)
         .fetch_one(self.pool())
         .await?;
-        // While the plan is being written, the total is the plan's.
-        let matches_total = matches_total.max(planned_matches.unwrap_or(0));
+        // While the plan is being written, the total is the plan's; once
+        // cancelled, it is what was written (later rounds never come).
+        let matches_total = if cancelled {
+            matches_total
+        } else {
+            matches_total.max(planned_matches.unwrap_or(0))
+        };
         let matches_done = if planning_done {
             matches_done
         } else {
@@ -431,7 +438,11 @@ impl Store {
         .fetch_one(self.pool())
         .await?;
         // Rounds not planned yet count with the games they will have.
-        let games_total = games_total.max(matches_total * games_per_match);
+        let games_total = if cancelled {
+            games_total
+        } else {
+            games_total.max(matches_total * games_per_match)
+        };
         Ok(TournamentProgress {
             tournament_id,
             matches_total,
@@ -441,6 +452,7 @@ impl Store {
             matches_failed,
             games_total,
             games_done,
+            cancelled,
         })
     }
 

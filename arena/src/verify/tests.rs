@@ -67,6 +67,7 @@ fn forfeited_report() -> GameReport {
         game_index: 0,
         seats,
         replay: ReplayFile::new(vec![record]).to_json().into_bytes(),
+        stderr_tails: Vec::new(),
         ended_by: EndedBy::Forfeit,
     }
 }

@@ -182,6 +182,7 @@ fn report(lease: &Lease, forfeit: bool) -> MatchReport {
                     })
                     .collect(),
                 replay: bytes,
+                stderr_tails: Vec::new(),
                 ended_by: if forfeit.is_some() {
                     EndedBy::Forfeit
                 } else {

@@ -39,9 +39,17 @@ pub fn play_units(
     let mut finished: Vec<GameResult> = Vec::new();
     let mut stderr = vec![String::new(); spec.bots.len()];
     let mut failure = None;
+    // Several threads: each on a CPU of its own, round robin over the
+    // allowed ones, so a match's ping-pong with its bots never wakes
+    // another CPU (see `cairn_runner::affinity`); one: where `run` put it.
+    let cpus = cairn_runner::affinity::allowed_cpus();
     std::thread::scope(|scope| {
-        for _ in 0..concurrency.clamp(1, units.len().max(1)) {
+        for worker in 0..concurrency.clamp(1, units.len().max(1)) {
             let sender = sender.clone();
+            let cpu = match concurrency {
+                0 | 1 => spec.cpu,
+                _ => cpus.get(worker % cpus.len().max(1)).copied(),
+            };
             let (units, next_unit, stop) = (&units, &next_unit, &stop);
             scope.spawn(move || loop {
                 if stop.load(Ordering::SeqCst) {
@@ -56,9 +64,7 @@ pub fn play_units(
                     bots: seeded_bots(&spec.bots, games),
                     time_control: spec.time_control,
                     limits: spec.limits,
-                    // One thread: the whole match on one CPU (see `run`);
-                    // several: the scheduler spreads them.
-                    cpu: if concurrency > 1 { None } else { spec.cpu },
+                    cpu,
                 };
                 let result = play_match(&unit_spec, launcher);
                 if sender.send((unit, result)).is_err() {

@@ -117,14 +117,14 @@ pub fn show(replay: &ReplayFile, args: &ViewArgs) -> anyhow::Result<ExitCode> {
         if at > last {
             anyhow::bail!("step {at} is past the last step ({last})");
         }
-        print!("{}", viewer.frame(at));
+        out!("{}", viewer.frame(at));
         return Ok(ExitCode::SUCCESS);
     }
     if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
         terminal::step_through(&viewer)?;
     } else {
         for index in 0..steps.steps.len() {
-            println!("{}", viewer.frame(index));
+            outln!("{}", viewer.frame(index));
         }
     }
     Ok(ExitCode::SUCCESS)

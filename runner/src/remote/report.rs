@@ -83,11 +83,15 @@ fn game_result(lease: &pb::MatchLease, game: &GameResult, game_index: i64) -> pb
                     reason: pb::ForfeitReason::from(forfeit.reason) as i32,
                     detail: forfeit.detail.clone(),
                 }),
+                stderr_tail: seat.stderr_tail.clone(),
             })
             .collect(),
-        replay: ReplayFile::new(vec![game.record.clone()])
-            .to_json()
-            .into_bytes(),
+        replay: ReplayFile {
+            first_game_index: u64::try_from(game_index).unwrap_or_default(),
+            ..ReplayFile::new(vec![game.record.clone()])
+        }
+        .to_json()
+        .into_bytes(),
         end_reason: pb::EndReason::from(game.record.score.ended_by) as i32,
     }
 }

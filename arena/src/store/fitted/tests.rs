@@ -86,6 +86,7 @@ fn report_with_luck(lease: &Lease) -> MatchReport {
                 game_index: game.game_index,
                 seats,
                 replay: test_replay(game.seed, &strengths),
+                stderr_tails: Vec::new(),
                 ended_by: EndedBy::Finished,
             }
         })

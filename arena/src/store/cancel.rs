@@ -1,0 +1,83 @@
+//! Cancelling a tournament (issue 10): its owner stops it. Matches not yet
+//! played (queued, or leased to a runner) are given up with the failure
+//! `cancelled` and never leased again; a runner's later report for one is
+//! refused with its own message; games already recorded stay, rated.
+
+use sqlx::SqliteConnection;
+
+use super::{Owner, Store};
+use crate::error::ArenaError;
+
+/// The failure a cancelled match is given up with.
+pub(crate) const CANCELLED: &str = "cancelled";
+
+impl Store {
+    /// Cancels tournament `tournament_id` of `owner`; the number of matches
+    /// given up (zero when it was finished or cancelled already).
+    pub async fn cancel_tournament(
+        &self,
+        owner: &Owner,
+        tournament_id: i64,
+    ) -> Result<i64, ArenaError> {
+        let now = self.now_ms();
+        let mut tx = self.begin_write().await?;
+        let row: Option<(i64, bool)> =
+            sqlx::query_as("SELECT owner_id, planning_done FROM tournaments WHERE id = ?")
+                .bind(tournament_id)
+                .fetch_optional(&mut *tx)
+                .await?;
+        let Some((owner_id, planning_done)) = row else {
+            return Err(ArenaError::not_found("tournament", tournament_id));
+        };
+        if owner_id != owner.id {
+            return Err(ArenaError::PermissionDenied(format!(
+                "tournament {tournament_id} belongs to another owner"
+            )));
+        }
+        // RULING (ours): a plan still being written is not cancelled under
+        // its writer's feet (it would queue the matches it writes next);
+        // planning takes seconds, so the owner cancels once it is written.
+        if !planning_done {
+            return Err(ArenaError::FailedPrecondition(format!(
+                "tournament {tournament_id} is still being planned: cancel it when its plan is written"
+            )));
+        }
+        let dropped = sqlx::query(
+            "UPDATE matches SET status = 'done', failure = ?, finished_at = ?, lease_holder = NULL, lease_expires_at = NULL \
+             WHERE tournament_id = ? AND status IN ('queued', 'leased')",
+        )
+        .bind(CANCELLED)
+        .bind(now)
+        .bind(tournament_id)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        sqlx::query("UPDATE tournaments SET cancelled_at = COALESCE(cancelled_at, ?) WHERE id = ?")
+            .bind(now)
+            .bind(tournament_id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        self.notify_change();
+        Ok(dropped as i64)
+    }
+}
+
+/// Why a runner no longer holds `match_id`: cancelled with its tournament,
+/// or its lease lost.
+pub(crate) async fn lease_lost(
+    connection: &mut SqliteConnection,
+    match_id: i64,
+) -> Result<ArenaError, ArenaError> {
+    let failure: Option<Option<String>> =
+        sqlx::query_scalar("SELECT failure FROM matches WHERE id = ?")
+            .bind(match_id)
+            .fetch_optional(&mut *connection)
+            .await?;
+    Ok(match failure.flatten().as_deref() {
+        Some(CANCELLED) => ArenaError::FailedPrecondition(format!(
+            "match {match_id} was cancelled with its tournament: its games are not needed"
+        )),
+        _ => ArenaError::LeaseLost { match_id },
+    })
+}

@@ -1,0 +1,86 @@
+//! What a bot author is told about bot folders (issue 10): a build says
+//! when it starts and how long it took, and a workspace-only bot (the
+//! bundled `sdk/bots/rust-*`) is refused by `play` in the sandbox and by
+//! `bot add` with a line that says so and names the way out.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn cairn(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .args(args)
+        .current_dir(workspace())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_workspace_only_bot_is_refused_with_a_line_that_says_so() {
+    for args in [
+        vec![
+            "play",
+            "--game",
+            "schotten-totten",
+            "sdk/bots/rust-random",
+            "sdk/python",
+        ],
+        vec![
+            "bot",
+            "add",
+            "sdk/bots/rust-random",
+            "--arena",
+            "http://127.0.0.1:1",
+            "--token",
+            "t",
+        ],
+    ] {
+        let output = cairn(&args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("outside its folder: it is workspace-only")
+                && stderr.contains("--no-sandbox"),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn a_build_says_when_it_starts_and_how_long_it_took() {
+    let scratch = std::env::temp_dir().join(format!("cairn-build-lines-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).unwrap();
+    for file in ["cairn_bot.py", "random_bot.py"] {
+        std::fs::copy(
+            workspace().join("sdk/python").join(file),
+            scratch.join(file),
+        )
+        .unwrap();
+    }
+    let manifest =
+        "name = \"built\"\nbuild = [\"true\"]\ncommand = [\"python3\", \"random_bot.py\"]\n";
+    std::fs::write(scratch.join("cairn-bot.toml"), manifest).unwrap();
+    let output = cairn(&[
+        "play",
+        "--no-sandbox",
+        "--quiet",
+        "--game",
+        "schotten-totten",
+        "--games",
+        "1",
+        scratch.to_str().unwrap(),
+        "sdk/python",
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let starts = stderr.find("building bot `built`...").expect(&stderr);
+    let ends = stderr.find("built bot `built` in ").expect(&stderr);
+    assert!(starts < ends, "{stderr}");
+    let _ = std::fs::remove_dir_all(scratch);
+}

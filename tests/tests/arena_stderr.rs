@@ -1,0 +1,191 @@
+//! The arena keeps each seat's stderr tail per game (issue 10), end to end:
+//! a Python bot that raises shows its traceback in `cairn match show`, a
+//! downloaded replay carries its game's real index, and a runner's report
+//! with an oversized tail is refused while invalid UTF-8 is kept as text.
+
+mod arena_support;
+
+use arena_support::*;
+use cairn_arena::testkit::played_game_report;
+use cairn_arena::verify::PlannedGame;
+use cairn_proto::arena::v1 as pb;
+use cairn_tests::workspace_root;
+use tonic::Code;
+
+/// A bot folder whose bot raises at its first request.
+fn raising_bot(root: &std::path::Path) -> std::path::PathBuf {
+    let folder = root.join("raiser");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::copy(
+        workspace_root().join("tests/bots/mistakes.py"),
+        folder.join("mistakes.py"),
+    )
+    .unwrap();
+    let manifest = "name = \"raiser\"\ncommand = [\"python3\", \"mistakes.py\", \"raise\"]\n";
+    std::fs::write(folder.join("cairn-bot.toml"), manifest).unwrap();
+    folder
+}
+
+fn text_of(args: &[&str]) -> String {
+    let output = cairn(args);
+    assert!(
+        output.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_python_bot_that_raises_shows_its_traceback_in_match_show() {
+    let arena = Arena::start();
+    let token = register_owner(&arena, "ada").await;
+    add_bot_folder(&arena, &token, &raising_bot(arena.folder.path()));
+    add_bot(&arena, &token, "steady", "first");
+    let tournament = create_round_robin(&arena, &token, &["raiser", "steady"], 2).await;
+    let _runner = arena.runner(30_000, 1);
+    wait_for_progress(&arena, tournament.id, |progress| progress.finished).await;
+    let matches = arena
+        .client()
+        .await
+        .list_matches(pb::ListMatchesRequest {
+            tournament_id: tournament.id,
+            page_size: 100,
+            page_token: String::new(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .matches;
+    let games: Vec<&pb::GameSummary> = matches.iter().flat_map(|m| &m.games).collect();
+    assert_eq!(games.len(), 2);
+    for game in &games {
+        assert!(
+            game.result.iter().all(|seat| seat.stderr_tail.is_empty()),
+            "listings carry no tails"
+        );
+    }
+    let scratch = tempfile::tempdir().unwrap();
+    for game in games {
+        let id = game.game_id.to_string();
+        let replay = scratch.path().join(format!("game-{id}.json"));
+        let shown = text_of(&[
+            "match",
+            "show",
+            &id,
+            "--arena",
+            &arena.address,
+            "--replay",
+            replay.to_str().unwrap(),
+        ]);
+        assert!(shown.contains("forfeit"), "{shown}");
+        assert!(shown.contains("stderr of seat"), "{shown}");
+        assert!(
+            shown.contains("Traceback (most recent call last)"),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("ValueError: my bot is broken at decision"),
+            "{shown}"
+        );
+        let answer = arena
+            .client()
+            .await
+            .get_replay(pb::GetReplayRequest {
+                game_id: game.game_id,
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        let replayed = text_of(&["replay", replay.to_str().unwrap()]);
+        let label = format!("game {}: schotten-totten", answer.game_index);
+        assert!(replayed.starts_with(&label), "{label}: {replayed}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_oversized_stderr_tail_is_refused_and_invalid_utf8_is_kept_as_text() {
+    let arena = Arena::start();
+    let token = register_owner(&arena, "ada").await;
+    add_bot(&arena, &token, "a", "first");
+    add_bot(&arena, &token, "b", "first");
+    create_round_robin(&arena, &token, &["a", "b"], 2).await;
+    let mut runners = arena.runner_client().await;
+    let lease = runners
+        .lease_match(authorized(
+            pb::LeaseMatchRequest { lease_ms: 60_000 },
+            RUNNER_TOKEN,
+        ))
+        .await
+        .unwrap()
+        .into_inner()
+        .lease
+        .unwrap();
+    let planned = PlannedGame {
+        game: lease.game.clone(),
+        options: lease.options.clone(),
+        game_index: lease.games[0].game_index,
+        seed: lease.games[0].seed,
+        seats: lease.seats.iter().map(|seat| seat.bot_version_id).collect(),
+    };
+    let honest = played_game_report(&planned);
+    let report = |tails: [Vec<u8>; 2]| pb::ReportGameRequest {
+        match_id: lease.match_id,
+        lease_generation: lease.lease_generation,
+        game: Some(pb::GameResult {
+            game_index: honest.game_index,
+            seats: honest
+                .seats
+                .iter()
+                .zip(tails)
+                .map(|(seat, stderr_tail)| pb::SeatResult {
+                    bot_version_id: seat.bot_version_id,
+                    score: seat.score,
+                    rank: seat.rank,
+                    forfeit: None,
+                    stderr_tail,
+                })
+                .collect(),
+            replay: honest.replay.clone(),
+            end_reason: pb::EndReason::from(honest.ended_by) as i32,
+        }),
+    };
+    let oversized = vec![b'x'; cairn_proto::STDERR_TAIL_CAP + 1];
+    let refused = runners
+        .report_game(authorized(report([Vec::new(), oversized]), RUNNER_TOKEN))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code(), Code::InvalidArgument, "{refused:?}");
+    assert!(
+        refused.message().contains("stderr tail of seat 1"),
+        "{refused:?}"
+    );
+    let invalid = b"half a char \xe2\x82 and \xff then \x1b[2J".to_vec();
+    let full = vec![b'y'; cairn_proto::STDERR_TAIL_CAP];
+    runners
+        .report_game(authorized(report([invalid, full.clone()]), RUNNER_TOKEN))
+        .await
+        .unwrap();
+    let game_id = lease.games[0].game_id;
+    let answer = arena
+        .client()
+        .await
+        .get_replay(pb::GetReplayRequest { game_id })
+        .await
+        .unwrap()
+        .into_inner();
+    let kept = String::from_utf8(answer.result[0].stderr_tail.clone()).expect("kept as text");
+    assert_eq!(kept, "half a char \u{fffd} and \u{fffd} then \u{1b}[2J");
+    assert_eq!(answer.result[1].stderr_tail, full);
+    let shown = text_of(&[
+        "match",
+        "show",
+        &game_id.to_string(),
+        "--arena",
+        &arena.address,
+    ]);
+    assert!(
+        !shown.contains('\u{1b}'),
+        "control characters escaped: {shown}"
+    );
+}
