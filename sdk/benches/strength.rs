@@ -14,10 +14,26 @@
 //!
 //! Then `bench: bots/mcts_playouts_per_s/<game> VALUE playouts/s`.
 //!
+//! The budget is 100 ms of the searching thread's own CPU time per decision
+//! (from `/proc/thread-self/schedstat`, the clock the runner's time control
+//! charges), not wall time: on a loaded machine a search waits longer for
+//! its 100 ms but still gets all of them, so other processes do not weaken
+//! it. What load can still change is how fast a CPU-second is (shared
+//! caches): the bench measures playouts per CPU-second before and after
+//! the games (`# calibration` lines, then the `bench:` lines), so a reader
+//! sees what the games were played at.
+//!
+//! Games run on `--threads N` threads (default: the machine's cores), every
+//! figure's games in one queue; a figure prints as soon as its last game
+//! ends, and every 10 games a `#` line gives it so far, so that a run cut
+//! short still says something.
+//!
 //! Flags: `--games N` (per figure, rounded up to a multiple of the seats;
 //! default 200), `--think-ms N` (default 100), `--only TEXT` (figures whose
-//! name contains TEXT).
+//! name contains TEXT), `--threads N`.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use cairn_engine::bullfrogs::Bullfrogs;
@@ -35,6 +51,7 @@ struct Args {
     games: u64,
     think_ms: u32,
     only: Option<String>,
+    threads: usize,
 }
 
 fn args() -> Args {
@@ -42,6 +59,7 @@ fn args() -> Args {
         games: 200,
         think_ms: 100,
         only: None,
+        threads: std::thread::available_parallelism().map_or(2, usize::from),
     };
     let words: Vec<String> = std::env::args().collect();
     for pair in words.windows(2) {
@@ -49,6 +67,7 @@ fn args() -> Args {
             "--games" => args.games = pair[1].parse().unwrap_or(args.games),
             "--think-ms" => args.think_ms = pair[1].parse().unwrap_or(args.think_ms),
             "--only" => args.only = Some(pair[1].clone()),
+            "--threads" => args.threads = pair[1].parse().unwrap_or(args.threads).max(1),
             _ => {}
         }
     }
@@ -76,6 +95,15 @@ fn wilson(successes: f64, n: f64) -> (f64, f64, f64) {
     (p, centre - half, centre + half)
 }
 
+/// A mean and its 95% interval (normal approximation).
+fn mean_interval(values: &[f64]) -> (f64, f64, f64) {
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    let variance = values.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
+    let half = 1.96 * (variance / n).sqrt();
+    (mean, mean - half, mean + half)
+}
+
 fn print_figure(name: &str, (value, low, high): (f64, f64, f64), unit: &str, games: u64) {
     println!("bench: bots/mcts_vs_greedy/{name} {value:.3} {unit}");
     println!("bench: bots/mcts_vs_greedy/{name}/ci95_low {low:.3} {unit}");
@@ -83,81 +111,135 @@ fn print_figure(name: &str, (value, low, high): (f64, f64, f64), unit: &str, gam
     println!("# {name}: {games} games");
 }
 
-/// ISMCTS in each seat in turn, greedy elsewhere, over the same seeds.
-/// Returns (score share at two seats / first-place share at more, games).
-fn table_figure(game: &str, words: &[&str], n_seats: usize, args: &Args) -> (f64, u64) {
-    let options = parse_options(words.iter().copied()).expect("bench options are valid");
-    let deals = args.games.div_ceil(n_seats as u64);
-    let mut points = 0.0;
-    let mut games = 0;
-    for deal in 0..deals {
-        for mcts_seat in 0..n_seats {
-            let mut owned: Vec<Box<dyn Bot>> = (0..n_seats)
-                .map(|seat| -> Box<dyn Bot> {
-                    if seat == mcts_seat {
-                        Box::new(mcts(deal * 31 + seat as u64, args.think_ms))
-                    } else {
-                        Box::new(GreedyBot)
-                    }
-                })
-                .collect();
-            let outcome = play_local(game, &options, 1000 + deal, args.think_ms, &mut owned)
-                .unwrap_or_else(|error| panic!("{game} deal {deal}: {error}"));
-            let rank = outcome.ranks[mcts_seat];
-            points += if n_seats == 2 {
-                match rank.cmp(&outcome.ranks[1 - mcts_seat]) {
-                    std::cmp::Ordering::Less => 1.0,
-                    std::cmp::Ordering::Equal => 0.5,
-                    std::cmp::Ordering::Greater => 0.0,
-                }
-            } else {
-                (rank == 1) as u8 as f64
-            };
-            games += 1;
-        }
-        // Progress, so that a run cut short still says something.
-        if deal % 10 == 9 {
-            println!("# {game} {words:?} {n_seats} seats: {points} points in {games} games");
-        }
-    }
-    (points, games)
+/// One figure: ISMCTS in each seat in turn against greedy over the same
+/// seeds (`n_seats` > 1), or ISMCTS's and greedy's solo scores on the same
+/// seeds (`n_seats` == 1).
+struct Figure {
+    name: String,
+    game: &'static str,
+    options: GameOptions,
+    n_seats: usize,
+    /// Games (one per deal and ISMCTS seat; solo: one per seed).
+    jobs: u64,
+    tally: Mutex<Tally>,
 }
 
-/// Bullfrogs solo: mean score of ISMCTS minus greedy's over the same seeds.
-fn solo_figure(args: &Args) -> ((f64, f64, f64), u64) {
-    let options = parse_options(["solo=true"]).expect("solo is an option");
-    let mut differences = Vec::new();
-    for seed in 0..args.games {
-        let ours = play_local(
-            "bullfrogs",
-            &options,
-            2000 + seed,
-            args.think_ms,
-            &mut [Box::new(mcts(seed, args.think_ms)) as Box<dyn Bot>],
-        );
-        let theirs = play_local(
-            "bullfrogs",
-            &options,
-            2000 + seed,
-            args.think_ms,
-            &mut [Box::new(GreedyBot) as Box<dyn Bot>],
-        );
-        match (ours, theirs) {
-            (Ok(ours), Ok(theirs)) => {
-                differences.push((ours.scores[0] - theirs.scores[0]) as f64);
-                if seed % 20 == 19 {
-                    let sum: f64 = differences.iter().sum();
-                    println!("# solo: {sum} points ahead in {} games", differences.len());
-                }
-            }
-            (ours, theirs) => panic!("solo seed {seed}: {ours:?} {theirs:?}"),
+#[derive(Default)]
+struct Tally {
+    /// Per game: the score (two seats: 1, 1/2, 0), the first place (more
+    /// seats: 1 or 0), or ISMCTS's solo score minus greedy's.
+    values: Vec<f64>,
+}
+
+impl Figure {
+    fn new(name: &str, game: &'static str, words: &[&str], n_seats: usize, games: u64) -> Figure {
+        let deals = games.div_ceil(n_seats as u64);
+        Figure {
+            name: name.to_string(),
+            game,
+            options: parse_options(words.iter().copied()).expect("bench options are valid"),
+            n_seats,
+            jobs: deals * n_seats as u64,
+            tally: Mutex::new(Tally::default()),
         }
     }
-    let n = differences.len() as f64;
-    let mean = differences.iter().sum::<f64>() / n;
-    let variance = differences.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / (n - 1.0);
-    let half = 1.96 * (variance / n).sqrt();
-    ((mean, mean - half, mean + half), differences.len() as u64)
+
+    fn unit_and_value(&self, values: &[f64]) -> ((f64, f64, f64), &'static str) {
+        if self.n_seats == 1 {
+            (mean_interval(values), "points")
+        } else {
+            (wilson(values.iter().sum(), values.len() as f64), "share")
+        }
+    }
+
+    /// Plays game `job` and returns its value.
+    fn play(&self, job: u64, think_ms: u32) -> f64 {
+        if self.n_seats == 1 {
+            return self.play_solo(job, think_ms);
+        }
+        let (deal, mcts_seat) = (
+            job / self.n_seats as u64,
+            (job % self.n_seats as u64) as usize,
+        );
+        let mut owned: Vec<Box<dyn Bot>> = (0..self.n_seats)
+            .map(|seat| -> Box<dyn Bot> {
+                if seat == mcts_seat {
+                    Box::new(mcts(deal * 31 + seat as u64, think_ms))
+                } else {
+                    Box::new(GreedyBot)
+                }
+            })
+            .collect();
+        let outcome = play_local(self.game, &self.options, 1000 + deal, think_ms, &mut owned)
+            .unwrap_or_else(|error| panic!("{} deal {deal}: {error}", self.name));
+        let rank = outcome.ranks[mcts_seat];
+        if self.n_seats == 2 {
+            match rank.cmp(&outcome.ranks[1 - mcts_seat]) {
+                std::cmp::Ordering::Less => 1.0,
+                std::cmp::Ordering::Equal => 0.5,
+                std::cmp::Ordering::Greater => 0.0,
+            }
+        } else {
+            f64::from(u8::from(rank == 1))
+        }
+    }
+
+    fn play_solo(&self, seed: u64, think_ms: u32) -> f64 {
+        let score = |bot: Box<dyn Bot>| {
+            play_local(self.game, &self.options, 2000 + seed, think_ms, &mut [bot])
+                .unwrap_or_else(|error| panic!("solo seed {seed}: {error}"))
+                .scores[0]
+        };
+        let ours = score(Box::new(mcts(seed, think_ms)));
+        let theirs = score(Box::new(GreedyBot));
+        f64::from(ours - theirs)
+    }
+
+    /// Records one game's value; prints progress, and the figure once whole.
+    fn record(&self, value: f64) {
+        let mut tally = self
+            .tally
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        tally.values.push(value);
+        let games = tally.values.len() as u64;
+        let (figure, unit) = self.unit_and_value(&tally.values);
+        if games == self.jobs {
+            let name = if self.n_seats == 1 {
+                format!("{}/mean_score_minus_greedy", self.name)
+            } else if self.n_seats > 2 {
+                format!("{}/first_place", self.name)
+            } else {
+                self.name.clone()
+            };
+            print_figure(&name, figure, unit, games);
+        } else if games % 10 == 0 {
+            println!(
+                "# {}: {:.3} {unit} [{:.3}, {:.3}] after {games} of {} games",
+                self.name, figure.0, figure.1, figure.2, self.jobs
+            );
+        }
+    }
+}
+
+/// Plays every figure's games on `threads` threads, one queue for all.
+fn play_all(figures: &[Figure], args: &Args) {
+    let queue: Vec<(usize, u64)> = figures
+        .iter()
+        .enumerate()
+        .flat_map(|(index, figure)| (0..figure.jobs).map(move |job| (index, job)))
+        .collect();
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..args.threads {
+            scope.spawn(|| {
+                while let Some(&(index, job)) = queue.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let figure = &figures[index];
+                    figure.record(figure.play(job, args.think_ms));
+                }
+            });
+        }
+    });
 }
 
 /// Iterations per CPU-second of one search from a fresh deal's first decision.
@@ -177,62 +259,58 @@ fn playouts_per_s<G: FromWire>(words: &[&str], n_seats: usize) -> f64 {
     result.iterations as f64 / clock.elapsed().as_secs_f64().max(1e-3)
 }
 
+fn rates() -> Vec<(&'static str, f64)> {
+    vec![
+        ("schotten-totten", playouts_per_s::<SchottenTotten>(&[], 2)),
+        (
+            "schotten-totten-tactics",
+            playouts_per_s::<SchottenTotten>(&["tactics=true"], 2),
+        ),
+        (
+            "lords-of-scotland",
+            playouts_per_s::<LordsOfScotland>(&[], 2),
+        ),
+        ("bullfrogs", playouts_per_s::<Bullfrogs>(&[], 2)),
+    ]
+}
+
 fn main() {
     let args = args();
     let wanted = |name: &str| args.only.as_deref().is_none_or(|only| name.contains(only));
-    let two_seat: [(&str, &str, &[&str]); 4] = [
-        ("schotten-totten-base", "schotten-totten", &[]),
+    let measure_rates = wanted("playouts");
+    if measure_rates {
+        for (game, rate) in rates() {
+            println!("# calibration before the games: {game} {rate:.0} playouts per CPU-second");
+        }
+    }
+    // The missing and the weakest figures first, so that they finish first.
+    let figures: Vec<Figure> = [
+        ("lords-of-scotland-4p", "lords-of-scotland", &[][..], 4),
         (
             "schotten-totten-tactics",
             "schotten-totten",
-            &["tactics=true"],
+            &["tactics=true"][..],
+            2,
         ),
-        ("lords-of-scotland-2p", "lords-of-scotland", &[]),
-        ("bullfrogs-2p", "bullfrogs", &[]),
-    ];
-    for (name, game, words) in two_seat {
-        if wanted(name) {
-            let (points, games) = table_figure(game, words, 2, &args);
-            print_figure(name, wilson(points, games as f64), "share", games);
-        }
-    }
-    for (name, game) in [
-        ("lords-of-scotland-4p", "lords-of-scotland"),
-        ("bullfrogs-4p", "bullfrogs"),
-    ] {
-        if wanted(name) {
-            let (firsts, games) = table_figure(game, &[], 4, &args);
-            print_figure(
-                &format!("{name}/first_place"),
-                wilson(firsts, games as f64),
-                "share",
-                games,
-            );
-        }
-    }
-    if wanted("bullfrogs-solo") {
-        let (figure, games) = solo_figure(&args);
-        print_figure(
-            "bullfrogs-solo/mean_score_minus_greedy",
-            figure,
-            "points",
-            games,
-        );
-    }
-    if wanted("playouts") {
-        let rates = [
-            ("schotten-totten", playouts_per_s::<SchottenTotten>(&[], 2)),
-            (
-                "schotten-totten-tactics",
-                playouts_per_s::<SchottenTotten>(&["tactics=true"], 2),
-            ),
-            (
-                "lords-of-scotland",
-                playouts_per_s::<LordsOfScotland>(&[], 2),
-            ),
-            ("bullfrogs", playouts_per_s::<Bullfrogs>(&[], 2)),
-        ];
-        for (game, rate) in rates {
+        ("schotten-totten-base", "schotten-totten", &[][..], 2),
+        ("lords-of-scotland-2p", "lords-of-scotland", &[][..], 2),
+        ("bullfrogs-2p", "bullfrogs", &[][..], 2),
+        ("bullfrogs-4p", "bullfrogs", &[][..], 4),
+        ("bullfrogs-solo", "bullfrogs", &["solo=true"][..], 1),
+    ]
+    .into_iter()
+    .filter(|(name, ..)| wanted(name))
+    .map(|(name, game, words, n_seats)| Figure::new(name, game, words, n_seats, args.games))
+    .collect();
+    println!(
+        "# {} figures, {} ms of CPU per ISMCTS decision, {} threads",
+        figures.len(),
+        args.think_ms,
+        args.threads
+    );
+    play_all(&figures, &args);
+    if measure_rates {
+        for (game, rate) in rates() {
             println!("bench: bots/mcts_playouts_per_s/{game} {rate:.0} playouts/s");
         }
     }
