@@ -28,7 +28,7 @@ pub fn run(args: GamesArgs) -> anyhow::Result<ExitCode> {
         .collect();
     if args.json {
         let games: Vec<Value> = shown.iter().map(|descriptor| to_json(descriptor)).collect();
-        println!("{}", json!({ "games": games }));
+        outln!("{}", json!({ "games": games }));
     } else {
         let texts: Vec<String> = shown.iter().map(|descriptor| to_text(descriptor)).collect();
         print!("{}", texts.join("\n"));

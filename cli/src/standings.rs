@@ -36,7 +36,7 @@ pub async fn show(client: &mut Client, id: i64, json: bool) -> anyhow::Result<Ex
                               "first_points": tie.first_points, "second_points": tie.second_points, "winner": tie.winner.as_ref().map(|e| entry_name(Some(e)))}))
             .collect();
         let sprt = tournament.sprt.as_ref().map(sprt_json);
-        println!(
+        outln!(
             "{}",
             json!({"tournament": tournament_json(&tournament), "progress": progress_json(&progress),
                    "standings": standings, "bracket": bracket, "sprt": sprt})
@@ -48,13 +48,17 @@ pub async fn show(client: &mut Client, id: i64, json: bool) -> anyhow::Result<Ex
     } else {
         String::new()
     };
-    println!(
+    outln!(
         "tournament {} · {}{rounds} · {} {} · seed {}",
-        tournament.id, tournament.format, tournament.game, tournament.variant, tournament.seed
+        tournament.id,
+        tournament.format,
+        tournament.game,
+        tournament.variant,
+        tournament.seed
     );
-    println!("{}", progress_line(&progress));
+    outln!("{}", progress_line(&progress));
     if let Some(sprt) = &tournament.sprt {
-        println!("{}", sprt_line(sprt));
+        outln!("{}", sprt_line(sprt));
     }
     if !status.bracket.is_empty() {
         print!("{}", bracket_text(&status.bracket));
@@ -125,9 +129,9 @@ pub fn run_ladder(args: LadderArgs) -> anyhow::Result<ExitCode> {
         }
         if args.json {
             let ladders: Vec<Value> = shown.iter().map(ladder_json).collect();
-            println!("{}", serde_json::to_string_pretty(&ladders)?);
+            outln!("{}", serde_json::to_string_pretty(&ladders)?);
         } else if shown.is_empty() {
-            println!(
+            outln!(
                 "no ladder (create one: cairn tournament create --format ladder --width 100 ...)"
             );
         } else {
