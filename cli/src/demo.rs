@@ -46,8 +46,9 @@ const DEMO_BOTS: &[(&str, &str, Option<&str>)] = &[
     ("first", "first", None),
 ];
 
-/// One of the demo's tournaments (every game of the engine's table has one:
-/// a test checks it).
+/// One of the demo's tournaments: those listed here, then the plain variant
+/// of any other game of the engine's table (see [`demo_tournaments`]).
+#[derive(Debug, Clone, Copy)]
 struct DemoTournament {
     game: &'static str,
     options: &'static [(&'static str, &'static str)],
@@ -77,6 +78,29 @@ const DEMO_TOURNAMENTS: &[DemoTournament] = &[
         seats: 3,
     },
 ];
+
+/// [`DEMO_TOURNAMENTS`], then every game of `cairn_engine::GAMES` they
+/// leave out, plain, at its fewest seats from two up: a new game is in the
+/// demo without a line here.
+fn demo_tournaments() -> Vec<DemoTournament> {
+    let mut all = DEMO_TOURNAMENTS.to_vec();
+    for game in cairn_engine::GAMES {
+        let descriptor = game.descriptor;
+        if all.iter().any(|demo| demo.game == descriptor.id) {
+            continue;
+        }
+        let (_, max) = descriptor.seat_bounds();
+        let plain = cairn_engine::GameOptions::new();
+        if let Some(seats) = (2..=max).find(|&n| descriptor.check_seats(&plain, n).is_ok()) {
+            all.push(DemoTournament {
+                game: descriptor.id,
+                options: &[],
+                seats: seats as u32,
+            });
+        }
+    }
+    all
+}
 
 impl DemoTournament {
     /// The game's name from its descriptor, with the variant and the table
@@ -198,7 +222,7 @@ async fn play_tournaments(args: &DemoArgs, dir: &Path, arena: &ArenaArgs) -> any
             options,
             seats,
         },
-    ) in DEMO_TOURNAMENTS.iter().enumerate()
+    ) in demo_tournaments().iter().enumerate()
     {
         let label = demo.label();
         let bots = DEMO_BOTS

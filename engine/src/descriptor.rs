@@ -131,7 +131,7 @@ impl GameDescriptor {
         for (key, value) in options {
             let spec = self.option(key).ok_or_else(|| SetupError::UnknownOption {
                 game: self.id,
-                key: key.clone(),
+                key: shown(key),
                 known: self.option_keys(),
             })?;
             let value = spec
@@ -140,7 +140,7 @@ impl GameDescriptor {
                 .ok_or_else(|| SetupError::BadOption {
                     game: self.id,
                     key: key.clone(),
-                    value: value.clone(),
+                    value: shown(value),
                     expected: spec.kind.expected(),
                 })?;
             if value != spec.default {
@@ -233,6 +233,26 @@ impl GameDescriptor {
             .iter()
             .find(|form| form_matches(form.form, text))
     }
+}
+
+/// Text from outside (a key, a value, a game id) as an error message shows
+/// it: control characters escaped, at most 64 characters.
+pub fn shown(text: &str) -> String {
+    const MAX_CHARS: usize = 64;
+    let mut escaped: String = text
+        .chars()
+        .flat_map(char::escape_debug)
+        .take(MAX_CHARS)
+        .collect();
+    if text
+        .chars()
+        .flat_map(char::escape_debug)
+        .nth(MAX_CHARS)
+        .is_some()
+    {
+        escaped.push('…');
+    }
+    escaped
 }
 
 /// Lower-case words of `form` must appear as they are; an upper-case word
@@ -346,6 +366,18 @@ mod tests {
             assert!(error.to_string().contains("from 1 to 15"), "{bad}: {error}");
         }
         assert!(canonical(&["rounds=99999999999999999999"]).is_err());
+    }
+
+    #[test]
+    fn text_from_outside_is_shown_escaped_and_capped() {
+        let error = canonical(&["solo=\u{1b}[31mred\n"])
+            .unwrap_err()
+            .to_string();
+        assert!(!error.chars().any(char::is_control), "{error}");
+        assert!(error.contains("\\u{1b}[31mred\\n"), "{error}");
+        let long = format!("{}=true", "k".repeat(10_000));
+        let error = canonical(&[long.as_str()]).unwrap_err().to_string();
+        assert!(error.len() < 200 && error.contains('…'), "{error}");
     }
 
     #[test]

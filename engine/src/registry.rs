@@ -61,7 +61,7 @@ pub fn descriptor(game_id: &str) -> Option<&'static GameDescriptor> {
 
 /// The descriptor of `game_id`, or the error that lists the known games.
 pub fn known_game(game_id: &str) -> Result<&'static GameDescriptor, SetupError> {
-    descriptor(game_id).ok_or_else(|| SetupError::UnknownGame(game_id.to_string()))
+    descriptor(game_id).ok_or_else(|| SetupError::UnknownGame(crate::descriptor::shown(game_id)))
 }
 
 /// `options` for `game_id` in their canonical form (see
@@ -157,7 +157,7 @@ pub fn new_game(
 ) -> Result<Box<dyn AnyGame>, SetupError> {
     match GAMES.iter().find(|game| game.descriptor.id == game_id) {
         Some(game) => (game.setup)(options, n_seats, seed),
-        None => Err(SetupError::UnknownGame(game_id.to_string())),
+        None => Err(SetupError::UnknownGame(crate::descriptor::shown(game_id))),
     }
 }
 

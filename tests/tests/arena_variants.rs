@@ -68,13 +68,19 @@ async fn board(arena: &Arena, pairs: &[(&str, &str)]) -> pb::Leaderboard {
         .into_inner()
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn an_explicit_default_is_the_same_variant_as_no_option_on_every_path() {
+/// An arena, its address and an owner's token, with the bots `random` and `first`.
+async fn arena_with_two_bots() -> (Arena, String, String) {
     let arena = Arena::start();
     let address = arena.address.clone();
     let token = register_owner(&arena, "ada").await;
     add_bot(&arena, &token, "random", "random");
     add_bot(&arena, &token, "first", "first");
+    (arena, address, token)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_explicit_default_is_the_same_variant_as_no_option_on_every_path() {
+    let (arena, address, token) = arena_with_two_bots().await;
 
     // Over gRPC with explicit defaults: stored as the plain game.
     let plain = arena
@@ -201,11 +207,7 @@ async fn an_explicit_default_is_the_same_variant_as_no_option_on_every_path() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn bad_options_and_seat_counts_are_refused_with_what_is_accepted() {
-    let arena = Arena::start();
-    let address = arena.address.clone();
-    let token = register_owner(&arena, "ada").await;
-    add_bot(&arena, &token, "random", "random");
-    add_bot(&arena, &token, "first", "first");
+    let (arena, address, token) = arena_with_two_bots().await;
     let refusals: [(Pairs, u32, &str); 6] = [
         (&[("tactic", "true")], 2, "known: tactics, expert, rounds"),
         (

@@ -242,8 +242,8 @@ impl Store {
         game: &str,
         options: &GameOptions,
     ) -> Result<GameOptions, ArenaError> {
-        let descriptor =
-            (self.game_check)(game).ok_or_else(|| SetupError::UnknownGame(game.to_string()))?;
+        let descriptor = (self.game_check)(game)
+            .ok_or_else(|| SetupError::UnknownGame(cairn_engine::descriptor::shown(game)))?;
         Ok(descriptor.canonical_options(options)?)
     }
 
@@ -254,8 +254,8 @@ impl Store {
         options: &GameOptions,
         n_seats: usize,
     ) -> Result<GameOptions, ArenaError> {
-        let descriptor =
-            (self.game_check)(game).ok_or_else(|| SetupError::UnknownGame(game.to_string()))?;
+        let descriptor = (self.game_check)(game)
+            .ok_or_else(|| SetupError::UnknownGame(cairn_engine::descriptor::shown(game)))?;
         Ok(descriptor.check_setup(options, n_seats)?)
     }
 
