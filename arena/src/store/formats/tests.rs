@@ -305,3 +305,71 @@ async fn a_new_version_joins_the_ladder_and_plays_until_its_interval_is_narrow()
         "{newcomer:?}"
     );
 }
+
+#[tokio::test]
+async fn migration_0005_keeps_every_tournament_and_what_refers_to_it() {
+    use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("arena.db");
+    let options = SqliteConnectOptions::new()
+        .filename(&path)
+        .create_if_missing(true)
+        .foreign_keys(true);
+    let pool = SqlitePoolOptions::new()
+        .max_connections(1)
+        .connect_with(options)
+        .await
+        .unwrap();
+    // A database as the arena left it before formats existed.
+    super::super::MIGRATOR.run_to(4, &pool).await.unwrap();
+    for statement in [
+        "INSERT INTO owners (id, name, token_hash, created_at) VALUES (1, 'ada', 'h', 0)",
+        "INSERT INTO bots (id, owner_id, name, created_at) VALUES (1, 1, 'a', 0)",
+        "INSERT INTO artifacts (content_hash, size_bytes, data, created_at) VALUES ('c', 1, x'00', 0)",
+        "INSERT INTO bot_versions (id, bot_id, version, content_hash, manifest, created_at) VALUES (1, 1, 1, 'c', '{}', 0)",
+        "INSERT INTO tournaments (id, owner_id, game, options, variant, seats_per_game, games_per_pairing, seed, created_at, planned_matches, planning_done) \
+         VALUES (7, 1, 'test-duel', '{}', '', 2, 2, 3, 0, 1, 1)",
+        "INSERT INTO tournament_entries VALUES (7, 0, 1)",
+        "INSERT INTO matches (id, tournament_id, match_index, status) VALUES (5, 7, 0, 'queued')",
+        "INSERT INTO seats VALUES (5, 0, 1)",
+        "INSERT INTO games (id, match_id, game_index, seed) VALUES (9, 5, 0, 11)",
+    ] {
+        sqlx::query(statement).execute(&pool).await.unwrap();
+    }
+    pool.close().await;
+    let store = Store::open(&path)
+        .await
+        .unwrap()
+        .with_game_check(crate::testkit::test_game_check);
+    let tournament = store.tournament(7).await.unwrap();
+    assert_eq!(tournament.format, crate::format::Format::RoundRobin);
+    assert_eq!((tournament.entries.len(), tournament.seed), (1, 3));
+    let progress = store.tournament_progress(7).await.unwrap();
+    assert_eq!((progress.matches_total, progress.games_total), (1, 1));
+    let broken: Vec<(String, i64, String, i64)> = sqlx::query_as("PRAGMA foreign_key_check")
+        .fetch_all(store.pool())
+        .await
+        .unwrap();
+    assert!(broken.is_empty(), "{broken:?}");
+    // The references still hold, and a table of one is allowed now.
+    let orphan = sqlx::query(
+        "INSERT INTO matches (tournament_id, match_index, status) VALUES (99, 0, 'queued')",
+    )
+    .execute(store.pool())
+    .await;
+    assert!(orphan.is_err());
+    let solo = sqlx::query(
+        "INSERT INTO tournaments (owner_id, game, options, variant, seats_per_game, games_per_pairing, seed, created_at) \
+         VALUES (1, 'bullfrogs', '{}', 'solo=true', 1, 3, 1, 0)",
+    )
+    .execute(store.pool())
+    .await;
+    assert!(solo.is_ok());
+    let empty_table = sqlx::query(
+        "INSERT INTO tournaments (owner_id, game, options, variant, seats_per_game, games_per_pairing, seed, created_at) \
+         VALUES (1, 'bullfrogs', '{}', '', 0, 3, 1, 0)",
+    )
+    .execute(store.pool())
+    .await;
+    assert!(empty_table.is_err());
+}
