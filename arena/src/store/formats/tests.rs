@@ -8,20 +8,30 @@ use crate::testkit::report_by_strength;
 
 const SIX: [&str; 6] = ["a", "b", "c", "d", "e", "f"];
 
-/// Leases and reports every match until none is waiting; the stronger bot
-/// (higher version id, unless `strength` says otherwise) wins. Returns the
-/// number of matches played.
-async fn play_out(store: &Store, strength: impl Fn(i64) -> i64 + Copy) -> usize {
-    let (runner, _) = store.register_runner("r1").await.unwrap();
+/// Leases and reports every match until none is waiting; seats rank by
+/// `strength(match id, bot version id)`. Returns the number of matches
+/// played.
+async fn play_with(
+    store: &Store,
+    runner: &Runner,
+    strength: impl Fn(i64, i64) -> i64 + Copy,
+) -> usize {
     let mut played = 0;
-    while let Some(lease) = store.lease_match(&runner, LEASE_MS).await.unwrap() {
-        let report = report_by_strength(&lease, strength);
-        store.report_result(&runner, &report).await.unwrap();
+    while let Some(lease) = store.lease_match(runner, LEASE_MS).await.unwrap() {
+        let report = report_by_strength(&lease, |id| strength(lease.match_id, id));
+        store.report_result(runner, &report).await.unwrap();
         // Reported twice: nothing changes, no round is planned twice.
-        store.report_result(&runner, &report).await.unwrap();
+        store.report_result(runner, &report).await.unwrap();
         played += 1;
     }
     played
+}
+
+/// [`play_with`] on a new runner where the stronger bot (higher version id,
+/// unless `strength` says otherwise) wins.
+async fn play_out(store: &Store, strength: impl Fn(i64) -> i64 + Copy) -> usize {
+    let (runner, _) = store.register_runner("r1").await.unwrap();
+    play_with(store, &runner, move |_, id| strength(id)).await
 }
 
 fn with_format(mut request: NewTournament, format: FormatRequest) -> NewTournament {
@@ -244,17 +254,9 @@ async fn a_solo_tournament_seats_each_bot_alone_on_the_same_deals_and_ranks_by_m
     assert!(store.leaderboard(&query).await.unwrap().is_empty());
 }
 
-/// Plays every waiting match; luck from the match decides most games, so
-/// every bot wins and loses.
-async fn play_with_luck(store: &Store, runner: &Runner) -> usize {
-    let mut played = 0;
-    while let Some(lease) = store.lease_match(runner, LEASE_MS).await.unwrap() {
-        let luck = lease.match_id;
-        let report = report_by_strength(&lease, |id| (id + luck * 7) % 5);
-        store.report_result(runner, &report).await.unwrap();
-        played += 1;
-    }
-    played
+/// Luck from the match decides most games, so every bot wins and loses.
+fn luck(match_id: i64, bot_version_id: i64) -> i64 {
+    (bot_version_id + match_id * 7) % 5
 }
 
 #[tokio::test]
@@ -275,7 +277,7 @@ async fn a_new_version_joins_the_ladder_and_plays_until_its_interval_is_narrow()
         .await
         .unwrap();
     let (runner, _) = test.store.register_runner("r1").await.unwrap();
-    assert!(play_with_luck(&test.store, &runner).await > 0);
+    assert!(play_with(&test.store, &runner, luck).await > 0);
     let settled = test.store.tournament_progress(ladder.id).await.unwrap();
     assert!(settled.finished(), "{settled:?}");
     // A new bot joins: the ladder wakes up and schedules it.
@@ -291,7 +293,7 @@ async fn a_new_version_joins_the_ladder_and_plays_until_its_interval_is_narrow()
         !waiting.finished() && waiting.matches_queued > 0,
         "{waiting:?}"
     );
-    assert!(play_with_luck(&test.store, &runner).await > 0);
+    assert!(play_with(&test.store, &runner, luck).await > 0);
     let standings = test.store.tournament_standings(ladder.id).await.unwrap();
     let newcomer = standings
         .standings
