@@ -176,6 +176,39 @@ async fn formats_refuse_what_does_not_fit_them() {
         })
         .await
     );
+    assert!(
+        refused(FormatRequest {
+            name: "knockout".into(),
+            rounds: 3,
+            ..Default::default()
+        })
+        .await
+    );
+    assert!(
+        refused(FormatRequest {
+            name: "swiss".into(),
+            rounds: 2,
+            width: 100,
+            ..Default::default()
+        })
+        .await
+    );
+    assert!(
+        refused(FormatRequest {
+            name: "ladder".into(),
+            ..Default::default()
+        })
+        .await
+    );
+    assert!(
+        refused(FormatRequest {
+            name: "gauntlet".into(),
+            challengers: vec!["a".into(), "b".into(), "c".into(), "d".into()],
+            ..Default::default()
+        })
+        .await,
+        "a gauntlet without a field"
+    );
     assert_eq!(count(&test.store, "tournaments").await, 0);
 }
 
