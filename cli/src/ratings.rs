@@ -204,7 +204,7 @@ fn fitted_cells(fitted: Option<&pb::FittedRating>) -> (String, String) {
     }
 }
 
-fn bound(value: f64) -> String {
+pub(crate) fn bound(value: f64) -> String {
     if value.is_finite() {
         format!("{value:.0}")
     } else if value > 0.0 {

@@ -97,27 +97,16 @@ pub struct LadderArgs {
 pub fn run_ladder(args: LadderArgs) -> anyhow::Result<ExitCode> {
     crate::client::runtime()?.block_on(async {
         let mut client = connect(&args.arena).await?;
-        let (mut ladders, mut page_token) = (Vec::new(), String::new());
-        loop {
-            let page = client
-                .list_tournaments(pb::ListTournamentsRequest {
-                    page_size: crate::client::PAGE_SIZE,
-                    page_token,
-                })
-                .await
-                .map_err(status_error)?
-                .into_inner();
-            ladders.extend(page.tournaments.into_iter().filter_map(|status| {
+        let ladders: Vec<i64> = crate::tournaments::all_tournaments(&mut client)
+            .await?
+            .into_iter()
+            .filter_map(|status| {
                 let t = status.tournament?;
                 let wanted =
                     t.format == "ladder" && args.game.as_ref().is_none_or(|game| *game == t.game);
                 wanted.then_some(t.id)
-            }));
-            if page.next_page_token.is_empty() {
-                break;
-            }
-            page_token = page.next_page_token;
-        }
+            })
+            .collect();
         let mut shown = Vec::new();
         for id in ladders {
             let status = client
@@ -177,7 +166,11 @@ fn ladder_text(status: &pb::TournamentStatus) -> String {
         let (rating, interval) = match &row.rating {
             Some(r) if r.identifiable => (
                 format!("{:.0}", r.rating),
-                format!("[{}, {}]", bound(r.low), bound(r.high)),
+                format!(
+                    "[{}, {}]",
+                    crate::ratings::bound(r.low),
+                    crate::ratings::bound(r.high)
+                ),
             ),
             Some(r) => ("-".to_string(), format!("not identifiable: {}", r.reason)),
             None => (String::new(), String::new()),
@@ -207,16 +200,6 @@ fn ladder_text(status: &pb::TournamentStatus) -> String {
         progress_line(&progress),
         table.render()
     )
-}
-
-fn bound(value: f64) -> String {
-    if value.is_finite() {
-        format!("{value:.0}")
-    } else if value > 0.0 {
-        "+inf".into()
-    } else {
-        "-inf".into()
-    }
 }
 
 fn entry_name(entry: Option<&pb::Entry>) -> String {

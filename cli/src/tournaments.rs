@@ -261,7 +261,10 @@ async fn status(client: &mut Client, id: i64, json: bool) -> anyhow::Result<Exit
     Ok(ExitCode::SUCCESS)
 }
 
-async fn list(client: &mut Client, json: bool) -> anyhow::Result<ExitCode> {
+/// Every tournament, newest first, page by page.
+pub(crate) async fn all_tournaments(
+    client: &mut Client,
+) -> anyhow::Result<Vec<pb::TournamentStatus>> {
     let (mut tournaments, mut page_token) = (Vec::new(), String::new());
     loop {
         let page = client
@@ -274,10 +277,14 @@ async fn list(client: &mut Client, json: bool) -> anyhow::Result<ExitCode> {
             .into_inner();
         tournaments.extend(page.tournaments);
         if page.next_page_token.is_empty() {
-            break;
+            return Ok(tournaments);
         }
         page_token = page.next_page_token;
     }
+}
+
+async fn list(client: &mut Client, json: bool) -> anyhow::Result<ExitCode> {
+    let tournaments = all_tournaments(client).await?;
     if json {
         let rows: Vec<Value> = tournaments
             .iter()

@@ -14,12 +14,12 @@ fn spec(format: Format, n_entries: usize, seats: usize) -> FormatSpec {
     }
 }
 
-/// Plays a round: in every game the seats rank by `strength` of their
-/// entry (higher is better), equal strengths tie.
-fn play(
+/// Plays a round: in every game each seat scores `score(seed, entry)` and
+/// the seats rank by score (higher is better), equal scores tie.
+fn play_scored(
     matches: &[PlannedMatch],
     round: usize,
-    strength: &dyn Fn(usize) -> i64,
+    score: &dyn Fn(u64, usize) -> i64,
 ) -> Vec<PlayedMatch> {
     matches
         .iter()
@@ -30,26 +30,28 @@ fn play(
                 .game_seeds
                 .iter()
                 .map(|&seed| {
-                    let ranks = planned
-                        .seats
-                        .iter()
-                        .map(|&me| {
-                            1 + planned
-                                .seats
-                                .iter()
-                                .filter(|&&other| strength(other) > strength(me))
-                                .count() as u32
-                        })
-                        .collect();
+                    let scores: Vec<i64> = planned.seats.iter().map(|&e| score(seed, e)).collect();
                     PlayedGame {
                         seed,
-                        ranks,
-                        scores: planned.seats.iter().map(|&e| strength(e)).collect(),
+                        ranks: scores
+                            .iter()
+                            .map(|mine| 1 + scores.iter().filter(|&t| t > mine).count() as u32)
+                            .collect(),
+                        scores,
                     }
                 })
                 .collect(),
         })
         .collect()
+}
+
+/// Plays a round where the seats rank by `strength` of their entry.
+fn play(
+    matches: &[PlannedMatch],
+    round: usize,
+    strength: &dyn Fn(usize) -> i64,
+) -> Vec<PlayedMatch> {
+    play_scored(matches, round, &|_, entry| strength(entry))
 }
 
 /// Runs a whole tournament, every round played by `strength`.
@@ -375,35 +377,10 @@ fn a_solo_round_robin_gives_every_entry_the_same_deals_alone() {
 /// Plays a round where luck (from the deal's seed) outweighs strength
 /// often enough that every entry wins and loses.
 fn play_noisy(matches: &[PlannedMatch], round: usize) -> Vec<PlayedMatch> {
-    let luck = |seed: u64, entry: usize| {
-        (seed ^ (entry as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)).rotate_left(17) % 7
-    };
-    matches
-        .iter()
-        .map(|planned| PlayedMatch {
-            round,
-            seats: planned.seats.clone(),
-            games: planned
-                .game_seeds
-                .iter()
-                .map(|&seed| {
-                    let total: Vec<u64> = planned
-                        .seats
-                        .iter()
-                        .map(|&e| luck(seed, e) + e as u64)
-                        .collect();
-                    PlayedGame {
-                        seed,
-                        ranks: total
-                            .iter()
-                            .map(|mine| 1 + total.iter().filter(|&t| t > mine).count() as u32)
-                            .collect(),
-                        scores: total.iter().map(|&t| t as i64).collect(),
-                    }
-                })
-                .collect(),
-        })
-        .collect()
+    play_scored(matches, round, &|seed, entry| {
+        let luck = (seed ^ (entry as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)).rotate_left(17) % 7;
+        (luck + entry as u64) as i64
+    })
 }
 
 #[test]

@@ -305,13 +305,22 @@ pub struct TournamentStandings {
 }
 
 impl super::Store {
-    /// The standings of a tournament from its results so far.
+    /// The standings of a tournament from its results so far (none for a
+    /// round robin: its leaderboard is the standings).
     pub async fn tournament_standings(
         &self,
         tournament_id: i64,
     ) -> Result<TournamentStandings, ArenaError> {
         let mut connection = self.pool().acquire().await?;
         let stored = stored_format(&mut connection, tournament_id).await?;
+        if stored.spec.format == Format::RoundRobin {
+            // A round robin (up to 100,000 games) is read on the
+            // leaderboard; its status stays a cheap read.
+            return Ok(TournamentStandings {
+                standings: Vec::new(),
+                bracket: Vec::new(),
+            });
+        }
         let history = history(&mut connection, tournament_id).await?;
         let bracket = match stored.spec.format {
             Format::Knockout => crate::format::knockout::ties(stored.spec.n_entries, &history),

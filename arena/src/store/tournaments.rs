@@ -437,11 +437,13 @@ impl Store {
         .bind(tournament_id)
         .fetch_one(self.pool())
         .await?;
-        // Rounds not planned yet count with the games they will have.
-        let games_total = if cancelled {
-            games_total
-        } else {
+        // Rounds not planned yet count with the games they will have (while
+        // a first round is being written, the total is what is written; once
+        // cancelled, later rounds never come).
+        let games_total = if planning_done && !cancelled {
             games_total.max(matches_total * games_per_match)
+        } else {
+            games_total
         };
         Ok(TournamentProgress {
             tournament_id,

@@ -8,20 +8,30 @@ use crate::testkit::report_by_strength;
 
 const SIX: [&str; 6] = ["a", "b", "c", "d", "e", "f"];
 
-/// Leases and reports every match until none is waiting; the stronger bot
-/// (higher version id, unless `strength` says otherwise) wins. Returns the
-/// number of matches played.
-async fn play_out(store: &Store, strength: impl Fn(i64) -> i64 + Copy) -> usize {
-    let (runner, _) = store.register_runner("r1").await.unwrap();
+/// Leases and reports every match until none is waiting; seats rank by
+/// `strength(match id, bot version id)`. Returns the number of matches
+/// played.
+async fn play_with(
+    store: &Store,
+    runner: &Runner,
+    strength: impl Fn(i64, i64) -> i64 + Copy,
+) -> usize {
     let mut played = 0;
-    while let Some(lease) = store.lease_match(&runner, LEASE_MS).await.unwrap() {
-        let report = report_by_strength(&lease, strength);
-        store.report_result(&runner, &report).await.unwrap();
+    while let Some(lease) = store.lease_match(runner, LEASE_MS).await.unwrap() {
+        let report = report_by_strength(&lease, |id| strength(lease.match_id, id));
+        store.report_result(runner, &report).await.unwrap();
         // Reported twice: nothing changes, no round is planned twice.
-        store.report_result(&runner, &report).await.unwrap();
+        store.report_result(runner, &report).await.unwrap();
         played += 1;
     }
     played
+}
+
+/// [`play_with`] on a new runner where the stronger bot (higher version id,
+/// unless `strength` says otherwise) wins.
+async fn play_out(store: &Store, strength: impl Fn(i64) -> i64 + Copy) -> usize {
+    let (runner, _) = store.register_runner("r1").await.unwrap();
+    play_with(store, &runner, move |_, id| strength(id)).await
 }
 
 fn with_format(mut request: NewTournament, format: FormatRequest) -> NewTournament {
@@ -166,6 +176,39 @@ async fn formats_refuse_what_does_not_fit_them() {
         })
         .await
     );
+    assert!(
+        refused(FormatRequest {
+            name: "knockout".into(),
+            rounds: 3,
+            ..Default::default()
+        })
+        .await
+    );
+    assert!(
+        refused(FormatRequest {
+            name: "swiss".into(),
+            rounds: 2,
+            width: 100,
+            ..Default::default()
+        })
+        .await
+    );
+    assert!(
+        refused(FormatRequest {
+            name: "ladder".into(),
+            ..Default::default()
+        })
+        .await
+    );
+    assert!(
+        refused(FormatRequest {
+            name: "gauntlet".into(),
+            challengers: vec!["a".into(), "b".into(), "c".into(), "d".into()],
+            ..Default::default()
+        })
+        .await,
+        "a gauntlet without a field"
+    );
     assert_eq!(count(&test.store, "tournaments").await, 0);
 }
 
@@ -244,17 +287,9 @@ async fn a_solo_tournament_seats_each_bot_alone_on_the_same_deals_and_ranks_by_m
     assert!(store.leaderboard(&query).await.unwrap().is_empty());
 }
 
-/// Plays every waiting match; luck from the match decides most games, so
-/// every bot wins and loses.
-async fn play_with_luck(store: &Store, runner: &Runner) -> usize {
-    let mut played = 0;
-    while let Some(lease) = store.lease_match(runner, LEASE_MS).await.unwrap() {
-        let luck = lease.match_id;
-        let report = report_by_strength(&lease, |id| (id + luck * 7) % 5);
-        store.report_result(runner, &report).await.unwrap();
-        played += 1;
-    }
-    played
+/// Luck from the match decides most games, so every bot wins and loses.
+fn luck(match_id: i64, bot_version_id: i64) -> i64 {
+    (bot_version_id + match_id * 7) % 5
 }
 
 #[tokio::test]
@@ -275,7 +310,7 @@ async fn a_new_version_joins_the_ladder_and_plays_until_its_interval_is_narrow()
         .await
         .unwrap();
     let (runner, _) = test.store.register_runner("r1").await.unwrap();
-    assert!(play_with_luck(&test.store, &runner).await > 0);
+    assert!(play_with(&test.store, &runner, luck).await > 0);
     let settled = test.store.tournament_progress(ladder.id).await.unwrap();
     assert!(settled.finished(), "{settled:?}");
     // A new bot joins: the ladder wakes up and schedules it.
@@ -291,7 +326,7 @@ async fn a_new_version_joins_the_ladder_and_plays_until_its_interval_is_narrow()
         !waiting.finished() && waiting.matches_queued > 0,
         "{waiting:?}"
     );
-    assert!(play_with_luck(&test.store, &runner).await > 0);
+    assert!(play_with(&test.store, &runner, luck).await > 0);
     let standings = test.store.tournament_standings(ladder.id).await.unwrap();
     let newcomer = standings
         .standings
@@ -304,4 +339,72 @@ async fn a_new_version_joins_the_ladder_and_plays_until_its_interval_is_narrow()
         width <= 900.0 || newcomer.games >= crate::format::ladder::MAX_GAMES_PER_ENTRY,
         "{newcomer:?}"
     );
+}
+
+#[tokio::test]
+async fn migration_0005_keeps_every_tournament_and_what_refers_to_it() {
+    use sqlx::sqlite::{SqliteConnectOptions, SqlitePoolOptions};
+    let folder = tempfile::tempdir().unwrap();
+    let path = folder.path().join("arena.db");
+    let options = SqliteConnectOptions::new()
+        .filename(&path)
+        .create_if_missing(true)
+        .foreign_keys(true);
+    let pool = SqlitePoolOptions::new()
+        .max_connections(1)
+        .connect_with(options)
+        .await
+        .unwrap();
+    // A database as the arena left it before formats existed.
+    super::super::MIGRATOR.run_to(4, &pool).await.unwrap();
+    for statement in [
+        "INSERT INTO owners (id, name, token_hash, created_at) VALUES (1, 'ada', 'h', 0)",
+        "INSERT INTO bots (id, owner_id, name, created_at) VALUES (1, 1, 'a', 0)",
+        "INSERT INTO artifacts (content_hash, size_bytes, data, created_at) VALUES ('c', 1, x'00', 0)",
+        "INSERT INTO bot_versions (id, bot_id, version, content_hash, manifest, created_at) VALUES (1, 1, 1, 'c', '{}', 0)",
+        "INSERT INTO tournaments (id, owner_id, game, options, variant, seats_per_game, games_per_pairing, seed, created_at, planned_matches, planning_done) \
+         VALUES (7, 1, 'test-duel', '{}', '', 2, 2, 3, 0, 1, 1)",
+        "INSERT INTO tournament_entries VALUES (7, 0, 1)",
+        "INSERT INTO matches (id, tournament_id, match_index, status) VALUES (5, 7, 0, 'queued')",
+        "INSERT INTO seats VALUES (5, 0, 1)",
+        "INSERT INTO games (id, match_id, game_index, seed) VALUES (9, 5, 0, 11)",
+    ] {
+        sqlx::query(statement).execute(&pool).await.unwrap();
+    }
+    pool.close().await;
+    let store = Store::open(&path)
+        .await
+        .unwrap()
+        .with_game_check(crate::testkit::test_game_check);
+    let tournament = store.tournament(7).await.unwrap();
+    assert_eq!(tournament.format, crate::format::Format::RoundRobin);
+    assert_eq!((tournament.entries.len(), tournament.seed), (1, 3));
+    let progress = store.tournament_progress(7).await.unwrap();
+    assert_eq!((progress.matches_total, progress.games_total), (1, 1));
+    let broken: Vec<(String, i64, String, i64)> = sqlx::query_as("PRAGMA foreign_key_check")
+        .fetch_all(store.pool())
+        .await
+        .unwrap();
+    assert!(broken.is_empty(), "{broken:?}");
+    // The references still hold, and a table of one is allowed now.
+    let orphan = sqlx::query(
+        "INSERT INTO matches (tournament_id, match_index, status) VALUES (99, 0, 'queued')",
+    )
+    .execute(store.pool())
+    .await;
+    assert!(orphan.is_err());
+    let solo = sqlx::query(
+        "INSERT INTO tournaments (owner_id, game, options, variant, seats_per_game, games_per_pairing, seed, created_at) \
+         VALUES (1, 'bullfrogs', '{}', 'solo=true', 1, 3, 1, 0)",
+    )
+    .execute(store.pool())
+    .await;
+    assert!(solo.is_ok());
+    let empty_table = sqlx::query(
+        "INSERT INTO tournaments (owner_id, game, options, variant, seats_per_game, games_per_pairing, seed, created_at) \
+         VALUES (1, 'bullfrogs', '{}', '', 0, 3, 1, 0)",
+    )
+    .execute(store.pool())
+    .await;
+    assert!(empty_table.is_err());
 }
