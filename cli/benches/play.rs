@@ -1,7 +1,8 @@
 //! `cairn play` figures, one `bench: NAME VALUE UNIT` line each:
 //! - `play/schotten_totten_games_per_s_single` and `..._concurrent`: the
 //!   same sandboxed match between two trivial bots (`first`) at
-//!   `--concurrency 1` and `--concurrency 2`, and their ratio;
+//!   `--concurrency 1` and `--concurrency 2`, and their ratio (after the
+//!   machine's load average, which caps what a second thread can add);
 //! - `play/sprt_games_to_decision`: the mean games an SPRT (elo0=0
 //!   elo1=50, over mirrored deal pairs) needs to decide greedy versus random
 //!   in Schotten Totten, over 10 seeds.
@@ -87,7 +88,18 @@ fn sprt_games_to_decision() -> f64 {
     total as f64 / seeds as f64
 }
 
+/// The 1-minute load average: on a loaded machine (more runnable tasks
+/// than CPUs) two parallel matches share the CPUs with everything else, and
+/// the concurrent figure says more about the load than about `cairn play`.
+fn load_average() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+    text.split_whitespace().next()?.parse().ok()
+}
+
 fn main() {
+    if let Some(load) = load_average() {
+        println!("bench: play/machine_load_average_1m {load:.2} tasks");
+    }
     let single = games_per_s("1");
     let concurrent = games_per_s("2");
     println!("bench: play/schotten_totten_games_per_s_single {single:.1} games/s");

@@ -57,8 +57,7 @@ pub fn silent(what: &str, wall: Duration, cpu: Option<Duration>) -> String {
     };
     format!(
         "no {what} within {} ms of wall-clock time{used}: flush stdout after each line \
-         (Python `print(..., flush=True)`, Node `process.stdout.write`), \
-         or it is waiting on something",
+         (in Python `print(..., flush=True)`), or it is waiting on something",
         wall.as_millis()
     )
 }
