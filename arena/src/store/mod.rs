@@ -65,6 +65,7 @@ pub use self::results::{
     Forfeit, GameReport, GameReportOutcome, MatchReport, ReportOutcome, SeatResult,
     MAX_REPLAY_BYTES,
 };
+pub use self::snapshots::MAX_GAMES_PER_PAGE;
 use self::snapshots::{ReadCache, Touch, Touched};
 pub use self::tournaments::{
     variant_key, Entry, GameSummary, MatchSummary, NewTournament, Tournament, TournamentProgress,
