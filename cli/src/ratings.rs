@@ -34,18 +34,37 @@ pub struct RatingsArgs {
 
 pub fn run(args: RatingsArgs) -> anyhow::Result<ExitCode> {
     crate::client::runtime()?.block_on(async {
-        let request = pb::GetLeaderboardRequest {
+        let mut request = pb::GetLeaderboardRequest {
             options: crate::games::options(&args.game, &args.options)?,
             game: args.game,
             model: args.model.unwrap_or_default(),
             anchor: args.anchor.unwrap_or_default(),
+            page_size: crate::client::PAGE_SIZE,
+            page_token: String::new(),
         };
-        let board = connect(&args.arena)
-            .await?
-            .get_leaderboard(request)
-            .await
-            .map_err(status_error)?
-            .into_inner();
+        let mut client = connect(&args.arena).await?;
+        // Every page; the board's header and fit are the first page's.
+        let mut board = pb::Leaderboard::default();
+        loop {
+            let page = client
+                .get_leaderboard(request.clone())
+                .await
+                .map_err(status_error)?
+                .into_inner();
+            let rows = std::mem::take(&mut board.rows);
+            let next_page_token = page.next_page_token.clone();
+            if rows.is_empty() {
+                board = page;
+            } else {
+                board.rows = rows;
+                board.rows.extend(page.rows);
+            }
+            if next_page_token.is_empty() {
+                break;
+            }
+            request.page_token = next_page_token;
+        }
+        board.next_page_token.clear();
         if args.json {
             outln!(
                 "{}",

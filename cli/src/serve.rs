@@ -38,6 +38,10 @@ pub struct ServeArgs {
     /// Anyone may register an owner (and so submit code that runners run).
     #[arg(long)]
     open_registration: bool,
+    /// For tests only: a lower cap on one runner message (one game's
+    /// report), so a match whose reports together exceed it needs few games.
+    #[arg(long, hide = true, value_name = "BYTES")]
+    max_report_bytes: Option<usize>,
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
@@ -52,9 +56,12 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             (false, Some(token)) if !token.is_empty() => Registration::admin_token(token),
             (false, _) => Registration::Closed,
         };
-        let store = store
+        let mut store = store
             .with_max_attempts(args.max_attempts)
             .with_registration(registration);
+        if let Some(bytes) = args.max_report_bytes {
+            store = store.with_max_report_bytes(bytes);
+        }
         let listener = TcpListener::bind(&args.listen)
             .await
             .with_context(|| format!("cannot listen on {}", args.listen))?;

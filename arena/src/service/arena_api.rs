@@ -12,7 +12,7 @@ use super::pb::arena_server::Arena;
 use super::{bearer_token, convert, pb};
 use crate::error::ArenaError;
 use crate::ratings::RatingModel;
-use crate::store::{LeaderboardQuery, Owner, Page, Store, TournamentProgress};
+use crate::store::{FittedRow, LeaderboardQuery, Owner, Page, PageOf, Store, TournamentProgress};
 
 /// The `Arena` service over a store.
 #[derive(Debug, Clone)]
@@ -76,6 +76,29 @@ async fn forward_progress(
             }
         }
     }
+}
+
+/// One page of a board's rows, keyed by position (1 for the top line).
+// RULING: a board is re-ordered by every result, so no key stays put; the
+// token is the last position read, and a page is the positions after it at
+// the time it is read (a bot may move across pages between two reads, as it
+// would between two reads of the whole board).
+fn leaderboard_page<'a>(
+    rows: &'a [FittedRow],
+    page: &Page<i64>,
+) -> Result<PageOf<&'a FittedRow>, ArenaError> {
+    let after = match page.after {
+        None => 0,
+        Some(position) if position >= 1 => usize::try_from(position).unwrap_or(usize::MAX),
+        Some(_) => {
+            return Err(ArenaError::invalid(
+                "the page token is not one this arena made",
+            ))
+        }
+    };
+    let rest = rows.get(after..).unwrap_or_default();
+    let fetched = rest.iter().take(page.limit() as usize).collect();
+    Ok(page.finish(fetched, |row| row.row.position as i64))
 }
 
 type ProgressStream = Pin<Box<dyn Stream<Item = Result<pb::TournamentProgress, Status>> + Send>>;
@@ -286,6 +309,7 @@ impl Arena for ArenaApi {
             options,
             model,
         };
+        let page = Page::<i64>::from_request(request.page_size, &request.page_token)?;
         let anchor = Some(request.anchor.as_str()).filter(|anchor| !anchor.is_empty());
         let board = self.store.fitted_leaderboard(&query, anchor).await?;
         let solo = if self.store.plays_solo(&query.game, &query.options) {
@@ -298,13 +322,21 @@ impl Arena for ArenaApi {
             || model.map_or("", RatingModel::id),
             |line| line.row.model.id(),
         );
+        let rows = leaderboard_page(&board.rows, &page)?;
         Ok(Response::new(pb::Leaderboard {
             game: query.game.clone(),
             variant: crate::store::variant_key(&query.options),
             model: model.to_string(),
-            rows: board.rows.iter().map(convert::leaderboard_row).collect(),
+            rows: rows
+                .items
+                .iter()
+                .copied()
+                .map(convert::leaderboard_row)
+                .collect(),
             fit: board.summary.as_ref().map(convert::fit_summary),
             solo: solo.iter().enumerate().map(convert::solo_row).collect(),
+            next_page_token: rows.next_page_token.unwrap_or_default(),
+            total_rows: u32::try_from(board.rows.len()).unwrap_or(u32::MAX),
         }))
     }
 }

@@ -45,10 +45,11 @@ pub async fn run(
     let arena = pb::arena_server::ArenaServer::new(ArenaApi::new(store.clone()))
         .max_decoding_message_size(MAX_ARENA_REQUEST_BYTES);
     let writer = writer::WriterThread::start()?;
+    let max_report_bytes = store.max_report_bytes();
     let runners = pb::runner_service_server::RunnerServiceServer::new(
         RunnerApi::new(store).with_writer(writer.handle()),
     )
-    .max_decoding_message_size(MAX_RUNNER_REQUEST_BYTES);
+    .max_decoding_message_size(max_report_bytes);
     let (health_reporter, health) = tonic_health::server::health_reporter();
     health_reporter
         .set_serving::<pb::arena_server::ArenaServer<ArenaApi>>()

@@ -847,3 +847,72 @@ async fn a_table_game_tournament_is_rated_with_weng_lin() {
     );
     app.stop().await;
 }
+
+#[tokio::test]
+async fn the_leaderboard_is_read_a_page_at_a_time_and_bogus_tokens_are_refused() {
+    let app = spawn_app().await;
+    let token = register(&app, "ada").await;
+    let names: Vec<String> = (0..7).map(|index| format!("bot-{index}")).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let archives: Vec<(&str, Vec<u8>)> = names
+        .iter()
+        .map(|&name| (name, bot_archive(name, 1)))
+        .collect();
+    for (_, archive) in &archives {
+        submit(&app, &token, archive.clone()).await.unwrap();
+    }
+    app.arena()
+        .create_tournament(authorized(duel(&names, 2), &token))
+        .await
+        .unwrap();
+    play_queue(&app, &archives).await;
+    let read = |page_size: u32, page_token: String| {
+        let mut arena = app.arena();
+        async move {
+            arena
+                .get_leaderboard(pb::GetLeaderboardRequest {
+                    game: TEST_DUEL.into(),
+                    page_size,
+                    page_token,
+                    ..Default::default()
+                })
+                .await
+        }
+    };
+    let whole = read(0, String::new()).await.unwrap().into_inner();
+    assert_eq!((whole.rows.len(), whole.total_rows), (7, 7));
+    assert!(whole.next_page_token.is_empty());
+
+    let (mut paged, mut page_token) = (Vec::new(), String::new());
+    loop {
+        let page = read(3, page_token).await.unwrap().into_inner();
+        assert!(page.rows.len() <= 3);
+        assert_eq!(page.total_rows, 7);
+        paged.extend(page.rows);
+        if page.next_page_token.is_empty() {
+            break;
+        }
+        page_token = page.next_page_token;
+    }
+    assert_eq!(
+        paged, whole.rows,
+        "pages of three put together are the board"
+    );
+
+    let huge = read(u32::MAX, String::new()).await.unwrap().into_inner();
+    assert_eq!(huge.rows.len(), 7, "a huge page size is cut to the maximum");
+    let past = read(3, "1000000".into()).await.unwrap().into_inner();
+    assert!(past.rows.is_empty() && past.next_page_token.is_empty());
+    for bogus in [
+        "-1",
+        "0",
+        "abc",
+        "1e3",
+        "99999999999999999999",
+        "3; DROP TABLE ratings",
+    ] {
+        let refused = read(3, bogus.into()).await.unwrap_err();
+        assert_eq!(refused.code(), Code::InvalidArgument, "token {bogus:?}");
+    }
+    app.stop().await;
+}

@@ -69,6 +69,7 @@ pub use self::results::{
     Forfeit, GameReport, GameReportOutcome, MatchReport, ReportOutcome, SeatResult,
     MAX_REPLAY_BYTES,
 };
+pub use self::snapshots::MAX_GAMES_PER_PAGE;
 use self::snapshots::{ReadCache, Touch, Touched};
 pub use self::tournaments::{
     variant_key, Entry, FormatRequest, GameSummary, MatchSummary, NewTournament, SprtStatus,
@@ -115,6 +116,8 @@ pub struct Store {
     fits: Arc<fitted::FitCache>,
     /// Snapshots of the hottest reads, dropped by the writes that touch them.
     reads: Arc<ReadCache>,
+    /// The largest runner message the service decodes.
+    max_report_bytes: usize,
 }
 
 impl Store {
@@ -158,6 +161,7 @@ impl Store {
             changes: Arc::new(changes),
             fits: Arc::default(),
             reads: Arc::default(),
+            max_report_bytes: crate::service::MAX_RUNNER_REQUEST_BYTES,
         };
         store.canonicalise_stored_variants().await?;
         Ok(store)
@@ -190,6 +194,18 @@ impl Store {
 
     pub fn registration(&self) -> &Registration {
         &self.registration
+    }
+
+    /// The same store, its service refusing runner messages over `bytes`
+    /// (tests lower it, so a match too large for one message needs few
+    /// games; at most the default, [`crate::service::MAX_RUNNER_REQUEST_BYTES`]).
+    pub fn with_max_report_bytes(mut self, bytes: usize) -> Store {
+        self.max_report_bytes = bytes.min(crate::service::MAX_RUNNER_REQUEST_BYTES);
+        self
+    }
+
+    pub fn max_report_bytes(&self) -> usize {
+        self.max_report_bytes
     }
 
     /// The same store with other per-owner quotas.

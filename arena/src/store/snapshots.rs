@@ -173,9 +173,14 @@ impl ReadCache {
     }
 }
 
+/// The most games a page of matches carries (beyond its first match): a
+/// page of 1,000 matches of 22,000 games each would be 22 million rows.
+pub const MAX_GAMES_PER_PAGE: i64 = 10_000;
+
 impl Store {
-    /// A page of a tournament's matches, as [`Store::list_matches`]; the
-    /// first page of each size is a snapshot shared until one of its
+    /// A page of a tournament's matches, as [`Store::list_matches`], with
+    /// fewer matches when they hold many games (see [`MAX_GAMES_PER_PAGE`]);
+    /// the first page of each size is a snapshot shared until one of its
     /// matches changes.
     pub async fn matches_page(
         &self,
@@ -183,11 +188,13 @@ impl Store {
         page: &Page<i64>,
     ) -> Result<Arc<PageOf<MatchSummary>>, ArenaError> {
         if page.after.is_some() {
-            return Ok(Arc::new(self.list_matches(tournament_id, page).await?));
+            let page = self.bounded_by_games(tournament_id, page).await?;
+            return Ok(Arc::new(self.list_matches(tournament_id, &page).await?));
         }
         self.reads
             .first_page((tournament_id, page.size), || async {
-                let first = self.list_matches(tournament_id, page).await?;
+                let page = self.bounded_by_games(tournament_id, page).await?;
+                let first = self.list_matches(tournament_id, &page).await?;
                 let last_index = match (&first.next_page_token, first.items.last()) {
                     (Some(_), Some(last)) => last.match_index,
                     // Not full: a match planned later would join it.
@@ -196,6 +203,33 @@ impl Store {
                 Ok((first, last_index))
             })
             .await
+    }
+}
+
+impl Store {
+    /// `page` with no more matches than [`MAX_GAMES_PER_PAGE`] games allow,
+    /// judged by the page's first match.
+    // RULING: the plan gives every match of a tournament the same number of
+    // games, so the first match of the page stands for the others; one
+    // indexed count, whatever the tournament's size.
+    async fn bounded_by_games(
+        &self,
+        tournament_id: i64,
+        page: &Page<i64>,
+    ) -> Result<Page<i64>, ArenaError> {
+        let games: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM games WHERE match_id = \
+             (SELECT id FROM matches WHERE tournament_id = ? AND match_index > ? ORDER BY match_index LIMIT 1)",
+        )
+        .bind(tournament_id)
+        .bind(page.after.unwrap_or(-1))
+        .fetch_one(self.pool())
+        .await?;
+        let fits = (MAX_GAMES_PER_PAGE / games.max(1)).max(1);
+        Ok(Page {
+            size: page.size.min(u32::try_from(fits).unwrap_or(u32::MAX)),
+            after: page.after,
+        })
     }
 }
 

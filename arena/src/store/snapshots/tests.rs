@@ -252,3 +252,61 @@ async fn concurrent_readers_never_see_a_page_older_than_the_last_answered_write(
         reader.await.unwrap();
     }
 }
+
+#[tokio::test]
+async fn a_page_of_long_matches_holds_fewer_matches_and_every_size_is_answered_rightly() {
+    let arena = Arc::new(arena(4).await);
+    // 12 matches of 3,000 games each: a page holds at most three of them.
+    let tournament = arena
+        .store
+        .create_tournament(&arena.owner, &round_robin(4, 6_000))
+        .await
+        .unwrap();
+    let huge = Page::<i64>::from_request(u32::MAX, "").unwrap();
+    let first = arena
+        .store
+        .matches_page(tournament.id, &huge)
+        .await
+        .unwrap();
+    let games: usize = first.items.iter().map(|m| m.games.len()).sum();
+    assert_eq!((first.items.len(), games), (3, 9_000));
+    let after = Page::<i64>::from_request(u32::MAX, first.next_page_token.as_deref().unwrap());
+    let second = arena
+        .store
+        .matches_page(tournament.id, &after.unwrap())
+        .await
+        .unwrap();
+    assert_eq!(second.items.len(), 3);
+    assert_eq!(second.items[0].match_index, first.items[2].match_index + 1);
+    assert!(second.next_page_token.is_some());
+
+    // Callers asking for every page size at once (more callers than
+    // snapshots kept) each get the right page.
+    let callers: Vec<_> = (1..=300_u32)
+        .map(|size| {
+            let arena = Arc::clone(&arena);
+            tokio::spawn(async move {
+                let page = Page {
+                    size: size % 7 + 1,
+                    after: None,
+                };
+                let cached = arena.store.matches_page(tournament.id, &page).await;
+                (page.size, cached.unwrap())
+            })
+        })
+        .collect();
+    let mut by_size: HashMap<u32, Arc<PageOf<MatchSummary>>> = HashMap::new();
+    for caller in callers {
+        let (size, cached) = caller.await.unwrap();
+        let first = by_size.entry(size).or_insert_with(|| Arc::clone(&cached));
+        assert_eq!(*first, cached);
+    }
+    for (size, cached) in by_size {
+        let bounded = Page {
+            size: size.min(3),
+            after: None,
+        };
+        let truth = arena.store.list_matches(tournament.id, &bounded).await;
+        assert_eq!(*cached, truth.unwrap());
+    }
+}
