@@ -39,6 +39,7 @@ fn to_wire(
                     score: seat.score,
                     rank: seat.rank,
                     forfeit: None,
+                    stderr_tail: Vec::new(),
                 })
                 .collect(),
             replay: report.replay.clone(),
