@@ -178,11 +178,10 @@ pub fn run(command: TournamentCommand) -> anyhow::Result<ExitCode> {
                     outln!("{}", tournament_json(&created));
                 } else {
                     outln!(
-                        "created tournament {} ({} {} {}, {} bots)",
+                        "created tournament {} ({} {}, {} bots)",
                         created.id,
                         created.format,
-                        created.game,
-                        created.variant,
+                        crate::ratings::game_variant(&created.game, &created.variant),
                         created.entries.len()
                     );
                 }
@@ -245,10 +244,9 @@ async fn status(client: &mut Client, id: i64, json: bool) -> anyhow::Result<Exit
         return Ok(ExitCode::SUCCESS);
     }
     outln!(
-        "tournament {} · {} {} · seed {}",
+        "tournament {} · {} · seed {}",
         tournament.id,
-        tournament.game,
-        tournament.variant,
+        crate::ratings::game_variant(&tournament.game, &tournament.variant),
         tournament.seed
     );
     let names: Vec<String> = tournament
@@ -294,7 +292,7 @@ async fn list(client: &mut Client, json: bool) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let mut table = Table::new(&[
-        ">id", "game", "variant", ">bots", ">games", ">done", "state",
+        ">id", "format", "game", "variant", ">bots", ">games", ">done", "state",
     ]);
     for status in &tournaments {
         let (t, p) = (
@@ -308,6 +306,7 @@ async fn list(client: &mut Client, json: bool) -> anyhow::Result<ExitCode> {
         };
         table.row(vec![
             t.id.to_string(),
+            t.format,
             t.game,
             t.variant,
             t.entries.len().to_string(),
