@@ -27,6 +27,8 @@ mod out;
 mod bots;
 mod client;
 mod demo;
+#[cfg(test)]
+mod doc_commands;
 mod doctor;
 mod escape;
 mod games;
