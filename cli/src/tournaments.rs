@@ -371,8 +371,14 @@ pub fn progress_bar(progress: &pb::TournamentProgress) -> String {
 }
 
 pub(crate) fn progress_line(p: &pb::TournamentProgress) -> String {
+    if p.cancelled {
+        // Dropped matches are closed, not played: only games count.
+        return format!(
+            "cancelled: {} of {} games played, the others dropped",
+            p.games_done, p.games_total
+        );
+    }
     let state = match (p.finished, p.matches_failed) {
-        _ if p.cancelled => "cancelled".to_string(),
         (true, 0) => "finished".to_string(),
         (true, 1) => "finished, 1 match failed".to_string(),
         (true, failed) => format!("finished, {failed} matches failed"),
@@ -415,6 +421,23 @@ mod tests {
         assert_eq!(
             progress_bar(&progress),
             format!("[{}{}]  50% 20/40 games", "#".repeat(15), "-".repeat(15))
+        );
+    }
+
+    #[test]
+    fn a_cancelled_tournament_counts_games_played_not_dropped_matches_as_done() {
+        let progress = pb::TournamentProgress {
+            games_total: 300,
+            games_done: 4,
+            matches_total: 6,
+            matches_done: 6,
+            finished: true,
+            cancelled: true,
+            ..Default::default()
+        };
+        assert_eq!(
+            progress_line(&progress),
+            "cancelled: 4 of 300 games played, the others dropped"
         );
     }
 }

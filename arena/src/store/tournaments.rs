@@ -308,7 +308,7 @@ impl Store {
             }
             if self.bot_is_deleted(&version.bot_name).await? {
                 return Err(ArenaError::invalid(format!(
-                    "bot `{}` has been deleted",
+                    "bot `{}` has been deleted (its owner brings it back with `cairn bot add`)",
                     version.bot_name
                 )));
             }
