@@ -39,12 +39,13 @@ pub enum TournamentCommand {
         /// bots in seeding order) or ladder (continuous, see --width).
         #[arg(long, default_value = "round-robin")]
         format: String,
-        /// Swiss: the number of rounds.
-        #[arg(long, default_value_t = 0)]
+        /// Swiss (required there): the number of rounds.
+        #[arg(long, default_value_t = 0, hide_default_value = true)]
         rounds: u32,
-        /// Ladder: new versions of bots that play the game join and play
-        /// until their 95% interval is at most this many Elo points wide.
-        #[arg(long, default_value_t = 0)]
+        /// Ladder (required there): new versions of bots that play the game
+        /// join and play until their 95% interval is at most this many Elo
+        /// points wide, e.g. 150.
+        #[arg(long, default_value_t = 0, hide_default_value = true)]
         width: u32,
         /// Gauntlet: a challenger, `name` or `name@N` (repeatable; entered
         /// if not among the bots).
