@@ -122,3 +122,32 @@ fn a_cmd_program_the_sandbox_cannot_see_is_named_with_the_way_out() {
         "{stderr}"
     );
 }
+
+#[test]
+fn bot_add_of_a_missing_folder_or_one_without_a_manifest_says_what_a_bot_is() {
+    let add = |folder: &str| {
+        let output = cairn(&[
+            "bot",
+            "add",
+            folder,
+            "--arena",
+            "http://127.0.0.1:1",
+            "--token",
+            "t",
+        ]);
+        assert_eq!(output.status.code(), Some(2), "{folder}");
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let missing = add("sdk/pyton");
+    assert_eq!(
+        missing.trim_end(),
+        "error: no such bot folder `sdk/pyton`: a bot is a folder holding cairn-bot.toml (see sdk/PROTOCOL.md)"
+    );
+    let a_file = add("sdk/python/random_bot.py");
+    assert!(a_file.contains("no such bot folder"), "{a_file}");
+    let no_manifest = add("sdk");
+    assert_eq!(
+        no_manifest.trim_end(),
+        "error: bot folder `sdk` has no cairn-bot.toml (see sdk/PROTOCOL.md)"
+    );
+}
