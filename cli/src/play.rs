@@ -41,8 +41,8 @@ pub struct PlayArgs {
     /// lists them).
     #[arg(long = "opt", value_name = "KEY=VALUE")]
     options: Vec<String>,
-    /// How many games to play; seats rotate between games. With --sprt, the
-    /// most games to play (default 100000).
+    /// How many games to play (default 1); seats rotate between games. With
+    /// --sprt, the most games to play (default 100000).
     #[arg(long)]
     games: Option<u32>,
     /// How many games to play at once, each with its own bot processes
