@@ -63,7 +63,8 @@ pub struct PlayArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Play each deal once from every rotation of the seats, so the luck
-    /// of the deal cancels out.
+    /// of the deal cancels out (--games is rounded up to a multiple of the
+    /// seats).
     #[arg(long)]
     mirror: bool,
     /// Print one JSON object instead of tables.
@@ -103,6 +104,18 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
     if args.bots.is_empty() {
         bail!("name the bots, one per seat: bot folders or `cmd:COMMAND`");
     }
+    // --mirror plays every deal from each rotation of the seats: a deal
+    // left without its rotations would count in no deal pair.
+    let n_games = match args.mirror && sprt.is_none() {
+        true => {
+            let rounded = (n_games as usize).div_ceil(args.bots.len()) * args.bots.len();
+            if args.games.is_some() && rounded != n_games as usize {
+                eprintln!("--mirror: {n_games} game(s) become {rounded}, every deal from each of the {} seat rotations", args.bots.len());
+            }
+            rounded as u32
+        }
+        false => n_games,
+    };
     // Before any bot is built: a seat count the game does not take.
     if let Some(descriptor) = cairn_engine::descriptor(&args.game) {
         descriptor
