@@ -24,19 +24,19 @@ pub const MAX_PLANNED_GAMES: usize = 100_000;
 pub enum PlanError {
     #[error("a table has {MIN_SEATS} to {MAX_SEATS} seats, not {0}")]
     SeatCount(usize),
-    #[error("a round robin at tables of {seats} needs at least {seats} bots, got {entries}")]
+    #[error("a tournament at tables of {seats} needs at least {seats} bots, got {entries}")]
     TooFewEntries { entries: usize, seats: usize },
     #[error("games per pairing must be a positive multiple of the {seats} seats so every bot has every seat equally often, not {games}")]
     GamesPerPairing { games: usize, seats: usize },
-    #[error("a swiss tournament needs at least one round")]
+    #[error("a swiss tournament needs at least one round (--rounds N)")]
     Rounds,
     #[error("a knockout is played at tables of 2, not {0}")]
     KnockoutSeats(usize),
     #[error("a ladder is played at tables of 2, not {0}")]
     LadderSeats(usize),
-    #[error("a ladder needs a positive interval width (elo points)")]
+    #[error("a ladder needs a positive interval width in Elo points (--width N)")]
     LadderWidth,
-    #[error("a gauntlet needs one or more challengers, each entered once, and a field")]
+    #[error("a gauntlet needs one or more challengers (--challenger BOT), each entered once, and a field of other bots")]
     Challengers,
     #[error("the tournament would plan {planned} games, more than the {limit} allowed")]
     TooManyGames { planned: usize, limit: usize },

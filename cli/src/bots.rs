@@ -3,7 +3,6 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use cairn_proto::arena::v1 as pb;
 use serde_json::{json, Value};
 
@@ -138,13 +137,27 @@ async fn delete(name: &str, owner: &OwnerArgs, json: bool) -> anyhow::Result<Exi
 
 async fn add(folder: &std::path::Path, owner: &OwnerArgs, json: bool) -> anyhow::Result<ExitCode> {
     let token = owner.token()?;
+    let manifest = cairn_runner::bot_folder::MANIFEST_NAME;
+    if !folder.is_dir() {
+        anyhow::bail!(
+            "no such bot folder `{}`: a bot is a folder holding {manifest} (see sdk/PROTOCOL.md)",
+            crate::escape::line(&folder.display().to_string())
+        );
+    }
+    if !folder.join(manifest).is_file() {
+        anyhow::bail!(
+            "bot folder `{}` has no {manifest} (see sdk/PROTOCOL.md)",
+            crate::escape::line(&folder.display().to_string())
+        );
+    }
     if let Ok(bot) = cairn_runner::bot_folder::load_bot(&folder.to_string_lossy()) {
         if let Some(why) = bot.outside_its_folder() {
             anyhow::bail!("{why}");
         }
     }
+    // The error names the file and the cause once (its source repeats it).
     let archive = cairn_proto::archive::pack_folder(folder)
-        .with_context(|| format!("cannot pack {}", folder.display()))?;
+        .map_err(|error| anyhow::anyhow!("cannot pack {}: {error}", folder.display()))?;
     let mut client = connect(&owner.arena).await?;
     let answer = client
         .submit_bot_version(authorized(pb::SubmitBotVersionRequest { archive }, token))

@@ -207,10 +207,14 @@ async fn play_tournaments(args: &DemoArgs, dir: &Path, arena: &ArenaArgs) -> any
             .map_err(status_error)?;
     }
     println!(
-        "registered bots: {}\n",
+        "registered bots: {}\n(each runs `cairn bot-run NAME`; random-too is random again, so the \
+         fit should rate the two alike)\n",
         DEMO_BOTS
             .iter()
-            .map(|(name, ..)| *name)
+            .map(|(name, bundled, _)| match name == bundled {
+                true => name.to_string(),
+                false => format!("{name} (bot-run {bundled})"),
+            })
             .collect::<Vec<_>>()
             .join(", ")
     );

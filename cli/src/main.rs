@@ -27,6 +27,8 @@ mod out;
 mod bots;
 mod client;
 mod demo;
+#[cfg(test)]
+mod doc_commands;
 mod doctor;
 mod escape;
 mod games;
@@ -64,10 +66,10 @@ enum Command {
     /// Register an owner (who submits bots and creates tournaments).
     #[command(subcommand)]
     Owner(bots::OwnerCommand),
-    /// Submit, list and show bots.
+    /// Submit, list, show and delete bots.
     #[command(subcommand)]
     Bot(bots::BotCommand),
-    /// Create, follow and list tournaments.
+    /// Create, show, follow, list and cancel tournaments.
     #[command(subcommand)]
     Tournament(tournaments::TournamentCommand),
     /// Print a game's leaderboard.

@@ -5,7 +5,7 @@
 //! bots did, except 3 when a bot forfeited every game it played; forfeits
 //! are results, shown with their reasons.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -41,8 +41,8 @@ pub struct PlayArgs {
     /// lists them).
     #[arg(long = "opt", value_name = "KEY=VALUE")]
     options: Vec<String>,
-    /// How many games to play; seats rotate between games. With --sprt, the
-    /// most games to play (default 100000).
+    /// How many games to play (default 1); seats rotate between games. With
+    /// --sprt, the most games to play (default 100000).
     #[arg(long)]
     games: Option<u32>,
     /// How many games to play at once, each with its own bot processes
@@ -63,7 +63,8 @@ pub struct PlayArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Play each deal once from every rotation of the seats, so the luck
-    /// of the deal cancels out.
+    /// of the deal cancels out (--games is rounded up to a multiple of the
+    /// seats).
     #[arg(long)]
     mirror: bool,
     /// Print one JSON object instead of tables.
@@ -103,6 +104,18 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
     if args.bots.is_empty() {
         bail!("name the bots, one per seat: bot folders or `cmd:COMMAND`");
     }
+    // --mirror plays every deal from each rotation of the seats: a deal
+    // left without its rotations would count in no deal pair.
+    let n_games = match args.mirror && sprt.is_none() {
+        true => {
+            let rounded = (n_games as usize).div_ceil(args.bots.len()) * args.bots.len();
+            if args.games.is_some() && rounded != n_games as usize {
+                eprintln!("--mirror: {n_games} game(s) become {rounded}, every deal from each of the {} seat rotations", args.bots.len());
+            }
+            rounded as u32
+        }
+        false => n_games,
+    };
     // Before any bot is built: a seat count the game does not take.
     if let Some(descriptor) = cairn_engine::descriptor(&args.game) {
         descriptor
@@ -211,21 +224,41 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
             ),
         }
     }
-    let beaten: Vec<String> = (0..n_seats)
+    let beaten: Vec<usize> = (0..n_seats)
         .filter(|&bot| {
             let totals = Totals::of(&result, bot);
             totals.games > 0 && totals.forfeits == totals.games
         })
-        .map(|bot| format!("`{}`", names[bot]))
         .collect();
-    if !beaten.is_empty() {
+    // The reason is named here: --quiet and --json print no rows to read it in.
+    for &bot in &beaten {
         eprintln!(
-            "error: {} forfeited every game (exit status 3); the reasons are in the rows above",
-            beaten.join(" and ")
+            "error: `{}` forfeited every game (exit status 3); its first forfeit: {}",
+            names[bot],
+            first_forfeit(&result, bot)
         );
+    }
+    if !beaten.is_empty() {
         return Ok(ExitCode::from(3));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `exit (exited with code 1)`: bot `bot`'s first forfeit.
+fn first_forfeit(result: &MatchResult, bot: usize) -> String {
+    result
+        .games
+        .iter()
+        .flat_map(|game| game.seats.iter())
+        .filter(|seat| seat.bot == bot)
+        .find_map(|seat| seat.forfeit.as_ref())
+        .map_or_else(String::new, |forfeit| {
+            format!(
+                "{} ({})",
+                forfeit.reason.as_str(),
+                escape::line(&forfeit.detail)
+            )
+        })
 }
 
 /// How many games one set of bot processes plays: one deal under an SPRT,
@@ -335,6 +368,25 @@ fn start_failures(
             true => format!("it runs in {folder}"),
             false => format!("it runs in {folder}, in the sandbox, which shows the system's programs and that folder only"),
         };
+        let hidden = match (
+            no_sandbox,
+            from_folders.get(index).copied().unwrap_or(false),
+        ) {
+            (false, false) => hidden_program(&bot.launch.command),
+            _ => None,
+        };
+        if let Some(program) = hidden {
+            let name = program
+                .file_name()
+                .map_or(String::new(), |name| name.to_string_lossy().into_owned());
+            lines.push(format!(
+                "bot `{}` could not start: `{}` is not in /usr/local/bin, /usr/bin or /bin, the only folders where the sandbox's `sh -c` looks for a `cmd:` command's program: put the command in a bot folder's cairn-bot.toml (`command = [\"{}\", ...]`; the sandbox shows the program it names) or pass --no-sandbox",
+                escape::line(&bot.name),
+                escape::line(&program.display().to_string()),
+                escape::line(&name)
+            ));
+            continue;
+        }
         let fix = match from_folders.get(index).copied().unwrap_or(false) {
             true => "fix `command` in its cairn-bot.toml",
             false => "check the command (a `cmd:` command runs through `sh -c`)",
@@ -346,6 +398,31 @@ fn start_failures(
         ));
     }
     lines
+}
+
+/// Where `sh -c` in the sandbox looks for a `cmd:` command's program (the
+/// runner's sandbox `PATH`).
+const SANDBOX_SEARCH_PATH: [&str; 3] = ["/usr/local/bin", "/usr/bin", "/bin"];
+
+/// The program a `cmd:` command (`sh -c 'exec COMMAND'`) starts, when the
+/// caller's `PATH` finds it where the sandbox's shell does not look
+/// (`cairn` from `~/.cargo/bin` or `target/debug`, a virtualenv's `python3`).
+fn hidden_program(command: &[String]) -> Option<PathBuf> {
+    let line = match command {
+        [shell, flag, line] if shell == "sh" && flag == "-c" => line,
+        _ => return None,
+    };
+    let first = line.split_whitespace().find(|word| *word != "exec")?;
+    if first.contains('/') {
+        return None;
+    }
+    let found = std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(first))
+        .find(|path| path.is_file())?;
+    let searched = SANDBOX_SEARCH_PATH
+        .iter()
+        .any(|dir| found.parent() == Some(Path::new(dir)));
+    (!searched).then_some(found)
 }
 
 /// Where sandboxed builds are kept, by content hash.
@@ -509,10 +586,10 @@ fn match_tables(spec: &MatchSpec, seed: u64, result: &MatchResult, quiet: bool) 
             format!("{per_decision:.3}"),
         ]);
     }
+    let variant = cairn_arena::store::variant_key(&spec.options);
     let mut out = format!(
-        "{} {:?}, {} game(s) from seed {}\n\n",
-        spec.game,
-        spec.options,
+        "{}, {} game(s) from seed {}\n\n",
+        escape::line(&crate::ratings::game_variant(&spec.game, &variant)),
         result.games.len(),
         seed
     );

@@ -91,6 +91,7 @@ pub fn columns_legend() -> String {
 /// The leaderboard as a table: the fitted rating and its 95% interval
 /// first (the order), then the live model's rating.
 pub fn leaderboard_table(board: &pb::Leaderboard) -> String {
+    let mut notes = Footnotes::default();
     if !board.solo.is_empty() {
         return solo_table(board);
     }
@@ -112,7 +113,7 @@ pub fn leaderboard_table(board: &pb::Leaderboard) -> String {
     // Weng-Lin ratings live around 25, Elo and Glicko-2 around 1500.
     let decimals = if board.model == "weng-lin" { 1 } else { 0 };
     for row in &board.rows {
-        let (fitted, interval) = fitted_cells(row.fitted.as_ref());
+        let (fitted, interval) = fitted_cells(row.fitted.as_ref(), &mut notes);
         table.row(vec![
             row.position.to_string(),
             format!("{}@{}", row.bot_name, row.version),
@@ -134,17 +135,57 @@ pub fn leaderboard_table(board: &pb::Leaderboard) -> String {
         ]);
     }
     format!(
-        "{} {}\nrating: {}\nlive: {}\n{}",
-        board.game,
-        board.variant,
+        "{}\nrating: {}\nlive: {}\n{}{}",
+        game_variant(&board.game, &board.variant),
         if board.rows.is_empty() {
             "no games yet".into()
         } else {
             fit_line(board.fit.as_ref())
         },
         board.model,
-        table.render()
+        table.render(),
+        notes.render()
     )
+}
+
+/// `schotten-totten` or `schotten-totten tactics=true`: a game and its
+/// variant, the empty variant (no options) left out.
+pub(crate) fn game_variant(game: &str, variant: &str) -> String {
+    match variant.is_empty() {
+        true => game.to_string(),
+        false => format!("{game} {variant}"),
+    }
+}
+
+/// Why fitted ratings are not identifiable, each reason written once under
+/// the table and referred to by number in its cells: the reasons are
+/// sentences, too long for a column.
+#[derive(Debug, Default)]
+pub(crate) struct Footnotes {
+    reasons: Vec<String>,
+}
+
+impl Footnotes {
+    /// The cell for a rating not identifiable for `reason`.
+    pub(crate) fn cell(&mut self, reason: &str) -> String {
+        let number = match self.reasons.iter().position(|known| known == reason) {
+            Some(index) => index + 1,
+            None => {
+                self.reasons.push(reason.to_string());
+                self.reasons.len()
+            }
+        };
+        format!("not identifiable [{number}]")
+    }
+
+    /// One line per reason, `[1] above every rated bot: ...`.
+    pub(crate) fn render(&self) -> String {
+        self.reasons
+            .iter()
+            .enumerate()
+            .map(|(index, reason)| format!("[{}] {reason}\n", index + 1))
+            .collect()
+    }
 }
 
 /// A solo leaderboard: mean score per deal with its 95% interval, the
@@ -179,9 +220,8 @@ fn solo_table(board: &pb::Leaderboard) -> String {
         ]);
     }
     format!(
-        "{} {} (solo: every bot on the same deals, ranked by mean score)\n{}",
-        board.game,
-        board.variant,
+        "{} (solo: every bot on the same deals, ranked by mean score)\n{}",
+        game_variant(&board.game, &board.variant),
         table.render()
     )
 }
@@ -210,12 +250,10 @@ fn fit_line(fit: Option<&pb::FitSummary>) -> String {
     )
 }
 
-fn fitted_cells(fitted: Option<&pb::FittedRating>) -> (String, String) {
+fn fitted_cells(fitted: Option<&pb::FittedRating>, notes: &mut Footnotes) -> (String, String) {
     match fitted {
         None => (String::new(), String::new()),
-        Some(fitted) if !fitted.identifiable => {
-            ("-".into(), format!("not identifiable: {}", fitted.reason))
-        }
+        Some(fitted) if !fitted.identifiable => ("-".into(), notes.cell(&fitted.reason)),
         Some(fitted) => (
             format!("{:.0}", fitted.rating),
             format!("[{}, {}]", bound(fitted.low), bound(fitted.high)),
@@ -267,5 +305,52 @@ fn fitted_json(fitted: &pb::FittedRating) -> Value {
         json!({"identifiable": true, "rating": fitted.rating, "ci95": [fitted.low, fitted.high]})
     } else {
         json!({"identifiable": false, "not_identifiable": fitted.not_identifiable, "reason": fitted.reason})
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unidentifiable(name: &str, reason: &str) -> pb::LeaderboardRow {
+        pb::LeaderboardRow {
+            position: 1,
+            bot_name: name.into(),
+            version: 1,
+            fitted: Some(pb::FittedRating {
+                identifiable: false,
+                reason: reason.into(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_reason_a_rating_is_not_identifiable_is_written_once_under_the_table() {
+        let board = pb::Leaderboard {
+            game: "schotten-totten".into(),
+            model: "glicko2".into(),
+            rows: vec![
+                unidentifiable("mcts", "above every rated bot"),
+                unidentifiable("greedy", "above every rated bot"),
+                unidentifiable("random", "below every rated bot"),
+            ],
+            ..Default::default()
+        };
+        let text = leaderboard_table(&board);
+        assert!(text.starts_with("schotten-totten\n"), "{text}");
+        assert_eq!(text.matches("above every rated bot").count(), 1, "{text}");
+        assert_eq!(text.matches("not identifiable [1]").count(), 2, "{text}");
+        assert!(text.ends_with("[1] above every rated bot\n[2] below every rated bot\n"));
+    }
+
+    #[test]
+    fn a_variant_follows_its_game_and_no_options_leave_no_trailing_space() {
+        assert_eq!(game_variant("bullfrogs", ""), "bullfrogs");
+        assert_eq!(
+            game_variant("bullfrogs", "solo=true"),
+            "bullfrogs solo=true"
+        );
     }
 }

@@ -13,7 +13,8 @@ pub struct RunnerArgs {
     /// The arena's address.
     #[arg(long, env = "CAIRN_ARENA", default_value = DEFAULT_ARENA)]
     arena: String,
-    /// The runner token the arena was started with.
+    /// A runner token: the one `cairn serve` was given or printed, or one
+    /// from `cairn runners add NAME`.
     #[arg(long, env = "CAIRN_RUNNER_TOKEN", hide_env_values = true)]
     token: String,
     /// Matches played at once.

@@ -56,6 +56,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             (false, Some(token)) if !token.is_empty() => Registration::admin_token(token),
             (false, _) => Registration::Closed,
         };
+        let closed = registration == Registration::Closed;
         let mut store = store
             .with_max_attempts(args.max_attempts)
             .with_registration(registration);
@@ -68,6 +69,9 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         let address = listener.local_addr()?;
         if given.is_none() {
             eprintln!("runner token (give it to `cairn runner --token`): {runner_token}");
+        }
+        if closed {
+            eprintln!("no owner can register: restart with --admin-token TOKEN (or CAIRN_ADMIN_TOKEN) for `cairn owner register`, or --open-registration");
         }
         // Tournaments whose planning a restart cut short are finished in
         // the background, in the same short chunks.

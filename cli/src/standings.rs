@@ -10,6 +10,7 @@ use tonic::transport::Channel;
 
 use crate::client::{connect, status_error, ArenaArgs};
 use crate::escape;
+use crate::ratings::{game_variant, Footnotes};
 use crate::table::Table;
 use crate::tournaments::{progress_json, progress_line, tournament_json};
 
@@ -49,11 +50,10 @@ pub async fn show(client: &mut Client, id: i64, json: bool) -> anyhow::Result<Ex
         String::new()
     };
     outln!(
-        "tournament {} · {}{rounds} · {} {} · seed {}",
+        "tournament {} · {}{rounds} · {} · seed {}",
         tournament.id,
         tournament.format,
-        tournament.game,
-        tournament.variant,
+        game_variant(&tournament.game, &tournament.variant),
         tournament.seed
     );
     outln!("{}", progress_line(&progress));
@@ -62,6 +62,11 @@ pub async fn show(client: &mut Client, id: i64, json: bool) -> anyhow::Result<Ex
     }
     if !status.bracket.is_empty() {
         print!("{}", bracket_text(&status.bracket));
+    }
+    if tournament.format == "round-robin" {
+        // A round robin's standings are its game's leaderboard.
+        outln!("standings: {}", ratings_command(&tournament));
+        return Ok(ExitCode::SUCCESS);
     }
     let mut table = Table::new(&[">#", "bot", ">score", ">games"]);
     for row in &status.standings {
@@ -161,6 +166,7 @@ fn settled(row: &pb::Standing, width: u32) -> bool {
 fn ladder_text(status: &pb::TournamentStatus) -> String {
     let tournament = status.tournament.clone().unwrap_or_default();
     let progress = status.progress.unwrap_or_default();
+    let mut notes = Footnotes::default();
     let mut table = Table::new(&[">#", "bot", ">rating", "95% CI", ">games", "state"]);
     for row in &status.standings {
         let (rating, interval) = match &row.rating {
@@ -172,7 +178,7 @@ fn ladder_text(status: &pb::TournamentStatus) -> String {
                     crate::ratings::bound(r.high)
                 ),
             ),
-            Some(r) => ("-".to_string(), format!("not identifiable: {}", r.reason)),
+            Some(r) => ("-".to_string(), notes.cell(&r.reason)),
             None => (String::new(), String::new()),
         };
         let state = if settled(row, tournament.ladder_width) {
@@ -192,14 +198,28 @@ fn ladder_text(status: &pb::TournamentStatus) -> String {
         ]);
     }
     format!(
-        "ladder {} · {} {} · until the 95% CI is at most {} Elo wide\n{}\n{}",
+        "ladder {} · {} · until the 95% CI is at most {} Elo wide\n{}\n{}{}",
         tournament.id,
-        tournament.game,
-        tournament.variant,
+        game_variant(&tournament.game, &tournament.variant),
         tournament.ladder_width,
         progress_line(&progress),
-        table.render()
+        table.render(),
+        notes.render()
     )
+}
+
+/// The `cairn ratings` command line for the tournament's game and variant.
+fn ratings_command(tournament: &pb::Tournament) -> String {
+    let mut options: Vec<(&String, &String)> = tournament.options.iter().collect();
+    options.sort();
+    let mut command = format!("cairn ratings --game {}", tournament.game);
+    for (key, value) in options {
+        command.push_str(&format!(
+            " --opt {}",
+            escape::line(&format!("{key}={value}"))
+        ));
+    }
+    command
 }
 
 fn entry_name(entry: Option<&pb::Entry>) -> String {
@@ -209,7 +229,7 @@ fn entry_name(entry: Option<&pb::Entry>) -> String {
     )
 }
 
-/// `sprt elo0=0 elo1=10 alpha=0.05 beta=0.05: llr 2.97 in [-2.94, 2.94] → h1 ...`
+/// `sprt elo0=0 elo1=10 alpha=0.05 beta=0.05: H1 accepted: ...; llr 2.97 (bounds -2.94 .. 2.94); ...`
 fn sprt_line(sprt: &pb::SprtState) -> String {
     let p = sprt.parameters.unwrap_or_default();
     let verdict = match sprt.verdict.as_str() {
@@ -219,7 +239,7 @@ fn sprt_line(sprt: &pb::SprtState) -> String {
     };
     let pairs: Vec<String> = sprt.pentanomial.iter().map(u64::to_string).collect();
     format!(
-        "sprt elo0={} elo1={} alpha={} beta={}: llr {:.2} within [{:.2}, {:.2}], {verdict}; deal pairs 0/½/1/1½/2: {}",
+        "sprt elo0={} elo1={} alpha={} beta={}: {verdict}; llr {:.2} (bounds {:.2} .. {:.2}); deal pairs 0/½/1/1½/2: {}",
         p.elo0,
         p.elo1,
         p.alpha,

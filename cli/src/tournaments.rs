@@ -39,12 +39,13 @@ pub enum TournamentCommand {
         /// bots in seeding order) or ladder (continuous, see --width).
         #[arg(long, default_value = "round-robin")]
         format: String,
-        /// Swiss: the number of rounds.
-        #[arg(long, default_value_t = 0)]
+        /// Swiss (required there): the number of rounds.
+        #[arg(long, default_value_t = 0, hide_default_value = true)]
         rounds: u32,
-        /// Ladder: new versions of bots that play the game join and play
-        /// until their 95% interval is at most this many Elo points wide.
-        #[arg(long, default_value_t = 0)]
+        /// Ladder (required there): new versions of bots that play the game
+        /// join and play until their 95% interval is at most this many Elo
+        /// points wide, e.g. 150.
+        #[arg(long, default_value_t = 0, hide_default_value = true)]
         width: u32,
         /// Gauntlet: a challenger, `name` or `name@N` (repeatable; entered
         /// if not among the bots).
@@ -178,11 +179,10 @@ pub fn run(command: TournamentCommand) -> anyhow::Result<ExitCode> {
                     outln!("{}", tournament_json(&created));
                 } else {
                     outln!(
-                        "created tournament {} ({} {} {}, {} bots)",
+                        "created tournament {} ({} {}, {} bots)",
                         created.id,
                         created.format,
-                        created.game,
-                        created.variant,
+                        crate::ratings::game_variant(&created.game, &created.variant),
                         created.entries.len()
                     );
                 }
@@ -245,10 +245,9 @@ async fn status(client: &mut Client, id: i64, json: bool) -> anyhow::Result<Exit
         return Ok(ExitCode::SUCCESS);
     }
     outln!(
-        "tournament {} · {} {} · seed {}",
+        "tournament {} · {} · seed {}",
         tournament.id,
-        tournament.game,
-        tournament.variant,
+        crate::ratings::game_variant(&tournament.game, &tournament.variant),
         tournament.seed
     );
     let names: Vec<String> = tournament
@@ -294,7 +293,7 @@ async fn list(client: &mut Client, json: bool) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let mut table = Table::new(&[
-        ">id", "game", "variant", ">bots", ">games", ">done", "state",
+        ">id", "format", "game", "variant", ">bots", ">games", ">done", "state",
     ]);
     for status in &tournaments {
         let (t, p) = (
@@ -308,6 +307,7 @@ async fn list(client: &mut Client, json: bool) -> anyhow::Result<ExitCode> {
         };
         table.row(vec![
             t.id.to_string(),
+            t.format,
             t.game,
             t.variant,
             t.entries.len().to_string(),
@@ -372,8 +372,14 @@ pub fn progress_bar(progress: &pb::TournamentProgress) -> String {
 }
 
 pub(crate) fn progress_line(p: &pb::TournamentProgress) -> String {
+    if p.cancelled {
+        // Dropped matches are closed, not played: only games count.
+        return format!(
+            "cancelled: {} of {} games played, the others dropped",
+            p.games_done, p.games_total
+        );
+    }
     let state = match (p.finished, p.matches_failed) {
-        _ if p.cancelled => "cancelled".to_string(),
         (true, 0) => "finished".to_string(),
         (true, 1) => "finished, 1 match failed".to_string(),
         (true, failed) => format!("finished, {failed} matches failed"),
@@ -416,6 +422,23 @@ mod tests {
         assert_eq!(
             progress_bar(&progress),
             format!("[{}{}]  50% 20/40 games", "#".repeat(15), "-".repeat(15))
+        );
+    }
+
+    #[test]
+    fn a_cancelled_tournament_counts_games_played_not_dropped_matches_as_done() {
+        let progress = pb::TournamentProgress {
+            games_total: 300,
+            games_done: 4,
+            matches_total: 6,
+            matches_done: 6,
+            finished: true,
+            cancelled: true,
+            ..Default::default()
+        };
+        assert_eq!(
+            progress_line(&progress),
+            "cancelled: 4 of 300 games played, the others dropped"
         );
     }
 }

@@ -84,3 +84,70 @@ fn a_build_says_when_it_starts_and_how_long_it_took() {
     assert!(starts < ends, "{stderr}");
     let _ = std::fs::remove_dir_all(scratch);
 }
+
+#[test]
+fn a_cmd_program_the_sandbox_cannot_see_is_named_with_the_way_out() {
+    // `cairn` itself, from a folder on PATH that is not a system folder
+    // (as `~/.cargo/bin` is): `sh -c` in the sandbox cannot find it.
+    let exe = Path::new(env!("CARGO_BIN_EXE_cairn"));
+    let path = format!("{}:/usr/bin:/bin", exe.parent().unwrap().display());
+    let output = Command::new(exe)
+        .args([
+            "play",
+            "--game",
+            "schotten-totten",
+            "--games",
+            "2",
+            "--quiet",
+            "sdk/python",
+            "cmd:cairn bot-run random",
+        ])
+        .current_dir(workspace())
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains(&format!("`{}` is not in /usr/local/bin", exe.display()))
+            && stderr.contains("cairn-bot.toml")
+            && stderr.contains("--no-sandbox"),
+        "{stderr}"
+    );
+    // --quiet prints no rows: the reason is on the exit line itself.
+    assert!(
+        stderr.contains(
+            "`cairn bot-run random` forfeited every game (exit status 3); its first forfeit: start_failed"
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn bot_add_of_a_missing_folder_or_one_without_a_manifest_says_what_a_bot_is() {
+    let add = |folder: &str| {
+        let output = cairn(&[
+            "bot",
+            "add",
+            folder,
+            "--arena",
+            "http://127.0.0.1:1",
+            "--token",
+            "t",
+        ]);
+        assert_eq!(output.status.code(), Some(2), "{folder}");
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let missing = add("sdk/pyton");
+    assert_eq!(
+        missing.trim_end(),
+        "error: no such bot folder `sdk/pyton`: a bot is a folder holding cairn-bot.toml (see sdk/PROTOCOL.md)"
+    );
+    let a_file = add("sdk/python/random_bot.py");
+    assert!(a_file.contains("no such bot folder"), "{a_file}");
+    let no_manifest = add("sdk");
+    assert_eq!(
+        no_manifest.trim_end(),
+        "error: bot folder `sdk` has no cairn-bot.toml (see sdk/PROTOCOL.md)"
+    );
+}

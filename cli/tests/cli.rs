@@ -179,6 +179,32 @@ fn mirror_plays_each_deal_from_both_seats() {
 }
 
 #[test]
+fn mirror_rounds_the_games_up_so_no_deal_is_left_without_its_mirror() {
+    let output = cairn(&[
+        "play",
+        "--game",
+        "schotten-totten",
+        "--games",
+        "3",
+        "--mirror",
+        "--json",
+        &bundled("random"),
+        &bundled("first"),
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(stderr.contains("--mirror: 3 game(s) become 4"), "{stderr}");
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let seeds: Vec<u64> = report["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["seed"].as_u64().unwrap())
+        .collect();
+    assert_eq!(seeds, vec![1, 1, 2, 2]);
+}
+
+#[test]
 fn doctor_lists_every_sandbox_layer_with_a_verdict_that_matches_its_exit_code() {
     let output = cairn(&["doctor"]);
     let text = String::from_utf8_lossy(&output.stdout);

@@ -107,6 +107,12 @@ fn an_owner_adds_bots_runs_a_tournament_and_reads_ratings_matches_and_replays_fr
         true
     );
     assert!(text_of(&["tournament", "list", "--arena", address]).contains("finished"));
+    // A round robin's standings are its leaderboard: show names the command.
+    let shown = text_of(&["tournament", "show", &id, "--arena", address]);
+    assert!(
+        shown.contains("standings: cairn ratings --game schotten-totten --opt tactics=true"),
+        "{shown}"
+    );
     let board = json_of(&[
         "ratings",
         "--game",

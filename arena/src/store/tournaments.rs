@@ -279,14 +279,16 @@ impl Store {
             return Err(ArenaError::invalid("a width belongs to a ladder"));
         }
         if asked.rounds != 0 && !matches!(format, Format::Swiss { .. }) {
-            return Err(ArenaError::invalid("rounds belong to a swiss tournament"));
+            return Err(ArenaError::invalid(
+                "--rounds belongs to a swiss tournament (--format swiss)",
+            ));
         }
         if asked.sprt.is_some() {
             let one_challenger =
                 matches!(&format, Format::Gauntlet { challengers } if challengers.len() == 1);
             if !one_challenger || request.seats_per_game != 2 {
                 return Err(ArenaError::invalid(
-                    "an sprt belongs to a gauntlet of one challenger at tables of 2",
+                    "an sprt belongs to a gauntlet of one challenger at tables of 2 (--format gauntlet --challenger BOT)",
                 ));
             }
         }
@@ -308,7 +310,7 @@ impl Store {
             }
             if self.bot_is_deleted(&version.bot_name).await? {
                 return Err(ArenaError::invalid(format!(
-                    "bot `{}` has been deleted",
+                    "bot `{}` has been deleted (its owner brings it back with `cairn bot add`)",
                     version.bot_name
                 )));
             }

@@ -93,8 +93,14 @@ impl SprtState {
 
     pub fn line(&self) -> String {
         let decision = match self.verdict {
-            Verdict::AcceptH0 => format!("H0 accepted (not elo1 = {} stronger)", self.sprt.elo1),
-            Verdict::AcceptH1 => format!("H1 accepted (elo1 = {} holds)", self.sprt.elo1),
+            Verdict::AcceptH0 => format!(
+                "H0 accepted: the first bot is not {} Elo stronger (elo0 = {} fits better)",
+                self.sprt.elo1, self.sprt.elo0
+            ),
+            Verdict::AcceptH1 => format!(
+                "H1 accepted: the first bot is stronger (elo1 = {} fits better than elo0 = {})",
+                self.sprt.elo1, self.sprt.elo0
+            ),
             Verdict::Continue => "no decision yet".to_string(),
         };
         format!(

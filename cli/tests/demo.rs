@@ -1,0 +1,70 @@
+//! `cairn demo`, the README's first command, end to end at its smallest
+//! size: a real arena, runner and bundled bots in a temporary folder. It
+//! must exit 0 and print a rated leaderboard for every game of the engine.
+
+use std::process::Command;
+
+#[test]
+fn the_demo_prints_a_rated_leaderboard_for_every_game_of_the_engine() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .args(["demo", "--games-per-pairing", "2", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "the demo failed ({}):\n{stdout}\n{stderr}",
+        output.status
+    );
+    let lines: Vec<&str> = stdout.lines().collect();
+    for game in cairn_engine::GAMES {
+        let descriptor = game.descriptor;
+        let (heading, table) = leaderboard_of(&lines, descriptor.id)
+            .unwrap_or_else(|| panic!("no leaderboard of {}:\n{stdout}", descriptor.id));
+        assert!(
+            heading.starts_with(descriptor.name),
+            "the leaderboard of {} is headed `{heading}`",
+            descriptor.id
+        );
+        assert!(
+            table.len() >= 2,
+            "the leaderboard of {} rates no bot:\n{stdout}",
+            descriptor.id
+        );
+        assert!(
+            table.iter().skip(1).all(|row| row.contains("@1")),
+            "a row of the leaderboard of {} names no bot version:\n{stdout}",
+            descriptor.id
+        );
+    }
+    assert!(
+        stdout.contains("columns: rating is fitted"),
+        "the columns are not explained:\n{stdout}"
+    );
+}
+
+/// The heading line, then the table (its header and one row per bot, each
+/// starting with its position) of the first leaderboard of `game`: the
+/// heading, the line naming the game id, two lines on the fits, the table,
+/// then footnotes.
+fn leaderboard_of<'a>(lines: &[&'a str], game: &str) -> Option<(&'a str, Vec<&'a str>)> {
+    let at = lines
+        .iter()
+        .position(|line| line.split_whitespace().next() == Some(game))?;
+    let heading = *lines.get(at.checked_sub(1)?)?;
+    let mut table = lines[at + 1..]
+        .iter()
+        .skip_while(|line| !line.starts_with("#  bot"))
+        .copied();
+    let header = table.next()?;
+    let rows = table.take_while(|line| {
+        line.split_whitespace()
+            .next()
+            .is_some_and(|position| position.parse::<u32>().is_ok())
+    });
+    let table: Vec<&str> = std::iter::once(header).chain(rows).collect();
+    Some((heading, table))
+}
