@@ -8,7 +8,6 @@ mod arena_support;
 
 use arena_support::*;
 use cairn_arena::testkit::played_game_report;
-use cairn_arena::verify::PlannedGame;
 use cairn_proto::arena::v1 as pb;
 use tonic::Code;
 
@@ -37,35 +36,7 @@ fn read(arena: &Arena, args: &[&str]) -> (bool, String, String) {
 }
 
 fn report(lease: &pb::MatchLease, index: usize) -> pb::ReportGameRequest {
-    let leased = &lease.games[index];
-    let planned = PlannedGame {
-        game: lease.game.clone(),
-        options: lease.options.clone(),
-        game_index: leased.game_index,
-        seed: leased.seed,
-        seats: lease.seats.iter().map(|seat| seat.bot_version_id).collect(),
-    };
-    let honest = played_game_report(&planned);
-    pb::ReportGameRequest {
-        match_id: lease.match_id,
-        lease_generation: lease.lease_generation,
-        game: Some(pb::GameResult {
-            game_index: honest.game_index,
-            seats: honest
-                .seats
-                .iter()
-                .map(|seat| pb::SeatResult {
-                    bot_version_id: seat.bot_version_id,
-                    score: seat.score,
-                    rank: seat.rank,
-                    forfeit: None,
-                    stderr_tail: Vec::new(),
-                })
-                .collect(),
-            replay: honest.replay.clone(),
-            end_reason: pb::EndReason::from(honest.ended_by) as i32,
-        }),
-    }
+    report_to_wire(lease, &played_game_report(&planned_game(lease, index)))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

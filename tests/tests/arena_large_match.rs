@@ -14,49 +14,12 @@ mod arena_support;
 
 use arena_support::*;
 use cairn_arena::testkit::played_game_report;
-use cairn_arena::verify::PlannedGame;
 use cairn_proto::arena::v1 as pb;
 use tonic::Code;
 
 /// The arena's cap on one runner message in this test.
 const CAP: usize = 32 * 1024;
 const GAMES_PER_MATCH: u32 = 60;
-
-fn to_wire(
-    lease: &pb::MatchLease,
-    report: &cairn_arena::store::GameReport,
-) -> pb::ReportGameRequest {
-    pb::ReportGameRequest {
-        match_id: lease.match_id,
-        lease_generation: lease.lease_generation,
-        game: Some(pb::GameResult {
-            game_index: report.game_index,
-            seats: report
-                .seats
-                .iter()
-                .map(|seat| pb::SeatResult {
-                    bot_version_id: seat.bot_version_id,
-                    score: seat.score,
-                    rank: seat.rank,
-                    forfeit: None,
-                    stderr_tail: Vec::new(),
-                })
-                .collect(),
-            replay: report.replay.clone(),
-            end_reason: pb::EndReason::from(report.ended_by) as i32,
-        }),
-    }
-}
-
-fn planned(lease: &pb::MatchLease, game: usize) -> PlannedGame {
-    PlannedGame {
-        game: lease.game.clone(),
-        options: lease.options.clone(),
-        game_index: lease.games[game].game_index,
-        seed: lease.games[game].seed,
-        seats: lease.seats.iter().map(|seat| seat.bot_version_id).collect(),
-    }
-}
 
 async fn progress(arena: &Arena, tournament_id: i64) -> pb::TournamentProgress {
     arena
@@ -104,12 +67,12 @@ async fn a_match_larger_than_a_message_is_reported_game_by_game_and_an_oversized
         .lease
         .unwrap();
     assert_eq!(lease.games.len(), GAMES_PER_MATCH as usize);
-    let first = to_wire(&lease, &played_game_report(&planned(&lease, 0)));
+    let first = report_to_wire(&lease, &played_game_report(&planned_game(&lease, 0)));
     broken
         .report_game(authorized(first.clone(), RUNNER_TOKEN))
         .await
         .unwrap();
-    let mut oversized = to_wire(&lease, &played_game_report(&planned(&lease, 1)));
+    let mut oversized = report_to_wire(&lease, &played_game_report(&planned_game(&lease, 1)));
     oversized.game.as_mut().unwrap().replay = vec![b' '; CAP + 1];
     let refused = broken
         .report_game(authorized(oversized, RUNNER_TOKEN))

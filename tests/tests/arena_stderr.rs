@@ -7,7 +7,6 @@ mod arena_support;
 
 use arena_support::*;
 use cairn_arena::testkit::played_game_report;
-use cairn_arena::verify::PlannedGame;
 use cairn_proto::arena::v1 as pb;
 use cairn_tests::workspace_root;
 use tonic::Code;
@@ -121,35 +120,17 @@ async fn an_oversized_stderr_tail_is_refused_and_invalid_utf8_is_kept_as_text() 
         .into_inner()
         .lease
         .unwrap();
-    let planned = PlannedGame {
-        game: lease.game.clone(),
-        options: lease.options.clone(),
-        game_index: lease.games[0].game_index,
-        seed: lease.games[0].seed,
-        seats: lease.seats.iter().map(|seat| seat.bot_version_id).collect(),
-    };
+    let planned = planned_game(&lease, 0);
     let honest = played_game_report(&planned);
-    let report = |tails: [Vec<u8>; 2]| pb::ReportGameRequest {
-        match_id: lease.match_id,
-        lease_generation: lease.lease_generation,
-        game: Some(pb::GameResult {
-            game_index: honest.game_index,
-            seats: honest
-                .seats
-                .iter()
-                .zip(tails)
-                .map(|(seat, stderr_tail)| pb::SeatResult {
-                    bot_version_id: seat.bot_version_id,
-                    score: seat.score,
-                    rank: seat.rank,
-                    forfeit: None,
-                    stderr_tail,
-                })
-                .collect(),
-            replay: honest.replay.clone(),
-            end_reason: pb::EndReason::from(honest.ended_by) as i32,
-        }),
+    let report = |tails: [Vec<u8>; 2]| {
+        let mut request = report_to_wire(&lease, &honest);
+        let seats = &mut request.game.as_mut().expect("a game").seats;
+        for (seat, tail) in seats.iter_mut().zip(tails) {
+            seat.stderr_tail = tail;
+        }
+        request
     };
+
     let oversized = vec![b'x'; cairn_proto::STDERR_TAIL_CAP + 1];
     let refused = runners
         .report_game(authorized(report([Vec::new(), oversized]), RUNNER_TOKEN))

@@ -19,7 +19,6 @@ mod arena_support;
 
 use arena_support::*;
 use cairn_arena::testkit::played_game_report;
-use cairn_arena::verify::PlannedGame;
 use cairn_proto::arena::v1 as pb;
 use tonic::Code;
 
@@ -110,34 +109,10 @@ async fn reports_that_do_not_follow_from_their_replay_are_refused_and_write_noth
         .into_inner()
         .lease
         .unwrap();
-    let planned = PlannedGame {
-        game: lease.game.clone(),
-        options: lease.options.clone(),
-        game_index: lease.games[0].game_index,
-        seed: lease.games[0].seed,
-        seats: lease.seats.iter().map(|seat| seat.bot_version_id).collect(),
-    };
+    let planned = planned_game(&lease, 0);
     let honest = played_game_report(&planned);
-    let to_wire = |report: &cairn_arena::store::GameReport| pb::ReportGameRequest {
-        match_id: lease.match_id,
-        lease_generation: lease.lease_generation,
-        game: Some(pb::GameResult {
-            game_index: report.game_index,
-            seats: report
-                .seats
-                .iter()
-                .map(|seat| pb::SeatResult {
-                    bot_version_id: seat.bot_version_id,
-                    score: seat.score,
-                    rank: seat.rank,
-                    forfeit: None,
-                    stderr_tail: Vec::new(),
-                })
-                .collect(),
-            replay: report.replay.clone(),
-            end_reason: pb::EndReason::from(report.ended_by) as i32,
-        }),
-    };
+    let to_wire = |report: &cairn_arena::store::GameReport| report_to_wire(&lease, report);
+
     let mut attacks: Vec<(&str, pb::ReportGameRequest)> = Vec::new();
     let mut garbage = to_wire(&honest);
     garbage.game.as_mut().unwrap().replay =

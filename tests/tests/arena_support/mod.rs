@@ -381,3 +381,41 @@ pub async fn leaderboard(arena: &Arena, game: &str) -> pb::Leaderboard {
         .unwrap()
         .into_inner()
 }
+
+/// Game `game` of a lease as the arena planned it (for honest reports).
+pub fn planned_game(lease: &pb::MatchLease, game: usize) -> cairn_arena::verify::PlannedGame {
+    cairn_arena::verify::PlannedGame {
+        game: lease.game.clone(),
+        options: lease.options.clone(),
+        game_index: lease.games[game].game_index,
+        seed: lease.games[game].seed,
+        seats: lease.seats.iter().map(|seat| seat.bot_version_id).collect(),
+    }
+}
+
+/// `report` as a runner sends it for `lease` (no forfeits, no stderr).
+pub fn report_to_wire(
+    lease: &pb::MatchLease,
+    report: &cairn_arena::store::GameReport,
+) -> pb::ReportGameRequest {
+    pb::ReportGameRequest {
+        match_id: lease.match_id,
+        lease_generation: lease.lease_generation,
+        game: Some(pb::GameResult {
+            game_index: report.game_index,
+            seats: report
+                .seats
+                .iter()
+                .map(|seat| pb::SeatResult {
+                    bot_version_id: seat.bot_version_id,
+                    score: seat.score,
+                    rank: seat.rank,
+                    forfeit: None,
+                    stderr_tail: Vec::new(),
+                })
+                .collect(),
+            replay: report.replay.clone(),
+            end_reason: pb::EndReason::from(report.ended_by) as i32,
+        }),
+    }
+}
