@@ -87,6 +87,8 @@ pub struct PlayedMatch {
     /// Entry indices by seat.
     pub seats: Vec<usize>,
     pub games: Vec<PlayedGame>,
+    /// Over: played out or given up (not queued, in play or cancelled).
+    pub finished: bool,
 }
 
 /// What a format does once every planned match is finished.

@@ -104,16 +104,17 @@ pub(crate) async fn history(
     connection: &mut SqliteConnection,
     tournament_id: i64,
 ) -> Result<Vec<PlayedMatch>, ArenaError> {
-    let seats: Vec<(i64, i64, i64)> = sqlx::query_as(
-        "SELECT m.id, m.round, e.entry_index FROM matches m JOIN seats s ON s.match_id = m.id \
+    let seats: Vec<(i64, i64, bool, i64)> = sqlx::query_as(
+        "SELECT m.id, m.round, m.status = 'done' AND m.failure IS NOT ?, e.entry_index FROM matches m JOIN seats s ON s.match_id = m.id \
          JOIN tournament_entries e ON e.tournament_id = m.tournament_id AND e.bot_version_id = s.bot_version_id \
          WHERE m.tournament_id = ? ORDER BY m.id, s.seat",
     )
+    .bind(super::cancel::CANCELLED)
     .bind(tournament_id)
     .fetch_all(&mut *connection)
     .await?;
     let mut matches: Vec<(i64, PlayedMatch)> = Vec::new();
-    for (match_id, round, entry) in seats {
+    for (match_id, round, finished, entry) in seats {
         if matches.last().is_none_or(|(id, _)| *id != match_id) {
             matches.push((
                 match_id,
@@ -121,6 +122,7 @@ pub(crate) async fn history(
                     round: round as usize,
                     seats: Vec::new(),
                     games: Vec::new(),
+                    finished,
                 },
             ));
         }

@@ -408,3 +408,217 @@ async fn migration_0005_keeps_every_tournament_and_what_refers_to_it() {
     .await;
     assert!(empty_table.is_err());
 }
+
+/// The matches of a tournament as rows.
+async fn matches_of(store: &Store, tournament_id: i64) -> i64 {
+    sqlx::query_scalar("SELECT COUNT(*) FROM matches WHERE tournament_id = ?")
+        .bind(tournament_id)
+        .fetch_one(store.pool())
+        .await
+        .unwrap()
+}
+
+/// Plays `n` matches of whatever is queued, the stronger bot winning.
+async fn play_n(store: &Store, runner: &Runner, n: usize, strength: impl Fn(i64) -> i64) {
+    for _ in 0..n {
+        let lease = store.lease_match(runner, LEASE_MS).await.unwrap().unwrap();
+        let report = report_by_strength(&lease, &strength);
+        store.report_result(runner, &report).await.unwrap();
+    }
+}
+
+/// Cancels tournament `id` with one match in play (one game of it
+/// recorded) and checks what a careless owner and a late runner meet:
+/// nothing planned or leased afterwards, late reports, heartbeats and
+/// give-backs refused with the cancel's own message, totals that add up,
+/// standings still readable. Returns the standings.
+async fn cancel_with_one_in_play(
+    store: &Store,
+    owner: &Owner,
+    runner: &Runner,
+    id: i64,
+) -> TournamentStandings {
+    let lease = store.lease_match(runner, LEASE_MS).await.unwrap().unwrap();
+    let report = report_by_strength(&lease, |id| id);
+    store
+        .report_game(
+            runner,
+            lease.match_id,
+            lease.lease_generation,
+            &report.games[0],
+        )
+        .await
+        .unwrap();
+    let written = matches_of(store, id).await;
+    assert!(store.cancel_tournament(owner, id).await.unwrap() > 0);
+    assert_eq!(store.cancel_tournament(owner, id).await.unwrap(), 0);
+    let refused = |error: ArenaError| match error {
+        ArenaError::FailedPrecondition(message) => {
+            assert!(message.contains("cancelled"), "{message}")
+        }
+        other => panic!("refused with {other:?}"),
+    };
+    refused(store.report_result(runner, &report).await.unwrap_err());
+    refused(
+        store
+            .heartbeat(runner, lease.match_id, lease.lease_generation, LEASE_MS)
+            .await
+            .unwrap_err(),
+    );
+    refused(
+        store
+            .give_back_match(runner, lease.match_id, lease.lease_generation, "late")
+            .await
+            .unwrap_err(),
+    );
+    let (other, _) = store.register_runner("late").await.unwrap();
+    assert!(store.lease_match(&other, LEASE_MS).await.unwrap().is_none());
+    // A match finishing the round after the cancel (the step the last
+    // result runs) plans nothing more.
+    let mut tx = store.begin_write().await.unwrap();
+    super::after_match_done(&mut tx, lease.match_id)
+        .await
+        .unwrap();
+    tx.commit().await.unwrap();
+    assert_eq!(matches_of(store, id).await, written);
+    let progress = store.tournament_progress(id).await.unwrap();
+    assert!(progress.cancelled && progress.finished(), "{progress:?}");
+    assert_eq!(progress.matches_total, written);
+    assert_eq!((progress.matches_queued, progress.matches_leased), (0, 0));
+    let games: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM games g JOIN matches m ON m.id = g.match_id WHERE m.tournament_id = ?",
+    )
+    .bind(id)
+    .fetch_one(store.pool())
+    .await
+    .unwrap();
+    assert_eq!(progress.games_total, games, "{progress:?}");
+    assert!(progress.games_done < progress.games_total, "{progress:?}");
+    store.tournament_standings(id).await.unwrap()
+}
+
+#[tokio::test]
+async fn a_cancelled_swiss_plans_no_later_round_and_keeps_its_standings() {
+    let test = test_store().await;
+    let owner = owner_with_bots(&test.store, "ada", &SIX).await;
+    let request = with_format(
+        duel(&SIX, 4),
+        FormatRequest {
+            name: "swiss".into(),
+            rounds: 3,
+            ..Default::default()
+        },
+    );
+    let swiss = test
+        .store
+        .create_tournament(&owner, &request)
+        .await
+        .unwrap();
+    let (runner, _) = test.store.register_runner("r1").await.unwrap();
+    // Round one (six matches), then round two is planned.
+    play_n(&test.store, &runner, 6, |id| id).await;
+    assert_eq!(matches_of(&test.store, swiss.id).await, 12);
+    let standings = cancel_with_one_in_play(&test.store, &owner, &runner, swiss.id).await;
+    assert_eq!(standings.standings.len(), 6);
+    // Round one counted: the winners of its three tables lead with a point.
+    assert_eq!(standings.standings[0].score, 1.0);
+}
+
+#[tokio::test]
+async fn a_cancelled_knockout_shows_its_bracket_with_the_cancelled_ties_undecided() {
+    let test = test_store().await;
+    let owner = owner_with_bots(&test.store, "ada", &SIX[..4]).await;
+    let request = with_format(
+        duel(&SIX[..4], 4),
+        FormatRequest {
+            name: "knockout".into(),
+            ..Default::default()
+        },
+    );
+    let knockout = test
+        .store
+        .create_tournament(&owner, &request)
+        .await
+        .unwrap();
+    let (runner, _) = test.store.register_runner("r1").await.unwrap();
+    // Two semi-finals of two rotations: three matches played, one in play.
+    play_n(&test.store, &runner, 3, |id| id).await;
+    let standings = cancel_with_one_in_play(&test.store, &owner, &runner, knockout.id).await;
+    assert_eq!(standings.bracket.len(), 1, "{:?}", standings.bracket);
+    let winners: Vec<Option<usize>> = standings.bracket[0].iter().map(|t| t.winner).collect();
+    assert_eq!(
+        winners.iter().filter(|w| w.is_none()).count(),
+        1,
+        "{winners:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_cancelled_sprt_gauntlet_keeps_its_ratio_undecided() {
+    let test = test_store().await;
+    let owner = owner_with_bots(&test.store, "ada", &SIX).await;
+    let request = with_format(
+        duel(&SIX, 20),
+        FormatRequest {
+            name: "gauntlet".into(),
+            challengers: vec!["f".into()],
+            sprt: Some(Sprt::new(0.0, 50.0, 0.05, 0.05).unwrap()),
+            ..Default::default()
+        },
+    );
+    let gauntlet = test
+        .store
+        .create_tournament(&owner, &request)
+        .await
+        .unwrap();
+    let (runner, _) = test.store.register_runner("r1").await.unwrap();
+    // Both rotations against `a`: ten deal pairs, the challenger wins half.
+    play_n(&test.store, &runner, 2, |id| if id == 1 { 10 } else { id }).await;
+    let before = test
+        .store
+        .tournament(gauntlet.id)
+        .await
+        .unwrap()
+        .sprt
+        .unwrap();
+    cancel_with_one_in_play(&test.store, &owner, &runner, gauntlet.id).await;
+    let after = test
+        .store
+        .tournament(gauntlet.id)
+        .await
+        .unwrap()
+        .sprt
+        .unwrap();
+    assert_eq!(after.verdict, None, "{after:?}");
+    assert_eq!(after.llr, before.llr);
+    assert_eq!(after.pairs.iter().sum::<u64>(), 10, "{after:?}");
+}
+
+#[tokio::test]
+async fn a_cancelled_ladder_takes_no_new_version_and_plans_nothing() {
+    let test = test_store().await;
+    let owner = owner_with_bots(&test.store, "ada", &SIX[..3]).await;
+    let request = with_format(
+        duel(&SIX[..3], 4),
+        FormatRequest {
+            name: "ladder".into(),
+            width: 100,
+            ..Default::default()
+        },
+    );
+    let ladder = test
+        .store
+        .create_tournament(&owner, &request)
+        .await
+        .unwrap();
+    let (runner, _) = test.store.register_runner("r1").await.unwrap();
+    let standings = cancel_with_one_in_play(&test.store, &owner, &runner, ladder.id).await;
+    assert_eq!(standings.standings.len(), 3);
+    let added = test
+        .store
+        .submit_bot_version(&owner, &crate::testkit::bot_archive("newcomer", 1))
+        .await
+        .unwrap();
+    assert_eq!(test.store.enter_ladders(added.version.id).await.unwrap(), 0);
+    assert_eq!(count(&test.store, "tournament_entries").await, 3);
+}
