@@ -15,7 +15,7 @@ use sqlx::SqliteConnection;
 use super::planning::{insert_games, insert_match};
 use crate::error::ArenaError;
 use crate::format::{
-    deal_pairs, first_round, next_round, Format, FormatSpec, Next, PlayedGame, PlayedMatch,
+    deal_pairs, first_round, next_round_without, Format, FormatSpec, Next, PlayedGame, PlayedMatch,
 };
 use crate::stats::{Outcomes, Sprt, Verdict};
 
@@ -224,7 +224,24 @@ async fn advance(
     if unfinished > 0 || !planning_done || cancelled {
         return Ok(());
     }
-    match next_round(&stored.spec, history)? {
+    // RULING (ours): a deleted bot's versions are withdrawn from ladders
+    // (an open-ended ladder would schedule them for ever); a Swiss or a
+    // knockout plays its field out (see `Store::delete_bot`).
+    let withdrawn: Vec<usize> = if matches!(stored.spec.format, Format::Ladder { .. }) {
+        sqlx::query_scalar::<_, i64>(
+            "SELECT e.entry_index FROM tournament_entries e JOIN bot_versions v ON v.id = e.bot_version_id \
+             JOIN bots b ON b.id = v.bot_id WHERE e.tournament_id = ? AND b.deleted_at IS NOT NULL",
+        )
+        .bind(tournament_id)
+        .fetch_all(&mut *tx)
+        .await?
+        .into_iter()
+        .filter_map(|entry| usize::try_from(entry).ok())
+        .collect()
+    } else {
+        Vec::new()
+    };
+    match next_round_without(&stored.spec, history, &withdrawn)? {
         Next::Round(planned) => {
             let round = history.iter().map(|m| m.round + 1).max().unwrap_or(0);
             let entries: Vec<i64> = sqlx::query_scalar(
@@ -438,15 +455,21 @@ impl super::Store {
                 continue;
             }
             let mut tx = self.begin_write().await?;
-            sqlx::query(
+            // Checked again in the transaction: a ladder cancelled since
+            // the list was read takes no one.
+            let entered = sqlx::query(
                 "INSERT INTO tournament_entries (tournament_id, entry_index, bot_version_id) \
-                 SELECT ?, COUNT(*), ? FROM tournament_entries WHERE tournament_id = ?",
+                 SELECT t.id, (SELECT COUNT(*) FROM tournament_entries e WHERE e.tournament_id = t.id), ? \
+                 FROM tournaments t WHERE t.id = ? AND t.cancelled_at IS NULL",
             )
-            .bind(tournament_id)
             .bind(bot_version_id)
             .bind(tournament_id)
             .execute(&mut *tx)
-            .await?;
+            .await?
+            .rows_affected();
+            if entered == 0 {
+                continue;
+            }
             let stored = stored_format(&mut tx, tournament_id).await?;
             let history = history(&mut tx, tournament_id).await?;
             advance(&mut tx, tournament_id, &stored, &history).await?;

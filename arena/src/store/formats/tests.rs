@@ -622,3 +622,124 @@ async fn a_cancelled_ladder_takes_no_new_version_and_plans_nothing() {
     assert_eq!(test.store.enter_ladders(added.version.id).await.unwrap(), 0);
     assert_eq!(count(&test.store, "tournament_entries").await, 3);
 }
+
+/// The bot version ids seated in matches after `after_match_id`.
+async fn seated_after(store: &Store, tournament_id: i64, after_match_id: i64) -> Vec<i64> {
+    sqlx::query_scalar(
+        "SELECT DISTINCT s.bot_version_id FROM seats s JOIN matches m ON m.id = s.match_id \
+         WHERE m.tournament_id = ? AND m.id > ? ORDER BY 1",
+    )
+    .bind(tournament_id)
+    .bind(after_match_id)
+    .fetch_all(store.pool())
+    .await
+    .unwrap()
+}
+
+async fn last_match_id(store: &Store) -> i64 {
+    sqlx::query_scalar("SELECT COALESCE(MAX(id), 0) FROM matches")
+        .fetch_one(store.pool())
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_ladder_schedules_a_deleted_bot_no_more_and_still_settles() {
+    let test = test_store().await;
+    let owner = owner_with_bots(&test.store, "ada", &SIX[..3]).await;
+    let request = with_format(
+        duel(&SIX[..3], 8),
+        FormatRequest {
+            name: "ladder".into(),
+            width: 400,
+            ..Default::default()
+        },
+    );
+    let ladder = test
+        .store
+        .create_tournament(&owner, &request)
+        .await
+        .unwrap();
+    let (runner, _) = test.store.register_runner("r1").await.unwrap();
+    // The first round leaves one bot out (no game, the widest interval:
+    // the next round's first pick); that bot is deleted.
+    let first = seated_after(&test.store, ladder.id, 0).await;
+    let out = (1..=3).find(|id| !first.contains(id)).unwrap();
+    for _ in 0..matches_of(&test.store, ladder.id).await {
+        let lease = test
+            .store
+            .lease_match(&runner, LEASE_MS)
+            .await
+            .unwrap()
+            .unwrap();
+        let report = report_by_strength(&lease, |id| luck(lease.match_id, id));
+        test.store.report_result(&runner, &report).await.unwrap();
+    }
+    let deleted_at = last_match_id(&test.store).await;
+    let name = SIX[out as usize - 1];
+    test.store.delete_bot(&owner, name).await.unwrap();
+    let played = play_with(&test.store, &runner, luck).await;
+    assert!(played > 0);
+    let seated = seated_after(&test.store, ladder.id, deleted_at).await;
+    assert_eq!(seated, first, "after {played} matches");
+    let progress = test.store.tournament_progress(ladder.id).await.unwrap();
+    assert!(progress.finished(), "{progress:?}");
+    // Its games stay in the standings.
+    let standings = test.store.tournament_standings(ladder.id).await.unwrap();
+    assert!(standings
+        .standings
+        .iter()
+        .any(|row| row.entry == 0 && row.games > 0));
+}
+
+#[tokio::test]
+async fn a_knockout_and_a_swiss_play_their_field_out_when_a_bot_is_deleted() {
+    let test = test_store().await;
+    let owner = owner_with_bots(&test.store, "ada", &SIX[..4]).await;
+    let knockout = with_format(
+        duel(&SIX[..4], 4),
+        FormatRequest {
+            name: "knockout".into(),
+            ..Default::default()
+        },
+    );
+    let swiss = with_format(
+        duel(&SIX[..4], 4),
+        FormatRequest {
+            name: "swiss".into(),
+            rounds: 2,
+            ..Default::default()
+        },
+    );
+    let knockout = test
+        .store
+        .create_tournament(&owner, &knockout)
+        .await
+        .unwrap();
+    let swiss = test.store.create_tournament(&owner, &swiss).await.unwrap();
+    let (runner, _) = test.store.register_runner("r1").await.unwrap();
+    play_n(&test.store, &runner, 1, |id| id).await;
+    // The strongest, `d`, is deleted mid-way: it still plays and wins.
+    test.store.delete_bot(&owner, "d").await.unwrap();
+    assert!(play_with(&test.store, &runner, |_, id| id).await > 0);
+    for id in [knockout.id, swiss.id] {
+        let progress = test.store.tournament_progress(id).await.unwrap();
+        assert!(
+            progress.finished() && progress.matches_failed == 0,
+            "{progress:?}"
+        );
+    }
+    let bracket = test
+        .store
+        .tournament_standings(knockout.id)
+        .await
+        .unwrap()
+        .bracket;
+    assert_eq!(bracket.len(), 2);
+    assert_eq!(bracket[1][0].winner, Some(3));
+    let swiss = test.store.tournament_standings(swiss.id).await.unwrap();
+    assert_eq!(
+        (swiss.standings[0].entry, swiss.standings[0].score),
+        (3, 2.0)
+    );
+}
