@@ -15,7 +15,7 @@ use sqlx::SqliteConnection;
 use super::planning::{insert_games, insert_match};
 use crate::error::ArenaError;
 use crate::format::{
-    deal_pairs, first_round, next_round_without, Format, FormatSpec, Next, PlayedGame, PlayedMatch,
+    first_round, next_round_without, Format, FormatSpec, Next, PlayedGame, PlayedMatch,
 };
 use crate::stats::{Outcomes, Sprt, Verdict};
 
@@ -162,6 +162,46 @@ pub(crate) async fn history(
     Ok(matches.into_iter().map(|(_, played)| played).collect())
 }
 
+/// [`deal_pairs`] counted in SQL, so the SPRT's check after every match
+/// reads five numbers, not the tournament's whole history: the same pairs
+/// (two-seat matches seating `challenger`, the challenger's half points of
+/// each recorded game grouped by opponent and deal, the deals with exactly
+/// two games), bucketed by the pair's half points.
+pub(crate) async fn stored_deal_pairs(
+    connection: &mut SqliteConnection,
+    tournament_id: i64,
+    challenger: usize,
+) -> Result<[u64; 5], ArenaError> {
+    let buckets: Vec<(i64, i64)> = sqlx::query_as(
+        "WITH sides AS ( \
+           SELECT m.id AS match_id, mine.seat AS seat, opponent.entry_index AS opponent \
+           FROM matches m \
+           JOIN tournament_entries challenger ON challenger.tournament_id = m.tournament_id AND challenger.entry_index = ? \
+           JOIN seats mine ON mine.match_id = m.id AND mine.bot_version_id = challenger.bot_version_id \
+           JOIN seats theirs ON theirs.match_id = m.id AND theirs.seat != mine.seat \
+           JOIN tournament_entries opponent ON opponent.tournament_id = m.tournament_id AND opponent.bot_version_id = theirs.bot_version_id \
+           WHERE m.tournament_id = ? AND (SELECT COUNT(*) FROM seats s WHERE s.match_id = m.id) = 2), \
+         halves AS ( \
+           SELECT sides.opponent, g.seed, \
+             CASE WHEN mine.rank < theirs.rank THEN 2 WHEN mine.rank = theirs.rank THEN 1 ELSE 0 END AS half \
+           FROM sides JOIN games g ON g.match_id = sides.match_id \
+           JOIN result_seats mine ON mine.game_id = g.id AND mine.seat = sides.seat \
+           JOIN result_seats theirs ON theirs.game_id = g.id AND theirs.seat != sides.seat) \
+         SELECT total, COUNT(*) FROM (SELECT SUM(half) AS total FROM halves GROUP BY opponent, seed HAVING COUNT(*) = 2) \
+         GROUP BY total",
+    )
+    .bind(challenger as i64)
+    .bind(tournament_id)
+    .fetch_all(&mut *connection)
+    .await?;
+    let mut pairs = [0_u64; 5];
+    for (total, count) in buckets {
+        let bucket = usize::try_from(total).unwrap_or(0).min(4);
+        pairs[bucket] += u64::try_from(count).unwrap_or(0);
+    }
+    Ok(pairs)
+}
+
 /// The step after a match is done, in the transaction that finished it:
 /// the SPRT's check, then the next round once every match is done.
 pub(crate) async fn after_match_done(
@@ -181,11 +221,11 @@ pub(crate) async fn after_match_done(
     if !plans_rounds && open_sprt.is_none() {
         return Ok(());
     }
-    let history = history(tx, tournament_id).await?;
     if let (Some(sprt), Format::Gauntlet { challengers }) = (open_sprt, &stored.spec.format) {
-        let pairs = challengers
-            .first()
-            .map_or([0; 5], |&challenger| deal_pairs(challenger, &history));
+        let pairs = match challengers.first() {
+            Some(&challenger) => stored_deal_pairs(tx, tournament_id, challenger).await?,
+            None => [0; 5],
+        };
         let llr = sprt.llr(&Outcomes::pentanomial(pairs));
         let verdict = match sprt.verdict(llr) {
             Verdict::Continue => None,
@@ -203,6 +243,10 @@ pub(crate) async fn after_match_done(
         }
         return Ok(());
     }
+    if !plans_rounds {
+        return Ok(());
+    }
+    let history = history(tx, tournament_id).await?;
     advance(tx, tournament_id, &stored, &history).await
 }
 

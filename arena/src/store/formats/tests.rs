@@ -743,3 +743,91 @@ async fn a_knockout_and_a_swiss_play_their_field_out_when_a_bot_is_deleted() {
         (3, 2.0)
     );
 }
+
+/// A reproducible jumble of numbers (for results that vary game by game).
+fn jumble(values: [u64; 3]) -> u64 {
+    values
+        .iter()
+        .fold(0x9e37_79b9_7f4a_7c15_u64, |acc, &value| {
+            (acc ^ value).wrapping_mul(0x1000_0000_01b3).rotate_left(29)
+        })
+}
+
+/// Reports game `index` of a lease: each seat's strength (0-2, so draws
+/// happen) from the match, the game and the bot.
+async fn report_one(store: &Store, runner: &Runner, lease: &Lease, index: usize) {
+    let report = report_by_strength(lease, |id| {
+        (jumble([lease.match_id as u64, index as u64, id as u64]) % 3) as i64
+    });
+    store
+        .report_game(
+            runner,
+            lease.match_id,
+            lease.lease_generation,
+            &report.games[index],
+        )
+        .await
+        .unwrap();
+}
+
+/// The SPRT's stored deal pairs and ratio against the pure function over
+/// the whole history.
+async fn assert_sprt_matches_history(store: &Store, tournament_id: i64, sprt: &Sprt) -> [u64; 5] {
+    let status = store.tournament(tournament_id).await.unwrap().sprt.unwrap();
+    let mut connection = store.pool().acquire().await.unwrap();
+    let history = super::history(&mut connection, tournament_id)
+        .await
+        .unwrap();
+    let pure = crate::format::deal_pairs(5, &history);
+    assert_eq!(status.pairs, pure);
+    let llr = sprt.llr(&crate::stats::Outcomes::pentanomial(pure));
+    assert_eq!(status.llr.to_bits(), llr.to_bits(), "{status:?}");
+    pure
+}
+
+#[tokio::test]
+async fn the_sprt_counts_its_deal_pairs_in_sql_as_the_pure_function_does_over_the_history() {
+    let test = test_store().await;
+    let owner = owner_with_bots(&test.store, "ada", &SIX).await;
+    // An SPRT that decides slowly: the whole gauntlet runs undecided.
+    let sprt = Sprt::new(0.0, 5.0, 0.001, 0.001).unwrap();
+    let request = with_format(
+        duel(&SIX, 6),
+        FormatRequest {
+            name: "gauntlet".into(),
+            challengers: vec!["f".into()],
+            sprt: Some(sprt),
+            ..Default::default()
+        },
+    );
+    let gauntlet = test
+        .store
+        .create_tournament(&owner, &request)
+        .await
+        .unwrap();
+    let (runner, _) = test.store.register_runner("r1").await.unwrap();
+    let mut checks = 0;
+    // Two matches in play at once: one finishes while the other has a
+    // game recorded (a deal pair half done).
+    while let Some(first) = test.store.lease_match(&runner, LEASE_MS).await.unwrap() {
+        let second = test.store.lease_match(&runner, LEASE_MS).await.unwrap();
+        report_one(&test.store, &runner, &first, 0).await;
+        if let Some(second) = &second {
+            for index in 0..second.games.len() {
+                report_one(&test.store, &runner, second, index).await;
+            }
+            assert_sprt_matches_history(&test.store, gauntlet.id, &sprt).await;
+            checks += 1;
+        }
+        for index in 1..first.games.len() {
+            report_one(&test.store, &runner, &first, index).await;
+        }
+        assert_sprt_matches_history(&test.store, gauntlet.id, &sprt).await;
+        checks += 1;
+    }
+    assert_eq!(checks, 10);
+    let pairs = assert_sprt_matches_history(&test.store, gauntlet.id, &sprt).await;
+    // Five opponents, three deals each; every kind of pair but one at least.
+    assert_eq!(pairs.iter().sum::<u64>(), 15);
+    assert!(pairs.iter().filter(|&&n| n > 0).count() >= 4, "{pairs:?}");
+}
