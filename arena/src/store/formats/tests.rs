@@ -831,3 +831,139 @@ async fn the_sprt_counts_its_deal_pairs_in_sql_as_the_pure_function_does_over_th
     assert_eq!(pairs.iter().sum::<u64>(), 15);
     assert!(pairs.iter().filter(|&&n| n > 0).count() >= 4, "{pairs:?}");
 }
+
+#[tokio::test]
+async fn formats_created_with_an_explicit_default_are_the_plain_variant_on_one_leaderboard() {
+    let test = test_store().await;
+    let owner = owner_with_bots(&test.store, "ada", &SIX[..4]).await;
+    let formats = [
+        FormatRequest {
+            name: "gauntlet".into(),
+            challengers: vec!["d".into()],
+            sprt: Some(Sprt::new(0.0, 50.0, 0.05, 0.05).unwrap()),
+            ..Default::default()
+        },
+        FormatRequest {
+            name: "swiss".into(),
+            rounds: 2,
+            ..Default::default()
+        },
+        FormatRequest {
+            name: "ladder".into(),
+            width: 900,
+            ..Default::default()
+        },
+        FormatRequest {
+            name: "knockout".into(),
+            ..Default::default()
+        },
+    ];
+    let mut ids = Vec::new();
+    for format in formats {
+        let mut explicit = with_format(duel(&SIX[..4], 2), format);
+        explicit.options.insert("fast".into(), "false".into());
+        let created = test
+            .store
+            .create_tournament(&owner, &explicit)
+            .await
+            .unwrap();
+        assert_eq!(created.variant, "", "{created:?}");
+        assert!(created.options.is_empty(), "{created:?}");
+        ids.push(created.id);
+    }
+    let (runner, _) = test.store.register_runner("r1").await.unwrap();
+    assert!(play_with(&test.store, &runner, luck).await > 0);
+    let variants: Vec<String> = sqlx::query_scalar("SELECT DISTINCT variant FROM ratings")
+        .fetch_all(test.store.pool())
+        .await
+        .unwrap();
+    assert_eq!(variants, [""]);
+    // Asked with the explicit default, the leaderboard is the plain one.
+    let asked: GameOptions = [("fast".to_string(), "false".to_string())].into();
+    let options = test
+        .store
+        .canonical_options(crate::testkit::TEST_DUEL, &asked)
+        .unwrap();
+    let query = LeaderboardQuery {
+        game: crate::testkit::TEST_DUEL.into(),
+        options,
+        model: None,
+    };
+    assert_eq!(test.store.leaderboard(&query).await.unwrap().len(), 4);
+    for id in ids {
+        let tournament = test.store.tournament(id).await.unwrap();
+        assert_eq!(tournament.variant, "");
+    }
+}
+
+#[tokio::test]
+async fn a_solo_tournament_takes_no_other_format_and_its_options_are_canonical() {
+    use crate::testkit::bot_archive;
+    let folder = tempfile::tempdir().unwrap();
+    let store = Store::open(folder.path().join("arena.db")).await.unwrap();
+    let (owner, _) = store.register_owner("ada").await.unwrap();
+    for bot in ["a", "b", "c"] {
+        store
+            .submit_bot_version(&owner, &bot_archive(bot, 1))
+            .await
+            .unwrap();
+    }
+    let solo = NewTournament {
+        game: "bullfrogs".into(),
+        options: [("solo".to_string(), "true".to_string())].into(),
+        bots: vec!["a".into(), "b".into(), "c".into()],
+        seats_per_game: 1,
+        games_per_pairing: 2,
+        seed: 4,
+        format: Default::default(),
+    };
+    let created = store.create_tournament(&owner, &solo).await.unwrap();
+    assert_eq!(created.variant, "solo=true");
+    // Alone at a table is a round robin of deals: no other format seats one.
+    for format in [
+        FormatRequest {
+            name: "swiss".into(),
+            rounds: 2,
+            ..Default::default()
+        },
+        FormatRequest {
+            name: "knockout".into(),
+            ..Default::default()
+        },
+        FormatRequest {
+            name: "ladder".into(),
+            width: 100,
+            ..Default::default()
+        },
+        FormatRequest {
+            name: "gauntlet".into(),
+            challengers: vec!["c".into()],
+            ..Default::default()
+        },
+    ] {
+        let name = format.name.clone();
+        let refused = store
+            .create_tournament(&owner, &with_format(solo.clone(), format))
+            .await;
+        assert!(refused.is_err(), "{name} took a table of one");
+    }
+    // Two seats with an explicit `solo=false` is plain Bullfrogs.
+    let mut plain = with_format(
+        solo.clone(),
+        FormatRequest {
+            name: "swiss".into(),
+            rounds: 1,
+            ..Default::default()
+        },
+    );
+    plain.options = [("solo".to_string(), "false".to_string())].into();
+    plain.seats_per_game = 2;
+    let created = store.create_tournament(&owner, &plain).await.unwrap();
+    assert_eq!(created.variant, "");
+    // The solo leaderboard is found by the canonical variant of what an
+    // owner types.
+    let options = store.canonical_options("bullfrogs", &solo.options).unwrap();
+    assert!(store.plays_solo("bullfrogs", &options));
+    assert!(!store.plays_solo("bullfrogs", &plain.options));
+    assert_eq!(variant_key(&options), "solo=true");
+}
