@@ -967,3 +967,44 @@ async fn a_solo_tournament_takes_no_other_format_and_its_options_are_canonical()
     assert!(!store.plays_solo("bullfrogs", &plain.options));
     assert_eq!(variant_key(&options), "solo=true");
 }
+
+#[tokio::test]
+async fn a_knockout_whose_tie_is_given_up_still_finishes() {
+    let test = test_store().await;
+    let store = test.store.with_max_attempts(1);
+    let owner = owner_with_bots(&store, "ada", &SIX[..4]).await;
+    let request = with_format(
+        duel(&SIX[..4], 4),
+        FormatRequest {
+            name: "knockout".into(),
+            ..Default::default()
+        },
+    );
+    let knockout = store.create_tournament(&owner, &request).await.unwrap();
+    let (runner, _) = store.register_runner("r1").await.unwrap();
+    // Both matches of the first tie are given up (no game recorded).
+    for _ in 0..2 {
+        let lease = store.lease_match(&runner, LEASE_MS).await.unwrap().unwrap();
+        let given = store
+            .give_back_match(
+                &runner,
+                lease.match_id,
+                lease.lease_generation,
+                "box on fire",
+            )
+            .await
+            .unwrap();
+        assert!(given.failed);
+    }
+    assert!(play_with(&store, &runner, |_, id| id).await > 0);
+    let progress = store.tournament_progress(knockout.id).await.unwrap();
+    assert!(progress.finished(), "{progress:?}");
+    assert_eq!(progress.matches_failed, 2);
+    let bracket = store
+        .tournament_standings(knockout.id)
+        .await
+        .unwrap()
+        .bracket;
+    assert_eq!(bracket.len(), 2, "{bracket:?}");
+    assert!(bracket[1][0].winner.is_some(), "{bracket:?}");
+}
