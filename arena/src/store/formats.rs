@@ -268,13 +268,15 @@ async fn advance(
     if unfinished > 0 || !planning_done || cancelled {
         return Ok(());
     }
-    // RULING (ours): a deleted bot's versions are withdrawn from ladders
-    // (an open-ended ladder would schedule them for ever); a Swiss or a
-    // knockout plays its field out (see `Store::delete_bot`).
+    // RULING (ours): a deleted bot's versions, and a version whose build
+    // failed, are withdrawn from ladders (an open-ended ladder would go on
+    // scheduling them: forfeits up to its cap); a Swiss or a knockout plays
+    // its field out (see `Store::delete_bot`).
     let withdrawn: Vec<usize> = if matches!(stored.spec.format, Format::Ladder { .. }) {
         sqlx::query_scalar::<_, i64>(
             "SELECT e.entry_index FROM tournament_entries e JOIN bot_versions v ON v.id = e.bot_version_id \
-             JOIN bots b ON b.id = v.bot_id WHERE e.tournament_id = ? AND b.deleted_at IS NOT NULL",
+             JOIN bots b ON b.id = v.bot_id WHERE e.tournament_id = ? \
+             AND (b.deleted_at IS NOT NULL OR v.broken_at IS NOT NULL)",
         )
         .bind(tournament_id)
         .fetch_all(&mut *tx)

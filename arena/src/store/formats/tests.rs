@@ -1008,3 +1008,52 @@ async fn a_knockout_whose_tie_is_given_up_still_finishes() {
     assert_eq!(bracket.len(), 2, "{bracket:?}");
     assert!(bracket[1][0].winner.is_some(), "{bracket:?}");
 }
+
+#[tokio::test]
+async fn a_ladder_schedules_a_version_whose_build_failed_no_more() {
+    let test = test_store().await;
+    let owner = owner_with_bots(&test.store, "ada", &SIX[..4]).await;
+    let request = with_format(
+        duel(&SIX[..4], 8),
+        FormatRequest {
+            name: "ladder".into(),
+            width: 400,
+            ..Default::default()
+        },
+    );
+    let ladder = test
+        .store
+        .create_tournament(&owner, &request)
+        .await
+        .unwrap();
+    let (runner, _) = test.store.register_runner("r1").await.unwrap();
+    // Four entries, two tables a round: every wide entry plays. The first
+    // match's first seat does not build: it forfeits its games.
+    let lease = test
+        .store
+        .lease_match(&runner, LEASE_MS)
+        .await
+        .unwrap()
+        .unwrap();
+    let broken = lease.seats[0].bot_version_id;
+    test.store
+        .report_build_failure(
+            &runner,
+            lease.match_id,
+            lease.lease_generation,
+            broken,
+            "error: no",
+        )
+        .await
+        .unwrap();
+    let broken_at = last_match_id(&test.store).await;
+    let played = play_with(&test.store, &runner, luck).await;
+    assert!(played > 0);
+    let seated = seated_after(&test.store, ladder.id, broken_at).await;
+    assert!(
+        !seated.contains(&broken),
+        "{seated:?} after {played} matches"
+    );
+    let progress = test.store.tournament_progress(ladder.id).await.unwrap();
+    assert!(progress.finished(), "{progress:?}");
+}
