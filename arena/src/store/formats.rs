@@ -9,6 +9,9 @@
 //! An SPRT gauntlet is checked at the same step, after every match: once it
 //! decides, the verdict is stored and the queued matches are dropped (never
 //! leased); the matches in play finish and are recorded, the verdict stays.
+//! Its deal pairs are a tally kept as each game is recorded
+//! ([`tally_recorded_game`]), so the check costs the same at the 100,000th
+//! game as at the first.
 
 use sqlx::SqliteConnection;
 
@@ -27,6 +30,8 @@ pub struct StoredFormat {
     pub sprt_llr: Option<f64>,
     /// `h0` or `h1` once decided.
     pub sprt_verdict: Option<String>,
+    /// The deal pairs kept game by game (`None` before the first check).
+    pub sprt_pairs: Option<[u64; 5]>,
 }
 
 #[derive(sqlx::FromRow)]
@@ -44,6 +49,7 @@ struct FormatRow {
     sprt_beta: Option<f64>,
     sprt_llr: Option<f64>,
     sprt_verdict: Option<String>,
+    sprt_pairs: Option<String>,
     entries: i64,
 }
 
@@ -53,7 +59,7 @@ pub(crate) async fn stored_format(
     tournament_id: i64,
 ) -> Result<StoredFormat, ArenaError> {
     let row: FormatRow = sqlx::query_as(
-        "SELECT seats_per_game, games_per_pairing, seed, format, rounds, ladder_width, challengers, sprt_elo0, sprt_elo1, sprt_alpha, sprt_beta, sprt_llr, sprt_verdict, \
+        "SELECT seats_per_game, games_per_pairing, seed, format, rounds, ladder_width, challengers, sprt_elo0, sprt_elo1, sprt_alpha, sprt_beta, sprt_llr, sprt_verdict, sprt_pairs, \
          (SELECT COUNT(*) FROM tournament_entries e WHERE e.tournament_id = t.id) AS entries FROM tournaments t WHERE id = ?",
     )
     .bind(tournament_id)
@@ -96,6 +102,10 @@ pub(crate) async fn stored_format(
         sprt,
         sprt_llr: row.sprt_llr,
         sprt_verdict: row.sprt_verdict,
+        sprt_pairs: match row.sprt_pairs {
+            Some(text) => Some(serde_json::from_str(&text).map_err(|_| unreadable("sprt pairs"))?),
+            None => None,
+        },
     })
 }
 
@@ -162,9 +172,9 @@ pub(crate) async fn history(
     Ok(matches.into_iter().map(|(_, played)| played).collect())
 }
 
-/// [`deal_pairs`] counted in SQL, so the SPRT's check after every match
-/// reads five numbers, not the tournament's whole history: the same pairs
-/// (two-seat matches seating `challenger`, the challenger's half points of
+/// [`crate::format::deal_pairs`] counted in SQL (at an SPRT's first check,
+/// and for `tournament show`) rather than over the history read back: the
+/// same pairs (two-seat matches seating `challenger`, the challenger's half points of
 /// each recorded game grouped by opponent and deal, the deals with exactly
 /// two games), bucketed by the pair's half points.
 pub(crate) async fn stored_deal_pairs(
@@ -202,6 +212,101 @@ pub(crate) async fn stored_deal_pairs(
     Ok(pairs)
 }
 
+/// Adds what game `game_id`, just recorded, changes to its SPRT
+/// gauntlet's stored deal pairs (nothing when the tournament has none
+/// stored: its first check counts them all). A deal's two games are the
+/// same game index of the table's two rotations (the plan deals each
+/// rotation the same seeds in the same order); the seed is checked too.
+/// Reads the few matches of the gauntlet and two games, whatever the
+/// history.
+pub(crate) async fn tally_recorded_game(
+    tx: &mut SqliteConnection,
+    game_id: i64,
+) -> Result<(), ArenaError> {
+    let row: Option<(i64, String, String)> = sqlx::query_as(
+        "SELECT t.id, t.challengers, t.sprt_pairs FROM games g JOIN matches m ON m.id = g.match_id \
+         JOIN tournaments t ON t.id = m.tournament_id \
+         WHERE g.id = ? AND t.sprt_pairs IS NOT NULL AND t.sprt_verdict IS NULL",
+    )
+    .bind(game_id)
+    .fetch_optional(&mut *tx)
+    .await?;
+    let Some((tournament_id, challengers, pairs)) = row else {
+        return Ok(());
+    };
+    let unreadable = |what: &str| ArenaError::Internal(format!("stored {what} unreadable"));
+    let challengers: Vec<usize> =
+        serde_json::from_str(&challengers).map_err(|_| unreadable("challengers"))?;
+    let mut pairs: [u64; 5] = serde_json::from_str(&pairs).map_err(|_| unreadable("sprt pairs"))?;
+    let Some(&challenger) = challengers.first() else {
+        return Ok(());
+    };
+    // The deal's recorded games (this one and its partner, if recorded):
+    // the two-seat matches seating the challenger and this game's other
+    // seat, their game of this index and seed, the challenger's half points.
+    let halves: Vec<(i64, i64)> = sqlx::query_as(
+        "WITH this AS (SELECT g.match_id, g.game_index, g.seed FROM games g WHERE g.id = ?), \
+         challenger AS (SELECT bot_version_id FROM tournament_entries WHERE tournament_id = ? AND entry_index = ?), \
+         opponent AS (SELECT s.bot_version_id FROM seats s, this WHERE s.match_id = this.match_id \
+           AND s.bot_version_id != (SELECT bot_version_id FROM challenger) \
+           AND (SELECT COUNT(*) FROM seats all_seats WHERE all_seats.match_id = this.match_id) = 2 \
+           AND EXISTS (SELECT 1 FROM seats c WHERE c.match_id = this.match_id AND c.bot_version_id = (SELECT bot_version_id FROM challenger))), \
+         deal AS (SELECT m.id AS match_id, mine.seat AS seat FROM matches m \
+           JOIN seats mine ON mine.match_id = m.id AND mine.bot_version_id = (SELECT bot_version_id FROM challenger) \
+           JOIN seats theirs ON theirs.match_id = m.id AND theirs.seat != mine.seat AND theirs.bot_version_id = (SELECT bot_version_id FROM opponent) \
+           WHERE m.tournament_id = ? AND (SELECT COUNT(*) FROM seats all_seats WHERE all_seats.match_id = m.id) = 2) \
+         SELECT g.id, CASE WHEN mine.rank < theirs.rank THEN 2 WHEN mine.rank = theirs.rank THEN 1 ELSE 0 END \
+         FROM deal JOIN this JOIN games g ON g.match_id = deal.match_id AND g.game_index = this.game_index AND g.seed = this.seed \
+         JOIN result_seats mine ON mine.game_id = g.id AND mine.seat = deal.seat \
+         JOIN result_seats theirs ON theirs.game_id = g.id AND theirs.seat != deal.seat",
+    )
+    .bind(game_id)
+    .bind(tournament_id)
+    .bind(challenger as i64)
+    .bind(tournament_id)
+    .fetch_all(&mut *tx)
+    .await?;
+    // As the pure count: a deal counts while exactly two games are recorded.
+    let bucket = |halves: &[i64]| {
+        (halves.len() == 2).then(|| {
+            usize::try_from(halves.iter().sum::<i64>())
+                .unwrap_or(0)
+                .min(4)
+        })
+    };
+    let after: Vec<i64> = halves.iter().map(|&(_, half)| half).collect();
+    let before: Vec<i64> = halves
+        .iter()
+        .filter(|&&(id, _)| id != game_id)
+        .map(|&(_, half)| half)
+        .collect();
+    if before.len() == after.len() {
+        return Ok(());
+    }
+    if let Some(old) = bucket(&before) {
+        pairs[old] = pairs[old].saturating_sub(1);
+    }
+    if let Some(new) = bucket(&after) {
+        pairs[new] += 1;
+    }
+    store_pairs(tx, tournament_id, &pairs).await
+}
+
+async fn store_pairs(
+    tx: &mut SqliteConnection,
+    tournament_id: i64,
+    pairs: &[u64; 5],
+) -> Result<(), ArenaError> {
+    let text =
+        serde_json::to_string(pairs).map_err(|error| ArenaError::Internal(error.to_string()))?;
+    sqlx::query("UPDATE tournaments SET sprt_pairs = ? WHERE id = ?")
+        .bind(text)
+        .bind(tournament_id)
+        .execute(&mut *tx)
+        .await?;
+    Ok(())
+}
+
 /// The step after a match is done, in the transaction that finished it:
 /// the SPRT's check, then the next round once every match is done.
 pub(crate) async fn after_match_done(
@@ -222,9 +327,16 @@ pub(crate) async fn after_match_done(
         return Ok(());
     }
     if let (Some(sprt), Format::Gauntlet { challengers }) = (open_sprt, &stored.spec.format) {
-        let pairs = match challengers.first() {
-            Some(&challenger) => stored_deal_pairs(tx, tournament_id, challenger).await?,
-            None => [0; 5],
+        // The tally kept game by game; counted once, in SQL, at the first
+        // check (and for a tournament stored before the tally).
+        let pairs = match (stored.sprt_pairs, challengers.first()) {
+            (Some(pairs), _) => pairs,
+            (None, Some(&challenger)) => {
+                let pairs = stored_deal_pairs(tx, tournament_id, challenger).await?;
+                store_pairs(tx, tournament_id, &pairs).await?;
+                pairs
+            }
+            (None, None) => [0; 5],
         };
         let llr = sprt.llr(&Outcomes::pentanomial(pairs));
         let verdict = match sprt.verdict(llr) {

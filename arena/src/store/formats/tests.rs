@@ -780,6 +780,12 @@ async fn assert_sprt_matches_history(store: &Store, tournament_id: i64, sprt: &S
         .unwrap();
     let pure = crate::format::deal_pairs(5, &history);
     assert_eq!(status.pairs, pure);
+    // The tally kept game by game, once the first check has counted.
+    let kept = super::stored_format(&mut connection, tournament_id)
+        .await
+        .unwrap()
+        .sprt_pairs;
+    assert_eq!(kept, Some(pure));
     let llr = sprt.llr(&crate::stats::Outcomes::pentanomial(pure));
     assert_eq!(status.llr.to_bits(), llr.to_bits(), "{status:?}");
     pure
