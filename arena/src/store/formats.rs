@@ -358,8 +358,7 @@ pub(crate) async fn after_match_done(
     if !plans_rounds {
         return Ok(());
     }
-    let history = history(tx, tournament_id).await?;
-    advance(tx, tournament_id, &stored, &history).await
+    advance(tx, tournament_id, &stored).await
 }
 
 /// Plans the next round once every match so far is done.
@@ -367,7 +366,6 @@ async fn advance(
     tx: &mut SqliteConnection,
     tournament_id: i64,
     stored: &StoredFormat,
-    history: &[PlayedMatch],
 ) -> Result<(), ArenaError> {
     let (unfinished, planning_done, cancelled): (i64, bool, bool) = sqlx::query_as(
         "SELECT (SELECT COUNT(*) FROM matches m WHERE m.tournament_id = t.id AND m.status != 'done'), t.planning_done, \
@@ -380,6 +378,8 @@ async fn advance(
     if unfinished > 0 || !planning_done || cancelled {
         return Ok(());
     }
+    // The history is read once a round, when its last match ends.
+    let history = &history(tx, tournament_id).await?;
     // RULING (ours): a deleted bot's versions, and a version whose build
     // failed, are withdrawn from ladders (an open-ended ladder would go on
     // scheduling them: forfeits up to its cap); a Swiss or a knockout plays
@@ -629,8 +629,7 @@ impl super::Store {
                 continue;
             }
             let stored = stored_format(&mut tx, tournament_id).await?;
-            let history = history(&mut tx, tournament_id).await?;
-            advance(&mut tx, tournament_id, &stored, &history).await?;
+            advance(&mut tx, tournament_id, &stored).await?;
             tx.commit().await?;
             joined += 1;
         }
