@@ -173,7 +173,7 @@ pub(crate) async fn history(
 }
 
 /// [`crate::format::deal_pairs`] counted in SQL (at an SPRT's first check,
-/// and for `tournament show`) rather than over the history read back: the
+/// and for `tournament show` before it) rather than over the history read back: the
 /// same pairs (two-seat matches seating `challenger`, the challenger's half points of
 /// each recorded game grouped by opponent and deal, the deals with exactly
 /// two games), bucketed by the pair's half points.
@@ -214,7 +214,8 @@ pub(crate) async fn stored_deal_pairs(
 
 /// Adds what game `game_id`, just recorded, changes to its SPRT
 /// gauntlet's stored deal pairs (nothing when the tournament has none
-/// stored: its first check counts them all). A deal's two games are the
+/// stored: its first check counts them all; kept after the verdict too,
+/// for the matches that were in play, so `tournament show` reads it). A deal's two games are the
 /// same game index of the table's two rotations (the plan deals each
 /// rotation the same seeds in the same order); the seed is checked too.
 /// Reads the few matches of the gauntlet and two games, whatever the
@@ -226,7 +227,7 @@ pub(crate) async fn tally_recorded_game(
     let row: Option<(i64, String, String)> = sqlx::query_as(
         "SELECT t.id, t.challengers, t.sprt_pairs FROM games g JOIN matches m ON m.id = g.match_id \
          JOIN tournaments t ON t.id = m.tournament_id \
-         WHERE g.id = ? AND t.sprt_pairs IS NOT NULL AND t.sprt_verdict IS NULL",
+         WHERE g.id = ? AND t.sprt_pairs IS NOT NULL",
     )
     .bind(game_id)
     .fetch_optional(&mut *tx)

@@ -369,8 +369,11 @@ impl Store {
         let stored = super::formats::stored_format(&mut connection, tournament_id).await?;
         let sprt = match (&stored.sprt, &stored.spec.format) {
             (Some(sprt), Format::Gauntlet { challengers }) => {
-                let pairs = match challengers.first() {
-                    Some(&challenger) => {
+                // The tally once the first check has counted (a listing
+                // reads five numbers), else counted here.
+                let pairs = match (stored.sprt_pairs, challengers.first()) {
+                    (Some(pairs), _) => pairs,
+                    (None, Some(&challenger)) => {
                         super::formats::stored_deal_pairs(
                             &mut connection,
                             tournament_id,
@@ -378,7 +381,7 @@ impl Store {
                         )
                         .await?
                     }
-                    None => [0; 5],
+                    (None, None) => [0; 5],
                 };
                 Some(SprtStatus {
                     sprt: *sprt,

@@ -1063,3 +1063,78 @@ async fn a_ladder_schedules_a_version_whose_build_failed_no_more() {
     let progress = test.store.tournament_progress(ladder.id).await.unwrap();
     assert!(progress.finished(), "{progress:?}");
 }
+
+#[tokio::test]
+async fn an_sprt_keeps_its_deal_pairs_for_the_match_in_play_at_its_verdict() {
+    let test = test_store().await;
+    let owner = owner_with_bots(&test.store, "ada", &SIX).await;
+    let sprt = Sprt::new(0.0, 50.0, 0.05, 0.05).unwrap();
+    let request = with_format(
+        duel(&SIX, 20),
+        FormatRequest {
+            name: "gauntlet".into(),
+            challengers: vec!["f".into()],
+            sprt: Some(sprt),
+            ..Default::default()
+        },
+    );
+    let gauntlet = test
+        .store
+        .create_tournament(&owner, &request)
+        .await
+        .unwrap();
+    let (runner, _) = test.store.register_runner("r1").await.unwrap();
+    // The challenger (version 6) wins everything but one draw a game.
+    let strength = |lease: &Lease, index: usize| {
+        report_by_strength(lease, |id| match id {
+            6 => 2,
+            _ if index == 0 => 2,
+            _ => 0,
+        })
+        .games[index]
+            .clone()
+    };
+    let mut leases = Vec::new();
+    while let Some(lease) = test.store.lease_match(&runner, LEASE_MS).await.unwrap() {
+        leases.push(lease);
+    }
+    // Every table's first rotation, then the second ones match by match:
+    // the verdict comes while some second rotations are still in play.
+    leases.sort_by_key(|lease| lease.seats[0].bot_version_id != 6);
+    let mut in_play_at_verdict = None;
+    for lease in &leases {
+        for index in 0..lease.games.len() {
+            let game = strength(lease, index);
+            test.store
+                .report_game(&runner, lease.match_id, lease.lease_generation, &game)
+                .await
+                .unwrap();
+        }
+        let status = test
+            .store
+            .tournament(gauntlet.id)
+            .await
+            .unwrap()
+            .sprt
+            .unwrap();
+        if status.verdict.is_some() && in_play_at_verdict.is_none() {
+            in_play_at_verdict = Some(status.pairs);
+        }
+    }
+    let at_verdict = in_play_at_verdict.expect("decided with a match in play");
+    let status = test
+        .store
+        .tournament(gauntlet.id)
+        .await
+        .unwrap()
+        .sprt
+        .unwrap();
+    let mut connection = test.store.pool().acquire().await.unwrap();
+    let history = super::history(&mut connection, gauntlet.id).await.unwrap();
+    assert_eq!(status.pairs, crate::format::deal_pairs(5, &history));
+    assert!(
+        status.pairs.iter().sum::<u64>() > at_verdict.iter().sum::<u64>(),
+        "{at_verdict:?} {status:?}"
+    );
+    assert_eq!(status.verdict, Some("h1"));
+}
