@@ -471,6 +471,13 @@ async fn cancel_with_one_in_play(
             .await
             .unwrap_err(),
     );
+    let seat = lease.seats[0].bot_version_id;
+    refused(
+        store
+            .report_build_failure(runner, lease.match_id, lease.lease_generation, seat, "late")
+            .await
+            .unwrap_err(),
+    );
     let (other, _) = store.register_runner("late").await.unwrap();
     assert!(store.lease_match(&other, LEASE_MS).await.unwrap().is_none());
     // A match finishing the round after the cancel (the step the last
