@@ -87,6 +87,8 @@ pub struct PlayedMatch {
     /// Entry indices by seat.
     pub seats: Vec<usize>,
     pub games: Vec<PlayedGame>,
+    /// Over: played out or given up (not queued, in play or cancelled).
+    pub finished: bool,
 }
 
 /// What a format does once every planned match is finished.
@@ -248,6 +250,16 @@ pub fn first_round(spec: &FormatSpec) -> Result<Vec<PlannedMatch>, PlanError> {
 /// The next round once every match of `history` (all matches planned so
 /// far, with what they recorded) is finished.
 pub fn next_round(spec: &FormatSpec, history: &[PlayedMatch]) -> Result<Next, PlanError> {
+    next_round_without(spec, history, &[])
+}
+
+/// [`next_round`] with some entries withdrawn (their bot deleted): a
+/// ladder seats them no more; the other formats play their field out.
+pub fn next_round_without(
+    spec: &FormatSpec,
+    history: &[PlayedMatch],
+    withdrawn: &[usize],
+) -> Result<Next, PlanError> {
     let rounds_planned = history.iter().map(|m| m.round + 1).max().unwrap_or(0);
     let tables = match &spec.format {
         Format::RoundRobin | Format::Gauntlet { .. } => return Ok(Next::Finished),
@@ -258,7 +270,7 @@ pub fn next_round(spec: &FormatSpec, history: &[PlayedMatch]) -> Result<Next, Pl
             swiss::tables(spec, history, rounds_planned)
         }
         Format::Ladder { width } => {
-            match ladder::tables(spec.n_entries, history, f64::from(*width)) {
+            match ladder::tables(spec.n_entries, history, f64::from(*width), withdrawn) {
                 Some(tables) => tables,
                 None => return Ok(Next::Finished),
             }

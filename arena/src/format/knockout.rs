@@ -100,7 +100,9 @@ fn tie(round: usize, first: Option<usize>, second: Option<usize>, history: &[Pla
             continue;
         }
         planned += 1;
-        finished &= played.games.iter().all(|g| g.ranks.len() == 2);
+        // A tie in play, or cancelled, has no winner yet (a given-up
+        // match is over: the games it recorded, then the seeding, decide).
+        finished &= played.finished;
         for game in &played.games {
             for (seat, side) in [(0, x), (1, y)] {
                 points[side] += seat_points(&game.ranks, seat);

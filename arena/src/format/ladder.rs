@@ -83,11 +83,14 @@ pub fn interval_width(rating: &Option<Result<Estimate, Unidentified>>) -> f64 {
     }
 }
 
-/// The next round's tables, or `None` when every entry is settled.
+/// The next round's tables, or `None` when every entry is settled. A
+/// `withdrawn` entry (its bot deleted) is neither scheduled nor chosen as
+/// an opponent; its games still count in the others' fits.
 pub(super) fn tables(
     n_entries: usize,
     history: &[PlayedMatch],
     width: f64,
+    withdrawn: &[usize],
 ) -> Option<Vec<Vec<usize>>> {
     if n_entries < 2 {
         return None;
@@ -110,6 +113,11 @@ pub(super) fn tables(
         .collect();
     wide.sort_by(|&a, &b| widths[b].total_cmp(&widths[a]).then(a.cmp(&b)));
     let mut seated = vec![false; n_entries];
+    for &entry in withdrawn {
+        if let Some(slot) = seated.get_mut(entry) {
+            *slot = true;
+        }
+    }
     let mut tables = Vec::new();
     for entry in wide {
         if seated[entry] {

@@ -7,6 +7,12 @@
 //! RULING (ours, as FIDE's Swiss rules): a bye scores a full point, the
 //! most a round can give. A table whose matches all failed (no game
 //! recorded) gives each of its entries half a point.
+//!
+//! RULING (ours): a table counts once it is over (every match of it played
+//! out or given up); a table still in play, or cancelled with its
+//! tournament, counts nothing (not the half point of a failed table): the
+//! standings of a round in play or of a cancelled tournament are those of
+//! the tables finished. A bye counts at once.
 
 use std::collections::BTreeSet;
 
@@ -23,12 +29,14 @@ pub fn scores(n_entries: usize, history: &[PlayedMatch], rounds: usize) -> Vec<f
         let mut points = vec![0.0; n_entries];
         let mut games = vec![0_usize; n_entries];
         let mut seated = vec![false; n_entries];
+        let mut over = vec![true; n_entries];
         for played in history.iter().filter(|m| m.round == round) {
             for (seat, &entry) in played.seats.iter().enumerate() {
                 if entry >= n_entries {
                     continue;
                 }
                 seated[entry] = true;
+                over[entry] &= played.finished;
                 for game in &played.games {
                     points[entry] += seat_points(&game.ranks, seat);
                     games[entry] += 1;
@@ -38,6 +46,7 @@ pub fn scores(n_entries: usize, history: &[PlayedMatch], rounds: usize) -> Vec<f
         for entry in 0..n_entries {
             scores[entry] += match (seated[entry], games[entry]) {
                 (false, _) => 1.0,
+                (true, _) if !over[entry] => 0.0,
                 (true, 0) => 0.5,
                 (true, n) => points[entry] / n as f64,
             };

@@ -25,6 +25,7 @@ fn play_scored(
         .iter()
         .map(|planned| PlayedMatch {
             round,
+            finished: true,
             seats: planned.seats.clone(),
             games: planned
                 .game_seeds
@@ -235,6 +236,7 @@ fn a_drawn_tie_goes_to_the_higher_game_score_then_the_better_seed() {
             .iter()
             .map(|planned| PlayedMatch {
                 round: 0,
+                finished: true,
                 seats: planned.seats.clone(),
                 games: planned
                     .game_seeds

@@ -259,6 +259,14 @@ impl Store {
     }
 
     /// Marks a bot deleted: it keeps its history but joins no new tournament.
+    ///
+    /// RULING (ours): the tournaments it is in already are not changed
+    /// under the other entries: a round robin, a gauntlet, a Swiss or a
+    /// knockout plays its field out (their length was known when they were
+    /// created; its archive stays, so every planned match can be played and
+    /// no bracket waits for a match that never comes). A ladder, open ended,
+    /// schedules its versions no more (the matches already queued are
+    /// played); the owner who wants it gone at once cancels the tournament.
     pub async fn delete_bot(&self, owner: &Owner, bot_name: &str) -> Result<(), ArenaError> {
         let mut tx = self.begin_write().await?;
         let found: Option<i64> = sqlx::query_scalar("SELECT owner_id FROM bots WHERE name = ?")

@@ -54,7 +54,7 @@ impl Store {
         let mut tx = self.begin_write().await?;
         let state = self.lease_state(&mut tx, match_id).await?;
         if !state.held_by(runner, generation, now) {
-            return Err(ArenaError::LeaseLost { match_id });
+            return Err(super::cancel::lease_lost(&mut tx, match_id).await?);
         }
         let attempts: i64 = sqlx::query_scalar(
             "UPDATE matches SET attempts = attempts + 1 WHERE id = ? RETURNING attempts",
@@ -102,7 +102,7 @@ impl Store {
         let mut tx = self.begin_write().await?;
         let state = self.lease_state(&mut tx, match_id).await?;
         if !state.held_by(runner, generation, now) {
-            return Err(ArenaError::LeaseLost { match_id });
+            return Err(super::cancel::lease_lost(&mut tx, match_id).await?);
         }
         let seated: bool = sqlx::query_scalar(
             "SELECT EXISTS (SELECT 1 FROM seats WHERE match_id = ? AND bot_version_id = ?)",

@@ -9,13 +9,16 @@
 //! An SPRT gauntlet is checked at the same step, after every match: once it
 //! decides, the verdict is stored and the queued matches are dropped (never
 //! leased); the matches in play finish and are recorded, the verdict stays.
+//! Its deal pairs are a tally kept as each game is recorded
+//! ([`tally_recorded_game`]), so the check costs the same at the 100,000th
+//! game as at the first.
 
 use sqlx::SqliteConnection;
 
 use super::planning::{insert_games, insert_match};
 use crate::error::ArenaError;
 use crate::format::{
-    deal_pairs, first_round, next_round, Format, FormatSpec, Next, PlayedGame, PlayedMatch,
+    first_round, next_round_without, Format, FormatSpec, Next, PlayedGame, PlayedMatch,
 };
 use crate::stats::{Outcomes, Sprt, Verdict};
 
@@ -27,6 +30,8 @@ pub struct StoredFormat {
     pub sprt_llr: Option<f64>,
     /// `h0` or `h1` once decided.
     pub sprt_verdict: Option<String>,
+    /// The deal pairs kept game by game (`None` before the first check).
+    pub sprt_pairs: Option<[u64; 5]>,
 }
 
 #[derive(sqlx::FromRow)]
@@ -44,6 +49,7 @@ struct FormatRow {
     sprt_beta: Option<f64>,
     sprt_llr: Option<f64>,
     sprt_verdict: Option<String>,
+    sprt_pairs: Option<String>,
     entries: i64,
 }
 
@@ -53,7 +59,7 @@ pub(crate) async fn stored_format(
     tournament_id: i64,
 ) -> Result<StoredFormat, ArenaError> {
     let row: FormatRow = sqlx::query_as(
-        "SELECT seats_per_game, games_per_pairing, seed, format, rounds, ladder_width, challengers, sprt_elo0, sprt_elo1, sprt_alpha, sprt_beta, sprt_llr, sprt_verdict, \
+        "SELECT seats_per_game, games_per_pairing, seed, format, rounds, ladder_width, challengers, sprt_elo0, sprt_elo1, sprt_alpha, sprt_beta, sprt_llr, sprt_verdict, sprt_pairs, \
          (SELECT COUNT(*) FROM tournament_entries e WHERE e.tournament_id = t.id) AS entries FROM tournaments t WHERE id = ?",
     )
     .bind(tournament_id)
@@ -96,6 +102,10 @@ pub(crate) async fn stored_format(
         sprt,
         sprt_llr: row.sprt_llr,
         sprt_verdict: row.sprt_verdict,
+        sprt_pairs: match row.sprt_pairs {
+            Some(text) => Some(serde_json::from_str(&text).map_err(|_| unreadable("sprt pairs"))?),
+            None => None,
+        },
     })
 }
 
@@ -104,16 +114,17 @@ pub(crate) async fn history(
     connection: &mut SqliteConnection,
     tournament_id: i64,
 ) -> Result<Vec<PlayedMatch>, ArenaError> {
-    let seats: Vec<(i64, i64, i64)> = sqlx::query_as(
-        "SELECT m.id, m.round, e.entry_index FROM matches m JOIN seats s ON s.match_id = m.id \
+    let seats: Vec<(i64, i64, bool, i64)> = sqlx::query_as(
+        "SELECT m.id, m.round, m.status = 'done' AND m.failure IS NOT ?, e.entry_index FROM matches m JOIN seats s ON s.match_id = m.id \
          JOIN tournament_entries e ON e.tournament_id = m.tournament_id AND e.bot_version_id = s.bot_version_id \
          WHERE m.tournament_id = ? ORDER BY m.id, s.seat",
     )
+    .bind(super::cancel::CANCELLED)
     .bind(tournament_id)
     .fetch_all(&mut *connection)
     .await?;
     let mut matches: Vec<(i64, PlayedMatch)> = Vec::new();
-    for (match_id, round, entry) in seats {
+    for (match_id, round, finished, entry) in seats {
         if matches.last().is_none_or(|(id, _)| *id != match_id) {
             matches.push((
                 match_id,
@@ -121,6 +132,7 @@ pub(crate) async fn history(
                     round: round as usize,
                     seats: Vec::new(),
                     games: Vec::new(),
+                    finished,
                 },
             ));
         }
@@ -160,6 +172,142 @@ pub(crate) async fn history(
     Ok(matches.into_iter().map(|(_, played)| played).collect())
 }
 
+/// [`crate::format::deal_pairs`] counted in SQL (at an SPRT's first check,
+/// and for `tournament show` before it) rather than over the history read back: the
+/// same pairs (two-seat matches seating `challenger`, the challenger's half points of
+/// each recorded game grouped by opponent and deal, the deals with exactly
+/// two games), bucketed by the pair's half points.
+pub(crate) async fn stored_deal_pairs(
+    connection: &mut SqliteConnection,
+    tournament_id: i64,
+    challenger: usize,
+) -> Result<[u64; 5], ArenaError> {
+    let buckets: Vec<(i64, i64)> = sqlx::query_as(
+        "WITH sides AS ( \
+           SELECT m.id AS match_id, mine.seat AS seat, opponent.entry_index AS opponent \
+           FROM matches m \
+           JOIN tournament_entries challenger ON challenger.tournament_id = m.tournament_id AND challenger.entry_index = ? \
+           JOIN seats mine ON mine.match_id = m.id AND mine.bot_version_id = challenger.bot_version_id \
+           JOIN seats theirs ON theirs.match_id = m.id AND theirs.seat != mine.seat \
+           JOIN tournament_entries opponent ON opponent.tournament_id = m.tournament_id AND opponent.bot_version_id = theirs.bot_version_id \
+           WHERE m.tournament_id = ? AND (SELECT COUNT(*) FROM seats s WHERE s.match_id = m.id) = 2), \
+         halves AS ( \
+           SELECT sides.opponent, g.seed, \
+             CASE WHEN mine.rank < theirs.rank THEN 2 WHEN mine.rank = theirs.rank THEN 1 ELSE 0 END AS half \
+           FROM sides JOIN games g ON g.match_id = sides.match_id \
+           JOIN result_seats mine ON mine.game_id = g.id AND mine.seat = sides.seat \
+           JOIN result_seats theirs ON theirs.game_id = g.id AND theirs.seat != sides.seat) \
+         SELECT total, COUNT(*) FROM (SELECT SUM(half) AS total FROM halves GROUP BY opponent, seed HAVING COUNT(*) = 2) \
+         GROUP BY total",
+    )
+    .bind(challenger as i64)
+    .bind(tournament_id)
+    .fetch_all(&mut *connection)
+    .await?;
+    let mut pairs = [0_u64; 5];
+    for (total, count) in buckets {
+        let bucket = usize::try_from(total).unwrap_or(0).min(4);
+        pairs[bucket] += u64::try_from(count).unwrap_or(0);
+    }
+    Ok(pairs)
+}
+
+/// Adds what game `game_id`, just recorded, changes to its SPRT
+/// gauntlet's stored deal pairs (nothing when the tournament has none
+/// stored: its first check counts them all; kept after the verdict too,
+/// for the matches that were in play, so `tournament show` reads it). A deal's two games are the
+/// same game index of the table's two rotations (the plan deals each
+/// rotation the same seeds in the same order); the seed is checked too.
+/// Reads the few matches of the gauntlet and two games, whatever the
+/// history.
+pub(crate) async fn tally_recorded_game(
+    tx: &mut SqliteConnection,
+    game_id: i64,
+) -> Result<(), ArenaError> {
+    let row: Option<(i64, String, String)> = sqlx::query_as(
+        "SELECT t.id, t.challengers, t.sprt_pairs FROM games g JOIN matches m ON m.id = g.match_id \
+         JOIN tournaments t ON t.id = m.tournament_id \
+         WHERE g.id = ? AND t.sprt_pairs IS NOT NULL",
+    )
+    .bind(game_id)
+    .fetch_optional(&mut *tx)
+    .await?;
+    let Some((tournament_id, challengers, pairs)) = row else {
+        return Ok(());
+    };
+    let unreadable = |what: &str| ArenaError::Internal(format!("stored {what} unreadable"));
+    let challengers: Vec<usize> =
+        serde_json::from_str(&challengers).map_err(|_| unreadable("challengers"))?;
+    let mut pairs: [u64; 5] = serde_json::from_str(&pairs).map_err(|_| unreadable("sprt pairs"))?;
+    let Some(&challenger) = challengers.first() else {
+        return Ok(());
+    };
+    // The deal's recorded games (this one and its partner, if recorded):
+    // the two-seat matches seating the challenger and this game's other
+    // seat, their game of this index and seed, the challenger's half points.
+    let halves: Vec<(i64, i64)> = sqlx::query_as(
+        "WITH this AS (SELECT g.match_id, g.game_index, g.seed FROM games g WHERE g.id = ?), \
+         challenger AS (SELECT bot_version_id FROM tournament_entries WHERE tournament_id = ? AND entry_index = ?), \
+         opponent AS (SELECT s.bot_version_id FROM seats s, this WHERE s.match_id = this.match_id \
+           AND s.bot_version_id != (SELECT bot_version_id FROM challenger) \
+           AND (SELECT COUNT(*) FROM seats all_seats WHERE all_seats.match_id = this.match_id) = 2 \
+           AND EXISTS (SELECT 1 FROM seats c WHERE c.match_id = this.match_id AND c.bot_version_id = (SELECT bot_version_id FROM challenger))), \
+         deal AS (SELECT m.id AS match_id, mine.seat AS seat FROM matches m \
+           JOIN seats mine ON mine.match_id = m.id AND mine.bot_version_id = (SELECT bot_version_id FROM challenger) \
+           JOIN seats theirs ON theirs.match_id = m.id AND theirs.seat != mine.seat AND theirs.bot_version_id = (SELECT bot_version_id FROM opponent) \
+           WHERE m.tournament_id = ? AND (SELECT COUNT(*) FROM seats all_seats WHERE all_seats.match_id = m.id) = 2) \
+         SELECT g.id, CASE WHEN mine.rank < theirs.rank THEN 2 WHEN mine.rank = theirs.rank THEN 1 ELSE 0 END \
+         FROM deal JOIN this JOIN games g ON g.match_id = deal.match_id AND g.game_index = this.game_index AND g.seed = this.seed \
+         JOIN result_seats mine ON mine.game_id = g.id AND mine.seat = deal.seat \
+         JOIN result_seats theirs ON theirs.game_id = g.id AND theirs.seat != deal.seat",
+    )
+    .bind(game_id)
+    .bind(tournament_id)
+    .bind(challenger as i64)
+    .bind(tournament_id)
+    .fetch_all(&mut *tx)
+    .await?;
+    // As the pure count: a deal counts while exactly two games are recorded.
+    let bucket = |halves: &[i64]| {
+        (halves.len() == 2).then(|| {
+            usize::try_from(halves.iter().sum::<i64>())
+                .unwrap_or(0)
+                .min(4)
+        })
+    };
+    let after: Vec<i64> = halves.iter().map(|&(_, half)| half).collect();
+    let before: Vec<i64> = halves
+        .iter()
+        .filter(|&&(id, _)| id != game_id)
+        .map(|&(_, half)| half)
+        .collect();
+    if before.len() == after.len() {
+        return Ok(());
+    }
+    if let Some(old) = bucket(&before) {
+        pairs[old] = pairs[old].saturating_sub(1);
+    }
+    if let Some(new) = bucket(&after) {
+        pairs[new] += 1;
+    }
+    store_pairs(tx, tournament_id, &pairs).await
+}
+
+async fn store_pairs(
+    tx: &mut SqliteConnection,
+    tournament_id: i64,
+    pairs: &[u64; 5],
+) -> Result<(), ArenaError> {
+    let text =
+        serde_json::to_string(pairs).map_err(|error| ArenaError::Internal(error.to_string()))?;
+    sqlx::query("UPDATE tournaments SET sprt_pairs = ? WHERE id = ?")
+        .bind(text)
+        .bind(tournament_id)
+        .execute(&mut *tx)
+        .await?;
+    Ok(())
+}
+
 /// The step after a match is done, in the transaction that finished it:
 /// the SPRT's check, then the next round once every match is done.
 pub(crate) async fn after_match_done(
@@ -179,11 +327,18 @@ pub(crate) async fn after_match_done(
     if !plans_rounds && open_sprt.is_none() {
         return Ok(());
     }
-    let history = history(tx, tournament_id).await?;
     if let (Some(sprt), Format::Gauntlet { challengers }) = (open_sprt, &stored.spec.format) {
-        let pairs = challengers
-            .first()
-            .map_or([0; 5], |&challenger| deal_pairs(challenger, &history));
+        // The tally kept game by game; counted once, in SQL, at the first
+        // check (and for a tournament stored before the tally).
+        let pairs = match (stored.sprt_pairs, challengers.first()) {
+            (Some(pairs), _) => pairs,
+            (None, Some(&challenger)) => {
+                let pairs = stored_deal_pairs(tx, tournament_id, challenger).await?;
+                store_pairs(tx, tournament_id, &pairs).await?;
+                pairs
+            }
+            (None, None) => [0; 5],
+        };
         let llr = sprt.llr(&Outcomes::pentanomial(pairs));
         let verdict = match sprt.verdict(llr) {
             Verdict::Continue => None,
@@ -201,7 +356,10 @@ pub(crate) async fn after_match_done(
         }
         return Ok(());
     }
-    advance(tx, tournament_id, &stored, &history).await
+    if !plans_rounds {
+        return Ok(());
+    }
+    advance(tx, tournament_id, &stored).await
 }
 
 /// Plans the next round once every match so far is done.
@@ -209,7 +367,6 @@ async fn advance(
     tx: &mut SqliteConnection,
     tournament_id: i64,
     stored: &StoredFormat,
-    history: &[PlayedMatch],
 ) -> Result<(), ArenaError> {
     let (unfinished, planning_done, cancelled): (i64, bool, bool) = sqlx::query_as(
         "SELECT (SELECT COUNT(*) FROM matches m WHERE m.tournament_id = t.id AND m.status != 'done'), t.planning_done, \
@@ -222,7 +379,28 @@ async fn advance(
     if unfinished > 0 || !planning_done || cancelled {
         return Ok(());
     }
-    match next_round(&stored.spec, history)? {
+    // The history is read once a round, when its last match ends.
+    let history = &history(tx, tournament_id).await?;
+    // RULING (ours): a deleted bot's versions, and a version whose build
+    // failed, are withdrawn from ladders (an open-ended ladder would go on
+    // scheduling them: forfeits up to its cap); a Swiss or a knockout plays
+    // its field out (see `Store::delete_bot`).
+    let withdrawn: Vec<usize> = if matches!(stored.spec.format, Format::Ladder { .. }) {
+        sqlx::query_scalar::<_, i64>(
+            "SELECT e.entry_index FROM tournament_entries e JOIN bot_versions v ON v.id = e.bot_version_id \
+             JOIN bots b ON b.id = v.bot_id WHERE e.tournament_id = ? \
+             AND (b.deleted_at IS NOT NULL OR v.broken_at IS NOT NULL)",
+        )
+        .bind(tournament_id)
+        .fetch_all(&mut *tx)
+        .await?
+        .into_iter()
+        .filter_map(|entry| usize::try_from(entry).ok())
+        .collect()
+    } else {
+        Vec::new()
+    };
+    match next_round_without(&stored.spec, history, &withdrawn)? {
         Next::Round(planned) => {
             let round = history.iter().map(|m| m.round + 1).max().unwrap_or(0);
             let entries: Vec<i64> = sqlx::query_scalar(
@@ -436,18 +614,23 @@ impl super::Store {
                 continue;
             }
             let mut tx = self.begin_write().await?;
-            sqlx::query(
+            // Checked again in the transaction: a ladder cancelled since
+            // the list was read takes no one.
+            let entered = sqlx::query(
                 "INSERT INTO tournament_entries (tournament_id, entry_index, bot_version_id) \
-                 SELECT ?, COUNT(*), ? FROM tournament_entries WHERE tournament_id = ?",
+                 SELECT t.id, (SELECT COUNT(*) FROM tournament_entries e WHERE e.tournament_id = t.id), ? \
+                 FROM tournaments t WHERE t.id = ? AND t.cancelled_at IS NULL",
             )
-            .bind(tournament_id)
             .bind(bot_version_id)
             .bind(tournament_id)
             .execute(&mut *tx)
-            .await?;
+            .await?
+            .rows_affected();
+            if entered == 0 {
+                continue;
+            }
             let stored = stored_format(&mut tx, tournament_id).await?;
-            let history = history(&mut tx, tournament_id).await?;
-            advance(&mut tx, tournament_id, &stored, &history).await?;
+            advance(&mut tx, tournament_id, &stored).await?;
             tx.commit().await?;
             joined += 1;
         }

@@ -425,5 +425,6 @@ pub(crate) async fn insert_result(
         .execute(&mut *tx)
         .await?;
     }
+    super::formats::tally_recorded_game(tx, game_id).await?;
     Ok(result_id)
 }

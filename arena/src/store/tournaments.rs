@@ -371,10 +371,20 @@ impl Store {
         let stored = super::formats::stored_format(&mut connection, tournament_id).await?;
         let sprt = match (&stored.sprt, &stored.spec.format) {
             (Some(sprt), Format::Gauntlet { challengers }) => {
-                let history = super::formats::history(&mut connection, tournament_id).await?;
-                let pairs = challengers.first().map_or([0; 5], |&challenger| {
-                    format::deal_pairs(challenger, &history)
-                });
+                // The tally once the first check has counted (a listing
+                // reads five numbers), else counted here.
+                let pairs = match (stored.sprt_pairs, challengers.first()) {
+                    (Some(pairs), _) => pairs,
+                    (None, Some(&challenger)) => {
+                        super::formats::stored_deal_pairs(
+                            &mut connection,
+                            tournament_id,
+                            challenger,
+                        )
+                        .await?
+                    }
+                    (None, None) => [0; 5],
+                };
                 Some(SprtStatus {
                     sprt: *sprt,
                     llr: stored.sprt_llr.unwrap_or(0.0),
