@@ -245,11 +245,6 @@ impl Store {
         &self.pool
     }
 
-    /// Refuses a game id or options the game does not take.
-    pub fn check_game_known(&self, game: &str, options: &GameOptions) -> Result<(), ArenaError> {
-        self.canonical_options(game, options).map(|_| ())
-    }
-
     /// `options` of `game` in their canonical form (an option equal to its
     /// default left out), or why the game or an option is refused: every
     /// variant the arena stores or looks up goes through here.
