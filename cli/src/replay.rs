@@ -49,8 +49,10 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
 
 fn describe_game(index: u64, game: &GameRecord) -> String {
     let mut out = format!(
-        "game {index}: {} {:?}, seed {}\n",
-        game.game, game.options, game.seed
+        "game {index}: {} {}, seed {}\n",
+        crate::escape::line(&game.game),
+        crate::view::options_text(&game.options),
+        game.seed
     );
     for (seat, name) in game.seats.iter().enumerate() {
         out.push_str(&format!("  seat {seat}: {name}\n"));

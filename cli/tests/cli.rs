@@ -119,6 +119,11 @@ fn a_written_replay_verifies_and_a_tampered_one_does_not() {
         text.contains("seat 0: ") && text.contains("verified: 2 game(s)"),
         "{text}"
     );
+    assert!(
+        text.contains("game 0: schotten-totten base, seed ")
+            && text.contains("game 1: schotten-totten base, seed "),
+        "a game is labelled with its variant as people write it: {text}"
+    );
 
     let mut replay: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let actions = replay["games"][0]["actions"].as_array_mut().unwrap();

@@ -154,7 +154,7 @@ impl Viewer<'_> {
         let mut out = format!(
             "{} · {} · seed {} · step {index}/{}\n",
             self.steps.game,
-            options_text(self.steps),
+            options_text(&self.steps.options),
             self.steps.seed,
             self.n_steps() - 1
         );
@@ -262,12 +262,13 @@ fn decision_time(cpu_us: Option<u64>) -> String {
     }
 }
 
-fn options_text(steps: &ReplaySteps) -> String {
-    if steps.options.is_empty() {
+/// A variant as people write it (`base`, or `key=value,...`), escaped: it
+/// comes from a file.
+pub(crate) fn options_text(options: &cairn_engine::GameOptions) -> String {
+    if options.is_empty() {
         return "base".to_string();
     }
-    let pairs: Vec<String> = steps
-        .options
+    let pairs: Vec<String> = options
         .iter()
         .map(|(key, value)| format!("{key}={value}"))
         .collect();
