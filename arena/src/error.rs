@@ -60,6 +60,12 @@ impl ArenaError {
     /// error": sqlx text names tables, columns and file paths.
     pub(crate) fn client_message(&self) -> String {
         match self {
+            // Load, not a fault: the caller may simply try again.
+            ArenaError::Database(sqlx::Error::PoolTimedOut) => {
+                tracing::warn!("every database connection stayed busy past the wait");
+                "the arena is busy (every database connection is in use): try again shortly"
+                    .to_string()
+            }
             ArenaError::Database(_) | ArenaError::Migration(_) | ArenaError::Internal(_) => {
                 tracing::error!(error = %self, "internal error");
                 "internal error".to_string()
@@ -128,6 +134,19 @@ mod tests {
         assert_eq!(log.len(), 1, "{log:?}");
         assert!(log[0].starts_with("ERROR"), "{log:?}");
         assert!(log[0].contains("no such table: secret_tokens in /srv/arena.db"));
+    }
+
+    #[test]
+    fn running_out_of_database_connections_is_unavailable_and_says_to_retry() {
+        let (status, log) = status_and_log(ArenaError::Database(sqlx::Error::PoolTimedOut));
+        assert_eq!(status.code(), tonic::Code::Unavailable);
+        assert!(
+            status.message().contains("try again"),
+            "{}",
+            status.message()
+        );
+        assert_eq!(log.len(), 1, "{log:?}");
+        assert!(log[0].starts_with("WARN"), "{log:?}");
     }
 
     #[test]

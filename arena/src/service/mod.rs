@@ -108,6 +108,7 @@ fn bearer_token(metadata: &MetadataMap, whose: &'static str) -> Result<String, A
 impl From<ArenaError> for Status {
     fn from(error: ArenaError) -> Status {
         let code = match &error {
+            ArenaError::Database(sqlx::Error::PoolTimedOut) => Code::Unavailable,
             ArenaError::Database(_) | ArenaError::Migration(_) | ArenaError::Internal(_) => {
                 Code::Internal
             }
