@@ -153,17 +153,7 @@ async fn a_cancelled_tournament_drops_unplayed_matches_and_keeps_played_games_ra
         .unwrap_err();
     assert_eq!(heartbeat.code(), Code::FailedPrecondition);
 
-    let status = arena
-        .client()
-        .await
-        .get_tournament(pb::GetTournamentRequest {
-            tournament_id: tournament.id,
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .progress
-        .unwrap();
+    let status = progress(&arena, tournament.id).await;
     assert!(status.cancelled && status.finished, "{status:?}");
     assert_eq!(status.games_done, 1);
     assert_eq!(status.matches_queued + status.matches_leased, 0);

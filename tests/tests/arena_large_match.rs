@@ -21,18 +21,6 @@ use tonic::Code;
 const CAP: usize = 32 * 1024;
 const GAMES_PER_MATCH: u32 = 60;
 
-async fn progress(arena: &Arena, tournament_id: i64) -> pb::TournamentProgress {
-    arena
-        .client()
-        .await
-        .get_tournament(pb::GetTournamentRequest { tournament_id })
-        .await
-        .unwrap()
-        .into_inner()
-        .progress
-        .unwrap()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_match_larger_than_a_message_is_reported_game_by_game_and_an_oversized_game_is_refused() {
     let folder = tempfile::tempdir().unwrap();
@@ -56,16 +44,7 @@ async fn a_match_larger_than_a_message_is_reported_game_by_game_and_an_oversized
 
     // A broken runner: one honest game, then a report over the cap.
     let mut broken = arena.runner_client().await;
-    let lease = broken
-        .lease_match(authorized(
-            pb::LeaseMatchRequest { lease_ms: 60_000 },
-            RUNNER_TOKEN,
-        ))
-        .await
-        .unwrap()
-        .into_inner()
-        .lease
-        .unwrap();
+    let lease = lease_one(&mut broken, 60_000, RUNNER_TOKEN).await;
     assert_eq!(lease.games.len(), GAMES_PER_MATCH as usize);
     let first = report_to_wire(&lease, &played_game_report(&planned_game(&lease, 0)));
     broken

@@ -110,16 +110,7 @@ async fn an_oversized_stderr_tail_is_refused_and_invalid_utf8_is_kept_as_text() 
     add_bot(&arena, &token, "b", "first");
     create_round_robin(&arena, &token, &["a", "b"], 2).await;
     let mut runners = arena.runner_client().await;
-    let lease = runners
-        .lease_match(authorized(
-            pb::LeaseMatchRequest { lease_ms: 60_000 },
-            RUNNER_TOKEN,
-        ))
-        .await
-        .unwrap()
-        .into_inner()
-        .lease
-        .unwrap();
+    let lease = lease_one(&mut runners, 60_000, RUNNER_TOKEN).await;
     let planned = planned_game(&lease, 0);
     let honest = played_game_report(&planned);
     let report = |tails: [Vec<u8>; 2]| {

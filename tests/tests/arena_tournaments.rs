@@ -87,17 +87,7 @@ async fn an_arena_killed_mid_tournament_resumes_on_the_same_database_and_finishe
     let mut runner = arena.runner(600, 1);
     wait_for_progress(&arena, tournament.id, |p| p.matches_done >= 2).await;
     arena.kill_and_restart();
-    let progress = arena
-        .client()
-        .await
-        .get_tournament(pb::GetTournamentRequest {
-            tournament_id: tournament.id,
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .progress
-        .unwrap();
+    let progress = progress(&arena, tournament.id).await;
     assert!(
         progress.matches_done >= 2,
         "results written before the kill survive it: {progress:?}"

@@ -99,16 +99,7 @@ async fn reports_that_do_not_follow_from_their_replay_are_refused_and_write_noth
     add_bot(&arena, &token, "b", "first");
     let tournament = create_round_robin(&arena, &token, &["a", "b"], 2).await;
     let mut runners = arena.runner_client().await;
-    let lease = runners
-        .lease_match(authorized(
-            pb::LeaseMatchRequest { lease_ms: 60_000 },
-            RUNNER_TOKEN,
-        ))
-        .await
-        .unwrap()
-        .into_inner()
-        .lease
-        .unwrap();
+    let lease = lease_one(&mut runners, 60_000, RUNNER_TOKEN).await;
     let planned = planned_game(&lease, 0);
     let honest = played_game_report(&planned);
     let to_wire = |report: &cairn_arena::store::GameReport| report_to_wire(&lease, report);
@@ -141,17 +132,7 @@ async fn reports_that_do_not_follow_from_their_replay_are_refused_and_write_noth
             .unwrap_err();
         assert_eq!(refused.code(), Code::InvalidArgument, "{what}: {refused:?}");
     }
-    let progress = arena
-        .client()
-        .await
-        .get_tournament(pb::GetTournamentRequest {
-            tournament_id: tournament.id,
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .progress
-        .unwrap();
+    let progress = progress(&arena, tournament.id).await;
     assert_eq!(progress.games_done, 0, "a refused report wrote something");
     // The honest report of the same game is taken.
     let taken = runners
@@ -190,16 +171,7 @@ async fn a_revoked_runner_is_refused_on_its_next_call_and_its_lease_requeued() {
     create_round_robin(&arena, &token, &["a", "b"], 2).await;
     let box_9 = add_runner(&arena, "box-9");
     let mut runners = arena.runner_client().await;
-    let lease = runners
-        .lease_match(authorized(
-            pb::LeaseMatchRequest { lease_ms: 600_000 },
-            &box_9,
-        ))
-        .await
-        .unwrap()
-        .into_inner()
-        .lease
-        .unwrap();
+    let lease = lease_one(&mut runners, 600_000, &box_9).await;
     // Another runner cannot keep box-9's lease alive.
     let heartbeat = pb::HeartbeatRequest {
         match_id: lease.match_id,
@@ -229,16 +201,7 @@ async fn a_revoked_runner_is_refused_on_its_next_call_and_its_lease_requeued() {
         .unwrap_err();
     assert_eq!(refused.code(), Code::Unauthenticated);
     // Its match is back in the queue at once, long before its lease would end.
-    let retaken = runners
-        .lease_match(authorized(
-            pb::LeaseMatchRequest { lease_ms: 60_000 },
-            RUNNER_TOKEN,
-        ))
-        .await
-        .unwrap()
-        .into_inner()
-        .lease
-        .unwrap();
+    let retaken = lease_one(&mut runners, 60_000, RUNNER_TOKEN).await;
     assert_eq!(retaken.match_id, lease.match_id);
     // A runner process with the revoked token stops with the token error.
     let output = std::process::Command::new(cairn_binary())
@@ -463,17 +426,7 @@ async fn a_writer_completes_while_a_100_000_game_tournament_is_being_planned() {
         proofs > 0,
         "no writer completed while the plan was half written"
     );
-    let progress = arena
-        .client()
-        .await
-        .get_tournament(pb::GetTournamentRequest {
-            tournament_id: tournament.id,
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .progress
-        .unwrap();
+    let progress = progress(&arena, tournament.id).await;
     assert_eq!(
         (progress.games_total, progress.matches_queued),
         (100_000, 2)

@@ -419,3 +419,31 @@ pub fn report_to_wire(
         }),
     }
 }
+
+/// The match `runners` leases for `lease_ms` with `token` (there must be one).
+pub async fn lease_one(
+    runners: &mut RunnerServiceClient<Channel>,
+    lease_ms: i64,
+    token: &str,
+) -> pb::MatchLease {
+    runners
+        .lease_match(authorized(pb::LeaseMatchRequest { lease_ms }, token))
+        .await
+        .unwrap()
+        .into_inner()
+        .lease
+        .expect("a match to lease")
+}
+
+/// A tournament's progress now.
+pub async fn progress(arena: &Arena, tournament_id: i64) -> pb::TournamentProgress {
+    arena
+        .client()
+        .await
+        .get_tournament(pb::GetTournamentRequest { tournament_id })
+        .await
+        .unwrap()
+        .into_inner()
+        .progress
+        .unwrap()
+}

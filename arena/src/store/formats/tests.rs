@@ -34,6 +34,19 @@ async fn play_out(store: &Store, strength: impl Fn(i64) -> i64 + Copy) -> usize 
     play_with(store, &runner, move |_, id| strength(id)).await
 }
 
+/// `request` as a gauntlet of challenger `f` against the rest, under `sprt`.
+fn sprt_gauntlet(request: NewTournament, sprt: Sprt) -> NewTournament {
+    with_format(
+        request,
+        FormatRequest {
+            name: "gauntlet".into(),
+            challengers: vec!["f".into()],
+            sprt: Some(sprt),
+            ..Default::default()
+        },
+    )
+}
+
 fn with_format(mut request: NewTournament, format: FormatRequest) -> NewTournament {
     request.format = format;
     request
@@ -107,14 +120,9 @@ async fn a_knockout_plays_its_bracket_and_names_the_champion() {
 async fn an_sprt_gauntlet_stops_once_decided_and_drops_the_matches_left() {
     let test = test_store().await;
     let owner = owner_with_bots(&test.store, "ada", &SIX).await;
-    let request = with_format(
+    let request = sprt_gauntlet(
         duel(&SIX[..5], 20),
-        FormatRequest {
-            name: "gauntlet".into(),
-            challengers: vec!["f".into()],
-            sprt: Some(Sprt::new(0.0, 50.0, 0.05, 0.05).unwrap()),
-            ..Default::default()
-        },
+        Sprt::new(0.0, 50.0, 0.05, 0.05).unwrap(),
     );
     let tournament = test
         .store
@@ -564,15 +572,7 @@ async fn a_cancelled_knockout_shows_its_bracket_with_the_cancelled_ties_undecide
 async fn a_cancelled_sprt_gauntlet_keeps_its_ratio_undecided() {
     let test = test_store().await;
     let owner = owner_with_bots(&test.store, "ada", &SIX).await;
-    let request = with_format(
-        duel(&SIX, 20),
-        FormatRequest {
-            name: "gauntlet".into(),
-            challengers: vec!["f".into()],
-            sprt: Some(Sprt::new(0.0, 50.0, 0.05, 0.05).unwrap()),
-            ..Default::default()
-        },
-    );
+    let request = sprt_gauntlet(duel(&SIX, 20), Sprt::new(0.0, 50.0, 0.05, 0.05).unwrap());
     let gauntlet = test
         .store
         .create_tournament(&owner, &request)
@@ -804,15 +804,7 @@ async fn the_sprt_counts_its_deal_pairs_in_sql_as_the_pure_function_does_over_th
     let owner = owner_with_bots(&test.store, "ada", &SIX).await;
     // An SPRT that decides slowly: the whole gauntlet runs undecided.
     let sprt = Sprt::new(0.0, 5.0, 0.001, 0.001).unwrap();
-    let request = with_format(
-        duel(&SIX, 6),
-        FormatRequest {
-            name: "gauntlet".into(),
-            challengers: vec!["f".into()],
-            sprt: Some(sprt),
-            ..Default::default()
-        },
-    );
+    let request = sprt_gauntlet(duel(&SIX, 6), sprt);
     let gauntlet = test
         .store
         .create_tournament(&owner, &request)
@@ -1076,15 +1068,7 @@ async fn an_sprt_keeps_its_deal_pairs_for_the_match_in_play_at_its_verdict() {
     let test = test_store().await;
     let owner = owner_with_bots(&test.store, "ada", &SIX).await;
     let sprt = Sprt::new(0.0, 50.0, 0.05, 0.05).unwrap();
-    let request = with_format(
-        duel(&SIX, 20),
-        FormatRequest {
-            name: "gauntlet".into(),
-            challengers: vec!["f".into()],
-            sprt: Some(sprt),
-            ..Default::default()
-        },
-    );
+    let request = sprt_gauntlet(duel(&SIX, 20), sprt);
     let gauntlet = test
         .store
         .create_tournament(&owner, &request)
