@@ -42,6 +42,7 @@ const DUEL: GameDescriptor = GameDescriptor {
     }],
     options: FAST,
     actions: &[],
+    solo_rank_title: None,
 };
 
 const TABLE: GameDescriptor = GameDescriptor {
@@ -54,6 +55,7 @@ const TABLE: GameDescriptor = GameDescriptor {
     }],
     options: FAST,
     actions: &[],
+    solo_rank_title: None,
 };
 
 /// Knows [`TEST_DUEL`] and [`TEST_TABLE`], each taking the option `fast`

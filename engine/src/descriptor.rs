@@ -23,6 +23,8 @@ pub struct GameDescriptor {
     pub options: &'static [OptionSpec],
     /// Every form an action text takes.
     pub actions: &'static [ActionForm],
+    /// The rulebook's rank title for a solo score, if the game has one.
+    pub solo_rank_title: Option<fn(i32) -> &'static str>,
 }
 
 /// The seats a game takes, under a condition on one option.
@@ -313,6 +315,7 @@ mod tests {
             meaning: "play",
             examples: &["play pad3 at 0,1"],
         }],
+        solo_rank_title: None,
     };
 
     fn canonical(words: &[&str]) -> Result<GameOptions, SetupError> {

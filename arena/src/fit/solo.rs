@@ -115,14 +115,15 @@ pub fn paired_difference(games: &[SoloGame], a: i64, b: i64) -> Option<Estimate>
     (!differences.is_empty()).then(|| mean_interval(&differences))
 }
 
-/// The Bullfrogs solo rank title of a mean score (rounded down).
-pub fn bullfrogs_title(mean: f64) -> &'static str {
+/// The rank `title` (a game's table of solo scores) of a mean score,
+/// rounded down.
+pub fn rank_title(title: fn(i32) -> &'static str, mean: f64) -> &'static str {
     let floor = if mean.is_nan() {
         i32::MIN
     } else {
         mean.floor().clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32
     };
-    cairn_engine::bullfrogs::cards::solo_rank_title(floor)
+    title(floor)
 }
 
 #[cfg(test)]
@@ -184,6 +185,10 @@ mod tests {
         let standing = solo_standings(&games)[0];
         assert_eq!((standing.deals, standing.score.rating), (2, 22.5));
         assert_eq!(solo_standings(&reversed), solo_standings(&games));
+    }
+
+    fn bullfrogs_title(mean: f64) -> &'static str {
+        rank_title(cairn_engine::bullfrogs::cards::solo_rank_title, mean)
     }
 
     #[test]

@@ -536,7 +536,7 @@ impl super::Store {
         game: &str,
         variant: &str,
     ) -> Result<Vec<SoloRow>, ArenaError> {
-        use crate::fit::solo::{bullfrogs_title, paired_difference, solo_standings, SoloGame};
+        use crate::fit::solo::{paired_difference, rank_title, solo_standings, SoloGame};
         use crate::fit::DealKey;
         let rows: Vec<(i64, i64, i64, i64)> = sqlx::query_as(
             "SELECT t.id, g.seed, rs.bot_version_id, rs.score FROM tournaments t JOIN matches m ON m.tournament_id = t.id \
@@ -559,6 +559,7 @@ impl super::Store {
             })
             .collect();
         let standings = solo_standings(&games);
+        let solo_title = (self.game_check)(game).and_then(|descriptor| descriptor.solo_rank_title);
         let mut board = Vec::with_capacity(standings.len());
         for (index, standing) in standings.iter().enumerate() {
             let (bot_name, version): (String, i64) = sqlx::query_as(
@@ -575,8 +576,7 @@ impl super::Store {
                 bot_name,
                 version,
                 standing: *standing,
-                title: (game == <cairn_engine::bullfrogs::Bullfrogs as cairn_engine::Game>::ID)
-                    .then(|| bullfrogs_title(standing.score.rating)),
+                title: solo_title.map(|title| rank_title(title, standing.score.rating)),
                 ahead_of_next,
             });
         }

@@ -70,4 +70,5 @@ pub const DESCRIPTOR: GameDescriptor = GameDescriptor {
             examples: &["slide 2,-1 to 1,0"],
         },
     ],
+    solo_rank_title: Some(super::cards::solo_rank_title),
 };

@@ -74,4 +74,5 @@ pub const DESCRIPTOR: GameDescriptor = GameDescriptor {
             examples: &["support cochrane11"],
         },
     ],
+    solo_rank_title: None,
 };

@@ -87,4 +87,5 @@ pub const DESCRIPTOR: GameDescriptor = GameDescriptor {
             examples: &["return r7", "return spy"],
         },
     ],
+    solo_rank_title: None,
 };
