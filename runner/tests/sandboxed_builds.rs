@@ -32,7 +32,10 @@ fn builder() -> Builder {
         wall: Duration::from_secs(8),
         output_bytes: 16 << 20,
         sandbox: cairn_runner::sandbox::Limits {
-            cpu_seconds: 1,
+            // Enough for "many files" to reach the 65,536-inode cap before
+            // its CPU time runs out on a loaded machine (1 s was not), and
+            // short enough for "spin" to break it well inside the wall clock.
+            cpu_seconds: 3,
             max_processes: 32,
             memory_bytes: 256 << 20,
             file_size_bytes: 4 << 20,
