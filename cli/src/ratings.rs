@@ -81,7 +81,8 @@ pub fn run(args: RatingsArgs) -> anyhow::Result<ExitCode> {
 pub fn columns_legend() -> String {
     format!(
         "columns: rating is fitted over every game (95% CI: the range it lies in, 19 times \
-         out of 20); live is the online model's rating, ± its uncertainty (Glicko-2 \
+         out of 20; \"at least\" when no game bounds it from above, e.g. a bot that never \
+         lost); live is the online model's rating, ± its uncertainty (Glicko-2 \
          deviation or Weng-Lin sigma; 0 for Elo); provisional: fewer than {} games, so the \
          live rating is still settling",
         cairn_arena::ratings::PROVISIONAL_GAMES
@@ -227,10 +228,10 @@ fn solo_table(board: &pb::Leaderboard) -> String {
 }
 
 fn solo_bound(value: f64) -> String {
-    if value.is_finite() {
-        format!("{value:.1}")
-    } else {
-        bound(value)
+    match value.is_finite() {
+        true => format!("{value:.1}"),
+        false if value > 0.0 => "+inf".into(),
+        false => "-inf".into(),
     }
 }
 
@@ -256,18 +257,20 @@ fn fitted_cells(fitted: Option<&pb::FittedRating>, notes: &mut Footnotes) -> (St
         Some(fitted) if !fitted.identifiable => ("-".into(), notes.cell(&fitted.reason)),
         Some(fitted) => (
             format!("{:.0}", fitted.rating),
-            format!("[{}, {}]", bound(fitted.low), bound(fitted.high)),
+            interval(fitted.low, fitted.high),
         ),
     }
 }
 
-pub(crate) fn bound(value: f64) -> String {
-    if value.is_finite() {
-        format!("{value:.0}")
-    } else if value > 0.0 {
-        "+inf".into()
-    } else {
-        "-inf".into()
+/// A fitted rating's 95% interval as a table cell: `[1480, 1612]`, or in
+/// words when an end is open (a bot that never lost has no upper bound:
+/// `at least 1612`), since `+inf` reads like a bug.
+pub(crate) fn interval(low: f64, high: f64) -> String {
+    match (low.is_finite(), high.is_finite()) {
+        (true, true) => format!("[{low:.0}, {high:.0}]"),
+        (true, false) => format!("at least {low:.0}"),
+        (false, true) => format!("at most {high:.0}"),
+        (false, false) => "unbounded".into(),
     }
 }
 
@@ -352,5 +355,13 @@ mod tests {
             game_variant("bullfrogs", "solo=true"),
             "bullfrogs solo=true"
         );
+    }
+
+    #[test]
+    fn an_interval_with_an_open_end_is_written_in_words() {
+        assert_eq!(interval(1480.4, 1611.6), "[1480, 1612]");
+        assert_eq!(interval(1611.6, f64::INFINITY), "at least 1612");
+        assert_eq!(interval(f64::NEG_INFINITY, 1480.4), "at most 1480");
+        assert_eq!(interval(f64::NEG_INFINITY, f64::INFINITY), "unbounded");
     }
 }

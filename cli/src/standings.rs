@@ -172,11 +172,7 @@ fn ladder_text(status: &pb::TournamentStatus) -> String {
         let (rating, interval) = match &row.rating {
             Some(r) if r.identifiable => (
                 format!("{:.0}", r.rating),
-                format!(
-                    "[{}, {}]",
-                    crate::ratings::bound(r.low),
-                    crate::ratings::bound(r.high)
-                ),
+                crate::ratings::interval(r.low, r.high),
             ),
             Some(r) => ("-".to_string(), notes.cell(&r.reason)),
             None => (String::new(), String::new()),
