@@ -3,11 +3,10 @@
 //! travels over the network). Revocation takes effect on the runner's next
 //! call, and the matches it held go back to the queue.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use cairn_arena::store::DEFAULT_DB_PATH;
+use cairn_arena::store::{Location, SystemClock, DEFAULT_DB_PATH};
 use cairn_arena::Store;
 use serde_json::json;
 
@@ -18,33 +17,38 @@ pub enum RunnersCommand {
     /// Add a runner and print its token (shown once).
     Add {
         name: String,
-        #[arg(long, default_value = DEFAULT_DB_PATH)]
-        db: PathBuf,
+        /// An SQLite file or a PostgreSQL URL (as `cairn serve --db`).
+        #[arg(long, default_value = DEFAULT_DB_PATH, value_parser = crate::serve::parse_db)]
+        db: Location,
         #[arg(long)]
         json: bool,
     },
     /// List the runners.
     List {
-        #[arg(long, default_value = DEFAULT_DB_PATH)]
-        db: PathBuf,
+        /// An SQLite file or a PostgreSQL URL (as `cairn serve --db`).
+        #[arg(long, default_value = DEFAULT_DB_PATH, value_parser = crate::serve::parse_db)]
+        db: Location,
         #[arg(long)]
         json: bool,
     },
     /// Revoke a runner's token; its leased matches go back to the queue.
     Revoke {
         name: String,
-        #[arg(long, default_value = DEFAULT_DB_PATH)]
-        db: PathBuf,
+        /// An SQLite file or a PostgreSQL URL (as `cairn serve --db`).
+        #[arg(long, default_value = DEFAULT_DB_PATH, value_parser = crate::serve::parse_db)]
+        db: Location,
     },
 }
 
-async fn open(db: &std::path::Path) -> anyhow::Result<Store> {
+async fn open(db: &Location) -> anyhow::Result<Store> {
     // An operator command on a file that does not exist is a typo, not a
     // request for a new arena.
-    anyhow::ensure!(db.is_file(), "no arena database at {}", db.display());
-    Store::open(db)
+    if let Location::Sqlite(path) = db {
+        anyhow::ensure!(path.is_file(), "no arena database at {}", path.display());
+    }
+    Store::open_location(db, std::sync::Arc::new(SystemClock))
         .await
-        .with_context(|| format!("cannot open the database {}", db.display()))
+        .with_context(|| format!("cannot open the database {db}"))
 }
 
 pub fn run(command: RunnersCommand) -> anyhow::Result<ExitCode> {

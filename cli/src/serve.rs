@@ -1,20 +1,22 @@
-//! `cairn serve`: the arena on a SQLite file, until Ctrl-C.
+//! `cairn serve`: the arena on a SQLite file or a PostgreSQL database,
+//! until Ctrl-C.
 
 use std::io::Write;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use cairn_arena::store::{Registration, DEFAULT_DB_PATH};
+use cairn_arena::store::{Location, Registration, DEFAULT_DB_PATH};
 use cairn_arena::Store;
 use tokio::net::TcpListener;
 
 #[derive(Debug, clap::Args)]
 pub struct ServeArgs {
-    /// The SQLite database file (created if missing).
-    #[arg(long, default_value = DEFAULT_DB_PATH)]
-    db: PathBuf,
+    /// The database: an SQLite file (created if missing; also `sqlite:PATH`)
+    /// or a PostgreSQL URL, `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`
+    /// (several arena processes may serve one PostgreSQL database).
+    #[arg(long, default_value = DEFAULT_DB_PATH, value_parser = parse_db)]
+    db: Location,
     /// The address to listen on (port 0: any free port, printed on start).
     #[arg(long, default_value = "127.0.0.1:50051")]
     listen: String,
@@ -90,7 +92,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         // Scripts and tests read the address from this line.
         println!(
             "cairn arena listening on http://{address} (database {})",
-            args.db.display()
+            args.db
         );
         std::io::stdout().flush()?;
         cairn_arena::run(listener, store, async move {
@@ -129,15 +131,18 @@ pub async fn start_web(
 
 /// Opens the store and makes sure a runner with `runner_token` (or a fresh
 /// token) exists; returns the token.
-pub async fn open_store(db: &Path, runner_token: Option<&str>) -> anyhow::Result<(Store, String)> {
+pub async fn open_store(
+    db: &Location,
+    runner_token: Option<&str>,
+) -> anyhow::Result<(Store, String)> {
     // Refused before the database is touched, so a bad token leaves no
     // half-made database behind.
     if let Some(token) = runner_token {
         cairn_arena::store::check_runner_token(token)?;
     }
-    let store = Store::open(db)
+    let store = Store::open_location(db, std::sync::Arc::new(cairn_arena::store::SystemClock))
         .await
-        .with_context(|| format!("cannot open the database {}", db.display()))?;
+        .with_context(|| format!("cannot open the database {db}"))?;
     let token = match runner_token {
         Some(token) => {
             store.register_runner_with_token("runner", token).await?;
@@ -190,4 +195,10 @@ pub fn shutdown_signal() -> impl std::future::Future<Output = ()> + Send {
 /// An address a client can dial for a listener bound to `address`.
 pub fn dial_address(address: SocketAddr) -> String {
     format!("http://{address}")
+}
+
+/// `--db` as the store reads it: a file path, `sqlite:PATH`, or a
+/// PostgreSQL URL.
+pub fn parse_db(db: &str) -> Result<Location, String> {
+    Location::parse(db).map_err(|error| error.to_string())
 }

@@ -64,7 +64,7 @@ impl Store {
         check_name("owner", name)?;
         let token = new_token()?;
         let inserted = sqlx::query_scalar(
-            "INSERT INTO owners (name, token_hash, created_at) VALUES (?, ?, ?) RETURNING id",
+            "INSERT INTO owners (name, token_hash, created_at) VALUES ($1, $2, $3) RETURNING id",
         )
         .bind(name)
         .bind(token_hash(&token))
@@ -88,7 +88,7 @@ impl Store {
 
     /// The owner a token belongs to.
     pub async fn owner_by_token(&self, token: &str) -> Result<Owner, ArenaError> {
-        sqlx::query_as("SELECT id, name FROM owners WHERE token_hash = ?")
+        sqlx::query_as("SELECT id, name FROM owners WHERE token_hash = $1")
             .bind(token_hash(token))
             .fetch_optional(self.pool())
             .await?
@@ -114,7 +114,7 @@ impl Store {
         check_runner_token(token)?;
         let hash = token_hash(token);
         let existing: Option<Runner> = sqlx::query_as(
-            "SELECT id, name FROM runners WHERE name = ? AND token_hash = ? AND revoked_at IS NULL",
+            "SELECT id, name FROM runners WHERE name = $1 AND token_hash = $2 AND revoked_at IS NULL",
         )
         .bind(name)
         .bind(&hash)
@@ -124,7 +124,7 @@ impl Store {
             return Ok(runner);
         }
         let inserted = sqlx::query_scalar(
-            "INSERT INTO runners (name, token_hash, created_at) VALUES (?, ?, ?) RETURNING id",
+            "INSERT INTO runners (name, token_hash, created_at) VALUES ($1, $2, $3) RETURNING id",
         )
         .bind(name)
         .bind(hash)
@@ -145,7 +145,7 @@ impl Store {
 
     /// The runner a token belongs to, unless it was revoked.
     pub async fn runner_by_token(&self, token: &str) -> Result<Runner, ArenaError> {
-        sqlx::query_as("SELECT id, name FROM runners WHERE token_hash = ? AND revoked_at IS NULL")
+        sqlx::query_as("SELECT id, name FROM runners WHERE token_hash = $1 AND revoked_at IS NULL")
             .bind(token_hash(token))
             .fetch_optional(self.pool())
             .await?
@@ -169,19 +169,19 @@ impl Store {
     pub async fn revoke_runner(&self, name: &str) -> Result<u64, ArenaError> {
         let now = self.now_ms();
         let mut tx = self.begin_write().await?;
-        let id: Option<i64> = sqlx::query_scalar("SELECT id FROM runners WHERE name = ?")
+        let id: Option<i64> = sqlx::query_scalar("SELECT id FROM runners WHERE name = $1")
             .bind(name)
             .fetch_optional(&mut *tx)
             .await?;
         let id = id.ok_or_else(|| ArenaError::not_found("runner", name))?;
-        sqlx::query("UPDATE runners SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?")
+        sqlx::query("UPDATE runners SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2")
             .bind(now)
             .bind(id)
             .execute(&mut *tx)
             .await?;
         let requeued = sqlx::query(
             "UPDATE matches SET status = 'queued', lease_holder = NULL, lease_expires_at = NULL \
-             WHERE lease_holder = ? AND status = 'leased'",
+             WHERE lease_holder = $1 AND status = 'leased'",
         )
         .bind(id)
         .execute(&mut *tx)

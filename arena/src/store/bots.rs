@@ -1,7 +1,7 @@
 //! Bots, their versions and the archives behind them. A bot belongs to the
 //! owner who first submitted it; only that owner adds versions or deletes it.
 
-use sqlx::SqliteConnection;
+use sqlx::AnyConnection;
 
 use super::accounts::{check_name, Owner};
 use super::{Page, PageOf, Store};
@@ -16,6 +16,7 @@ pub struct BotSummary {
     pub owner: String,
     pub n_versions: i64,
     pub latest_version: i64,
+    #[sqlx(try_from = "super::Flag")]
     pub deleted: bool,
 }
 
@@ -91,12 +92,13 @@ impl Store {
         let bot_id = self
             .bot_for_submission(&mut tx, owner, &checked.manifest.name)
             .await?;
-        let existing: Option<i64> =
-            sqlx::query_scalar("SELECT id FROM bot_versions WHERE bot_id = ? AND content_hash = ?")
-                .bind(bot_id)
-                .bind(&checked.content_hash)
-                .fetch_optional(&mut *tx)
-                .await?;
+        let existing: Option<i64> = sqlx::query_scalar(
+            "SELECT id FROM bot_versions WHERE bot_id = $1 AND content_hash = $2",
+        )
+        .bind(bot_id)
+        .bind(&checked.content_hash)
+        .fetch_optional(&mut *tx)
+        .await?;
         let (version_id, created) = match existing {
             Some(id) => (id, false),
             None => {
@@ -119,12 +121,12 @@ impl Store {
     /// RULING (ours): the owner submitting to their deleted bot brings it back.
     async fn bot_for_submission(
         &self,
-        tx: &mut SqliteConnection,
+        tx: &mut AnyConnection,
         owner: &Owner,
         name: &str,
     ) -> Result<i64, ArenaError> {
         let found: Option<(i64, i64)> =
-            sqlx::query_as("SELECT id, owner_id FROM bots WHERE name = ?")
+            sqlx::query_as("SELECT id, owner_id FROM bots WHERE name = $1")
                 .bind(name)
                 .fetch_optional(&mut *tx)
                 .await?;
@@ -133,7 +135,7 @@ impl Store {
                 format!("bot `{name}` belongs to another owner"),
             )),
             Some((bot_id, _)) => {
-                sqlx::query("UPDATE bots SET deleted_at = NULL WHERE id = ?")
+                sqlx::query("UPDATE bots SET deleted_at = NULL WHERE id = $1")
                     .bind(bot_id)
                     .execute(&mut *tx)
                     .await?;
@@ -142,7 +144,7 @@ impl Store {
             None => {
                 self.check_bot_quota(&mut *tx, owner, None).await?;
                 Ok(sqlx::query_scalar(
-                    "INSERT INTO bots (owner_id, name, created_at) VALUES (?, ?, ?) RETURNING id",
+                    "INSERT INTO bots (owner_id, name, created_at) VALUES ($1, $2, $3) RETURNING id",
                 )
                 .bind(owner.id)
                 .bind(name)
@@ -155,13 +157,13 @@ impl Store {
 
     async fn insert_version(
         &self,
-        tx: &mut SqliteConnection,
+        tx: &mut AnyConnection,
         bot_id: i64,
         archive: &[u8],
         checked: &CheckedArchive,
     ) -> Result<i64, ArenaError> {
         // Two bots may ship the same folder: the archive is stored once.
-        sqlx::query("INSERT OR IGNORE INTO artifacts (content_hash, size_bytes, data, created_at) VALUES (?, ?, ?, ?)")
+        sqlx::query("INSERT INTO artifacts (content_hash, size_bytes, data, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (content_hash) DO NOTHING")
             .bind(&checked.content_hash)
             .bind(archive.len() as i64)
             .bind(archive)
@@ -172,7 +174,7 @@ impl Store {
             .map_err(|error| ArenaError::Internal(error.to_string()))?;
         let id = sqlx::query_scalar(
             "INSERT INTO bot_versions (bot_id, version, content_hash, manifest, created_at) \
-             VALUES (?, (SELECT COALESCE(MAX(version), 0) + 1 FROM bot_versions WHERE bot_id = ?), ?, ?, ?) RETURNING id",
+             VALUES ($1, (SELECT COALESCE(MAX(version), 0) + 1 FROM bot_versions WHERE bot_id = $2), $3, $4, $5) RETURNING id",
         )
         .bind(bot_id)
         .bind(bot_id)
@@ -190,7 +192,7 @@ impl Store {
             "SELECT b.id, b.name, o.name AS owner, COUNT(v.id) AS n_versions, COALESCE(MAX(v.version), 0) AS latest_version, \
              b.deleted_at IS NOT NULL AS deleted \
              FROM bots b JOIN owners o ON o.id = b.owner_id LEFT JOIN bot_versions v ON v.bot_id = b.id \
-             WHERE b.name > ? GROUP BY b.id ORDER BY b.name LIMIT ?",
+             WHERE b.name > $1 GROUP BY b.id, o.name ORDER BY b.name LIMIT $2",
         )
         .bind(page.after.as_deref().unwrap_or(""))
         .bind(page.limit())
@@ -205,7 +207,7 @@ impl Store {
             "SELECT b.id, b.name, o.name AS owner, COUNT(v.id) AS n_versions, COALESCE(MAX(v.version), 0) AS latest_version, \
              b.deleted_at IS NOT NULL AS deleted \
              FROM bots b JOIN owners o ON o.id = b.owner_id LEFT JOIN bot_versions v ON v.bot_id = b.id \
-             WHERE b.name = ? GROUP BY b.id",
+             WHERE b.name = $1 GROUP BY b.id, o.name",
         )
         .bind(name)
         .fetch_optional(self.pool())
@@ -215,7 +217,7 @@ impl Store {
 
     /// One version by id.
     pub async fn bot_version(&self, version_id: i64) -> Result<BotVersion, ArenaError> {
-        let sql = format!("{VERSION_SELECT} WHERE v.id = ?");
+        let sql = format!("{VERSION_SELECT} WHERE v.id = $1");
         let row: Option<VersionRow> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
             .bind(version_id)
             .fetch_optional(self.pool())
@@ -226,7 +228,7 @@ impl Store {
 
     /// Every version of a bot, oldest first.
     pub async fn bot_versions(&self, bot_name: &str) -> Result<Vec<BotVersion>, ArenaError> {
-        let sql = format!("{VERSION_SELECT} WHERE b.name = ? ORDER BY v.version");
+        let sql = format!("{VERSION_SELECT} WHERE b.name = $1 ORDER BY v.version");
         let rows: Vec<VersionRow> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
             .bind(bot_name)
             .fetch_all(self.pool())
@@ -269,7 +271,7 @@ impl Store {
     /// played); the owner who wants it gone at once cancels the tournament.
     pub async fn delete_bot(&self, owner: &Owner, bot_name: &str) -> Result<(), ArenaError> {
         let mut tx = self.begin_write().await?;
-        let found: Option<i64> = sqlx::query_scalar("SELECT owner_id FROM bots WHERE name = ?")
+        let found: Option<i64> = sqlx::query_scalar("SELECT owner_id FROM bots WHERE name = $1")
             .bind(bot_name)
             .fetch_optional(&mut *tx)
             .await?;
@@ -282,7 +284,7 @@ impl Store {
             }
             Some(_) => {}
         }
-        sqlx::query("UPDATE bots SET deleted_at = COALESCE(deleted_at, ?) WHERE name = ?")
+        sqlx::query("UPDATE bots SET deleted_at = COALESCE(deleted_at, $1) WHERE name = $2")
             .bind(self.now_ms())
             .bind(bot_name)
             .execute(&mut *tx)
@@ -293,17 +295,19 @@ impl Store {
 
     /// Whether a bot has been deleted.
     pub(crate) async fn bot_is_deleted(&self, bot_name: &str) -> Result<bool, ArenaError> {
-        let deleted: Option<bool> =
-            sqlx::query_scalar("SELECT deleted_at IS NOT NULL FROM bots WHERE name = ?")
+        let deleted: Option<super::Flag> =
+            sqlx::query_scalar("SELECT deleted_at IS NOT NULL FROM bots WHERE name = $1")
                 .bind(bot_name)
                 .fetch_optional(self.pool())
                 .await?;
-        deleted.ok_or_else(|| ArenaError::not_found("bot", bot_name))
+        deleted
+            .map(bool::from)
+            .ok_or_else(|| ArenaError::not_found("bot", bot_name))
     }
 
     /// The archive with this content hash.
     pub async fn artifact(&self, content_hash: &str) -> Result<Vec<u8>, ArenaError> {
-        sqlx::query_scalar("SELECT data FROM artifacts WHERE content_hash = ?")
+        sqlx::query_scalar("SELECT data FROM artifacts WHERE content_hash = $1")
             .bind(content_hash)
             .fetch_optional(self.pool())
             .await?

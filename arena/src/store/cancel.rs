@@ -3,7 +3,7 @@
 //! `cancelled` and never leased again; a runner's later report for one is
 //! refused with its own message; games already recorded stay, rated.
 
-use sqlx::SqliteConnection;
+use sqlx::AnyConnection;
 
 use super::{Owner, Store};
 use crate::error::ArenaError;
@@ -21,12 +21,12 @@ impl Store {
     ) -> Result<i64, ArenaError> {
         let now = self.now_ms();
         let mut tx = self.begin_write().await?;
-        let row: Option<(i64, bool)> =
-            sqlx::query_as("SELECT owner_id, planning_done FROM tournaments WHERE id = ?")
+        let row: Option<(i64, super::Flag)> =
+            sqlx::query_as("SELECT owner_id, planning_done FROM tournaments WHERE id = $1")
                 .bind(tournament_id)
                 .fetch_optional(&mut *tx)
                 .await?;
-        let Some((owner_id, planning_done)) = row else {
+        let Some((owner_id, super::Flag(planning_done))) = row else {
             return Err(ArenaError::not_found("tournament", tournament_id));
         };
         if owner_id != owner.id {
@@ -43,8 +43,8 @@ impl Store {
             )));
         }
         let dropped = sqlx::query(
-            "UPDATE matches SET status = 'done', failure = ?, finished_at = ?, lease_holder = NULL, lease_expires_at = NULL \
-             WHERE tournament_id = ? AND status IN ('queued', 'leased')",
+            "UPDATE matches SET status = 'done', failure = $1, finished_at = $2, lease_holder = NULL, lease_expires_at = NULL \
+             WHERE tournament_id = $3 AND status IN ('queued', 'leased')",
         )
         .bind(CANCELLED)
         .bind(now)
@@ -52,11 +52,13 @@ impl Store {
         .execute(&mut *tx)
         .await?
         .rows_affected();
-        sqlx::query("UPDATE tournaments SET cancelled_at = COALESCE(cancelled_at, ?) WHERE id = ?")
-            .bind(now)
-            .bind(tournament_id)
-            .execute(&mut *tx)
-            .await?;
+        sqlx::query(
+            "UPDATE tournaments SET cancelled_at = COALESCE(cancelled_at, $1) WHERE id = $2",
+        )
+        .bind(now)
+        .bind(tournament_id)
+        .execute(&mut *tx)
+        .await?;
         tx.commit().await?;
         self.notify_change();
         Ok(dropped as i64)
@@ -66,11 +68,11 @@ impl Store {
 /// Why a runner no longer holds `match_id`: cancelled with its tournament,
 /// or its lease lost.
 pub(crate) async fn lease_lost(
-    connection: &mut SqliteConnection,
+    connection: &mut AnyConnection,
     match_id: i64,
 ) -> Result<ArenaError, ArenaError> {
     let failure: Option<Option<String>> =
-        sqlx::query_scalar("SELECT failure FROM matches WHERE id = ?")
+        sqlx::query_scalar("SELECT failure FROM matches WHERE id = $1")
             .bind(match_id)
             .fetch_optional(&mut *connection)
             .await?;

@@ -9,7 +9,7 @@
 use cairn_engine::forfeit::{
     build_failed_score, capped, EndedBy, ForfeitReason, MAX_FORFEIT_DETAIL_BYTES,
 };
-use sqlx::SqliteConnection;
+use sqlx::AnyConnection;
 
 use super::accounts::Runner;
 use super::results::{
@@ -57,7 +57,7 @@ impl Store {
             return Err(super::cancel::lease_lost(&mut tx, match_id).await?);
         }
         let attempts: i64 = sqlx::query_scalar(
-            "UPDATE matches SET attempts = attempts + 1 WHERE id = ? RETURNING attempts",
+            "UPDATE matches SET attempts = attempts + 1 WHERE id = $1 RETURNING attempts",
         )
         .bind(match_id)
         .fetch_one(&mut *tx)
@@ -68,7 +68,7 @@ impl Store {
                 "given up after {attempts} attempts; last: {}",
                 tail(reason, MAX_FAULT_TEXT_BYTES)
             );
-            sqlx::query("UPDATE matches SET status = 'done', failure = ?, finished_at = ?, lease_expires_at = NULL WHERE id = ?")
+            sqlx::query("UPDATE matches SET status = 'done', failure = $1, finished_at = $2, lease_expires_at = NULL WHERE id = $3")
                 .bind(failure)
                 .bind(now)
                 .bind(match_id)
@@ -76,7 +76,7 @@ impl Store {
                 .await?;
             super::formats::after_match_done(&mut tx, match_id).await?;
         } else {
-            sqlx::query("UPDATE matches SET status = 'queued', lease_holder = NULL, lease_expires_at = NULL WHERE id = ?")
+            sqlx::query("UPDATE matches SET status = 'queued', lease_holder = NULL, lease_expires_at = NULL WHERE id = $1")
                 .bind(match_id)
                 .execute(&mut *tx)
                 .await?;
@@ -104,8 +104,8 @@ impl Store {
         if !state.held_by(runner, generation, now) {
             return Err(super::cancel::lease_lost(&mut tx, match_id).await?);
         }
-        let seated: bool = sqlx::query_scalar(
-            "SELECT EXISTS (SELECT 1 FROM seats WHERE match_id = ? AND bot_version_id = ?)",
+        let super::Flag(seated) = sqlx::query_scalar(
+            "SELECT EXISTS (SELECT 1 FROM seats WHERE match_id = $1 AND bot_version_id = $2)",
         )
         .bind(match_id)
         .bind(bot_version_id)
@@ -116,7 +116,7 @@ impl Store {
                 "bot version {bot_version_id} has no seat in match {match_id}"
             )));
         }
-        sqlx::query("UPDATE bot_versions SET broken_at = COALESCE(broken_at, ?), build_log = ? WHERE id = ?")
+        sqlx::query("UPDATE bot_versions SET broken_at = COALESCE(broken_at, $1), build_log = $2 WHERE id = $3")
             .bind(now)
             .bind(tail(log, MAX_FAULT_TEXT_BYTES))
             .bind(bot_version_id)
@@ -128,7 +128,7 @@ impl Store {
         // The version's other queued matches, one short transaction each.
         let queued: Vec<i64> = sqlx::query_scalar(
             "SELECT DISTINCT m.id FROM matches m JOIN seats s ON s.match_id = m.id \
-             WHERE s.bot_version_id = ? AND m.status = 'queued' ORDER BY m.id",
+             WHERE s.bot_version_id = $1 AND m.status = 'queued' ORDER BY m.id",
         )
         .bind(bot_version_id)
         .fetch_all(self.pool())
@@ -136,7 +136,7 @@ impl Store {
         let mut ended = 1;
         for other in queued {
             let mut tx = self.begin_write().await?;
-            let status: String = sqlx::query_scalar("SELECT status FROM matches WHERE id = ?")
+            let status: String = sqlx::query_scalar("SELECT status FROM matches WHERE id = $1")
                 .bind(other)
                 .fetch_one(&mut *tx)
                 .await?;
@@ -154,14 +154,14 @@ impl Store {
 /// Records every unreported game of a match as not played: broken seats
 /// forfeit with `build_failed`, then the match is done.
 async fn end_with_build_failures(
-    tx: &mut SqliteConnection,
+    tx: &mut AnyConnection,
     runner_id: Option<i64>,
     match_id: i64,
     now: i64,
 ) -> Result<(), ArenaError> {
     let seats: Vec<(i64, Option<String>)> = sqlx::query_as(
         "SELECT s.bot_version_id, v.build_log FROM seats s JOIN bot_versions v ON v.id = s.bot_version_id \
-         WHERE s.match_id = ? ORDER BY s.seat",
+         WHERE s.match_id = $1 ORDER BY s.seat",
     )
     .bind(match_id)
     .fetch_all(&mut *tx)
@@ -185,13 +185,13 @@ async fn end_with_build_failures(
         })
         .collect();
     let (game, variant): (String, String) = sqlx::query_as(
-        "SELECT t.game, t.variant FROM tournaments t JOIN matches m ON m.tournament_id = t.id WHERE m.id = ?",
+        "SELECT t.game, t.variant FROM tournaments t JOIN matches m ON m.tournament_id = t.id WHERE m.id = $1",
     )
     .bind(match_id)
     .fetch_one(&mut *tx)
     .await?;
     let unreported: Vec<(i64, i64)> = sqlx::query_as(
-        "SELECT g.id, g.game_index FROM games g WHERE g.match_id = ? \
+        "SELECT g.id, g.game_index FROM games g WHERE g.match_id = $1 \
          AND NOT EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.id) ORDER BY g.game_index",
     )
     .bind(match_id)

@@ -222,7 +222,7 @@ impl Store {
             "SELECT r.id, t.id, g.seed, rs.bot_version_id, rs.rank FROM results r \
              JOIN result_seats rs ON rs.game_id = r.game_id JOIN games g ON g.id = r.game_id \
              JOIN matches m ON m.id = g.match_id JOIN tournaments t ON t.id = m.tournament_id \
-             WHERE r.id > ? AND t.game = ? AND t.variant = ? ORDER BY r.id, rs.seat",
+             WHERE r.id > $1 AND t.game = $2 AND t.variant = $3 ORDER BY r.id, rs.seat",
         )
         .bind(after_result_id)
         .bind(game)

@@ -13,7 +13,7 @@
 //! ([`tally_recorded_game`]), so the check costs the same at the 100,000th
 //! game as at the first.
 
-use sqlx::SqliteConnection;
+use sqlx::AnyConnection;
 
 use super::planning::{insert_games, insert_match};
 use crate::error::ArenaError;
@@ -55,12 +55,12 @@ struct FormatRow {
 
 /// Reads a tournament's format.
 pub(crate) async fn stored_format(
-    connection: &mut SqliteConnection,
+    connection: &mut AnyConnection,
     tournament_id: i64,
 ) -> Result<StoredFormat, ArenaError> {
     let row: FormatRow = sqlx::query_as(
         "SELECT seats_per_game, games_per_pairing, seed, format, rounds, ladder_width, challengers, sprt_elo0, sprt_elo1, sprt_alpha, sprt_beta, sprt_llr, sprt_verdict, sprt_pairs, \
-         (SELECT COUNT(*) FROM tournament_entries e WHERE e.tournament_id = t.id) AS entries FROM tournaments t WHERE id = ?",
+         (SELECT COUNT(*) FROM tournament_entries e WHERE e.tournament_id = t.id) AS entries FROM tournaments t WHERE id = $1",
     )
     .bind(tournament_id)
     .fetch_optional(&mut *connection)
@@ -111,13 +111,13 @@ pub(crate) async fn stored_format(
 
 /// Every match of a tournament with the games recorded so far.
 pub(crate) async fn history(
-    connection: &mut SqliteConnection,
+    connection: &mut AnyConnection,
     tournament_id: i64,
 ) -> Result<Vec<PlayedMatch>, ArenaError> {
-    let seats: Vec<(i64, i64, bool, i64)> = sqlx::query_as(
-        "SELECT m.id, m.round, m.status = 'done' AND m.failure IS NOT ?, e.entry_index FROM matches m JOIN seats s ON s.match_id = m.id \
+    let seats: Vec<(i64, i64, super::Flag, i64)> = sqlx::query_as(
+        "SELECT m.id, m.round, m.status = 'done' AND m.failure IS DISTINCT FROM $1, e.entry_index FROM matches m JOIN seats s ON s.match_id = m.id \
          JOIN tournament_entries e ON e.tournament_id = m.tournament_id AND e.bot_version_id = s.bot_version_id \
-         WHERE m.tournament_id = ? ORDER BY m.id, s.seat",
+         WHERE m.tournament_id = $2 ORDER BY m.id, s.seat",
     )
     .bind(super::cancel::CANCELLED)
     .bind(tournament_id)
@@ -132,7 +132,7 @@ pub(crate) async fn history(
                     round: round as usize,
                     seats: Vec::new(),
                     games: Vec::new(),
-                    finished,
+                    finished: finished.into(),
                 },
             ));
         }
@@ -142,7 +142,7 @@ pub(crate) async fn history(
     }
     let games: Vec<(i64, i64, i64, i64, i64)> = sqlx::query_as(
         "SELECT g.match_id, g.id, g.seed, rs.rank, rs.score FROM matches m JOIN games g ON g.match_id = m.id \
-         JOIN result_seats rs ON rs.game_id = g.id WHERE m.tournament_id = ? ORDER BY g.match_id, g.id, rs.seat",
+         JOIN result_seats rs ON rs.game_id = g.id WHERE m.tournament_id = $1 ORDER BY g.match_id, g.id, rs.seat",
     )
     .bind(tournament_id)
     .fetch_all(&mut *connection)
@@ -178,7 +178,7 @@ pub(crate) async fn history(
 /// each recorded game grouped by opponent and deal, the deals with exactly
 /// two games), bucketed by the pair's half points.
 pub(crate) async fn stored_deal_pairs(
-    connection: &mut SqliteConnection,
+    connection: &mut AnyConnection,
     tournament_id: i64,
     challenger: usize,
 ) -> Result<[u64; 5], ArenaError> {
@@ -186,18 +186,18 @@ pub(crate) async fn stored_deal_pairs(
         "WITH sides AS ( \
            SELECT m.id AS match_id, mine.seat AS seat, opponent.entry_index AS opponent \
            FROM matches m \
-           JOIN tournament_entries challenger ON challenger.tournament_id = m.tournament_id AND challenger.entry_index = ? \
+           JOIN tournament_entries challenger ON challenger.tournament_id = m.tournament_id AND challenger.entry_index = $1 \
            JOIN seats mine ON mine.match_id = m.id AND mine.bot_version_id = challenger.bot_version_id \
            JOIN seats theirs ON theirs.match_id = m.id AND theirs.seat != mine.seat \
            JOIN tournament_entries opponent ON opponent.tournament_id = m.tournament_id AND opponent.bot_version_id = theirs.bot_version_id \
-           WHERE m.tournament_id = ? AND (SELECT COUNT(*) FROM seats s WHERE s.match_id = m.id) = 2), \
+           WHERE m.tournament_id = $2 AND (SELECT COUNT(*) FROM seats s WHERE s.match_id = m.id) = 2), \
          halves AS ( \
            SELECT sides.opponent, g.seed, \
              CASE WHEN mine.rank < theirs.rank THEN 2 WHEN mine.rank = theirs.rank THEN 1 ELSE 0 END AS half \
            FROM sides JOIN games g ON g.match_id = sides.match_id \
            JOIN result_seats mine ON mine.game_id = g.id AND mine.seat = sides.seat \
            JOIN result_seats theirs ON theirs.game_id = g.id AND theirs.seat != sides.seat) \
-         SELECT total, COUNT(*) FROM (SELECT SUM(half) AS total FROM halves GROUP BY opponent, seed HAVING COUNT(*) = 2) \
+         SELECT total, COUNT(*) FROM (SELECT CAST(SUM(half) AS BIGINT) AS total FROM halves GROUP BY opponent, seed HAVING COUNT(*) = 2) AS pairs \
          GROUP BY total",
     )
     .bind(challenger as i64)
@@ -221,13 +221,13 @@ pub(crate) async fn stored_deal_pairs(
 /// Reads the few matches of the gauntlet and two games, whatever the
 /// history.
 pub(crate) async fn tally_recorded_game(
-    tx: &mut SqliteConnection,
+    tx: &mut AnyConnection,
     game_id: i64,
 ) -> Result<(), ArenaError> {
     let row: Option<(i64, String, String)> = sqlx::query_as(
         "SELECT t.id, t.challengers, t.sprt_pairs FROM games g JOIN matches m ON m.id = g.match_id \
          JOIN tournaments t ON t.id = m.tournament_id \
-         WHERE g.id = ? AND t.sprt_pairs IS NOT NULL",
+         WHERE g.id = $1 AND t.sprt_pairs IS NOT NULL",
     )
     .bind(game_id)
     .fetch_optional(&mut *tx)
@@ -246,8 +246,8 @@ pub(crate) async fn tally_recorded_game(
     // the two-seat matches seating the challenger and this game's other
     // seat, their game of this index and seed, the challenger's half points.
     let halves: Vec<(i64, i64)> = sqlx::query_as(
-        "WITH this AS (SELECT g.match_id, g.game_index, g.seed FROM games g WHERE g.id = ?), \
-         challenger AS (SELECT bot_version_id FROM tournament_entries WHERE tournament_id = ? AND entry_index = ?), \
+        "WITH this AS (SELECT g.match_id, g.game_index, g.seed FROM games g WHERE g.id = $1), \
+         challenger AS (SELECT bot_version_id FROM tournament_entries WHERE tournament_id = $2 AND entry_index = $3), \
          opponent AS (SELECT s.bot_version_id FROM seats s, this WHERE s.match_id = this.match_id \
            AND s.bot_version_id != (SELECT bot_version_id FROM challenger) \
            AND (SELECT COUNT(*) FROM seats all_seats WHERE all_seats.match_id = this.match_id) = 2 \
@@ -255,7 +255,7 @@ pub(crate) async fn tally_recorded_game(
          deal AS (SELECT m.id AS match_id, mine.seat AS seat FROM matches m \
            JOIN seats mine ON mine.match_id = m.id AND mine.bot_version_id = (SELECT bot_version_id FROM challenger) \
            JOIN seats theirs ON theirs.match_id = m.id AND theirs.seat != mine.seat AND theirs.bot_version_id = (SELECT bot_version_id FROM opponent) \
-           WHERE m.tournament_id = ? AND (SELECT COUNT(*) FROM seats all_seats WHERE all_seats.match_id = m.id) = 2) \
+           WHERE m.tournament_id = $4 AND (SELECT COUNT(*) FROM seats all_seats WHERE all_seats.match_id = m.id) = 2) \
          SELECT g.id, CASE WHEN mine.rank < theirs.rank THEN 2 WHEN mine.rank = theirs.rank THEN 1 ELSE 0 END \
          FROM deal JOIN this JOIN games g ON g.match_id = deal.match_id AND g.game_index = this.game_index AND g.seed = this.seed \
          JOIN result_seats mine ON mine.game_id = g.id AND mine.seat = deal.seat \
@@ -294,13 +294,13 @@ pub(crate) async fn tally_recorded_game(
 }
 
 async fn store_pairs(
-    tx: &mut SqliteConnection,
+    tx: &mut AnyConnection,
     tournament_id: i64,
     pairs: &[u64; 5],
 ) -> Result<(), ArenaError> {
     let text =
         serde_json::to_string(pairs).map_err(|error| ArenaError::Internal(error.to_string()))?;
-    sqlx::query("UPDATE tournaments SET sprt_pairs = ? WHERE id = ?")
+    sqlx::query("UPDATE tournaments SET sprt_pairs = $1 WHERE id = $2")
         .bind(text)
         .bind(tournament_id)
         .execute(&mut *tx)
@@ -311,10 +311,10 @@ async fn store_pairs(
 /// The step after a match is done, in the transaction that finished it:
 /// the SPRT's check, then the next round once every match is done.
 pub(crate) async fn after_match_done(
-    tx: &mut SqliteConnection,
+    tx: &mut AnyConnection,
     match_id: i64,
 ) -> Result<(), ArenaError> {
-    let tournament_id: i64 = sqlx::query_scalar("SELECT tournament_id FROM matches WHERE id = ?")
+    let tournament_id: i64 = sqlx::query_scalar("SELECT tournament_id FROM matches WHERE id = $1")
         .bind(match_id)
         .fetch_one(&mut *tx)
         .await?;
@@ -345,7 +345,7 @@ pub(crate) async fn after_match_done(
             Verdict::AcceptH0 => Some("h0"),
             Verdict::AcceptH1 => Some("h1"),
         };
-        sqlx::query("UPDATE tournaments SET sprt_llr = ?, sprt_verdict = ? WHERE id = ?")
+        sqlx::query("UPDATE tournaments SET sprt_llr = $1, sprt_verdict = $2 WHERE id = $3")
             .bind(llr)
             .bind(verdict)
             .bind(tournament_id)
@@ -364,13 +364,13 @@ pub(crate) async fn after_match_done(
 
 /// Plans the next round once every match so far is done.
 async fn advance(
-    tx: &mut SqliteConnection,
+    tx: &mut AnyConnection,
     tournament_id: i64,
     stored: &StoredFormat,
 ) -> Result<(), ArenaError> {
-    let (unfinished, planning_done, cancelled): (i64, bool, bool) = sqlx::query_as(
+    let (unfinished, super::Flag(planning_done), super::Flag(cancelled)): (i64, super::Flag, super::Flag) = sqlx::query_as(
         "SELECT (SELECT COUNT(*) FROM matches m WHERE m.tournament_id = t.id AND m.status != 'done'), t.planning_done, \
-         t.cancelled_at IS NOT NULL FROM tournaments t WHERE t.id = ?",
+         t.cancelled_at IS NOT NULL FROM tournaments t WHERE t.id = $1",
     )
     .bind(tournament_id)
     .fetch_one(&mut *tx)
@@ -388,7 +388,7 @@ async fn advance(
     let withdrawn: Vec<usize> = if matches!(stored.spec.format, Format::Ladder { .. }) {
         sqlx::query_scalar::<_, i64>(
             "SELECT e.entry_index FROM tournament_entries e JOIN bot_versions v ON v.id = e.bot_version_id \
-             JOIN bots b ON b.id = v.bot_id WHERE e.tournament_id = ? \
+             JOIN bots b ON b.id = v.bot_id WHERE e.tournament_id = $1 \
              AND (b.deleted_at IS NOT NULL OR v.broken_at IS NOT NULL)",
         )
         .bind(tournament_id)
@@ -404,7 +404,7 @@ async fn advance(
         Next::Round(planned) => {
             let round = history.iter().map(|m| m.round + 1).max().unwrap_or(0);
             let entries: Vec<i64> = sqlx::query_scalar(
-                "SELECT bot_version_id FROM tournament_entries WHERE tournament_id = ? ORDER BY entry_index",
+                "SELECT bot_version_id FROM tournament_entries WHERE tournament_id = $1 ORDER BY entry_index",
             )
             .bind(tournament_id)
             .fetch_all(&mut *tx)
@@ -414,7 +414,7 @@ async fn advance(
                 let written =
                     insert_match(tx, tournament_id, match_index, planned, &entries).await?;
                 insert_games(tx, written.match_id, 0, &planned.game_seeds).await?;
-                sqlx::query("UPDATE matches SET status = 'queued', round = ? WHERE id = ?")
+                sqlx::query("UPDATE matches SET status = 'queued', round = $1 WHERE id = $2")
                     .bind(round as i64)
                     .bind(written.match_id)
                     .execute(&mut *tx)
@@ -423,7 +423,7 @@ async fn advance(
         }
         Next::Finished => {
             // The total is what was played, whatever was expected.
-            sqlx::query("UPDATE tournaments SET planned_matches = ? WHERE id = ?")
+            sqlx::query("UPDATE tournaments SET planned_matches = $1 WHERE id = $2")
                 .bind(history.len() as i64)
                 .bind(tournament_id)
                 .execute(&mut *tx)
@@ -436,10 +436,10 @@ async fn advance(
 /// Drops the matches nobody has leased yet (queued, or still being
 /// written by the planner): their games, seats and rows.
 pub(crate) async fn drop_unplayed_matches(
-    tx: &mut SqliteConnection,
+    tx: &mut AnyConnection,
     tournament_id: i64,
 ) -> Result<(), ArenaError> {
-    let unplayed = "SELECT id FROM matches WHERE tournament_id = ? AND (status = 'queued' \
+    let unplayed = "SELECT id FROM matches WHERE tournament_id = $1 AND (status = 'queued' \
          OR (status = 'leased' AND lease_holder IS NULL AND lease_expires_at IS NULL))";
     for table in ["games", "seats"] {
         sqlx::query(sqlx::AssertSqlSafe(format!(
@@ -456,7 +456,7 @@ pub(crate) async fn drop_unplayed_matches(
     .execute(&mut *tx)
     .await?;
     sqlx::query(
-        "UPDATE tournaments SET planned_matches = (SELECT COUNT(*) FROM matches WHERE tournament_id = ?) WHERE id = ?",
+        "UPDATE tournaments SET planned_matches = (SELECT COUNT(*) FROM matches WHERE tournament_id = $1) WHERE id = $2",
     )
     .bind(tournament_id)
     .bind(tournament_id)
@@ -467,7 +467,7 @@ pub(crate) async fn drop_unplayed_matches(
 
 /// The first round of a stored tournament (what the planner writes).
 pub(crate) async fn stored_first_round(
-    connection: &mut SqliteConnection,
+    connection: &mut AnyConnection,
     tournament_id: i64,
 ) -> Result<Vec<crate::plan::PlannedMatch>, ArenaError> {
     let stored = stored_format(connection, tournament_id).await?;
@@ -541,7 +541,7 @@ impl super::Store {
         let rows: Vec<(i64, i64, i64, i64)> = sqlx::query_as(
             "SELECT t.id, g.seed, rs.bot_version_id, rs.score FROM tournaments t JOIN matches m ON m.tournament_id = t.id \
              JOIN games g ON g.match_id = m.id JOIN result_seats rs ON rs.game_id = g.id \
-             WHERE t.game = ? AND t.variant = ? AND t.seats_per_game = 1",
+             WHERE t.game = $1 AND t.variant = $2 AND t.seats_per_game = 1",
         )
         .bind(game)
         .bind(variant)
@@ -563,7 +563,7 @@ impl super::Store {
         let mut board = Vec::with_capacity(standings.len());
         for (index, standing) in standings.iter().enumerate() {
             let (bot_name, version): (String, i64) = sqlx::query_as(
-                "SELECT b.name, v.version FROM bot_versions v JOIN bots b ON b.id = v.bot_id WHERE v.id = ?",
+                "SELECT b.name, v.version FROM bot_versions v JOIN bots b ON b.id = v.bot_id WHERE v.id = $1",
             )
             .bind(standing.bot_version_id)
             .fetch_one(self.pool())
@@ -593,17 +593,18 @@ impl super::Store {
     /// Enters a new bot version in every ladder of a game it plays, and
     /// plans its games if the ladder is idle. Returns the ladders joined.
     pub async fn enter_ladders(&self, bot_version_id: i64) -> Result<usize, ArenaError> {
-        let manifest: String = sqlx::query_scalar("SELECT manifest FROM bot_versions WHERE id = ?")
-            .bind(bot_version_id)
-            .fetch_one(self.pool())
-            .await?;
+        let manifest: String =
+            sqlx::query_scalar("SELECT manifest FROM bot_versions WHERE id = $1")
+                .bind(bot_version_id)
+                .fetch_one(self.pool())
+                .await?;
         let manifest: crate::archive::Manifest =
             serde_json::from_str(&manifest).map_err(|error| {
                 ArenaError::Internal(format!("stored manifest unreadable: {error}"))
             })?;
         let ladders: Vec<(i64, String)> = sqlx::query_as(
             "SELECT id, game FROM tournaments t WHERE format = 'ladder' AND cancelled_at IS NULL \
-             AND NOT EXISTS (SELECT 1 FROM tournament_entries e WHERE e.tournament_id = t.id AND e.bot_version_id = ?) ORDER BY id",
+             AND NOT EXISTS (SELECT 1 FROM tournament_entries e WHERE e.tournament_id = t.id AND e.bot_version_id = $1) ORDER BY id",
         )
         .bind(bot_version_id)
         .fetch_all(self.pool())
@@ -618,8 +619,8 @@ impl super::Store {
             // the list was read takes no one.
             let entered = sqlx::query(
                 "INSERT INTO tournament_entries (tournament_id, entry_index, bot_version_id) \
-                 SELECT t.id, (SELECT COUNT(*) FROM tournament_entries e WHERE e.tournament_id = t.id), ? \
-                 FROM tournaments t WHERE t.id = ? AND t.cancelled_at IS NULL",
+                 SELECT t.id, (SELECT COUNT(*) FROM tournament_entries e WHERE e.tournament_id = t.id), $1 \
+                 FROM tournaments t WHERE t.id = $2 AND t.cancelled_at IS NULL",
             )
             .bind(bot_version_id)
             .bind(tournament_id)

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use cairn_engine::GameOptions;
-use sqlx::SqliteConnection;
+use sqlx::AnyConnection;
 
 use super::tournaments::variant_key;
 use super::{Store, Touch};
@@ -99,7 +99,7 @@ impl Store {
             "SELECT r.bot_version_id, b.name AS bot_name, v.version, o.name AS owner, r.rating, r.uncertainty, r.volatility, \
              r.games, r.wins, r.draws, r.losses, r.forfeits \
              FROM ratings r JOIN bot_versions v ON v.id = r.bot_version_id JOIN bots b ON b.id = v.bot_id JOIN owners o ON o.id = b.owner_id \
-             WHERE r.game = ? AND r.variant = ? AND r.model = ? ORDER BY r.rating DESC, b.name, v.version",
+             WHERE r.game = $1 AND r.variant = $2 AND r.model = $3 ORDER BY r.rating DESC, b.name, v.version",
         )
         .bind(&query.game)
         .bind(&variant)
@@ -126,8 +126,8 @@ impl Store {
     }
 
     async fn default_model(&self, game: &str, variant: &str) -> Result<RatingModel, ArenaError> {
-        let two_seat: bool = sqlx::query_scalar(
-            "SELECT EXISTS (SELECT 1 FROM ratings WHERE game = ? AND variant = ? AND model = ?)",
+        let super::Flag(two_seat) = sqlx::query_scalar(
+            "SELECT EXISTS (SELECT 1 FROM ratings WHERE game = $1 AND variant = $2 AND model = $3)",
         )
         .bind(game)
         .bind(variant)
@@ -151,17 +151,17 @@ impl Store {
         let variant = variant_key(options);
         let mut tx = self.begin_write().await?;
         for table in ["rating_history", "ratings"] {
-            let sql = format!("DELETE FROM {table} WHERE game = ? AND variant = ?");
+            let sql = format!("DELETE FROM {table} WHERE game = $1 AND variant = $2");
             sqlx::query(sqlx::AssertSqlSafe(sql))
                 .bind(game)
                 .bind(&variant)
                 .execute(&mut *tx)
                 .await?;
         }
-        let rows: Vec<(i64, i64, i64, bool)> = sqlx::query_as(
+        let rows: Vec<(i64, i64, i64, super::Flag)> = sqlx::query_as(
             "SELECT r.id, rs.bot_version_id, rs.rank, rs.forfeit_reason IS NOT NULL FROM results r \
              JOIN games g ON g.id = r.game_id JOIN matches m ON m.id = g.match_id JOIN tournaments t ON t.id = m.tournament_id \
-             JOIN result_seats rs ON rs.game_id = r.game_id WHERE t.game = ? AND t.variant = ? ORDER BY r.id, rs.seat",
+             JOIN result_seats rs ON rs.game_id = r.game_id WHERE t.game = $1 AND t.variant = $2 ORDER BY r.id, rs.seat",
         )
         .bind(game)
         .bind(&variant)
@@ -188,9 +188,9 @@ impl Store {
     }
 }
 
-fn group_by_result(rows: Vec<(i64, i64, i64, bool)>) -> Vec<(i64, Vec<RatedSeat>)> {
+fn group_by_result(rows: Vec<(i64, i64, i64, super::Flag)>) -> Vec<(i64, Vec<RatedSeat>)> {
     let mut grouped: Vec<(i64, Vec<RatedSeat>)> = Vec::new();
-    for (result_id, bot_version_id, rank, forfeited) in rows {
+    for (result_id, bot_version_id, rank, super::Flag(forfeited)) in rows {
         let seat = RatedSeat {
             bot_version_id,
             rank: rank as u32,
@@ -206,7 +206,7 @@ fn group_by_result(rows: Vec<(i64, i64, i64, bool)>) -> Vec<(i64, Vec<RatedSeat>
 
 /// Rates one recorded game under every model that fits its table.
 pub(crate) async fn rate_result(
-    tx: &mut SqliteConnection,
+    tx: &mut AnyConnection,
     game: &str,
     variant: &str,
     result_id: i64,
@@ -239,7 +239,7 @@ pub(crate) async fn rate_result(
 }
 
 async fn load_standing(
-    tx: &mut SqliteConnection,
+    tx: &mut AnyConnection,
     game: &str,
     variant: &str,
     model: RatingModel,
@@ -247,7 +247,7 @@ async fn load_standing(
 ) -> Result<Option<Standing>, ArenaError> {
     let row: Option<StandingColumns> = sqlx::query_as(
         "SELECT rating, uncertainty, volatility, games, wins, draws, losses, forfeits FROM ratings \
-         WHERE game = ? AND variant = ? AND model = ? AND bot_version_id = ?",
+         WHERE game = $1 AND variant = $2 AND model = $3 AND bot_version_id = $4",
     )
     .bind(game)
     .bind(variant)
@@ -259,7 +259,7 @@ async fn load_standing(
 }
 
 async fn save_standing(
-    tx: &mut SqliteConnection,
+    tx: &mut AnyConnection,
     game: &str,
     variant: &str,
     model: RatingModel,
@@ -267,8 +267,11 @@ async fn save_standing(
     standing: &Standing,
 ) -> Result<(), ArenaError> {
     sqlx::query(
-        "INSERT OR REPLACE INTO ratings (game, variant, model, bot_version_id, rating, uncertainty, volatility, games, wins, draws, losses, forfeits) \
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO ratings (game, variant, model, bot_version_id, rating, uncertainty, volatility, games, wins, draws, losses, forfeits) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) \
+         ON CONFLICT (game, variant, model, bot_version_id) DO UPDATE SET rating = excluded.rating, \
+         uncertainty = excluded.uncertainty, volatility = excluded.volatility, games = excluded.games, wins = excluded.wins, \
+         draws = excluded.draws, losses = excluded.losses, forfeits = excluded.forfeits",
     )
     .bind(game)
     .bind(variant)
@@ -288,7 +291,7 @@ async fn save_standing(
 }
 
 async fn insert_history(
-    tx: &mut SqliteConnection,
+    tx: &mut AnyConnection,
     result_id: i64,
     game: &str,
     variant: &str,
@@ -298,7 +301,7 @@ async fn insert_history(
     for change in changes {
         sqlx::query(
             "INSERT INTO rating_history (result_id, game, variant, model, bot_version_id, rating_before, rating_after, uncertainty) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
         )
         .bind(result_id)
         .bind(game)

@@ -82,7 +82,7 @@ impl Store {
         check_lease_duration(duration_ms)?;
         let now = self.now_ms();
         let mut tx = self.begin_write().await?;
-        sqlx::query("UPDATE runners SET last_seen_at = ? WHERE id = ?")
+        sqlx::query("UPDATE runners SET last_seen_at = $1 WHERE id = $2")
             .bind(now)
             .bind(runner.id)
             .execute(&mut *tx)
@@ -94,7 +94,7 @@ impl Store {
         )
         .fetch_optional(&mut *tx)
         .await?;
-        let expired: Option<i64> = sqlx::query_scalar("SELECT id FROM matches WHERE status = 'leased' AND lease_expires_at <= ? ORDER BY id LIMIT 1")
+        let expired: Option<i64> = sqlx::query_scalar("SELECT id FROM matches WHERE status = 'leased' AND lease_expires_at <= $1 ORDER BY id LIMIT 1")
             .bind(now)
             .fetch_optional(&mut *tx)
             .await?;
@@ -106,7 +106,7 @@ impl Store {
             return Ok(None);
         };
         let (tournament_id, match_index): (i64, i64) = sqlx::query_as(
-            "UPDATE matches SET status = 'leased', lease_generation = lease_generation + 1, lease_holder = ?, lease_expires_at = ? WHERE id = ? \
+            "UPDATE matches SET status = 'leased', lease_generation = lease_generation + 1, lease_holder = $1, lease_expires_at = $2 WHERE id = $3 \
              RETURNING tournament_id, match_index",
         )
         .bind(runner.id)
@@ -138,12 +138,12 @@ impl Store {
             return Err(super::cancel::lease_lost(&mut tx, match_id).await?);
         }
         let expires_at = now + duration_ms;
-        sqlx::query("UPDATE matches SET lease_expires_at = ? WHERE id = ?")
+        sqlx::query("UPDATE matches SET lease_expires_at = $1 WHERE id = $2")
             .bind(expires_at)
             .bind(match_id)
             .execute(&mut *tx)
             .await?;
-        sqlx::query("UPDATE runners SET last_seen_at = ? WHERE id = ?")
+        sqlx::query("UPDATE runners SET last_seen_at = $1 WHERE id = $2")
             .bind(now)
             .bind(runner.id)
             .execute(&mut *tx)
@@ -156,10 +156,10 @@ impl Store {
 
     pub(crate) async fn lease_state(
         &self,
-        tx: &mut sqlx::SqliteConnection,
+        tx: &mut sqlx::AnyConnection,
         match_id: i64,
     ) -> Result<LeaseState, ArenaError> {
-        sqlx::query_as("SELECT status, lease_generation, lease_holder, lease_expires_at FROM matches WHERE id = ?")
+        sqlx::query_as("SELECT status, lease_generation, lease_holder, lease_expires_at FROM matches WHERE id = $1")
             .bind(match_id)
             .fetch_optional(&mut *tx)
             .await?
@@ -168,7 +168,7 @@ impl Store {
 
     async fn lease_details(&self, match_id: i64) -> Result<Lease, ArenaError> {
         let (tournament_id, lease_generation, expires_at): (i64, i64, i64) = sqlx::query_as(
-            "SELECT tournament_id, lease_generation, lease_expires_at FROM matches WHERE id = ?",
+            "SELECT tournament_id, lease_generation, lease_expires_at FROM matches WHERE id = $1",
         )
         .bind(match_id)
         .fetch_one(self.pool())
@@ -186,7 +186,7 @@ impl Store {
             });
         }
         let games: Vec<(i64, i64, i64)> = sqlx::query_as(
-            "SELECT id, game_index, seed FROM games WHERE match_id = ? ORDER BY game_index",
+            "SELECT id, game_index, seed FROM games WHERE match_id = $1 ORDER BY game_index",
         )
         .bind(match_id)
         .fetch_all(self.pool())

@@ -37,6 +37,7 @@ mod planning;
 mod quotas;
 mod results;
 mod snapshots;
+mod sql;
 mod tournaments;
 mod variants;
 
@@ -50,8 +51,9 @@ use std::time::Duration;
 
 use cairn_engine::{GameDescriptor, GameOptions, SetupError};
 use sha2::{Digest, Sha256};
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{Sqlite, SqliteConnection, SqlitePool, Transaction};
+use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
+use sqlx::sqlite::SqliteConnectOptions;
+use sqlx::{Any, AnyConnection, AnyPool, ConnectOptions, Connection, Transaction};
 use tokio::sync::{watch, Mutex, OwnedMutexGuard};
 
 pub use self::accounts::{check_runner_token, Owner, Runner, RunnerInfo, MIN_RUNNER_TOKEN_LEN};
@@ -71,6 +73,7 @@ pub use self::results::{
 };
 pub use self::snapshots::MAX_GAMES_PER_PAGE;
 use self::snapshots::{ReadCache, Touch, Touched};
+pub(crate) use self::sql::Flag;
 pub use self::tournaments::{
     variant_key, Entry, FormatRequest, GameSummary, MatchSummary, NewTournament, SprtStatus,
     Tournament, TournamentProgress,
@@ -84,17 +87,89 @@ const READ_CONNECTIONS: u32 = 6;
 /// Where `cairn serve` keeps its database unless told otherwise.
 pub const DEFAULT_DB_PATH: &str = "cairn-arena.db";
 
-/// The migrations in `migrations/` at the workspace root, embedded.
-static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
+/// The SQLite migrations in `migrations/sqlite/` at the workspace root,
+/// embedded (their checksums are those of the files before PostgreSQL
+/// existed: a database an older binary created still opens).
+static SQLITE_MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/sqlite");
+
+/// The PostgreSQL schema, the same in meaning as SQLite's after all its
+/// migrations.
+static POSTGRES_MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/postgres");
+
+/// Connections a PostgreSQL store opens for writes: they run at once, kept
+/// apart by row and advisory locks in the database.
+const POSTGRES_WRITE_CONNECTIONS: u32 = 8;
+
+/// Which SQL the store speaks; the few statements that differ ask it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    Sqlite,
+    Postgres,
+}
+
+/// Where a store lives: an SQLite file or a PostgreSQL URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Location {
+    Sqlite(std::path::PathBuf),
+    Postgres(String),
+}
+
+impl Location {
+    /// Reads what `--db` says: `postgres://` or `postgresql://` is a
+    /// PostgreSQL URL, `sqlite:PATH` (or `sqlite://PATH`) and anything else
+    /// a file path.
+    pub fn parse(db: &str) -> Result<Location, ArenaError> {
+        if db.starts_with("postgres://") || db.starts_with("postgresql://") {
+            return Ok(Location::Postgres(db.to_string()));
+        }
+        let path = db
+            .strip_prefix("sqlite://")
+            .or_else(|| db.strip_prefix("sqlite:"))
+            .unwrap_or(db);
+        if path.is_empty() {
+            return Err(ArenaError::invalid("--db: an empty path"));
+        }
+        if path.contains("://") {
+            return Err(ArenaError::invalid(
+                "--db: a file path, sqlite:PATH, or postgres://USER@HOST:PORT/DATABASE",
+            ));
+        }
+        Ok(Location::Sqlite(path.into()))
+    }
+}
+
+impl std::fmt::Display for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Location::Sqlite(path) => write!(f, "{}", path.display()),
+            Location::Postgres(url) => write!(f, "{}", redact_password(url)),
+        }
+    }
+}
+
+/// `url` with its password (if any) replaced by `***`, for logs.
+fn redact_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let Some((credentials, host)) = rest.split_once('@') else {
+        return url.to_string();
+    };
+    match credentials.split_once(':') {
+        Some((user, _)) => format!("{scheme}://{user}:***@{host}"),
+        None => url.to_string(),
+    }
+}
 
 /// The arena's database: cheap to clone, shared by every request.
 #[derive(Debug, Clone)]
 pub struct Store {
     /// Readers: a small bounded pool.
-    pool: SqlitePool,
-    /// The one connection every write transaction runs on, so writers never
-    /// queue behind readers for a connection.
-    writer: SqlitePool,
+    pool: AnyPool,
+    /// Write transactions run here: on SQLite one connection, so writers
+    /// never queue behind readers for a connection; on PostgreSQL a few.
+    writer: AnyPool,
+    dialect: Dialect,
     clock: Arc<dyn Clock>,
     /// Finds a game's descriptor (the engine's table unless a test swaps it).
     game_check: GameCheck,
@@ -107,8 +182,9 @@ pub struct Store {
     registration: Registration,
     /// How much one owner may ask.
     quotas: Quotas,
-    /// Writers queue here, in the process, rather than in SQLite's busy
-    /// handler, which sleeps in growing steps and wrecks latency.
+    /// SQLite writers queue here, in the process, rather than in SQLite's
+    /// busy handler, which sleeps in growing steps and wrecks latency.
+    /// PostgreSQL writers do not take it: they lock rows in the database.
     write_lock: Arc<Mutex<()>>,
     /// Bumped after every recorded result, so watchers wake on progress.
     changes: Arc<watch::Sender<u64>>,
@@ -121,7 +197,8 @@ pub struct Store {
 }
 
 impl Store {
-    /// Opens (creating if missing) the database at `path` and migrates it.
+    /// Opens (creating if missing) the SQLite database at `path` and
+    /// migrates it.
     pub async fn open(path: impl AsRef<Path>) -> Result<Store, ArenaError> {
         Store::open_with_clock(path, Arc::new(SystemClock)).await
     }
@@ -131,26 +208,30 @@ impl Store {
         path: impl AsRef<Path>,
         clock: Arc<dyn Clock>,
     ) -> Result<Store, ArenaError> {
-        let options = SqliteConnectOptions::from_str("sqlite://")?
-            .filename(path)
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            .synchronous(SqliteSynchronous::Normal)
-            .foreign_keys(true)
-            .busy_timeout(Duration::from_secs(10));
-        let writer = SqlitePoolOptions::new()
-            .max_connections(1)
-            .connect_with(options.clone())
-            .await?;
-        MIGRATOR.run(&writer).await?;
-        let pool = SqlitePoolOptions::new()
-            .max_connections(READ_CONNECTIONS)
-            .connect_with(options)
-            .await?;
+        let location = Location::Sqlite(path.as_ref().to_path_buf());
+        Store::open_location(&location, clock).await
+    }
+
+    /// Opens the store `db` names (see [`Location::parse`]) and migrates it.
+    pub async fn connect(db: &str) -> Result<Store, ArenaError> {
+        Store::open_location(&Location::parse(db)?, Arc::new(SystemClock)).await
+    }
+
+    /// Opens the store at `location` and migrates it.
+    pub async fn open_location(
+        location: &Location,
+        clock: Arc<dyn Clock>,
+    ) -> Result<Store, ArenaError> {
+        sqlx::any::install_default_drivers();
+        let (dialect, pool, writer) = match location {
+            Location::Sqlite(path) => open_sqlite(path).await?,
+            Location::Postgres(url) => open_postgres(url).await?,
+        };
         let (changes, _) = watch::channel(0);
         let store = Store {
             pool,
             writer,
+            dialect,
             clock,
             game_check: engine_game_check,
             verifier: verify_game,
@@ -165,6 +246,10 @@ impl Store {
         };
         store.canonicalise_stored_variants().await?;
         Ok(store)
+    }
+
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
     }
 
     /// The same store, checking games with `game_check` instead of the engine.
@@ -231,17 +316,37 @@ impl Store {
 
     /// A write transaction that holds the write lock from its first statement.
     pub(crate) async fn begin_write(&self) -> Result<WriteTransaction, ArenaError> {
-        let guard = Arc::clone(&self.write_lock).lock_owned().await;
-        let transaction = self.writer.begin_with("BEGIN IMMEDIATE").await?;
-        Ok(WriteTransaction {
-            transaction,
-            touched: Touched::Everything,
-            reads: Arc::clone(&self.reads),
-            _guard: guard,
-        })
+        match self.dialect {
+            Dialect::Sqlite => {
+                let guard = Arc::clone(&self.write_lock).lock_owned().await;
+                let transaction = self.writer.begin_with("BEGIN IMMEDIATE").await?;
+                Ok(WriteTransaction {
+                    transaction,
+                    touched: Touched::Everything,
+                    reads: Arc::clone(&self.reads),
+                    _guard: Some(guard),
+                })
+            }
+            Dialect::Postgres => {
+                let mut transaction = self.writer.begin().await?;
+                // Every process's writers queue on this one lock, as SQLite's
+                // `BEGIN IMMEDIATE` queues them on the file: the transaction
+                // sees and writes the database alone.
+                sqlx::query("SELECT pg_advisory_xact_lock($1)")
+                    .bind(WRITE_LOCK_KEY)
+                    .execute(&mut *transaction)
+                    .await?;
+                Ok(WriteTransaction {
+                    transaction,
+                    touched: Touched::Everything,
+                    reads: Arc::clone(&self.reads),
+                    _guard: None,
+                })
+            }
+        }
     }
 
-    pub(crate) fn pool(&self) -> &SqlitePool {
+    pub(crate) fn pool(&self) -> &AnyPool {
         &self.pool
     }
 
@@ -278,11 +383,12 @@ impl Store {
 /// A write transaction holding the store's write lock until it ends.
 #[derive(Debug)]
 pub(crate) struct WriteTransaction {
-    transaction: Transaction<'static, Sqlite>,
+    transaction: Transaction<'static, Any>,
     /// What the commit drops from the read snapshots.
     touched: Touched,
     reads: Arc<ReadCache>,
-    _guard: OwnedMutexGuard<()>,
+    /// SQLite's in-process write lock (none on PostgreSQL).
+    _guard: Option<OwnedMutexGuard<()>>,
 }
 
 impl WriteTransaction {
@@ -313,17 +419,76 @@ impl WriteTransaction {
 }
 
 impl std::ops::Deref for WriteTransaction {
-    type Target = SqliteConnection;
+    type Target = AnyConnection;
 
-    fn deref(&self) -> &SqliteConnection {
+    fn deref(&self) -> &AnyConnection {
         &self.transaction
     }
 }
 
 impl std::ops::DerefMut for WriteTransaction {
-    fn deref_mut(&mut self) -> &mut SqliteConnection {
+    fn deref_mut(&mut self) -> &mut AnyConnection {
         &mut self.transaction
     }
+}
+
+/// The advisory lock every PostgreSQL write transaction takes (any number
+/// that no other application on the database uses: "cairn" in ASCII).
+const WRITE_LOCK_KEY: i64 = 0x63_6169_726e;
+
+/// An SQLite file: one writer connection and a few readers.
+async fn open_sqlite(path: &Path) -> Result<(Dialect, AnyPool, AnyPool), ArenaError> {
+    let options = SqliteConnectOptions::from_str("sqlite://")?
+        .filename(path)
+        .create_if_missing(true);
+    // The Any driver connects from a URL, which carries the file and the
+    // create flag but no pragmas: each connection sets them as it opens.
+    let options = AnyConnectOptions::from_url(&options.to_url_lossy())?;
+    let pool_options = || {
+        AnyPoolOptions::new().after_connect(|connection, _| {
+            Box::pin(async move {
+                sqlx::raw_sql(SQLITE_PRAGMAS).execute(connection).await?;
+                Ok(())
+            })
+        })
+    };
+    let writer = pool_options()
+        .max_connections(1)
+        .connect_with(options.clone())
+        .await?;
+    SQLITE_MIGRATOR.run(&writer).await?;
+    let pool = pool_options()
+        .max_connections(READ_CONNECTIONS)
+        .connect_with(options)
+        .await?;
+    Ok((Dialect::Sqlite, pool, writer))
+}
+
+/// Every SQLite connection's settings: WAL, normal sync, foreign keys, and a
+/// busy timeout (10 s) for the rare writer outside the write lock.
+const SQLITE_PRAGMAS: &str = "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
+     PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000;";
+
+/// A PostgreSQL database: a few writer and reader connections.
+async fn open_postgres(url: &str) -> Result<(Dialect, AnyPool, AnyPool), ArenaError> {
+    let options = AnyConnectOptions::from_str(url)
+        .map_err(|error| ArenaError::invalid(format!("--db {}: {error}", redact_password(url))))?;
+    // One connection first, so a server that is down or refuses us says
+    // why instead of a pool timing out.
+    let first = AnyConnection::connect_with(&options).await?;
+    first.close().await?;
+    let writer = AnyPoolOptions::new()
+        .max_connections(POSTGRES_WRITE_CONNECTIONS)
+        .acquire_timeout(Duration::from_secs(10))
+        .connect_with(options.clone())
+        .await?;
+    POSTGRES_MIGRATOR.run(&writer).await?;
+    let pool = AnyPoolOptions::new()
+        .max_connections(READ_CONNECTIONS)
+        .acquire_timeout(Duration::from_secs(10))
+        .connect_with(options)
+        .await?;
+    Ok((Dialect::Postgres, pool, writer))
 }
 
 /// Finds a game's descriptor by id: its seats and options.

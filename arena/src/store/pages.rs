@@ -155,7 +155,7 @@ impl Store {
     /// The newest tournaments with their progress.
     pub async fn tournament_lines(&self) -> Result<Vec<TournamentLine>, ArenaError> {
         Ok(
-            sqlx::query_as(concat!(tournament_line!(), " ORDER BY t.id DESC LIMIT ?"))
+            sqlx::query_as(concat!(tournament_line!(), " ORDER BY t.id DESC LIMIT $1"))
                 .bind(PAGE_ROWS)
                 .fetch_all(self.pool())
                 .await?,
@@ -165,7 +165,7 @@ impl Store {
     /// One tournament's line, or not found.
     pub async fn tournament_line(&self, tournament_id: i64) -> Result<TournamentLine, ArenaError> {
         let line: Option<TournamentLine> =
-            sqlx::query_as(concat!(tournament_line!(), " WHERE t.id = ?"))
+            sqlx::query_as(concat!(tournament_line!(), " WHERE t.id = $1"))
                 .bind(tournament_id)
                 .fetch_optional(self.pool())
                 .await?;
@@ -182,7 +182,7 @@ impl Store {
              JOIN seats s ON s.match_id = m.id \
              JOIN bot_versions v ON v.id = s.bot_version_id JOIN bots b ON b.id = v.bot_id \
              LEFT JOIN result_seats rs ON rs.game_id = g.id AND rs.seat = s.seat \
-             WHERE m.tournament_id = ? ORDER BY m.match_index, g.game_index, s.seat LIMIT ?",
+             WHERE m.tournament_id = $1 ORDER BY m.match_index, g.game_index, s.seat LIMIT $2",
         )
         .bind(tournament_id)
         .bind(PAGE_ROWS * 5)
@@ -208,7 +208,7 @@ impl Store {
     /// A bot's page by name, or not found.
     pub async fn bot_page(&self, name: &str) -> Result<BotPage, ArenaError> {
         let bot: Option<(i64, String, String, i64, Option<i64>)> = sqlx::query_as(
-            "SELECT b.id, b.name, o.name, b.created_at, b.deleted_at FROM bots b JOIN owners o ON o.id = b.owner_id WHERE b.name = ?",
+            "SELECT b.id, b.name, o.name, b.created_at, b.deleted_at FROM bots b JOIN owners o ON o.id = b.owner_id WHERE b.name = $1",
         )
         .bind(name)
         .fetch_optional(self.pool())
@@ -217,7 +217,7 @@ impl Store {
             bot.ok_or_else(|| ArenaError::not_found("bot", name))?;
         let versions = sqlx::query_as(
             "SELECT v.version, v.content_hash, a.size_bytes, v.created_at FROM bot_versions v \
-             JOIN artifacts a ON a.content_hash = v.content_hash WHERE v.bot_id = ? ORDER BY v.version",
+             JOIN artifacts a ON a.content_hash = v.content_hash WHERE v.bot_id = $1 ORDER BY v.version",
         )
         .bind(bot_id)
         .fetch_all(self.pool())
@@ -228,7 +228,7 @@ impl Store {
              FROM result_seats rs JOIN bot_versions v ON v.id = rs.bot_version_id \
              JOIN results r ON r.game_id = rs.game_id JOIN games g ON g.id = rs.game_id \
              JOIN matches m ON m.id = g.match_id JOIN tournaments t ON t.id = m.tournament_id \
-             WHERE v.bot_id = ? ORDER BY r.id DESC LIMIT ?",
+             WHERE v.bot_id = $1 ORDER BY r.id DESC LIMIT $2",
         )
         .bind(bot_id)
         .bind(PAGE_ROWS)
@@ -248,7 +248,7 @@ impl Store {
     pub async fn game_header(&self, game_id: i64) -> Result<GameHeader, ArenaError> {
         let head: Option<(i64, String, String)> = sqlx::query_as(
             "SELECT t.id, t.game, t.variant FROM results r JOIN games g ON g.id = r.game_id \
-             JOIN matches m ON m.id = g.match_id JOIN tournaments t ON t.id = m.tournament_id WHERE r.game_id = ?",
+             JOIN matches m ON m.id = g.match_id JOIN tournaments t ON t.id = m.tournament_id WHERE r.game_id = $1",
         )
         .bind(game_id)
         .fetch_optional(self.pool())
@@ -258,7 +258,7 @@ impl Store {
         let seats = sqlx::query_as(
             "SELECT rs.seat, b.name AS bot_name, v.version, rs.score, rs.rank, rs.forfeit_reason, rs.forfeit_detail \
              FROM result_seats rs JOIN bot_versions v ON v.id = rs.bot_version_id JOIN bots b ON b.id = v.bot_id \
-             WHERE rs.game_id = ? ORDER BY rs.seat",
+             WHERE rs.game_id = $1 ORDER BY rs.seat",
         )
         .bind(game_id)
         .fetch_all(self.pool())

@@ -7,8 +7,9 @@
 //! by [`Store::resume_planning`], which writes exactly what is missing.
 
 use std::collections::HashMap;
+use std::fmt::Write as _;
 
-use sqlx::SqliteConnection;
+use sqlx::AnyConnection;
 
 use super::Store;
 use crate::error::ArenaError;
@@ -46,13 +47,13 @@ impl Store {
             super::formats::stored_first_round(&mut connection, tournament_id).await?
         };
         let entries: Vec<i64> = sqlx::query_scalar(
-            "SELECT bot_version_id FROM tournament_entries WHERE tournament_id = ? ORDER BY entry_index",
+            "SELECT bot_version_id FROM tournament_entries WHERE tournament_id = $1 ORDER BY entry_index",
         )
         .bind(tournament_id)
         .fetch_all(self.pool())
         .await?;
         let rows: Vec<(i64, i64, i64)> = sqlx::query_as(
-            "SELECT m.match_index, m.id, (SELECT COUNT(*) FROM games g WHERE g.match_id = m.id) FROM matches m WHERE m.tournament_id = ?",
+            "SELECT m.match_index, m.id, (SELECT COUNT(*) FROM games g WHERE g.match_id = m.id) FROM matches m WHERE m.tournament_id = $1",
         )
         .bind(tournament_id)
         .fetch_all(self.pool())
@@ -103,7 +104,7 @@ impl Store {
             }
             // Complete: a runner may take it now.
             sqlx::query(
-                "UPDATE matches SET status = 'queued' WHERE id = ? AND status = 'leased' AND lease_holder IS NULL AND lease_expires_at IS NULL",
+                "UPDATE matches SET status = 'queued' WHERE id = $1 AND status = 'leased' AND lease_holder IS NULL AND lease_expires_at IS NULL",
             )
             .bind(done.match_id)
             .execute(&mut *tx)
@@ -112,7 +113,7 @@ impl Store {
         if sprt_decided(&mut tx, tournament_id).await? {
             super::formats::drop_unplayed_matches(&mut tx, tournament_id).await?;
         }
-        sqlx::query("UPDATE tournaments SET planning_done = 1 WHERE id = ?")
+        sqlx::query("UPDATE tournaments SET planning_done = 1 WHERE id = $1")
             .bind(tournament_id)
             .execute(&mut *tx)
             .await?;
@@ -122,25 +123,25 @@ impl Store {
     }
 }
 
-async fn sprt_decided(tx: &mut SqliteConnection, tournament_id: i64) -> Result<bool, ArenaError> {
-    Ok(
-        sqlx::query_scalar("SELECT sprt_verdict IS NOT NULL FROM tournaments WHERE id = ?")
+async fn sprt_decided(tx: &mut AnyConnection, tournament_id: i64) -> Result<bool, ArenaError> {
+    let super::Flag(decided) =
+        sqlx::query_scalar("SELECT sprt_verdict IS NOT NULL FROM tournaments WHERE id = $1")
             .bind(tournament_id)
             .fetch_one(&mut *tx)
-            .await?,
-    )
+            .await?;
+    Ok(decided)
 }
 
 /// A new match, 'leased' to nobody until its games are written.
 pub(super) async fn insert_match(
-    tx: &mut SqliteConnection,
+    tx: &mut AnyConnection,
     tournament_id: i64,
     match_index: usize,
     planned: &PlannedMatch,
     entries: &[i64],
 ) -> Result<Written, ArenaError> {
     let match_id: i64 = sqlx::query_scalar(
-        "INSERT INTO matches (tournament_id, match_index, status) VALUES (?, ?, 'leased') RETURNING id",
+        "INSERT INTO matches (tournament_id, match_index, status) VALUES ($1, $2, 'leased') RETURNING id",
     )
     .bind(tournament_id)
     .bind(match_index as i64)
@@ -150,7 +151,7 @@ pub(super) async fn insert_match(
         let bot_version_id = entries
             .get(entry)
             .ok_or_else(|| ArenaError::Internal(format!("plan names entry {entry}")))?;
-        sqlx::query("INSERT INTO seats (match_id, seat, bot_version_id) VALUES (?, ?, ?)")
+        sqlx::query("INSERT INTO seats (match_id, seat, bot_version_id) VALUES ($1, $2, $3)")
             .bind(match_id)
             .bind(seat as i64)
             .bind(bot_version_id)
@@ -162,22 +163,29 @@ pub(super) async fn insert_match(
 
 /// Games `first..` of a match, a few hundred rows per statement.
 pub(super) async fn insert_games(
-    tx: &mut SqliteConnection,
+    tx: &mut AnyConnection,
     match_id: i64,
     first: usize,
     seeds: &[u64],
 ) -> Result<(), ArenaError> {
     for (chunk_index, chunk) in seeds.chunks(ROWS_PER_STATEMENT).enumerate() {
-        let mut builder = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
-            "INSERT INTO games (match_id, game_index, seed) ",
-        );
+        // Numbered placeholders written here: sqlx's query builder writes
+        // `?` for the Any driver, which PostgreSQL does not read.
+        let mut sql = String::from("INSERT INTO games (match_id, game_index, seed) VALUES ");
+        for row in 0..chunk.len() {
+            let n = 3 * row;
+            let separator = if row == 0 { "" } else { ", " };
+            let _ = write!(sql, "{separator}(${}, ${}, ${})", n + 1, n + 2, n + 3);
+        }
         let start = first + chunk_index * ROWS_PER_STATEMENT;
-        builder.push_values(chunk.iter().enumerate(), |mut row, (offset, &seed)| {
-            row.push_bind(match_id)
-                .push_bind((start + offset) as i64)
-                .push_bind(seed as i64);
-        });
-        builder.build().execute(&mut *tx).await?;
+        let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
+        for (offset, &seed) in chunk.iter().enumerate() {
+            query = query
+                .bind(match_id)
+                .bind((start + offset) as i64)
+                .bind(seed as i64);
+        }
+        query.execute(&mut *tx).await?;
     }
     Ok(())
 }

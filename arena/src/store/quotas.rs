@@ -78,14 +78,14 @@ fn over(what: &str, have: i64, adding: i64, quota: i64) -> Result<(), ArenaError
 impl Store {
     pub(crate) async fn check_bot_quota(
         &self,
-        tx: &mut sqlx::SqliteConnection,
+        tx: &mut sqlx::AnyConnection,
         owner: &Owner,
         bot_id: Option<i64>,
     ) -> Result<(), ArenaError> {
         match bot_id {
             None => {
                 let bots: i64 = sqlx::query_scalar(
-                    "SELECT COUNT(*) FROM bots WHERE owner_id = ? AND deleted_at IS NULL",
+                    "SELECT COUNT(*) FROM bots WHERE owner_id = $1 AND deleted_at IS NULL",
                 )
                 .bind(owner.id)
                 .fetch_one(&mut *tx)
@@ -94,7 +94,7 @@ impl Store {
             }
             Some(bot_id) => {
                 let versions: i64 =
-                    sqlx::query_scalar("SELECT COUNT(*) FROM bot_versions WHERE bot_id = ?")
+                    sqlx::query_scalar("SELECT COUNT(*) FROM bot_versions WHERE bot_id = $1")
                         .bind(bot_id)
                         .fetch_one(&mut *tx)
                         .await?;
@@ -114,9 +114,9 @@ impl Store {
         new_games: i64,
     ) -> Result<(), ArenaError> {
         let (unfinished, queued_games): (i64, i64) = sqlx::query_as(
-            "SELECT COUNT(DISTINCT m.tournament_id), COALESCE(SUM((SELECT COUNT(*) FROM games g WHERE g.match_id = m.id)), 0) \
+            "SELECT COUNT(DISTINCT m.tournament_id), CAST(COALESCE(SUM((SELECT COUNT(*) FROM games g WHERE g.match_id = m.id)), 0) AS BIGINT) \
              FROM matches m JOIN tournaments t ON t.id = m.tournament_id \
-             WHERE t.owner_id = ? AND m.status != 'done'",
+             WHERE t.owner_id = $1 AND m.status != 'done'",
         )
         .bind(owner.id)
         .fetch_one(self.pool())

@@ -6,7 +6,7 @@
 
 use cairn_engine::forfeit::{EndedBy, ForfeitReason};
 use cairn_engine::GameOptions;
-use sqlx::SqliteConnection;
+use sqlx::AnyConnection;
 
 use super::accounts::Runner;
 use super::{Store, Touch};
@@ -189,7 +189,7 @@ impl Store {
             "SELECT g.id AS game_id, g.seed, t.game, t.options, t.variant, \
              EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.id) AS already_recorded, t.id AS tournament_id, m.match_index \
              FROM games g JOIN matches m ON m.id = g.match_id JOIN tournaments t ON t.id = m.tournament_id \
-             WHERE g.match_id = ? AND g.game_index = ?",
+             WHERE g.match_id = $1 AND g.game_index = $2",
         )
         .bind(match_id)
         .bind(game_index)
@@ -213,11 +213,12 @@ impl Store {
         };
         let options: GameOptions = serde_json::from_str(&options)
             .map_err(|error| ArenaError::Internal(format!("stored options unreadable: {error}")))?;
-        let seats =
-            sqlx::query_scalar("SELECT bot_version_id FROM seats WHERE match_id = ? ORDER BY seat")
-                .bind(match_id)
-                .fetch_all(self.pool())
-                .await?;
+        let seats = sqlx::query_scalar(
+            "SELECT bot_version_id FROM seats WHERE match_id = $1 ORDER BY seat",
+        )
+        .bind(match_id)
+        .fetch_all(self.pool())
+        .await?;
         Ok(PlannedResult {
             planned: PlannedGame {
                 game,
@@ -235,7 +236,7 @@ impl Store {
     }
 
     async fn match_is_done(&self, match_id: i64) -> Result<bool, ArenaError> {
-        let status: String = sqlx::query_scalar("SELECT status FROM matches WHERE id = ?")
+        let status: String = sqlx::query_scalar("SELECT status FROM matches WHERE id = $1")
             .bind(match_id)
             .fetch_one(self.pool())
             .await?;
@@ -245,7 +246,7 @@ impl Store {
     /// The replay a runner stored for a game.
     pub async fn replay(&self, game_id: i64) -> Result<Vec<u8>, ArenaError> {
         let replay: Option<Option<Vec<u8>>> =
-            sqlx::query_scalar("SELECT replay FROM results WHERE game_id = ?")
+            sqlx::query_scalar("SELECT replay FROM results WHERE game_id = $1")
                 .bind(game_id)
                 .fetch_optional(self.pool())
                 .await?;
@@ -257,7 +258,7 @@ impl Store {
     /// A finished game's seats, by seat.
     pub async fn game_result(&self, game_id: i64) -> Result<Vec<SeatResult>, ArenaError> {
         let rows: Vec<SeatRow> = sqlx::query_as(
-            "SELECT bot_version_id, score, rank, forfeit_reason, forfeit_detail FROM result_seats WHERE game_id = ? ORDER BY seat",
+            "SELECT bot_version_id, score, rank, forfeit_reason, forfeit_detail FROM result_seats WHERE game_id = $1 ORDER BY seat",
         )
         .bind(game_id)
         .fetch_all(self.pool())
@@ -271,13 +272,13 @@ impl Store {
     /// A finished game's index in its match and its seats' stderr tails
     /// (by seat, empty when none was kept).
     pub async fn game_details(&self, game_id: i64) -> Result<(i64, Vec<String>), ArenaError> {
-        let index: Option<i64> = sqlx::query_scalar("SELECT game_index FROM games WHERE id = ?")
+        let index: Option<i64> = sqlx::query_scalar("SELECT game_index FROM games WHERE id = $1")
             .bind(game_id)
             .fetch_optional(self.pool())
             .await?;
         let index = index.ok_or_else(|| ArenaError::not_found("game", game_id))?;
         let tails: Vec<Option<String>> = sqlx::query_scalar(
-            "SELECT stderr_tail FROM result_seats WHERE game_id = ? ORDER BY seat",
+            "SELECT stderr_tail FROM result_seats WHERE game_id = $1 ORDER BY seat",
         )
         .bind(game_id)
         .fetch_all(self.pool())
@@ -300,23 +301,23 @@ pub(crate) fn rated_seats(seats: &[SeatResult]) -> Vec<RatedSeat> {
         .collect()
 }
 
-async fn result_exists(tx: &mut SqliteConnection, game_id: i64) -> Result<bool, ArenaError> {
-    Ok(
-        sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM results WHERE game_id = ?)")
+async fn result_exists(tx: &mut AnyConnection, game_id: i64) -> Result<bool, ArenaError> {
+    let super::Flag(exists) =
+        sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM results WHERE game_id = $1)")
             .bind(game_id)
             .fetch_one(&mut *tx)
-            .await?,
-    )
+            .await?;
+    Ok(exists)
 }
 
 /// Marks the match done once every game has a result; says whether it is.
 pub(crate) async fn finish_match_if_complete(
-    tx: &mut SqliteConnection,
+    tx: &mut AnyConnection,
     match_id: i64,
     now: i64,
 ) -> Result<bool, ArenaError> {
     let missing: i64 = sqlx::query_scalar(
-        "SELECT COUNT(*) FROM games g WHERE g.match_id = ? AND NOT EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.id)",
+        "SELECT COUNT(*) FROM games g WHERE g.match_id = $1 AND NOT EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.id)",
     )
     .bind(match_id)
     .fetch_one(&mut *tx)
@@ -324,7 +325,7 @@ pub(crate) async fn finish_match_if_complete(
     if missing > 0 {
         return Ok(false);
     }
-    sqlx::query("UPDATE matches SET status = 'done', finished_at = ? WHERE id = ?")
+    sqlx::query("UPDATE matches SET status = 'done', finished_at = $1 WHERE id = $2")
         .bind(now)
         .bind(match_id)
         .execute(&mut *tx)
@@ -340,6 +341,7 @@ struct PlannedRow {
     game: String,
     options: String,
     variant: String,
+    #[sqlx(try_from = "super::Flag")]
     already_recorded: bool,
     tournament_id: i64,
     match_index: i64,
@@ -392,14 +394,14 @@ pub(crate) fn seat_result(
 }
 
 pub(crate) async fn insert_result(
-    tx: &mut SqliteConnection,
+    tx: &mut AnyConnection,
     runner_id: Option<i64>,
     game_id: i64,
     game: &GameReport,
     now: i64,
 ) -> Result<i64, ArenaError> {
     let replay = (!game.replay.is_empty()).then_some(&game.replay);
-    let result_id: i64 = sqlx::query_scalar("INSERT INTO results (game_id, runner_id, replay, recorded_at) VALUES (?, ?, ?, ?) RETURNING id")
+    let result_id: i64 = sqlx::query_scalar("INSERT INTO results (game_id, runner_id, replay, recorded_at) VALUES ($1, $2, $3, $4) RETURNING id")
         .bind(game_id)
         .bind(runner_id)
         .bind(replay)
@@ -408,7 +410,7 @@ pub(crate) async fn insert_result(
         .await?;
     for (seat, result) in game.seats.iter().enumerate() {
         sqlx::query(
-            "INSERT INTO result_seats (game_id, seat, bot_version_id, score, rank, forfeit_reason, forfeit_detail, stderr_tail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO result_seats (game_id, seat, bot_version_id, score, rank, forfeit_reason, forfeit_detail, stderr_tail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
         )
         .bind(game_id)
         .bind(seat as i64)

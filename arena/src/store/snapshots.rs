@@ -219,7 +219,7 @@ impl Store {
     ) -> Result<Page<i64>, ArenaError> {
         let games: i64 = sqlx::query_scalar(
             "SELECT COUNT(*) FROM games WHERE match_id = \
-             (SELECT id FROM matches WHERE tournament_id = ? AND match_index > ? ORDER BY match_index LIMIT 1)",
+             (SELECT id FROM matches WHERE tournament_id = $1 AND match_index > $2 ORDER BY match_index LIMIT 1)",
         )
         .bind(tournament_id)
         .bind(page.after.unwrap_or(-1))

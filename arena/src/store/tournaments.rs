@@ -191,7 +191,7 @@ impl Store {
         let tournament_id: i64 = sqlx::query_scalar(
             "INSERT INTO tournaments (owner_id, game, options, variant, seats_per_game, games_per_pairing, seed, created_at, planned_matches, planning_done, \
              format, rounds, ladder_width, challengers, sprt_elo0, sprt_elo1, sprt_alpha, sprt_beta) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING id",
         )
         .bind(owner.id)
         .bind(&request.game)
@@ -213,7 +213,7 @@ impl Store {
         .fetch_one(&mut *tx)
         .await?;
         for (index, entry) in entries.iter().enumerate() {
-            sqlx::query("INSERT INTO tournament_entries (tournament_id, entry_index, bot_version_id) VALUES (?, ?, ?)")
+            sqlx::query("INSERT INTO tournament_entries (tournament_id, entry_index, bot_version_id) VALUES ($1, $2, $3)")
                 .bind(tournament_id)
                 .bind(index as i64)
                 .bind(entry.id)
@@ -329,7 +329,7 @@ impl Store {
     pub async fn tournament(&self, tournament_id: i64) -> Result<Tournament, ArenaError> {
         let row: Option<TournamentRow> = sqlx::query_as(
             "SELECT t.id, o.name AS owner, t.game, t.options, t.variant, t.seats_per_game, t.games_per_pairing, t.seed, t.created_at \
-             FROM tournaments t JOIN owners o ON o.id = t.owner_id WHERE t.id = ?",
+             FROM tournaments t JOIN owners o ON o.id = t.owner_id WHERE t.id = $1",
         )
         .bind(tournament_id)
         .fetch_optional(self.pool())
@@ -338,7 +338,7 @@ impl Store {
         let entries = sqlx::query_as(
             "SELECT e.bot_version_id, b.name AS bot_name, v.version FROM tournament_entries e \
              JOIN bot_versions v ON v.id = e.bot_version_id JOIN bots b ON b.id = v.bot_id \
-             WHERE e.tournament_id = ? ORDER BY e.entry_index",
+             WHERE e.tournament_id = $1 ORDER BY e.entry_index",
         )
         .bind(tournament_id)
         .fetch_all(self.pool())
@@ -403,12 +403,13 @@ impl Store {
 
     /// A page of tournament ids, newest first.
     pub async fn list_tournament_ids(&self, page: &Page<i64>) -> Result<PageOf<i64>, ArenaError> {
-        let ids =
-            sqlx::query_scalar("SELECT id FROM tournaments WHERE id < ? ORDER BY id DESC LIMIT ?")
-                .bind(page.after.unwrap_or(i64::MAX))
-                .bind(page.limit())
-                .fetch_all(self.pool())
-                .await?;
+        let ids = sqlx::query_scalar(
+            "SELECT id FROM tournaments WHERE id < $1 ORDER BY id DESC LIMIT $2",
+        )
+        .bind(page.after.unwrap_or(i64::MAX))
+        .bind(page.limit())
+        .fetch_all(self.pool())
+        .await?;
         Ok(page.finish(ids, |id| *id))
     }
 
@@ -417,15 +418,15 @@ impl Store {
         &self,
         tournament_id: i64,
     ) -> Result<TournamentProgress, ArenaError> {
-        let (planned_matches, planning_done, games_per_match, cancelled): (Option<i64>, bool, i64, bool) =
-            sqlx::query_as("SELECT planned_matches, planning_done, games_per_pairing / seats_per_game, cancelled_at IS NOT NULL FROM tournaments WHERE id = ?")
+        let (planned_matches, super::Flag(planning_done), games_per_match, super::Flag(cancelled)): (Option<i64>, super::Flag, i64, super::Flag) =
+            sqlx::query_as("SELECT planned_matches, planning_done, games_per_pairing / seats_per_game, cancelled_at IS NOT NULL FROM tournaments WHERE id = $1")
                 .bind(tournament_id)
                 .fetch_optional(self.pool())
                 .await?
                 .ok_or_else(|| ArenaError::not_found("tournament", tournament_id))?;
         let (matches_total, matches_queued, matches_leased, matches_done, matches_failed): (i64, i64, i64, i64, i64) = sqlx::query_as(
-            "SELECT COUNT(*), COALESCE(SUM(status = 'queued'), 0), COALESCE(SUM(status = 'leased'), 0), COALESCE(SUM(status = 'done'), 0), COUNT(failure) \
-             FROM matches WHERE tournament_id = ?",
+            "SELECT COUNT(*), COALESCE(SUM(CASE WHEN status = 'queued' THEN 1 ELSE 0 END), 0), COALESCE(SUM(CASE WHEN status = 'leased' THEN 1 ELSE 0 END), 0), COALESCE(SUM(CASE WHEN status = 'done' THEN 1 ELSE 0 END), 0), COUNT(failure) \
+             FROM matches WHERE tournament_id = $1",
         )
         .bind(tournament_id)
         .fetch_one(self.pool())
@@ -444,7 +445,7 @@ impl Store {
         };
         let (games_total, games_done): (i64, i64) = sqlx::query_as(
             "SELECT COUNT(g.id), COUNT(r.id) FROM games g JOIN matches m ON m.id = g.match_id \
-             LEFT JOIN results r ON r.game_id = g.id WHERE m.tournament_id = ?",
+             LEFT JOIN results r ON r.game_id = g.id WHERE m.tournament_id = $1",
         )
         .bind(tournament_id)
         .fetch_one(self.pool())
@@ -478,8 +479,8 @@ impl Store {
         tournament_id: i64,
         page: &Page<i64>,
     ) -> Result<PageOf<MatchSummary>, ArenaError> {
-        let exists: bool =
-            sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM tournaments WHERE id = ?)")
+        let super::Flag(exists) =
+            sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM tournaments WHERE id = $1)")
                 .bind(tournament_id)
                 .fetch_one(self.pool())
                 .await?;
@@ -487,23 +488,34 @@ impl Store {
             return Err(ArenaError::not_found("tournament", tournament_id));
         }
         let after = page.after.unwrap_or(-1);
-        let rows: Vec<MatchRow> = sqlx::query_as(
-            "SELECT m.id, m.match_index, CASE WHEN m.failure IS NULL THEN m.status ELSE 'failed' END AS status, m.failure, \
-             (SELECT json_group_array(json_array(s.seat, s.bot_version_id, b.name, v.version)) FROM seats s \
-              JOIN bot_versions v ON v.id = s.bot_version_id JOIN bots b ON b.id = v.bot_id WHERE s.match_id = m.id) AS seats \
-             FROM matches m WHERE m.tournament_id = ? AND m.match_index > ? ORDER BY m.match_index LIMIT ?",
-        )
-        .bind(tournament_id)
-        .bind(after)
-        .bind(page.limit())
-        .fetch_all(self.pool())
-        .await?;
+        // Each match's seats as one JSON array of [seat, version id, bot,
+        // version] (SQLite's and PostgreSQL's JSON functions differ).
+        let sql = match self.dialect() {
+            super::Dialect::Sqlite => {
+                "SELECT m.id, m.match_index, CASE WHEN m.failure IS NULL THEN m.status ELSE 'failed' END AS status, m.failure, \
+                 (SELECT json_group_array(json_array(s.seat, s.bot_version_id, b.name, v.version)) FROM seats s \
+                  JOIN bot_versions v ON v.id = s.bot_version_id JOIN bots b ON b.id = v.bot_id WHERE s.match_id = m.id) AS seats \
+                 FROM matches m WHERE m.tournament_id = $1 AND m.match_index > $2 ORDER BY m.match_index LIMIT $3"
+            }
+            super::Dialect::Postgres => {
+                "SELECT m.id, m.match_index, CASE WHEN m.failure IS NULL THEN m.status ELSE 'failed' END AS status, m.failure, \
+                 COALESCE((SELECT json_agg(json_build_array(s.seat, s.bot_version_id, b.name, v.version) ORDER BY s.seat) FROM seats s \
+                  JOIN bot_versions v ON v.id = s.bot_version_id JOIN bots b ON b.id = v.bot_id WHERE s.match_id = m.id)::text, '[]') AS seats \
+                 FROM matches m WHERE m.tournament_id = $1 AND m.match_index > $2 ORDER BY m.match_index LIMIT $3"
+            }
+        };
+        let rows: Vec<MatchRow> = sqlx::query_as(sql)
+            .bind(tournament_id)
+            .bind(after)
+            .bind(page.limit())
+            .fetch_all(self.pool())
+            .await?;
         let mut page_of = page.finish(rows, |row| row.match_index);
         let last_index = page_of.items.last().map_or(after, |row| row.match_index);
         let games: Vec<GameRow> = sqlx::query_as(
             "SELECT g.match_id, g.id AS game_id, g.seed, rs.bot_version_id, rs.score, rs.rank, rs.forfeit_reason, rs.forfeit_detail \
              FROM matches m JOIN games g ON g.match_id = m.id LEFT JOIN result_seats rs ON rs.game_id = g.id \
-             WHERE m.tournament_id = ? AND m.match_index > ? AND m.match_index <= ? \
+             WHERE m.tournament_id = $1 AND m.match_index > $2 AND m.match_index <= $3 \
              ORDER BY m.match_index, g.game_index, rs.seat",
         )
         .bind(tournament_id)
@@ -526,7 +538,7 @@ impl Store {
     pub(crate) async fn match_seats(&self, match_id: i64) -> Result<Vec<Entry>, ArenaError> {
         Ok(sqlx::query_as(
             "SELECT s.bot_version_id, b.name AS bot_name, v.version FROM seats s \
-             JOIN bot_versions v ON v.id = s.bot_version_id JOIN bots b ON b.id = v.bot_id WHERE s.match_id = ? ORDER BY s.seat",
+             JOIN bot_versions v ON v.id = s.bot_version_id JOIN bots b ON b.id = v.bot_id WHERE s.match_id = $1 ORDER BY s.seat",
         )
         .bind(match_id)
         .fetch_all(self.pool())

@@ -41,7 +41,7 @@ impl Store {
             }
             let text = serde_json::to_string(&canonical)
                 .map_err(|error| ArenaError::Internal(error.to_string()))?;
-            sqlx::query("UPDATE tournaments SET options = ?, variant = ? WHERE id = ?")
+            sqlx::query("UPDATE tournaments SET options = $1, variant = $2 WHERE id = $3")
                 .bind(text)
                 .bind(&canonical_variant)
                 .bind(id)
@@ -52,7 +52,7 @@ impl Store {
         }
         for (game, variant) in &stale {
             for table in ["rating_history", "ratings"] {
-                let sql = format!("DELETE FROM {table} WHERE game = ? AND variant = ?");
+                let sql = format!("DELETE FROM {table} WHERE game = $1 AND variant = $2");
                 sqlx::query(sqlx::AssertSqlSafe(sql))
                     .bind(game)
                     .bind(variant)

@@ -155,7 +155,7 @@ async fn only_a_seated_version_of_a_held_match_can_be_reported_broken() {
     let (other, _) = test.register_runner("box-2").await.unwrap();
     let lease = test.lease_match(&runner, LEASE_MS).await.unwrap().unwrap();
     let absent: i64 = sqlx::query_scalar(
-        "SELECT id FROM bot_versions WHERE id NOT IN (SELECT bot_version_id FROM seats WHERE match_id = ?)",
+        "SELECT id FROM bot_versions WHERE id NOT IN (SELECT bot_version_id FROM seats WHERE match_id = $1)",
     )
     .bind(lease.match_id)
     .fetch_one(test.pool())

@@ -364,7 +364,10 @@ async fn migration_0005_keeps_every_tournament_and_what_refers_to_it() {
         .await
         .unwrap();
     // A database as the arena left it before formats existed.
-    super::super::MIGRATOR.run_to(4, &pool).await.unwrap();
+    super::super::SQLITE_MIGRATOR
+        .run_to(4, &pool)
+        .await
+        .unwrap();
     for statement in [
         "INSERT INTO owners (id, name, token_hash, created_at) VALUES (1, 'ada', 'h', 0)",
         "INSERT INTO bots (id, owner_id, name, created_at) VALUES (1, 1, 'a', 0)",
@@ -419,7 +422,7 @@ async fn migration_0005_keeps_every_tournament_and_what_refers_to_it() {
 
 /// The matches of a tournament as rows.
 async fn matches_of(store: &Store, tournament_id: i64) -> i64 {
-    sqlx::query_scalar("SELECT COUNT(*) FROM matches WHERE tournament_id = ?")
+    sqlx::query_scalar("SELECT COUNT(*) FROM matches WHERE tournament_id = $1")
         .bind(tournament_id)
         .fetch_one(store.pool())
         .await
@@ -501,7 +504,7 @@ async fn cancel_with_one_in_play(
     assert_eq!(progress.matches_total, written);
     assert_eq!((progress.matches_queued, progress.matches_leased), (0, 0));
     let games: i64 = sqlx::query_scalar(
-        "SELECT COUNT(*) FROM games g JOIN matches m ON m.id = g.match_id WHERE m.tournament_id = ?",
+        "SELECT COUNT(*) FROM games g JOIN matches m ON m.id = g.match_id WHERE m.tournament_id = $1",
     )
     .bind(id)
     .fetch_one(store.pool())
@@ -634,7 +637,7 @@ async fn a_cancelled_ladder_takes_no_new_version_and_plans_nothing() {
 async fn seated_after(store: &Store, tournament_id: i64, after_match_id: i64) -> Vec<i64> {
     sqlx::query_scalar(
         "SELECT DISTINCT s.bot_version_id FROM seats s JOIN matches m ON m.id = s.match_id \
-         WHERE m.tournament_id = ? AND m.id > ? ORDER BY 1",
+         WHERE m.tournament_id = $1 AND m.id > $2 ORDER BY 1",
     )
     .bind(tournament_id)
     .bind(after_match_id)

@@ -45,22 +45,22 @@ async fn planning_cut_short_by_a_restart_is_resumed_exactly_and_half_matches_are
     // Cut the plan as a crash between chunks would: the second match lost
     // its last 1,500 games and is still being written.
     let second: i64 =
-        sqlx::query_scalar("SELECT id FROM matches WHERE tournament_id = ? AND match_index = 1")
+        sqlx::query_scalar("SELECT id FROM matches WHERE tournament_id = $1 AND match_index = 1")
             .bind(tournament.id)
             .fetch_one(store.pool())
             .await
             .unwrap();
-    sqlx::query("DELETE FROM games WHERE match_id = ? AND game_index >= 500")
+    sqlx::query("DELETE FROM games WHERE match_id = $1 AND game_index >= 500")
         .bind(second)
         .execute(store.pool())
         .await
         .unwrap();
-    sqlx::query("UPDATE matches SET status = 'leased' WHERE id = ?")
+    sqlx::query("UPDATE matches SET status = 'leased' WHERE id = $1")
         .bind(second)
         .execute(store.pool())
         .await
         .unwrap();
-    sqlx::query("UPDATE tournaments SET planning_done = 0 WHERE id = ?")
+    sqlx::query("UPDATE tournaments SET planning_done = 0 WHERE id = $1")
         .bind(tournament.id)
         .execute(store.pool())
         .await
