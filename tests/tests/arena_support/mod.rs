@@ -117,32 +117,42 @@ impl Arena {
 
     /// Starts `cairn runner` (plain processes: these bots are our own).
     pub fn runner(&self, lease_ms: u64, jobs: usize) -> Running {
-        let cache = self.folder.path().join("runner-cache");
-        let child = Command::new(cairn_binary())
-            .args([
-                "runner",
-                "--arena",
-                &self.address,
-                "--token",
-                RUNNER_TOKEN,
-                "--no-sandbox",
-                "--poll-ms",
-                "50",
-            ])
-            .args([
-                "--lease-ms",
-                &lease_ms.to_string(),
-                "--jobs",
-                &jobs.to_string(),
-                "--cache",
-                cache.to_str().unwrap(),
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("cairn runner starts");
-        Running(child)
+        runner_at(
+            &self.address,
+            &self.folder.path().join("runner-cache"),
+            lease_ms,
+            jobs,
+        )
     }
+}
+
+/// Starts `cairn runner` against the arena at `address` (plain processes:
+/// these bots are our own), caching bots in `cache`.
+pub fn runner_at(address: &str, cache: &Path, lease_ms: u64, jobs: usize) -> Running {
+    let child = Command::new(cairn_binary())
+        .args([
+            "runner",
+            "--arena",
+            address,
+            "--token",
+            RUNNER_TOKEN,
+            "--no-sandbox",
+            "--poll-ms",
+            "50",
+        ])
+        .args([
+            "--lease-ms",
+            &lease_ms.to_string(),
+            "--jobs",
+            &jobs.to_string(),
+            "--cache",
+            cache.to_str().unwrap(),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("cairn runner starts");
+    Running(child)
 }
 
 /// Starts `cairn serve` with open registration and reads the address from
