@@ -185,9 +185,10 @@ struct Processes {
     readers: Runtime,
 }
 
-fn runtime(threads: usize) -> Runtime {
+fn runtime(name: &str, threads: usize) -> Runtime {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(threads)
+        .thread_name(name)
         .enable_all()
         .build()
         .expect("runtime")
@@ -309,9 +310,9 @@ fn bench(processes: &Processes) {
 
 fn main() {
     let processes = Processes {
-        arena: runtime(2),
-        runners: runtime(1),
-        readers: runtime(2),
+        arena: runtime("bench-arena", 2),
+        runners: runtime("bench-runners", 1),
+        readers: runtime("bench-readers", 2),
     };
     bench(&processes);
 }

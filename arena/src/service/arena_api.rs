@@ -2,6 +2,7 @@
 //! reads bots, tournaments, matches, replays and leaderboards.
 
 use std::pin::Pin;
+use std::sync::Arc;
 
 use tokio::sync::{mpsc, watch};
 use tokio_stream::wrappers::ReceiverStream;
@@ -12,7 +13,10 @@ use super::pb::arena_server::Arena;
 use super::{bearer_token, convert, pb};
 use crate::error::ArenaError;
 use crate::ratings::RatingModel;
-use crate::store::{FittedRow, LeaderboardQuery, Owner, Page, PageOf, Store, TournamentProgress};
+use crate::store::{
+    FittedRow, LeaderboardInputs, LeaderboardQuery, MatchSummary, Owner, Page, PageOf, Store,
+    TournamentProgress,
+};
 
 /// The `Arena` service over a store.
 #[derive(Debug, Clone)]
@@ -23,6 +27,10 @@ pub struct ArenaApi {
 impl ArenaApi {
     pub fn new(store: Store) -> ArenaApi {
         ArenaApi { store }
+    }
+
+    pub(super) fn store(&self) -> &Store {
+        &self.store
     }
 
     async fn owner<T>(&self, request: &Request<T>) -> Result<Owner, ArenaError> {
@@ -42,6 +50,105 @@ impl ArenaApi {
             standings: Vec::new(),
             bracket: Vec::new(),
         })
+    }
+
+    /// A page of a tournament's matches: the page asked for (its size
+    /// bounded) and the store's page, shared while it is current.
+    pub(super) async fn matches_page(
+        &self,
+        request: &pb::ListMatchesRequest,
+    ) -> Result<(Page<i64>, Arc<PageOf<MatchSummary>>), ArenaError> {
+        let page = Page::from_request(request.page_size, &request.page_token)?;
+        let matches = self
+            .store
+            .matches_page(request.tournament_id, &page)
+            .await?;
+        Ok((page, matches))
+    }
+
+    /// A leaderboard request, checked.
+    pub(super) fn board_request(
+        &self,
+        request: pb::GetLeaderboardRequest,
+    ) -> Result<BoardRequest, ArenaError> {
+        let model = match request.model.as_str() {
+            "" => None,
+            id => Some(RatingModel::from_id(id).ok_or_else(|| {
+                ArenaError::invalid(format!(
+                    "unknown rating model `{id}` (known: elo, glicko2, weng-lin)"
+                ))
+            })?),
+        };
+        let options = self
+            .store
+            .canonical_options(&request.game, &request.options)?;
+        let page = Page::<i64>::from_request(request.page_size, &request.page_token)?;
+        let anchor = Some(request.anchor).filter(|anchor| !anchor.is_empty());
+        let solo = self.store.plays_solo(&request.game, &options);
+        Ok(BoardRequest {
+            query: LeaderboardQuery {
+                game: request.game,
+                options,
+                model,
+            },
+            page,
+            anchor,
+            solo,
+        })
+    }
+
+    /// The leaderboard `request` asks for, made from `inputs`.
+    pub(super) async fn board(
+        &self,
+        request: &BoardRequest,
+        inputs: &LeaderboardInputs,
+    ) -> Result<pb::Leaderboard, ArenaError> {
+        let query = &request.query;
+        let board = inputs.fitted(request.anchor.as_deref())?;
+        let variant = crate::store::variant_key(&query.options);
+        let solo = if request.solo {
+            self.store.solo_leaderboard(&query.game, &variant).await?
+        } else {
+            Vec::new()
+        };
+        let model = board.rows.first().map_or_else(
+            || query.model.map_or("", RatingModel::id),
+            |line| line.row.model.id(),
+        );
+        let rows = leaderboard_page(&board.rows, &request.page)?;
+        Ok(pb::Leaderboard {
+            game: query.game.clone(),
+            variant,
+            model: model.to_string(),
+            rows: rows
+                .items
+                .iter()
+                .copied()
+                .map(convert::leaderboard_row)
+                .collect(),
+            fit: board.summary.as_ref().map(convert::fit_summary),
+            solo: solo.iter().enumerate().map(convert::solo_row).collect(),
+            next_page_token: rows.next_page_token.unwrap_or_default(),
+            total_rows: u32::try_from(board.rows.len()).unwrap_or(u32::MAX),
+        })
+    }
+}
+
+/// A checked leaderboard request.
+#[derive(Debug)]
+pub(super) struct BoardRequest {
+    pub query: LeaderboardQuery,
+    pub page: Page<i64>,
+    pub anchor: Option<String>,
+    /// Whether the game has a solo board too (read on every request).
+    pub solo: bool,
+}
+
+/// A page of matches as the API answers it.
+pub(super) fn matches_response(matches: &PageOf<MatchSummary>) -> pb::ListMatchesResponse {
+    pb::ListMatchesResponse {
+        matches: matches.items.iter().map(convert::match_summary).collect(),
+        next_page_token: matches.next_page_token.clone().unwrap_or_default(),
     }
 }
 
@@ -252,16 +359,8 @@ impl Arena for ArenaApi {
         &self,
         request: Request<pb::ListMatchesRequest>,
     ) -> Result<Response<pb::ListMatchesResponse>, Status> {
-        let request = request.into_inner();
-        let page = Page::from_request(request.page_size, &request.page_token)?;
-        let matches = self
-            .store
-            .matches_page(request.tournament_id, &page)
-            .await?;
-        Ok(Response::new(pb::ListMatchesResponse {
-            matches: matches.items.iter().map(convert::match_summary).collect(),
-            next_page_token: matches.next_page_token.clone().unwrap_or_default(),
-        }))
+        let (_, matches) = self.matches_page(&request.into_inner()).await?;
+        Ok(Response::new(matches_response(&matches)))
     }
 
     async fn get_replay(
@@ -292,51 +391,8 @@ impl Arena for ArenaApi {
         &self,
         request: Request<pb::GetLeaderboardRequest>,
     ) -> Result<Response<pb::Leaderboard>, Status> {
-        let request = request.into_inner();
-        let model = match request.model.as_str() {
-            "" => None,
-            id => Some(RatingModel::from_id(id).ok_or_else(|| {
-                ArenaError::invalid(format!(
-                    "unknown rating model `{id}` (known: elo, glicko2, weng-lin)"
-                ))
-            })?),
-        };
-        let options = self
-            .store
-            .canonical_options(&request.game, &request.options)?;
-        let query = LeaderboardQuery {
-            game: request.game,
-            options,
-            model,
-        };
-        let page = Page::<i64>::from_request(request.page_size, &request.page_token)?;
-        let anchor = Some(request.anchor.as_str()).filter(|anchor| !anchor.is_empty());
-        let board = self.store.fitted_leaderboard(&query, anchor).await?;
-        let solo = if self.store.plays_solo(&query.game, &query.options) {
-            let variant = crate::store::variant_key(&query.options);
-            self.store.solo_leaderboard(&query.game, &variant).await?
-        } else {
-            Vec::new()
-        };
-        let model = board.rows.first().map_or_else(
-            || model.map_or("", RatingModel::id),
-            |line| line.row.model.id(),
-        );
-        let rows = leaderboard_page(&board.rows, &page)?;
-        Ok(Response::new(pb::Leaderboard {
-            game: query.game.clone(),
-            variant: crate::store::variant_key(&query.options),
-            model: model.to_string(),
-            rows: rows
-                .items
-                .iter()
-                .copied()
-                .map(convert::leaderboard_row)
-                .collect(),
-            fit: board.summary.as_ref().map(convert::fit_summary),
-            solo: solo.iter().enumerate().map(convert::solo_row).collect(),
-            next_page_token: rows.next_page_token.unwrap_or_default(),
-            total_rows: u32::try_from(board.rows.len()).unwrap_or(u32::MAX),
-        }))
+        let request = self.board_request(request.into_inner())?;
+        let inputs = self.store.leaderboard_inputs(&request.query).await?;
+        Ok(Response::new(self.board(&request, &inputs).await?))
     }
 }

@@ -6,6 +6,7 @@
 
 mod arena_api;
 mod convert;
+mod hot_reads;
 mod runner_api;
 mod writer;
 
@@ -35,6 +36,10 @@ const MAX_ARENA_REQUEST_BYTES: usize = MAX_ARCHIVE_BYTES + 1024 * 1024;
 /// The largest runner request: one game's report (a replay is at most
 /// 4 MiB, see [`crate::verify::MAX_REPLAY_BYTES`]).
 pub const MAX_RUNNER_REQUEST_BYTES: usize = 5 * 1024 * 1024;
+/// Calls one connection may have open at once (hyper's own default, which
+/// tonic turns off): a caller that never reads its answers holds at most
+/// this many of them in the arena's memory per connection.
+const MAX_STREAMS_PER_CONNECTION: u32 = 200;
 
 /// Serves the arena on `listener` until `shutdown` completes.
 pub async fn run(
@@ -42,8 +47,11 @@ pub async fn run(
     store: Store,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), ArenaError> {
-    let arena = pb::arena_server::ArenaServer::new(ArenaApi::new(store.clone()))
-        .max_decoding_message_size(MAX_ARENA_REQUEST_BYTES);
+    let api = ArenaApi::new(store.clone());
+    let arena = hot_reads::HotReads::new(
+        api.clone(),
+        pb::arena_server::ArenaServer::new(api).max_decoding_message_size(MAX_ARENA_REQUEST_BYTES),
+    );
     let writer = writer::WriterThread::start()?;
     let max_report_bytes = store.max_report_bytes();
     let runners = pb::runner_service_server::RunnerServiceServer::new(
@@ -67,6 +75,7 @@ pub async fn run(
     // Without TCP_NODELAY, small answers wait ~40 ms on delayed ACKs.
     let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
     Server::builder()
+        .max_concurrent_streams(MAX_STREAMS_PER_CONNECTION)
         .add_service(health)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)

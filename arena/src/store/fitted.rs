@@ -136,7 +136,54 @@ impl Store {
         query: &LeaderboardQuery,
         anchor: Option<&str>,
     ) -> Result<FittedLeaderboard, ArenaError> {
-        let rows = self.leaderboard(query).await?.to_vec();
+        self.leaderboard_inputs(query).await?.fitted(anchor)
+    }
+
+    /// What a leaderboard is made from: its live rows and its current fit
+    /// (the rows' snapshot and the fit are shared, unchanged, until a write
+    /// or a refit replaces them; see [`LeaderboardInputs::same_as`]).
+    pub async fn leaderboard_inputs(
+        &self,
+        query: &LeaderboardQuery,
+    ) -> Result<LeaderboardInputs, ArenaError> {
+        let rows = self.leaderboard(query).await?;
+        let fit = if rows.is_empty() {
+            // No game yet: nothing to fit, and nothing cached for a board
+            // anyone can name.
+            None
+        } else {
+            self.current_fit(&query.game, &variant_key(&query.options))
+                .await?
+        };
+        Ok(LeaderboardInputs { rows, fit })
+    }
+}
+
+/// A leaderboard's live rows and the fit current when they were read.
+#[derive(Debug, Clone)]
+pub struct LeaderboardInputs {
+    rows: Arc<Vec<LeaderboardRow>>,
+    fit: Option<Arc<StampedFit>>,
+}
+
+impl LeaderboardInputs {
+    /// Whether both are the very same snapshot and fit: then every board
+    /// made from them is the same (a snapshot or a fit is replaced whole,
+    /// never edited, and `self` keeps the old ones alive, so an address
+    /// cannot be reused for a new one while compared).
+    pub fn same_as(&self, other: &LeaderboardInputs) -> bool {
+        let same_fit = match (&self.fit, &other.fit) {
+            (None, None) => true,
+            (Some(mine), Some(theirs)) => Arc::ptr_eq(mine, theirs),
+            _ => false,
+        };
+        same_fit && Arc::ptr_eq(&self.rows, &other.rows)
+    }
+
+    /// The board with fitted ratings on the scale `anchor` names (see
+    /// [`Store::fitted_leaderboard`]).
+    pub fn fitted(&self, anchor: Option<&str>) -> Result<FittedLeaderboard, ArenaError> {
+        let rows = self.rows.to_vec();
         let anchor_row = anchor
             .map(|name| find_anchor(&rows, name))
             .transpose()?
@@ -146,16 +193,7 @@ impl Store {
                     format!("{}@{}", row.bot_name, row.version),
                 )
             });
-        if rows.is_empty() {
-            // No game yet: nothing to fit, and nothing cached for a board
-            // anyone can name.
-            return Ok(FittedLeaderboard {
-                rows: Vec::new(),
-                summary: None,
-            });
-        }
-        let variant = variant_key(&query.options);
-        let Some(stamped) = self.current_fit(&query.game, &variant).await? else {
+        let Some(stamped) = &self.fit else {
             return Ok(FittedLeaderboard {
                 rows: rows
                     .into_iter()
@@ -202,7 +240,9 @@ impl Store {
             }),
         })
     }
+}
 
+impl Store {
     /// Every fitted game of a game and variant, with its deal.
     pub async fn fit_games(&self, game: &str, variant: &str) -> Result<Vec<FitGame>, ArenaError> {
         Ok(self.fit_games_since(game, variant, 0).await?.0)

@@ -60,7 +60,7 @@ pub use self::accounts::{check_runner_token, Owner, Runner, RunnerInfo, MIN_RUNN
 pub use self::bots::{BotSummary, BotVersion, SubmittedVersion};
 pub use self::clock::{Clock, ManualClock, SystemClock};
 pub use self::faults::{GiveBack, DEFAULT_MAX_ATTEMPTS, MAX_FAULT_TEXT_BYTES};
-pub use self::fitted::{FitSummary, FittedLeaderboard, FittedRow, FIT_WAIT};
+pub use self::fitted::{FitSummary, FittedLeaderboard, FittedRow, LeaderboardInputs, FIT_WAIT};
 pub use self::formats::{SoloRow, TournamentStandings};
 pub use self::leaderboard::{LeaderboardQuery, LeaderboardRow};
 pub use self::leases::{Lease, LeasedGame, LeasedSeat};
