@@ -1,13 +1,14 @@
 //! What runs inside the sandbox before the bot's `execve`: the supervisor
 //! (PID 1 of the bot's pid namespace) and the bot's last setup steps.
 //!
-//! Both are forked from the runner, a multi-threaded process, with the raw
-//! `clone` syscall (glibc's `fork` would run atfork handlers that take
-//! malloc's locks; its `clone` wrapper wants a separate stack). Another
-//! thread may have held any lock at that instant, so this code only makes
-//! syscalls on data the parent prepared: no allocation, no locks, no glibc
-//! wrapper that talks to other threads (`setuid` and `setgroups` are raw
-//! syscalls for that reason), and it always leaves through `_exit`.
+//! The supervisor runs in a fresh, single-threaded image of the runner's
+//! binary ([`super::reexec`]) and forks the bot with the raw `clone` syscall
+//! (glibc's `fork` would run atfork handlers). The code keeps the rules it
+//! had when it was forked straight from the multi-threaded runner, and which
+//! [`raw_fork`]'s other users still need: only syscalls on data the parent
+//! prepared, no allocation, no locks, no glibc wrapper that talks to other
+//! threads (`setuid` and `setgroups` are raw syscalls for that reason), and
+//! it always leaves through `_exit`.
 //!
 //! The supervisor exists because PID 1 of a namespace ignores the signals it
 //! has no handler for, SIGXCPU and SIGXFSZ included: as the bot's parent it
@@ -84,13 +85,13 @@ pub unsafe fn raw_fork(namespace_flags: libc::c_int) -> Result<libc::pid_t, Errn
     Errno::result(pid).map(|pid| pid as libc::pid_t)
 }
 
-fn write_report(fd: RawFd, report: Report) {
+pub(super) fn write_report(fd: RawFd, report: Report) {
     let bytes = report.encode();
     // SAFETY: writes a stack buffer; a record is far below PIPE_BUF, so atomic.
     unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
 }
 
-fn fail(fd: RawFd, step: SetupStep, errno: Errno) -> ! {
+pub(super) fn fail(fd: RawFd, step: SetupStep, errno: Errno) -> ! {
     write_report(
         fd,
         Report::SetupFailed {
@@ -138,18 +139,19 @@ fn above_stdio(fd: RawFd) -> Result<RawFd, Errno> {
 /// The sandbox's first process. Never returns.
 ///
 /// # Safety
-/// Call only in the child of [`raw_fork`].
+/// Call only in a single-threaded process that exists for this (the fresh
+/// image of [`super::reexec`]).
 pub unsafe fn run_supervisor(plan: &mut ChildPlan, pointers: &ExecPointers) -> ! {
-    // The runner's signal handlers were copied too (and would act on stale
-    // descriptors); all signals stay blocked, as the parent forked us, until
-    // only SIGCHLD is. A session of our own keeps the terminal's Ctrl-C for
-    // the runner, which then ends us through the report pipe.
+    // Signals the runner ignored are still ignored after execve; all
+    // signals stay blocked, as the runner started us, until only SIGCHLD
+    // is. A session of our own keeps the terminal's Ctrl-C for the runner,
+    // which then ends us through the report pipe.
     default_dispositions();
     // SAFETY: setsid takes no arguments; we are not a group leader.
     unsafe { libc::setsid() };
-    // The OOM killer ranks by resident size, which for this copy of the
-    // runner counts pages shared with it: without this it could pick us
-    // instead of the bot that ran out of memory.
+    // The OOM killer ranks by resident size, which counts the pages of the
+    // runner's binary we map: without this it could pick us instead of the
+    // bot that ran out of memory.
     set_oom_score_adj(c"-1000");
     let report = plan.report.as_raw_fd();
     if let Err((step, errno)) = enter_sandbox(plan) {
@@ -157,7 +159,7 @@ pub unsafe fn run_supervisor(plan: &mut ChildPlan, pointers: &ExecPointers) -> !
     }
     let signal_fd =
         child_signal_fd().unwrap_or_else(|errno| fail(report, SetupStep::SignalFd, errno));
-    // SAFETY: we are the single thread of a forked child, as raw_fork requires.
+    // SAFETY: we are a single-threaded process, as raw_fork requires.
     let bot = unsafe { start_bot(plan, pointers) };
     supervise(bot, signal_fd, report)
 }

@@ -7,6 +7,7 @@
 //! layer is never skipped silently.
 //! - own network, pid, mount, ipc, uts and cgroup namespaces;
 //! - a supervisor as PID 1 of the pid namespace (`child`), the bot its child;
+//!   a fresh image of the runner's binary (`reexec`), never a fork of it;
 //! - a distinct unprivileged uid per live bot (`uid_pool`);
 //! - a private read-only root with a capped tmpfs `/tmp` (`rootfs`);
 //! - rlimits, cgroup memory and process caps, cgroup CPU accounting (`cgroup`);
@@ -44,6 +45,7 @@ mod filters;
 mod launcher;
 mod limits;
 mod process;
+mod reexec;
 mod report;
 mod resolve;
 mod rootfs;
@@ -248,6 +250,10 @@ mod tests {
             SandboxError::Io {
                 context: "leasing a bot uid",
                 source: io::Error::from(io::ErrorKind::WouldBlock),
+            },
+            SandboxError::Setup {
+                step: report::SetupStep::StartSupervisor.name(),
+                errno,
             },
             SandboxError::SupervisorVanished,
         ];

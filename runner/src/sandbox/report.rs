@@ -26,10 +26,11 @@ pub enum SetupStep {
     Landlock,
     Seccomp,
     Exec,
+    StartSupervisor,
 }
 
 impl SetupStep {
-    const ALL: [SetupStep; 20] = [
+    const ALL: [SetupStep; 21] = [
         SetupStep::CloseFds,
         SetupStep::PrivateMounts,
         SetupStep::BindRoot,
@@ -50,6 +51,7 @@ impl SetupStep {
         SetupStep::Landlock,
         SetupStep::Seccomp,
         SetupStep::Exec,
+        SetupStep::StartSupervisor,
     ];
 
     pub fn from_code(code: u32) -> Option<SetupStep> {
@@ -78,6 +80,7 @@ impl SetupStep {
             SetupStep::Landlock => "applying landlock",
             SetupStep::Seccomp => "applying seccomp",
             SetupStep::Exec => "executing the bot",
+            SetupStep::StartSupervisor => "starting the sandbox supervisor",
         }
     }
 }

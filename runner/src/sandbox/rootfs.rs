@@ -23,6 +23,7 @@ use nix::mount::{mount, umount2, MntFlags, MsFlags};
 use nix::sys::stat::Mode;
 use nix::unistd::{chdir, mkdir, pivot_root};
 
+use super::reexec::{Decoder, Encoder};
 use super::report::SetupStep;
 
 /// Top-level entries the bot may see, shown as on the host.
@@ -290,6 +291,46 @@ pub fn give_tree(dir: &Path, uid: u32) -> io::Result<()> {
 }
 
 const NO_PATH: Option<&CStr> = None;
+
+impl MountKind {
+    const ALL: [MountKind; 4] = [
+        MountKind::ReadOnlyBind,
+        MountKind::WritableBind,
+        MountKind::DeviceBind,
+        MountKind::Proc,
+    ];
+}
+
+impl MountPlan {
+    /// Writes the plan for the supervisor's fresh process image.
+    pub fn encode(&self, out: &mut Encoder) {
+        out.c_string(&self.root);
+        out.number(self.steps.len() as u64);
+        for step in &self.steps {
+            let kind = MountKind::ALL.iter().position(|kind| *kind == step.kind);
+            out.number(kind.unwrap_or(0) as u64);
+            out.c_string(&step.source);
+            out.c_string(&step.target);
+            out.c_strings(&step.create_dirs);
+        }
+    }
+
+    /// Reads what [`MountPlan::encode`] wrote; `None` if it is malformed.
+    pub fn decode(input: &mut Decoder<'_>) -> Option<MountPlan> {
+        let root = input.c_string()?;
+        let n_steps = input.length()?;
+        let mut steps = Vec::with_capacity(n_steps);
+        for _ in 0..n_steps {
+            steps.push(MountStep {
+                kind: *MountKind::ALL.get(input.length()?)?,
+                source: input.c_string()?,
+                target: input.c_string()?,
+                create_dirs: input.c_strings()?,
+            });
+        }
+        Some(MountPlan { root, steps })
+    }
+}
 
 impl MountPlan {
     /// Applies the plan and pivots into the new root.

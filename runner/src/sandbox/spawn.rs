@@ -1,8 +1,9 @@
 //! Building a sandbox for one bot and starting it.
 //!
-//! Everything that allocates happens here, before the fork: the uid lease,
+//! Everything that allocates happens here, before the clone: the uid lease,
 //! the root skeleton and its mount plan, the cgroups, the pipes, the filters
-//! and every C string. The forked side ([`super::child`]) only consumes them.
+//! and every C string. The supervisor ([`super::child`], started by
+//! [`super::reexec`]) only consumes them.
 
 use std::ffi::CString;
 use std::io;
@@ -11,14 +12,14 @@ use std::path::{Path, PathBuf};
 
 use nix::fcntl::OFlag;
 use nix::sys::resource::Resource;
-use nix::sys::signal::{pthread_sigmask, SigSet, SigmaskHow};
-use nix::unistd::{pipe2, Pid};
+use nix::unistd::pipe2;
 
 use super::cgroup::BotCgroups;
-use super::child::{raw_fork, run_supervisor, ChildPlan, ExecPointers};
+use super::child::ChildPlan;
 use super::detect::HostSupport;
 use super::filters::landlock_ruleset;
 use super::process::{Leftovers, SandboxedProcess};
+use super::reexec;
 use super::resolve::{resolve_command, ResolvedCommand};
 use super::rootfs::{self, MountPlan, RootSkeleton};
 use super::uid_pool::{private_dir, state_dir, UidLease};
@@ -139,7 +140,7 @@ fn unique_number() -> u64 {
     NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
-/// Forks the supervisor (which joins its cgroups itself) and waits for the
+/// Starts the supervisor (which joins its cgroups itself) and waits for the
 /// bot's `execve`.
 fn start(
     host: &HostSupport,
@@ -147,20 +148,8 @@ fn start(
     mut prepared: Prepared,
 ) -> Result<SandboxedProcess, SandboxError> {
     let (child_ends, parent_ends) = pipes()?;
-    let mut plan = child_plan(host, spec, &mut prepared, child_ends)?;
-    let pointers = ExecPointers::new(&plan);
-    // SAFETY: the child runs run_supervisor, which keeps to raw syscalls on
-    // the prepared plan and leaves through _exit.
-    let supervisor = match unsafe { fork_with_signals_blocked(host.clone_flags()) } {
-        Ok(0) => unsafe { run_supervisor(&mut plan, &pointers) },
-        Ok(pid) => Pid::from_raw(pid),
-        Err(errno) => {
-            return Err(SandboxError::Setup {
-                step: "cloning the supervisor",
-                errno,
-            });
-        }
-    };
+    let plan = child_plan(host, spec, &mut prepared, child_ends)?;
+    let supervisor = reexec::start_supervisor(&plan, host.clone_flags())?;
     // Closes the parent's copies of the child's ends (and of the ruleset).
     drop(plan);
     let ParentEnds {
@@ -181,26 +170,6 @@ fn start(
     );
     process.await_start()?;
     Ok(process)
-}
-
-/// Forks with every signal blocked, so that no handler of the runner runs
-/// in the child before the child resets them (as `posix_spawn` does).
-///
-/// # Safety
-/// As [`raw_fork`]: the child keeps to raw syscalls and leaves by `_exit`.
-unsafe fn fork_with_signals_blocked(flags: libc::c_int) -> nix::Result<libc::pid_t> {
-    let mut previous = SigSet::empty();
-    pthread_sigmask(
-        SigmaskHow::SIG_SETMASK,
-        Some(&SigSet::all()),
-        Some(&mut previous),
-    )?;
-    // SAFETY: passed on to our caller.
-    let result = unsafe { raw_fork(flags) };
-    if result != Ok(0) {
-        pthread_sigmask(SigmaskHow::SIG_SETMASK, Some(&previous), None)?;
-    }
-    result
 }
 
 /// `fd`, moved above 2 if it is 0, 1 or 2 (a runner without stdio): the
