@@ -44,7 +44,7 @@ use cairn_engine::{GameOptions, Rng};
 use cairn_proto::convert::FromWire;
 use cairn_sdk::bots::{GreedyBot, MctsBot, ThinkPolicy};
 use cairn_sdk::local::play_local;
-use cairn_sdk::mcts::{search, Budget, ThinkClock};
+use cairn_sdk::mcts::{search, Budget, Playout, ThinkClock};
 use cairn_sdk::Bot;
 
 struct Args {
@@ -243,7 +243,7 @@ fn play_all(figures: &[Figure], args: &Args) {
 }
 
 /// Iterations per CPU-second of one search from a fresh deal's first decision.
-fn playouts_per_s<G: FromWire>(words: &[&str], n_seats: usize) -> f64 {
+fn playouts_per_s<G: FromWire + Playout>(words: &[&str], n_seats: usize) -> f64 {
     let options: GameOptions =
         parse_options(words.iter().copied()).expect("bench options are valid");
     let state = G::new(&options, n_seats, 7).expect("bench setup is valid");

@@ -7,15 +7,23 @@
 //! a whole state consistent with the seat's observation), walks down the
 //! tree choosing among the actions legal in that determinization only (UCB1
 //! with availability counts, so an action seen in few determinizations is
-//! not starved), adds one node, plays uniformly random actions to the end,
-//! and credits every node with the result for the seat that chose it.
+//! not starved), adds one node, plays to the end with the game's playout
+//! policy ([`Playout`]: uniformly random unless the game says better), and
+//! credits every node with the result for the seat that chose it. A game
+//! with a heuristic policy can also widen the tree progressively: a node
+//! gets new children as its visits grow, in the order the policy picks
+//! them, instead of trying every legal action first (Schotten Totten
+//! Tactics has hundreds: a Traitor alone, every card times every stone).
 //! Other seats' choices are searched as if they saw the determinization
 //! (the known weakness of single-observer ISMCTS: it treats them as
 //! clairvoyant), which costs little in these games and keeps one tree.
 //!
 //! The answer is the most visited action at the root.
 
-use cairn_engine::{Game, Outcome, Rng};
+use cairn_engine::{Outcome, Rng};
+
+mod playout;
+pub use playout::Playout;
 
 /// How one search is bounded: it stops at whichever comes first.
 #[derive(Debug, Clone, Copy)]
@@ -81,7 +89,7 @@ pub fn rewards(outcome: &Outcome) -> Vec<f64> {
 /// Searches from `seen` (the observation of `seat`, which is to move) and
 /// returns the action to take; `None` if the observation cannot be
 /// completed into a state or the state has no legal action.
-pub fn search<G: Game>(
+pub fn search<G: Playout>(
     seen: &G::Observation,
     seat: usize,
     budget: Budget,
@@ -116,7 +124,7 @@ pub fn search<G: Game>(
         while let Some(to_move) = state.current_seat() {
             legal.clear();
             state.legal_actions(&mut legal);
-            let chosen = select_or_expand(&mut tree, node, to_move, &legal, rng)?;
+            let chosen = select_or_expand(&mut tree, node, to_move, &state, &legal, rng)?;
             let (child, expanded) = chosen;
             let action = tree[child].action.clone()?;
             state.apply_legal(&action);
@@ -131,7 +139,7 @@ pub fn search<G: Game>(
         while steps < MAX_PLAYOUT && !state.is_terminal() {
             legal.clear();
             state.legal_actions(&mut legal);
-            let pick = legal[rng.below(legal.len())].clone();
+            let pick = legal[state.playout_pick(&legal, rng)].clone();
             state.apply_legal(&pick);
             steps += 1;
         }
@@ -166,28 +174,41 @@ pub fn search<G: Game>(
 }
 
 /// At `node`, with `legal` the actions of this determinization: adds a
-/// child for an untried legal action (chosen at random) and returns it with
+/// child for an untried legal action (the one a playout would pick among
+/// them) if the node has room for one, and returns it with
 /// `true`, or picks the best existing child by UCB1 over availability.
-fn select_or_expand<A: Clone + Eq>(
-    tree: &mut Vec<Node<A>>,
+fn select_or_expand<G: Playout>(
+    tree: &mut Vec<Node<G::Action>>,
     node: usize,
     to_move: usize,
-    legal: &[A],
+    state: &G,
+    legal: &[G::Action],
     rng: &mut Rng,
 ) -> Option<(usize, bool)> {
-    let mut untried: Vec<usize> = Vec::new();
-    for (index, action) in legal.iter().enumerate() {
+    let mut untried: Vec<G::Action> = Vec::new();
+    let mut n_tried = 0;
+    for action in legal {
         match tree[node]
             .children
             .iter()
             .find(|&&child| tree[child].action.as_ref() == Some(action))
         {
-            Some(&child) => tree[child].available += 1,
-            None => untried.push(index),
+            Some(&child) => {
+                tree[child].available += 1;
+                n_tried += 1;
+            }
+            None => untried.push(action.clone()),
         }
     }
-    if !untried.is_empty() {
-        let action = legal[untried[rng.below(untried.len())]].clone();
+    // Progressive widening: room for one more child while there are fewer
+    // than WIDENING x sqrt(visits + 1), or while no child is legal here.
+    let room = G::WIDENING.is_none_or(|widening| {
+        n_tried == 0
+            || (tree[node].children.len() as f64)
+                < widening * (f64::from(tree[node].visits) + 1.0).sqrt()
+    });
+    if !untried.is_empty() && room {
+        let action = untried.swap_remove(state.playout_pick(&untried, rng));
         let child = tree.len();
         tree.push(Node {
             action: Some(action),

@@ -209,6 +209,16 @@ impl SchottenTotten {
         self.options
     }
 
+    /// `seat`'s cards at `stone` (card ids, in the order played; empty for
+    /// a stone or seat that does not exist): public, and cheaper than a
+    /// whole [`Observation`] for a search's playouts.
+    pub fn side_cards(&self, stone: usize, seat: Seat) -> &[u8] {
+        self.stones
+            .get(stone)
+            .and_then(|st| st.sides.get(seat))
+            .map_or(&[], |side| side.cards())
+    }
+
     /// The card id in `seat`'s hand showing `card_face`.
     fn hand_card(&self, seat: usize, card_face: u8) -> Option<u8> {
         let hand = self.hands[seat];

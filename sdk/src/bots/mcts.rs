@@ -21,7 +21,7 @@ use cairn_engine::{Game, Rng};
 use cairn_proto::convert::FromWire;
 
 use super::GreedyBot;
-use crate::mcts::{search, Budget};
+use crate::mcts::{search, Budget, Playout};
 use crate::{Bot, Hello, Observation, Request};
 
 /// How long each decision thinks.
@@ -105,7 +105,7 @@ impl MctsBot {
 }
 
 /// One decision of game `G`: the searched action's text.
-pub fn decide<G: FromWire>(
+pub fn decide<G: FromWire + Playout>(
     seen: &Observation,
     seat: usize,
     budget: Budget,
