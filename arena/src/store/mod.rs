@@ -17,9 +17,19 @@
 //! - `snapshots`: versioned snapshots of the hottest reads (first pages of
 //!   matches, leaderboards), dropped by the writes that touch them.
 //!
-//! Every write runs in one `BEGIN IMMEDIATE` transaction, so a refused call
-//! changes nothing and concurrent writers queue instead of failing to
-//! upgrade a read lock.
+//! Every write runs in one transaction, so a refused call changes nothing.
+//! On SQLite it is `BEGIN IMMEDIATE` behind an in-process lock: writers
+//! queue instead of failing to upgrade a read lock. On PostgreSQL several
+//! arena processes write at once and nothing rests on a lock in one
+//! process: a write takes an advisory lock in the database, exclusive for
+//! the rare writes (accounts, bots, tournaments, planning, give-backs), so
+//! they see and write the database alone as on SQLite, shared for the hot
+//! three (leases, heartbeats, reports), which instead lock the rows they
+//! change: a lease takes its match `FOR UPDATE SKIP LOCKED` (two processes
+//! never take one match), a heartbeat or a report locks its match row (a
+//! game is recorded once), and a report takes its leaderboard's advisory
+//! lock before it writes its result, so one board's rating updates apply one
+//! at a time, in the order of their result ids, whichever process got them.
 
 pub mod clock;
 
@@ -322,6 +332,7 @@ impl Store {
                 let transaction = self.writer.begin_with("BEGIN IMMEDIATE").await?;
                 Ok(WriteTransaction {
                     transaction,
+                    dialect: self.dialect,
                     touched: Touched::Everything,
                     reads: Arc::clone(&self.reads),
                     _guard: Some(guard),
@@ -338,12 +349,36 @@ impl Store {
                     .await?;
                 Ok(WriteTransaction {
                     transaction,
+                    dialect: self.dialect,
                     touched: Touched::Everything,
                     reads: Arc::clone(&self.reads),
                     _guard: None,
                 })
             }
         }
+    }
+
+    /// A write transaction for the hot paths (leases, heartbeats,
+    /// reports): on SQLite the same as [`Store::begin_write`]; on
+    /// PostgreSQL it runs beside the others of its kind, so it must lock
+    /// the rows it reads to change ([`WriteTransaction::lock_match`],
+    /// [`WriteTransaction::lock_board`]).
+    pub(crate) async fn begin_concurrent_write(&self) -> Result<WriteTransaction, ArenaError> {
+        if self.dialect == Dialect::Sqlite {
+            return self.begin_write().await;
+        }
+        let mut transaction = self.writer.begin().await?;
+        sqlx::query("SELECT pg_advisory_xact_lock_shared($1)")
+            .bind(WRITE_LOCK_KEY)
+            .execute(&mut *transaction)
+            .await?;
+        Ok(WriteTransaction {
+            transaction,
+            dialect: self.dialect,
+            touched: Touched::Everything,
+            reads: Arc::clone(&self.reads),
+            _guard: None,
+        })
     }
 
     pub(crate) fn pool(&self) -> &AnyPool {
@@ -384,6 +419,7 @@ impl Store {
 #[derive(Debug)]
 pub(crate) struct WriteTransaction {
     transaction: Transaction<'static, Any>,
+    dialect: Dialect,
     /// What the commit drops from the read snapshots.
     touched: Touched,
     reads: Arc<ReadCache>,
@@ -400,6 +436,36 @@ impl WriteTransaction {
             Touched::Everything => self.touched = Touched::Only(vec![touch]),
             Touched::Only(touches) => touches.push(touch),
         }
+    }
+
+    /// Locks match `match_id`'s row until the transaction ends (PostgreSQL;
+    /// SQLite's transaction already holds the whole database): a heartbeat,
+    /// a report or a give-back of one match wait for each other.
+    pub(crate) async fn lock_match(&mut self, match_id: i64) -> Result<(), ArenaError> {
+        if self.dialect == Dialect::Postgres {
+            sqlx::query("SELECT id FROM matches WHERE id = $1 FOR UPDATE")
+                .bind(match_id)
+                .fetch_optional(&mut *self.transaction)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Takes leaderboard (`game`, `variant`)'s lock until the transaction
+    /// ends (PostgreSQL; SQLite's transaction already holds the database):
+    /// its rating updates, which depend on their order, apply one at a time
+    /// across every arena process, and a result's id, taken under the lock,
+    /// records that order. A tournament is on one leaderboard, so its
+    /// format's bookkeeping after a game is serialised by it too.
+    pub(crate) async fn lock_board(&mut self, game: &str, variant: &str) -> Result<(), ArenaError> {
+        if self.dialect == Dialect::Postgres {
+            sqlx::query("SELECT pg_advisory_xact_lock($1, hashtext($2))")
+                .bind(BOARD_LOCK_SPACE)
+                .bind(format!("{game}\u{1f}{variant}"))
+                .execute(&mut *self.transaction)
+                .await?;
+        }
+        Ok(())
     }
 
     /// Declares that this transaction changes nothing a snapshot holds.
@@ -435,6 +501,10 @@ impl std::ops::DerefMut for WriteTransaction {
 /// The advisory lock every PostgreSQL write transaction takes (any number
 /// that no other application on the database uses: "cairn" in ASCII).
 const WRITE_LOCK_KEY: i64 = 0x63_6169_726e;
+
+/// The first key of leaderboard locks (`pg_advisory_xact_lock(int, int)`,
+/// the second the hash of the board's game and variant).
+const BOARD_LOCK_SPACE: i32 = 0x6361_6972;
 
 /// An SQLite file: one writer connection and a few readers.
 async fn open_sqlite(path: &Path) -> Result<(Dialect, AnyPool, AnyPool), ArenaError> {
