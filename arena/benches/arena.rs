@@ -11,7 +11,10 @@
 //! Prints `bench: arena/results_per_s` (no readers),
 //! `bench: arena/list_matches_p99_ms`, `bench: arena/leaderboard_p99_ms_under_load`
 //! and `bench: arena/ingest_slowdown_under_load` (results/s alone divided by
-//! results/s under the readers' load).
+//! results/s under the readers' load); then the same on PostgreSQL, and on
+//! two arena servers sharing it (`postgres/`).
+
+mod postgres;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -315,4 +318,5 @@ fn main() {
         readers: runtime("bench-readers", 2),
     };
     bench(&processes);
+    postgres::bench(&processes.runners, &processes.readers);
 }

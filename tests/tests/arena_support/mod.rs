@@ -293,6 +293,7 @@ pub async fn wait_for_progress(
     until: impl Fn(&pb::TournamentProgress) -> bool,
 ) -> pb::TournamentProgress {
     let started = Instant::now();
+    let last_seen = std::sync::Mutex::new(None);
     let follow = async {
         let mut stream = arena
             .client()
@@ -305,12 +306,18 @@ pub async fn wait_for_progress(
             if until(&progress) {
                 return progress;
             }
+            *last_seen.lock().unwrap() = Some(progress);
         }
         panic!("the progress stream ended before the condition held");
     };
-    tokio::time::timeout(DEADLINE, follow)
-        .await
-        .unwrap_or_else(|_| panic!("no progress within {:?}", started.elapsed()))
+    match tokio::time::timeout(DEADLINE, follow).await {
+        Ok(progress) => progress,
+        Err(_) => panic!(
+            "no progress within {:?}; last seen {:?}",
+            started.elapsed(),
+            last_seen.lock().unwrap()
+        ),
+    }
 }
 
 /// Checks a finished tournament: every planned game has exactly one result
