@@ -113,9 +113,9 @@ async fn connect(address: SocketAddr) -> Channel {
         .expect("connect")
 }
 
-/// Every runner, on its own connection, reports `n_matches`; results per
-/// second.
-async fn ingest(address: SocketAddr, n_matches: usize) -> f64 {
+/// Every runner, on its own connection, reports `n_matches`; the results
+/// reported and results per second.
+async fn ingest(address: SocketAddr, n_matches: usize) -> (u64, f64) {
     let mut channels = Vec::new();
     for _ in 0..N_RUNNERS {
         channels.push(connect(address).await);
@@ -136,7 +136,7 @@ async fn ingest(address: SocketAddr, n_matches: usize) -> f64 {
     for task in tasks {
         games += task.await.expect("runner task");
     }
-    games as f64 / started.elapsed().as_secs_f64()
+    (games, games as f64 / started.elapsed().as_secs_f64())
 }
 
 /// Reads until `stop`, alternating nothing: a reader asks one thing only.
@@ -172,6 +172,67 @@ async fn reader(
         latencies.push(started.elapsed());
     }
     latencies
+}
+
+/// CPU time used by this process and by each group of its threads (by
+/// thread name, as Linux shortens it to 15 bytes), from `/proc`; zero
+/// where `/proc` cannot be read. A thread that ended in between is
+/// counted in the total only.
+#[derive(Debug, Default)]
+struct CpuTimes {
+    total_us: f64,
+    groups: std::collections::HashMap<String, f64>,
+}
+
+/// `/proc`'s clock ticks: fixed at 100 per second for user space on Linux.
+const TICK_US: f64 = 10_000.0;
+
+impl CpuTimes {
+    fn now() -> CpuTimes {
+        let mut times = CpuTimes {
+            total_us: ticks_us(&std::fs::read_to_string("/proc/self/stat").unwrap_or_default())
+                .map_or(0.0, |(_, us)| us),
+            ..CpuTimes::default()
+        };
+        let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+            return times;
+        };
+        for task in tasks.flatten() {
+            let stat = std::fs::read_to_string(task.path().join("stat")).unwrap_or_default();
+            if let Some((name, us)) = ticks_us(&stat) {
+                *times.groups.entry(name).or_default() += us;
+            }
+        }
+        times
+    }
+
+    fn since(&self, earlier: &CpuTimes) -> CpuTimes {
+        CpuTimes {
+            total_us: self.total_us - earlier.total_us,
+            groups: self
+                .groups
+                .iter()
+                .map(|(name, us)| {
+                    let before = earlier.groups.get(name).copied().unwrap_or_default();
+                    (name.clone(), us - before)
+                })
+                .collect(),
+        }
+    }
+
+    fn group_us(&self, name: &str) -> f64 {
+        self.groups.get(name).copied().unwrap_or_default()
+    }
+}
+
+/// A `stat` line's thread name and user plus system time.
+fn ticks_us(stat: &str) -> Option<(String, f64)> {
+    let (head, rest) = stat.rsplit_once(") ")?;
+    let name = head.split_once(" (")?.1.to_string();
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let user: f64 = fields.get(11)?.parse().ok()?;
+    let system: f64 = fields.get(12)?.parse().ok()?;
+    Some((name, (user + system) * TICK_US))
 }
 
 fn p99_ms(mut latencies: Vec<Duration>) -> f64 {
@@ -265,7 +326,9 @@ fn bench(processes: &Processes) {
     let tournament_id = processes.runners.block_on(set_up(store, address));
 
     // 2,450 matches: 300 per runner alone, then 300 each under load.
-    let alone = processes.runners.block_on(ingest(address, 300));
+    let before_alone = CpuTimes::now();
+    let (n_alone, alone) = processes.runners.block_on(ingest(address, 300));
+    let cpu_alone = CpuTimes::now().since(&before_alone);
     println!("bench: arena/results_per_s {alone:.0} results/s");
     let stop = Arc::new(AtomicBool::new(false));
     let readers: Vec<_> = (0..N_READERS)
@@ -278,7 +341,9 @@ fn bench(processes: &Processes) {
             ))
         })
         .collect();
-    let loaded = processes.runners.block_on(ingest(address, 300));
+    let before_loaded = CpuTimes::now();
+    let (n_loaded, loaded) = processes.runners.block_on(ingest(address, 300));
+    let cpu_loaded = CpuTimes::now().since(&before_loaded);
     stop.store(true, Ordering::Relaxed);
     let (mut boards, mut lists) = (Vec::new(), Vec::new());
     for (index, task) in readers.into_iter().enumerate() {
@@ -293,6 +358,17 @@ fn bench(processes: &Processes) {
         "({} ListMatches and {} leaderboard reads; {alone:.0} results/s alone, {loaded:.0} under load)",
         lists.len(),
         boards.len()
+    );
+    let n_reads = (lists.len() + boards.len()).max(1) as f64;
+    println!(
+        "(cpu, steadier than time on a shared machine: alone {:.0} µs of the whole process per result; \
+         under load {:.0} µs per read in the arena's runtime and {:.0} µs in the readers', \
+         {:.0} µs per result in the writer thread and all SQLite connections)",
+        cpu_alone.total_us / n_alone.max(1) as f64,
+        cpu_loaded.group_us("bench-arena") / n_reads,
+        cpu_loaded.group_us("bench-readers") / n_reads,
+        (cpu_loaded.group_us("cairn-arena-wri") + cpu_loaded.group_us("sqlx-sqlite-wor"))
+            / n_loaded.max(1) as f64,
     );
     println!("bench: arena/list_matches_p99_ms {:.2} ms", p99_ms(lists));
     println!(
