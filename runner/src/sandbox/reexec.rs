@@ -39,7 +39,7 @@ const MARKER: &CStr = c"--cairn-sandbox-supervisor";
 /// The image's name in `ps`.
 const SUPERVISOR_NAME: &CStr = c"cairn-sandbox";
 /// Stack of the short-lived clone child (a few syscalls, then `execve`).
-const CHILD_STACK_BYTES: usize = 64 * 1024;
+const CHILD_STACK_BYTES: usize = 16 * 1024;
 /// The rlimits a plan may carry, by position.
 const RLIMIT_RESOURCES: [Resource; 5] = [
     Resource::RLIMIT_NOFILE,
@@ -122,8 +122,10 @@ fn is_open(fd: RawFd) -> bool {
 pub fn start_supervisor(plan: &ChildPlan, namespace_flags: c_int) -> Result<Pid, SandboxError> {
     let plan_file = plan_file(plan).map_err(SandboxError::io("writing the supervisor plan"))?;
     let exec = SupervisorExec::new(plan, plan_file.as_raw_fd())?;
-    let mut stack = vec![0u128; CHILD_STACK_BYTES / 16];
-    let stack_top = stack.as_mut_ptr_range().end.cast::<c_void>();
+    // On this thread's stack, as musl's posix_spawn does: the thread sleeps
+    // until the child is done with it, and nothing is allocated or zeroed.
+    let mut stack = std::mem::MaybeUninit::<[u128; CHILD_STACK_BYTES / 16]>::uninit();
+    let stack_top = stack.as_mut_ptr().wrapping_add(1).cast::<c_void>();
     let flags = libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD | namespace_flags;
     let argument = std::ptr::from_ref(&exec).cast_mut().cast::<c_void>();
     // SAFETY: the child runs exec_supervisor on its own stack while this
@@ -136,7 +138,6 @@ pub fn start_supervisor(plan: &ChildPlan, namespace_flags: c_int) -> Result<Pid,
         step: "blocking signals",
         errno,
     })?;
-    drop(stack);
     match pid {
         -1 => Err(SandboxError::Setup {
             step: "cloning the supervisor",
