@@ -39,6 +39,7 @@ mod cancel;
 mod faults;
 mod fitted;
 mod formats;
+mod invalidate;
 mod leaderboard;
 mod leases;
 mod page;
@@ -204,6 +205,9 @@ pub struct Store {
     reads: Arc<ReadCache>,
     /// The largest runner message the service decodes.
     max_report_bytes: usize,
+    /// This store among the processes on one PostgreSQL database (random):
+    /// its listener skips its own writes' notifications.
+    store_id: u64,
 }
 
 impl Store {
@@ -237,6 +241,9 @@ impl Store {
             Location::Sqlite(path) => open_sqlite(path).await?,
             Location::Postgres(url) => open_postgres(url).await?,
         };
+        let mut id_bytes = [0_u8; 8];
+        getrandom::fill(&mut id_bytes)
+            .map_err(|error| ArenaError::Internal(format!("no randomness for an id: {error}")))?;
         let (changes, _) = watch::channel(0);
         let store = Store {
             pool,
@@ -253,7 +260,12 @@ impl Store {
             fits: Arc::default(),
             reads: Arc::default(),
             max_report_bytes: crate::service::MAX_RUNNER_REQUEST_BYTES,
+            store_id: u64::from_le_bytes(id_bytes),
         };
+        if let Location::Postgres(url) = location {
+            let (reads, changes) = (Arc::downgrade(&store.reads), Arc::downgrade(&store.changes));
+            invalidate::listen(url, store.store_id, reads, changes).await?;
+        }
         store.canonicalise_stored_variants().await?;
         Ok(store)
     }
@@ -332,7 +344,7 @@ impl Store {
                 let transaction = self.writer.begin_with("BEGIN IMMEDIATE").await?;
                 Ok(WriteTransaction {
                     transaction,
-                    dialect: self.dialect,
+                    notify_as: self.notify_as(),
                     touched: Touched::Everything,
                     reads: Arc::clone(&self.reads),
                     _guard: Some(guard),
@@ -349,7 +361,7 @@ impl Store {
                     .await?;
                 Ok(WriteTransaction {
                     transaction,
-                    dialect: self.dialect,
+                    notify_as: self.notify_as(),
                     touched: Touched::Everything,
                     reads: Arc::clone(&self.reads),
                     _guard: None,
@@ -374,11 +386,15 @@ impl Store {
             .await?;
         Ok(WriteTransaction {
             transaction,
-            dialect: self.dialect,
+            notify_as: self.notify_as(),
             touched: Touched::Everything,
             reads: Arc::clone(&self.reads),
             _guard: None,
         })
+    }
+
+    fn notify_as(&self) -> Option<u64> {
+        (self.dialect == Dialect::Postgres).then_some(self.store_id)
     }
 
     pub(crate) fn pool(&self) -> &AnyPool {
@@ -419,7 +435,9 @@ impl Store {
 #[derive(Debug)]
 pub(crate) struct WriteTransaction {
     transaction: Transaction<'static, Any>,
-    dialect: Dialect,
+    /// On PostgreSQL, the store's id: the commit tells the other arena
+    /// processes what it touched (see `invalidate`).
+    notify_as: Option<u64>,
     /// What the commit drops from the read snapshots.
     touched: Touched,
     reads: Arc<ReadCache>,
@@ -442,7 +460,7 @@ impl WriteTransaction {
     /// SQLite's transaction already holds the whole database): a heartbeat,
     /// a report or a give-back of one match wait for each other.
     pub(crate) async fn lock_match(&mut self, match_id: i64) -> Result<(), ArenaError> {
-        if self.dialect == Dialect::Postgres {
+        if self.notify_as.is_some() {
             sqlx::query("SELECT id FROM matches WHERE id = $1 FOR UPDATE")
                 .bind(match_id)
                 .fetch_optional(&mut *self.transaction)
@@ -458,7 +476,7 @@ impl WriteTransaction {
     /// records that order. A tournament is on one leaderboard, so its
     /// format's bookkeeping after a game is serialised by it too.
     pub(crate) async fn lock_board(&mut self, game: &str, variant: &str) -> Result<(), ArenaError> {
-        if self.dialect == Dialect::Postgres {
+        if self.notify_as.is_some() {
             sqlx::query("SELECT pg_advisory_xact_lock($1, hashtext($2))")
                 .bind(BOARD_LOCK_SPACE)
                 .bind(format!("{game}\u{1f}{variant}"))
@@ -477,7 +495,16 @@ impl WriteTransaction {
 
     /// Commits, then drops the snapshots the transaction touched (still
     /// under the write lock, before the writer's caller is answered).
-    pub(crate) async fn commit(self) -> Result<(), ArenaError> {
+    pub(crate) async fn commit(mut self) -> Result<(), ArenaError> {
+        let touches_a_snapshot = self.touched != Touched::Only(Vec::new());
+        if let Some(me) = self.notify_as.filter(|_| touches_a_snapshot) {
+            // Delivered only if the transaction commits, once it has.
+            sqlx::query("SELECT pg_notify($1, $2)")
+                .bind(invalidate::CHANNEL)
+                .bind(invalidate::payload(me, &self.touched))
+                .execute(&mut *self.transaction)
+                .await?;
+        }
         self.transaction.commit().await?;
         self.reads.invalidate(&self.touched);
         Ok(())

@@ -916,3 +916,42 @@ async fn two_stores_on_one_database_never_share_a_match_and_rate_exactly() {
     }
 }
 }
+
+/// PostgreSQL only (two stores on one SQLite file are not two arena
+/// processes): a result recorded through one store wakes the other's
+/// watchers and is in the other's next leaderboard read, though that board
+/// was a snapshot.
+#[tokio::test]
+async fn a_result_recorded_by_another_process_reaches_this_ones_snapshots() {
+    on_backend(Backend::Postgres, async {
+        let test = test_store().await;
+        let other = test.second_process().await;
+        let owner = owner_with_bots(&test.store, "ada", &["a", "b"]).await;
+        test.store
+            .create_tournament(&owner, &duel(&["a", "b"], 2))
+            .await
+            .unwrap();
+        let query = LeaderboardQuery {
+            game: TEST_DUEL.into(),
+            options: GameOptions::new(),
+            model: None,
+        };
+        assert!(test.store.leaderboard(&query).await.unwrap().is_empty());
+        let mut changes = test.store.subscribe_changes();
+        changes.borrow_and_update();
+        let (runner, _) = other.register_runner("box-1").await.unwrap();
+        let lease = other.lease_match(&runner, LEASE_MS).await.unwrap().unwrap();
+        other
+            .report_result(&runner, &report_by_strength(&lease, |id| id))
+            .await
+            .unwrap();
+        let board = other.leaderboard(&query).await.unwrap();
+        assert_eq!(board.len(), 2);
+        tokio::time::timeout(std::time::Duration::from_secs(30), changes.changed())
+            .await
+            .expect("the other store's write is heard")
+            .unwrap();
+        assert_eq!(test.store.leaderboard(&query).await.unwrap(), board);
+    })
+    .await;
+}
