@@ -208,6 +208,8 @@ pub struct Store {
     /// This store among the processes on one PostgreSQL database (random):
     /// its listener skips its own writes' notifications.
     store_id: u64,
+    /// Where a PostgreSQL store connects (none on SQLite).
+    postgres_url: Option<Arc<str>>,
 }
 
 impl Store {
@@ -261,6 +263,10 @@ impl Store {
             reads: Arc::default(),
             max_report_bytes: crate::service::MAX_RUNNER_REQUEST_BYTES,
             store_id: u64::from_le_bytes(id_bytes),
+            postgres_url: match location {
+                Location::Postgres(url) => Some(url.as_str().into()),
+                Location::Sqlite(_) => None,
+            },
         };
         if let Location::Postgres(url) = location {
             let (reads, changes) = (Arc::downgrade(&store.reads), Arc::downgrade(&store.changes));
@@ -391,6 +397,27 @@ impl Store {
             reads: Arc::clone(&self.reads),
             _guard: None,
         })
+    }
+
+    /// On PostgreSQL, holds tournament `tournament_id`'s planning lock
+    /// until the returned connection is dropped: a connection of its own,
+    /// outside the pools (the planner's chunks need theirs), whose session
+    /// lock ends with it, also when planning fails half-way. On SQLite
+    /// nothing (one process plans).
+    pub(crate) async fn planning_lock(
+        &self,
+        tournament_id: i64,
+    ) -> Result<Option<AnyConnection>, ArenaError> {
+        let Some(url) = &self.postgres_url else {
+            return Ok(None);
+        };
+        let mut connection = AnyConnection::connect(url).await?;
+        sqlx::query("SELECT pg_advisory_lock($1, $2)")
+            .bind(PLANNING_LOCK_SPACE)
+            .bind(tournament_id as i32)
+            .execute(&mut connection)
+            .await?;
+        Ok(Some(connection))
     }
 
     fn notify_as(&self) -> Option<u64> {
@@ -533,6 +560,11 @@ const WRITE_LOCK_KEY: i64 = 0x63_6169_726e;
 /// the second the hash of the board's game and variant).
 const BOARD_LOCK_SPACE: i32 = 0x6361_6972;
 
+/// The first key of tournament planning locks (the second: the
+/// tournament's id, wrapping past 2^31, where two tournaments merely share
+/// a lock).
+const PLANNING_LOCK_SPACE: i32 = 0x636_1697;
+
 /// An SQLite file: one writer connection and a few readers.
 async fn open_sqlite(path: &Path) -> Result<(Dialect, AnyPool, AnyPool), ArenaError> {
     let options = SqliteConnectOptions::from_str("sqlite://")?
@@ -574,15 +606,27 @@ async fn open_postgres(url: &str) -> Result<(Dialect, AnyPool, AnyPool), ArenaEr
     // why instead of a pool timing out.
     let first = AnyConnection::connect_with(&options).await?;
     first.close().await?;
-    let writer = AnyPoolOptions::new()
+    // Notices ("relation already exists, skipping" from the migrator) are
+    // not for the arena's operator.
+    let pool_options = || {
+        AnyPoolOptions::new()
+            .acquire_timeout(Duration::from_secs(10))
+            .after_connect(|connection, _| {
+                Box::pin(async move {
+                    sqlx::raw_sql("SET client_min_messages = warning")
+                        .execute(connection)
+                        .await?;
+                    Ok(())
+                })
+            })
+    };
+    let writer = pool_options()
         .max_connections(POSTGRES_WRITE_CONNECTIONS)
-        .acquire_timeout(Duration::from_secs(10))
         .connect_with(options.clone())
         .await?;
     POSTGRES_MIGRATOR.run(&writer).await?;
-    let pool = AnyPoolOptions::new()
+    let pool = pool_options()
         .max_connections(READ_CONNECTIONS)
-        .acquire_timeout(Duration::from_secs(10))
         .connect_with(options)
         .await?;
     Ok((Dialect::Postgres, pool, writer))
