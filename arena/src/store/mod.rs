@@ -39,6 +39,7 @@ mod cancel;
 mod faults;
 mod fitted;
 mod formats;
+mod invalidate;
 mod leaderboard;
 mod leases;
 mod page;
@@ -204,6 +205,11 @@ pub struct Store {
     reads: Arc<ReadCache>,
     /// The largest runner message the service decodes.
     max_report_bytes: usize,
+    /// This store among the processes on one PostgreSQL database (random):
+    /// its listener skips its own writes' notifications.
+    store_id: u64,
+    /// Where a PostgreSQL store connects (none on SQLite).
+    postgres_url: Option<Arc<str>>,
 }
 
 impl Store {
@@ -237,6 +243,9 @@ impl Store {
             Location::Sqlite(path) => open_sqlite(path).await?,
             Location::Postgres(url) => open_postgres(url).await?,
         };
+        let mut id_bytes = [0_u8; 8];
+        getrandom::fill(&mut id_bytes)
+            .map_err(|error| ArenaError::Internal(format!("no randomness for an id: {error}")))?;
         let (changes, _) = watch::channel(0);
         let store = Store {
             pool,
@@ -253,7 +262,16 @@ impl Store {
             fits: Arc::default(),
             reads: Arc::default(),
             max_report_bytes: crate::service::MAX_RUNNER_REQUEST_BYTES,
+            store_id: u64::from_le_bytes(id_bytes),
+            postgres_url: match location {
+                Location::Postgres(url) => Some(url.as_str().into()),
+                Location::Sqlite(_) => None,
+            },
         };
+        if let Location::Postgres(url) = location {
+            let (reads, changes) = (Arc::downgrade(&store.reads), Arc::downgrade(&store.changes));
+            invalidate::listen(url, store.store_id, reads, changes).await?;
+        }
         store.canonicalise_stored_variants().await?;
         Ok(store)
     }
@@ -332,7 +350,7 @@ impl Store {
                 let transaction = self.writer.begin_with("BEGIN IMMEDIATE").await?;
                 Ok(WriteTransaction {
                     transaction,
-                    dialect: self.dialect,
+                    notify_as: self.notify_as(),
                     touched: Touched::Everything,
                     reads: Arc::clone(&self.reads),
                     _guard: Some(guard),
@@ -349,7 +367,7 @@ impl Store {
                     .await?;
                 Ok(WriteTransaction {
                     transaction,
-                    dialect: self.dialect,
+                    notify_as: self.notify_as(),
                     touched: Touched::Everything,
                     reads: Arc::clone(&self.reads),
                     _guard: None,
@@ -374,11 +392,36 @@ impl Store {
             .await?;
         Ok(WriteTransaction {
             transaction,
-            dialect: self.dialect,
+            notify_as: self.notify_as(),
             touched: Touched::Everything,
             reads: Arc::clone(&self.reads),
             _guard: None,
         })
+    }
+
+    /// On PostgreSQL, holds tournament `tournament_id`'s planning lock
+    /// until the returned connection is dropped: a connection of its own,
+    /// outside the pools (the planner's chunks need theirs), whose session
+    /// lock ends with it, also when planning fails half-way. On SQLite
+    /// nothing (one process plans).
+    pub(crate) async fn planning_lock(
+        &self,
+        tournament_id: i64,
+    ) -> Result<Option<AnyConnection>, ArenaError> {
+        let Some(url) = &self.postgres_url else {
+            return Ok(None);
+        };
+        let mut connection = AnyConnection::connect(url).await?;
+        sqlx::query("SELECT pg_advisory_lock($1, $2)")
+            .bind(PLANNING_LOCK_SPACE)
+            .bind(tournament_id as i32)
+            .execute(&mut connection)
+            .await?;
+        Ok(Some(connection))
+    }
+
+    fn notify_as(&self) -> Option<u64> {
+        (self.dialect == Dialect::Postgres).then_some(self.store_id)
     }
 
     pub(crate) fn pool(&self) -> &AnyPool {
@@ -419,7 +462,9 @@ impl Store {
 #[derive(Debug)]
 pub(crate) struct WriteTransaction {
     transaction: Transaction<'static, Any>,
-    dialect: Dialect,
+    /// On PostgreSQL, the store's id: the commit tells the other arena
+    /// processes what it touched (see `invalidate`).
+    notify_as: Option<u64>,
     /// What the commit drops from the read snapshots.
     touched: Touched,
     reads: Arc<ReadCache>,
@@ -442,7 +487,7 @@ impl WriteTransaction {
     /// SQLite's transaction already holds the whole database): a heartbeat,
     /// a report or a give-back of one match wait for each other.
     pub(crate) async fn lock_match(&mut self, match_id: i64) -> Result<(), ArenaError> {
-        if self.dialect == Dialect::Postgres {
+        if self.notify_as.is_some() {
             sqlx::query("SELECT id FROM matches WHERE id = $1 FOR UPDATE")
                 .bind(match_id)
                 .fetch_optional(&mut *self.transaction)
@@ -458,7 +503,7 @@ impl WriteTransaction {
     /// records that order. A tournament is on one leaderboard, so its
     /// format's bookkeeping after a game is serialised by it too.
     pub(crate) async fn lock_board(&mut self, game: &str, variant: &str) -> Result<(), ArenaError> {
-        if self.dialect == Dialect::Postgres {
+        if self.notify_as.is_some() {
             sqlx::query("SELECT pg_advisory_xact_lock($1, hashtext($2))")
                 .bind(BOARD_LOCK_SPACE)
                 .bind(format!("{game}\u{1f}{variant}"))
@@ -477,7 +522,16 @@ impl WriteTransaction {
 
     /// Commits, then drops the snapshots the transaction touched (still
     /// under the write lock, before the writer's caller is answered).
-    pub(crate) async fn commit(self) -> Result<(), ArenaError> {
+    pub(crate) async fn commit(mut self) -> Result<(), ArenaError> {
+        let touches_a_snapshot = self.touched != Touched::Only(Vec::new());
+        if let Some(me) = self.notify_as.filter(|_| touches_a_snapshot) {
+            // Delivered only if the transaction commits, once it has.
+            sqlx::query("SELECT pg_notify($1, $2)")
+                .bind(invalidate::CHANNEL)
+                .bind(invalidate::payload(me, &self.touched))
+                .execute(&mut *self.transaction)
+                .await?;
+        }
         self.transaction.commit().await?;
         self.reads.invalidate(&self.touched);
         Ok(())
@@ -505,6 +559,11 @@ const WRITE_LOCK_KEY: i64 = 0x63_6169_726e;
 /// The first key of leaderboard locks (`pg_advisory_xact_lock(int, int)`,
 /// the second the hash of the board's game and variant).
 const BOARD_LOCK_SPACE: i32 = 0x6361_6972;
+
+/// The first key of tournament planning locks (the second: the
+/// tournament's id, wrapping past 2^31, where two tournaments merely share
+/// a lock).
+const PLANNING_LOCK_SPACE: i32 = 0x636_1697;
 
 /// An SQLite file: one writer connection and a few readers.
 async fn open_sqlite(path: &Path) -> Result<(Dialect, AnyPool, AnyPool), ArenaError> {
@@ -547,15 +606,27 @@ async fn open_postgres(url: &str) -> Result<(Dialect, AnyPool, AnyPool), ArenaEr
     // why instead of a pool timing out.
     let first = AnyConnection::connect_with(&options).await?;
     first.close().await?;
-    let writer = AnyPoolOptions::new()
+    // Notices ("relation already exists, skipping" from the migrator) are
+    // not for the arena's operator.
+    let pool_options = || {
+        AnyPoolOptions::new()
+            .acquire_timeout(Duration::from_secs(10))
+            .after_connect(|connection, _| {
+                Box::pin(async move {
+                    sqlx::raw_sql("SET client_min_messages = warning")
+                        .execute(connection)
+                        .await?;
+                    Ok(())
+                })
+            })
+    };
+    let writer = pool_options()
         .max_connections(POSTGRES_WRITE_CONNECTIONS)
-        .acquire_timeout(Duration::from_secs(10))
         .connect_with(options.clone())
         .await?;
     POSTGRES_MIGRATOR.run(&writer).await?;
-    let pool = AnyPoolOptions::new()
+    let pool = pool_options()
         .max_connections(READ_CONNECTIONS)
-        .acquire_timeout(Duration::from_secs(10))
         .connect_with(options)
         .await?;
     Ok((Dialect::Postgres, pool, writer))

@@ -42,6 +42,9 @@ impl Store {
 
     /// Writes what is missing of a tournament's plan, chunk by chunk.
     pub(crate) async fn write_plan(&self, tournament_id: i64) -> Result<(), ArenaError> {
+        // One planner per tournament across arena processes: the others
+        // wait, then find the plan written.
+        let _planning = self.planning_lock(tournament_id).await?;
         let plan = {
             let mut connection = self.pool().acquire().await?;
             super::formats::stored_first_round(&mut connection, tournament_id).await?

@@ -916,3 +916,114 @@ async fn two_stores_on_one_database_never_share_a_match_and_rate_exactly() {
     }
 }
 }
+
+/// PostgreSQL only (two stores on one SQLite file are not two arena
+/// processes): a result recorded through one store wakes the other's
+/// watchers and is in the other's next leaderboard read, though that board
+/// was a snapshot.
+#[tokio::test]
+async fn a_result_recorded_by_another_process_reaches_this_ones_snapshots() {
+    on_backend(Backend::Postgres, async {
+        let test = test_store().await;
+        let other = test.second_process().await;
+        let owner = owner_with_bots(&test.store, "ada", &["a", "b"]).await;
+        test.store
+            .create_tournament(&owner, &duel(&["a", "b"], 2))
+            .await
+            .unwrap();
+        let query = LeaderboardQuery {
+            game: TEST_DUEL.into(),
+            options: GameOptions::new(),
+            model: None,
+        };
+        assert!(test.store.leaderboard(&query).await.unwrap().is_empty());
+        let mut changes = test.store.subscribe_changes();
+        changes.borrow_and_update();
+        let (runner, _) = other.register_runner("box-1").await.unwrap();
+        let lease = other.lease_match(&runner, LEASE_MS).await.unwrap().unwrap();
+        other
+            .report_result(&runner, &report_by_strength(&lease, |id| id))
+            .await
+            .unwrap();
+        let board = other.leaderboard(&query).await.unwrap();
+        assert_eq!(board.len(), 2);
+        tokio::time::timeout(std::time::Duration::from_secs(30), changes.changed())
+            .await
+            .expect("the other store's write is heard")
+            .unwrap();
+        assert_eq!(test.store.leaderboard(&query).await.unwrap(), board);
+    })
+    .await;
+}
+
+both_backends! {
+/// sqlx's SQLite driver binds `$N` by its number, as PostgreSQL does: a
+/// placeholder used twice or out of order gets the right value.
+async fn numbered_placeholders_bind_by_number_on_both_backends() {
+    let test = test_store().await;
+    let (difference, first, again): (i64, i64, i64) = sqlx::query_as("SELECT $2 - $1, $1, $2")
+        .bind(10_i64)
+        .bind(3_i64)
+        .fetch_one(test.store.pool())
+        .await
+        .unwrap();
+    assert_eq!((difference, first, again), (-7, 10, 3));
+}
+}
+
+/// PostgreSQL only: a lease that another arena process is taking is
+/// skipped, not waited for; when that process dies mid-transaction, its
+/// half-taken lease is undone and the match is leased again.
+#[tokio::test]
+async fn a_lease_half_taken_by_a_killed_process_is_undone() {
+    on_backend(Backend::Postgres, async {
+        let test = test_store().await;
+        let owner = owner_with_bots(&test.store, "ada", &["a", "b", "c"]).await;
+        test.store
+            .create_tournament(&owner, &duel(&["a", "b", "c"], 2))
+            .await
+            .unwrap();
+        let (runner, _) = test.store.register_runner("box-1").await.unwrap();
+        let Location::Postgres(url) = &test.location else {
+            unreachable!("on PostgreSQL");
+        };
+        let mut dying = <sqlx::AnyConnection as sqlx::Connection>::connect(url)
+            .await
+            .unwrap();
+        sqlx::raw_sql("BEGIN").execute(&mut dying).await.unwrap();
+        let (taken, pid): (i64, i32) = sqlx::query_as(
+            "UPDATE matches SET status = 'leased', lease_holder = NULL, lease_expires_at = 1 \
+             WHERE id = (SELECT MIN(id) FROM matches) RETURNING id, pg_backend_pid()",
+        )
+        .fetch_one(&mut dying)
+        .await
+        .unwrap();
+        let skipped = test
+            .store
+            .lease_match(&runner, LEASE_MS)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_ne!(
+            skipped.match_id, taken,
+            "a locked match is skipped, not waited for"
+        );
+        let killed: super::Flag = sqlx::query_scalar("SELECT pg_terminate_backend($1)")
+            .bind(pid)
+            .fetch_one(test.store.pool())
+            .await
+            .unwrap();
+        assert!(killed.0);
+        drop(dying);
+        let mut leased = Vec::new();
+        while let Some(lease) = test.store.lease_match(&runner, LEASE_MS).await.unwrap() {
+            leased.push(lease.match_id);
+        }
+        assert!(
+            leased.contains(&taken),
+            "{leased:?} holds the undone lease's match"
+        );
+        assert_eq!(leased.len() as i64, count(&test.store, "matches").await - 1);
+    })
+    .await;
+}
