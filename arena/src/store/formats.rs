@@ -257,7 +257,7 @@ pub(crate) async fn tally_recorded_game(
            JOIN seats theirs ON theirs.match_id = m.id AND theirs.seat != mine.seat AND theirs.bot_version_id = (SELECT bot_version_id FROM opponent) \
            WHERE m.tournament_id = $4 AND (SELECT COUNT(*) FROM seats all_seats WHERE all_seats.match_id = m.id) = 2) \
          SELECT g.id, CASE WHEN mine.rank < theirs.rank THEN 2 WHEN mine.rank = theirs.rank THEN 1 ELSE 0 END \
-         FROM deal JOIN this JOIN games g ON g.match_id = deal.match_id AND g.game_index = this.game_index AND g.seed = this.seed \
+         FROM deal CROSS JOIN this JOIN games g ON g.match_id = deal.match_id AND g.game_index = this.game_index AND g.seed = this.seed \
          JOIN result_seats mine ON mine.game_id = g.id AND mine.seat = deal.seat \
          JOIN result_seats theirs ON theirs.game_id = g.id AND theirs.seat != deal.seat",
     )

@@ -5,7 +5,7 @@
 use cairn_engine::GameOptions;
 
 use super::accounts::Runner;
-use super::{Store, Touch};
+use super::{Dialect, Store, Touch};
 use crate::archive::Manifest;
 use crate::error::ArenaError;
 
@@ -81,23 +81,31 @@ impl Store {
     ) -> Result<Option<Lease>, ArenaError> {
         check_lease_duration(duration_ms)?;
         let now = self.now_ms();
-        let mut tx = self.begin_write().await?;
+        let mut tx = self.begin_concurrent_write().await?;
         sqlx::query("UPDATE runners SET last_seen_at = $1 WHERE id = $2")
             .bind(now)
             .bind(runner.id)
             .execute(&mut *tx)
             .await?;
         // Two indexed lookups rather than one OR, which would scan every
-        // finished match of every tournament.
-        let queued: Option<i64> = sqlx::query_scalar(
-            "SELECT id FROM matches WHERE status = 'queued' ORDER BY id LIMIT 1",
-        )
+        // finished match of every tournament. On PostgreSQL each locks the
+        // row it finds and skips rows another lease holds: two processes
+        // never take one match, and neither waits for the other.
+        let locking = match self.dialect {
+            Dialect::Sqlite => "",
+            Dialect::Postgres => " FOR UPDATE SKIP LOCKED",
+        };
+        let queued: Option<i64> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+            "SELECT id FROM matches WHERE status = 'queued' ORDER BY id LIMIT 1{locking}"
+        )))
         .fetch_optional(&mut *tx)
         .await?;
-        let expired: Option<i64> = sqlx::query_scalar("SELECT id FROM matches WHERE status = 'leased' AND lease_expires_at <= $1 ORDER BY id LIMIT 1")
-            .bind(now)
-            .fetch_optional(&mut *tx)
-            .await?;
+        let expired: Option<i64> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+            "SELECT id FROM matches WHERE status = 'leased' AND lease_expires_at <= $1 ORDER BY id LIMIT 1{locking}"
+        )))
+        .bind(now)
+        .fetch_optional(&mut *tx)
+        .await?;
         let next = queued.into_iter().chain(expired).min();
         let Some(match_id) = next else {
             // Only the runner's last sighting changed.
@@ -132,7 +140,15 @@ impl Store {
     ) -> Result<i64, ArenaError> {
         check_lease_duration(duration_ms)?;
         let now = self.now_ms();
-        let mut tx = self.begin_write().await?;
+        let mut tx = self.begin_concurrent_write().await?;
+        // The runner's row first, then the match's, as a lease takes them:
+        // two transactions never wait for each other in a circle.
+        sqlx::query("UPDATE runners SET last_seen_at = $1 WHERE id = $2")
+            .bind(now)
+            .bind(runner.id)
+            .execute(&mut *tx)
+            .await?;
+        tx.lock_match(match_id).await?;
         let state = self.lease_state(&mut tx, match_id).await?;
         if !state.held_by(runner, generation, now) {
             return Err(super::cancel::lease_lost(&mut tx, match_id).await?);
@@ -141,11 +157,6 @@ impl Store {
         sqlx::query("UPDATE matches SET lease_expires_at = $1 WHERE id = $2")
             .bind(expires_at)
             .bind(match_id)
-            .execute(&mut *tx)
-            .await?;
-        sqlx::query("UPDATE runners SET last_seen_at = $1 WHERE id = $2")
-            .bind(now)
-            .bind(runner.id)
             .execute(&mut *tx)
             .await?;
         // A lease's expiry and a runner's last sighting are in no snapshot.

@@ -17,9 +17,19 @@
 //! - `snapshots`: versioned snapshots of the hottest reads (first pages of
 //!   matches, leaderboards), dropped by the writes that touch them.
 //!
-//! Every write runs in one `BEGIN IMMEDIATE` transaction, so a refused call
-//! changes nothing and concurrent writers queue instead of failing to
-//! upgrade a read lock.
+//! Every write runs in one transaction, so a refused call changes nothing.
+//! On SQLite it is `BEGIN IMMEDIATE` behind an in-process lock: writers
+//! queue instead of failing to upgrade a read lock. On PostgreSQL several
+//! arena processes write at once and nothing rests on a lock in one
+//! process: a write takes an advisory lock in the database, exclusive for
+//! the rare writes (accounts, bots, tournaments, planning, give-backs), so
+//! they see and write the database alone as on SQLite, shared for the hot
+//! three (leases, heartbeats, reports), which instead lock the rows they
+//! change: a lease takes its match `FOR UPDATE SKIP LOCKED` (two processes
+//! never take one match), a heartbeat or a report locks its match row (a
+//! game is recorded once), and a report takes its leaderboard's advisory
+//! lock before it writes its result, so one board's rating updates apply one
+//! at a time, in the order of their result ids, whichever process got them.
 
 pub mod clock;
 
@@ -29,6 +39,7 @@ mod cancel;
 mod faults;
 mod fitted;
 mod formats;
+mod invalidate;
 mod leaderboard;
 mod leases;
 mod page;
@@ -194,6 +205,9 @@ pub struct Store {
     reads: Arc<ReadCache>,
     /// The largest runner message the service decodes.
     max_report_bytes: usize,
+    /// This store among the processes on one PostgreSQL database (random):
+    /// its listener skips its own writes' notifications.
+    store_id: u64,
 }
 
 impl Store {
@@ -227,6 +241,9 @@ impl Store {
             Location::Sqlite(path) => open_sqlite(path).await?,
             Location::Postgres(url) => open_postgres(url).await?,
         };
+        let mut id_bytes = [0_u8; 8];
+        getrandom::fill(&mut id_bytes)
+            .map_err(|error| ArenaError::Internal(format!("no randomness for an id: {error}")))?;
         let (changes, _) = watch::channel(0);
         let store = Store {
             pool,
@@ -243,7 +260,12 @@ impl Store {
             fits: Arc::default(),
             reads: Arc::default(),
             max_report_bytes: crate::service::MAX_RUNNER_REQUEST_BYTES,
+            store_id: u64::from_le_bytes(id_bytes),
         };
+        if let Location::Postgres(url) = location {
+            let (reads, changes) = (Arc::downgrade(&store.reads), Arc::downgrade(&store.changes));
+            invalidate::listen(url, store.store_id, reads, changes).await?;
+        }
         store.canonicalise_stored_variants().await?;
         Ok(store)
     }
@@ -322,6 +344,7 @@ impl Store {
                 let transaction = self.writer.begin_with("BEGIN IMMEDIATE").await?;
                 Ok(WriteTransaction {
                     transaction,
+                    notify_as: self.notify_as(),
                     touched: Touched::Everything,
                     reads: Arc::clone(&self.reads),
                     _guard: Some(guard),
@@ -338,12 +361,40 @@ impl Store {
                     .await?;
                 Ok(WriteTransaction {
                     transaction,
+                    notify_as: self.notify_as(),
                     touched: Touched::Everything,
                     reads: Arc::clone(&self.reads),
                     _guard: None,
                 })
             }
         }
+    }
+
+    /// A write transaction for the hot paths (leases, heartbeats,
+    /// reports): on SQLite the same as [`Store::begin_write`]; on
+    /// PostgreSQL it runs beside the others of its kind, so it must lock
+    /// the rows it reads to change ([`WriteTransaction::lock_match`],
+    /// [`WriteTransaction::lock_board`]).
+    pub(crate) async fn begin_concurrent_write(&self) -> Result<WriteTransaction, ArenaError> {
+        if self.dialect == Dialect::Sqlite {
+            return self.begin_write().await;
+        }
+        let mut transaction = self.writer.begin().await?;
+        sqlx::query("SELECT pg_advisory_xact_lock_shared($1)")
+            .bind(WRITE_LOCK_KEY)
+            .execute(&mut *transaction)
+            .await?;
+        Ok(WriteTransaction {
+            transaction,
+            notify_as: self.notify_as(),
+            touched: Touched::Everything,
+            reads: Arc::clone(&self.reads),
+            _guard: None,
+        })
+    }
+
+    fn notify_as(&self) -> Option<u64> {
+        (self.dialect == Dialect::Postgres).then_some(self.store_id)
     }
 
     pub(crate) fn pool(&self) -> &AnyPool {
@@ -384,6 +435,9 @@ impl Store {
 #[derive(Debug)]
 pub(crate) struct WriteTransaction {
     transaction: Transaction<'static, Any>,
+    /// On PostgreSQL, the store's id: the commit tells the other arena
+    /// processes what it touched (see `invalidate`).
+    notify_as: Option<u64>,
     /// What the commit drops from the read snapshots.
     touched: Touched,
     reads: Arc<ReadCache>,
@@ -402,6 +456,36 @@ impl WriteTransaction {
         }
     }
 
+    /// Locks match `match_id`'s row until the transaction ends (PostgreSQL;
+    /// SQLite's transaction already holds the whole database): a heartbeat,
+    /// a report or a give-back of one match wait for each other.
+    pub(crate) async fn lock_match(&mut self, match_id: i64) -> Result<(), ArenaError> {
+        if self.notify_as.is_some() {
+            sqlx::query("SELECT id FROM matches WHERE id = $1 FOR UPDATE")
+                .bind(match_id)
+                .fetch_optional(&mut *self.transaction)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Takes leaderboard (`game`, `variant`)'s lock until the transaction
+    /// ends (PostgreSQL; SQLite's transaction already holds the database):
+    /// its rating updates, which depend on their order, apply one at a time
+    /// across every arena process, and a result's id, taken under the lock,
+    /// records that order. A tournament is on one leaderboard, so its
+    /// format's bookkeeping after a game is serialised by it too.
+    pub(crate) async fn lock_board(&mut self, game: &str, variant: &str) -> Result<(), ArenaError> {
+        if self.notify_as.is_some() {
+            sqlx::query("SELECT pg_advisory_xact_lock($1, hashtext($2))")
+                .bind(BOARD_LOCK_SPACE)
+                .bind(format!("{game}\u{1f}{variant}"))
+                .execute(&mut *self.transaction)
+                .await?;
+        }
+        Ok(())
+    }
+
     /// Declares that this transaction changes nothing a snapshot holds.
     pub(crate) fn touches_nothing_cached(&mut self) {
         if self.touched == Touched::Everything {
@@ -411,7 +495,16 @@ impl WriteTransaction {
 
     /// Commits, then drops the snapshots the transaction touched (still
     /// under the write lock, before the writer's caller is answered).
-    pub(crate) async fn commit(self) -> Result<(), ArenaError> {
+    pub(crate) async fn commit(mut self) -> Result<(), ArenaError> {
+        let touches_a_snapshot = self.touched != Touched::Only(Vec::new());
+        if let Some(me) = self.notify_as.filter(|_| touches_a_snapshot) {
+            // Delivered only if the transaction commits, once it has.
+            sqlx::query("SELECT pg_notify($1, $2)")
+                .bind(invalidate::CHANNEL)
+                .bind(invalidate::payload(me, &self.touched))
+                .execute(&mut *self.transaction)
+                .await?;
+        }
         self.transaction.commit().await?;
         self.reads.invalidate(&self.touched);
         Ok(())
@@ -435,6 +528,10 @@ impl std::ops::DerefMut for WriteTransaction {
 /// The advisory lock every PostgreSQL write transaction takes (any number
 /// that no other application on the database uses: "cairn" in ASCII).
 const WRITE_LOCK_KEY: i64 = 0x63_6169_726e;
+
+/// The first key of leaderboard locks (`pg_advisory_xact_lock(int, int)`,
+/// the second the hash of the board's game and variant).
+const BOARD_LOCK_SPACE: i32 = 0x6361_6972;
 
 /// An SQLite file: one writer connection and a few readers.
 async fn open_sqlite(path: &Path) -> Result<(Dialect, AnyPool, AnyPool), ArenaError> {

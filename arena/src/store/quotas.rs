@@ -139,7 +139,7 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::tests::{duel, owner_with_bots, test_store};
+    use crate::store::tests::{both_backends, duel, owner_with_bots, test_store};
     use crate::testkit::bot_archive;
 
     #[test]
@@ -155,7 +155,7 @@ mod tests {
         assert!(Registration::Closed.check(Some("anything")).is_err());
     }
 
-    #[tokio::test]
+    both_backends! {
     async fn an_owner_over_a_quota_is_refused_with_the_figures_and_nothing_changes() {
         let kept = test_store().await;
         let quotas = Quotas {
@@ -197,5 +197,6 @@ mod tests {
             store.create_tournament(&owner, &duel(&["a", "b"], 2)).await,
             Err(ArenaError::Quota(m)) if m.contains("unfinished tournaments")
         ));
+    }
     }
 }

@@ -105,7 +105,12 @@ impl Store {
             .await?;
         (self.verifier)(&planned.planned, report)?;
         let now = self.now_ms();
-        let mut tx = self.begin_write().await?;
+        let mut tx = self.begin_concurrent_write().await?;
+        // The match's row, then its board: another process's report of
+        // the same game waits here, and then finds it recorded.
+        tx.lock_match(match_id).await?;
+        tx.lock_board(&planned.planned.game, &planned.variant)
+            .await?;
         let state = self.lease_state(&mut tx, match_id).await?;
         if result_exists(&mut tx, planned.game_id).await? {
             return Ok(GameReportOutcome {

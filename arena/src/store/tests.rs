@@ -1,4 +1,6 @@
-//! The store against a real SQLite file in a temporary folder.
+//! The store against a real SQLite file in a temporary folder and, through
+//! [`both_backends!`], the same tests against a fresh database on a
+//! throwaway PostgreSQL server (one per test binary).
 
 use std::sync::Arc;
 
@@ -15,13 +17,86 @@ pub(crate) const LEASE_MS: i64 = 30_000;
 pub(crate) struct TestStore {
     pub store: Store,
     pub clock: ManualClock,
+    /// Where the store lives (a second `Store` on it races the first).
+    pub location: Location,
     _folder: tempfile::TempDir,
 }
 
+impl TestStore {
+    /// Another store on the same database, as a second arena process
+    /// would open it (same clock and test checks).
+    pub(crate) async fn second_process(&self) -> Store {
+        Store::open_location(&self.location, Arc::new(self.clock.clone()))
+            .await
+            .unwrap()
+            .with_game_check(test_game_check)
+            .with_verifier(test_verifier)
+    }
+}
+
+/// Which database a test's [`test_store`] opens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+tokio::task_local! {
+    static BACKEND: Backend;
+}
+
+/// Runs `test` with [`test_store`] opening `backend`; on PostgreSQL only
+/// when a server can be started (skipped loudly outside CI, failing in CI).
+pub(crate) async fn on_backend(backend: Backend, test: impl std::future::Future<Output = ()>) {
+    if backend == Backend::Postgres
+        && crate::testkit::postgres::Postgres::shared("the store tests").is_none()
+    {
+        return;
+    }
+    BACKEND.scope(backend, test).await;
+}
+
+/// Each test written inside becomes two, `NAME::sqlite` and
+/// `NAME::postgres`: the same body, over a store on each backend.
+macro_rules! both_backends {
+    ($($(#[doc = $doc:literal])* async fn $name:ident() $body:block)*) => {$(
+        $(#[doc = $doc])*
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            #[tokio::test]
+            async fn sqlite() {
+                $crate::store::tests::on_backend($crate::store::tests::Backend::Sqlite, async $body)
+                    .await;
+            }
+
+            #[tokio::test]
+            async fn postgres() {
+                $crate::store::tests::on_backend($crate::store::tests::Backend::Postgres, async $body)
+                    .await;
+            }
+        }
+    )*};
+}
+pub(crate) use both_backends;
+
+/// A store for the current test: SQLite unless [`on_backend`] says otherwise.
 pub(crate) async fn test_store() -> TestStore {
+    let backend = BACKEND
+        .try_with(|backend| *backend)
+        .unwrap_or(Backend::Sqlite);
     let folder = tempfile::tempdir().unwrap();
+    let location = match backend {
+        Backend::Sqlite => Location::Sqlite(folder.path().join("arena.db")),
+        Backend::Postgres => {
+            let server = crate::testkit::postgres::Postgres::shared("the store tests")
+                .expect("on_backend checked the server");
+            Location::Postgres(server.fresh_database().unwrap())
+        }
+    };
     let clock = ManualClock::starting_at(1_000_000);
-    let store = Store::open_with_clock(folder.path().join("arena.db"), Arc::new(clock.clone()))
+    let store = Store::open_location(&location, Arc::new(clock.clone()))
         .await
         .unwrap()
         .with_game_check(test_game_check)
@@ -29,6 +104,7 @@ pub(crate) async fn test_store() -> TestStore {
     TestStore {
         store,
         clock,
+        location,
         _folder: folder,
     }
 }
@@ -82,7 +158,7 @@ async fn the_database_runs_in_wal_mode_with_foreign_keys_on() {
     assert!(orphan.is_err(), "a bot without an owner is refused");
 }
 
-#[tokio::test]
+both_backends! {
 async fn owners_are_known_by_their_token_which_is_stored_only_hashed() {
     let test = test_store().await;
     let (owner, token) = test.store.register_owner("ada").await.unwrap();
@@ -105,8 +181,9 @@ async fn owners_are_known_by_their_token_which_is_stored_only_hashed() {
         .unwrap();
     assert_ne!(stored, token);
 }
+}
 
-#[tokio::test]
+both_backends! {
 async fn submitting_the_same_folder_twice_returns_the_same_version() {
     let test = test_store().await;
     let (owner, _) = test.store.register_owner("ada").await.unwrap();
@@ -148,8 +225,9 @@ async fn submitting_the_same_folder_twice_returns_the_same_version() {
         bot_archive("greedy", 1)
     );
 }
+}
 
-#[tokio::test]
+both_backends! {
 async fn a_stranger_cannot_add_versions_to_or_delete_another_owners_bot() {
     let test = test_store().await;
     owner_with_bots(&test.store, "ada", &["greedy"]).await;
@@ -170,8 +248,9 @@ async fn a_stranger_cannot_add_versions_to_or_delete_another_owners_bot() {
     assert_eq!(count(&test.store, "bot_versions").await, before);
     assert!(!test.store.list_bots(&Page::first()).await.unwrap().items[0].deleted);
 }
+}
 
-#[tokio::test]
+both_backends! {
 async fn a_deleted_bot_keeps_its_versions_but_joins_no_tournament() {
     let test = test_store().await;
     let owner = owner_with_bots(&test.store, "ada", &["a", "b"]).await;
@@ -187,8 +266,9 @@ async fn a_deleted_bot_keeps_its_versions_but_joins_no_tournament() {
     );
     assert_eq!(count(&test.store, "tournaments").await, 0);
 }
+}
 
-#[tokio::test]
+both_backends! {
 async fn a_tournament_stores_exactly_its_plan() {
     let test = test_store().await;
     let owner = owner_with_bots(&test.store, "ada", &["a", "b", "c", "d"]).await;
@@ -217,8 +297,9 @@ async fn a_tournament_stores_exactly_its_plan() {
         .iter()
         .all(|m| m.status == "queued" && m.seats.len() == 2 && m.games.len() == 2));
 }
+}
 
-#[tokio::test]
+both_backends! {
 async fn refused_tournaments_leave_the_database_unchanged() {
     let test = test_store().await;
     let owner = owner_with_bots(&test.store, "ada", &["a", "b", "c"]).await;
@@ -248,8 +329,9 @@ async fn refused_tournaments_leave_the_database_unchanged() {
         (0, 0)
     );
 }
+}
 
-#[tokio::test]
+both_backends! {
 async fn a_reported_match_is_recorded_once() {
     let test = test_store().await;
     let owner = owner_with_bots(&test.store, "ada", &["a", "b"]).await;
@@ -309,8 +391,9 @@ async fn a_reported_match_is_recorded_once() {
         None
     );
 }
+}
 
-#[tokio::test]
+both_backends! {
 async fn an_expired_lease_returns_the_match_to_the_queue_and_its_report_is_refused() {
     let test = test_store().await;
     let owner = owner_with_bots(&test.store, "ada", &["a", "b"]).await;
@@ -368,8 +451,9 @@ async fn an_expired_lease_returns_the_match_to_the_queue_and_its_report_is_refus
         first.games.len() as i64
     );
 }
+}
 
-#[tokio::test]
+both_backends! {
 async fn a_malformed_report_is_refused_and_records_nothing() {
     let test = test_store().await;
     let owner = owner_with_bots(&test.store, "ada", &["a", "b"]).await;
@@ -419,6 +503,7 @@ async fn a_malformed_report_is_refused_and_records_nothing() {
         ReportOutcome::Recorded
     );
 }
+}
 
 /// Plays every match of the queue with seats ranked by bot version id.
 async fn play_everything(store: &Store, runner: &Runner) {
@@ -430,7 +515,7 @@ async fn play_everything(store: &Store, runner: &Runner) {
     }
 }
 
-#[tokio::test]
+both_backends! {
 async fn ratings_updated_incrementally_equal_ratings_recomputed_from_history() {
     let test = test_store().await;
     let owner = owner_with_bots(&test.store, "ada", &["a", "b", "c", "d"]).await;
@@ -493,6 +578,7 @@ async fn ratings_updated_incrementally_equal_ratings_recomputed_from_history() {
     );
     assert!(duel_board.iter().all(|row| !row.provisional));
 }
+}
 
 #[tokio::test]
 async fn without_a_test_check_games_are_checked_against_the_engine() {
@@ -552,7 +638,7 @@ async fn a_reopened_store_keeps_its_leases_and_requeues_them_when_they_expire() 
     assert_eq!((progress.games_done, progress.games_total), (2, 2));
 }
 
-#[tokio::test]
+both_backends! {
 async fn each_variant_has_its_own_leaderboard() {
     let test = test_store().await;
     let owner = owner_with_bots(&test.store, "ada", &["a", "b"]).await;
@@ -580,6 +666,7 @@ async fn each_variant_has_its_own_leaderboard() {
         .await
         .unwrap()
         .is_empty());
+}
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -632,7 +719,7 @@ async fn concurrent_runners_play_every_match_exactly_once() {
     assert_eq!(count(&test.store, "results").await, 30);
 }
 
-#[tokio::test]
+both_backends! {
 async fn a_revoked_runner_is_refused_at_once_and_its_leases_go_back_to_the_queue() {
     let test = test_store().await;
     let owner = owner_with_bots(&test.store, "ada", &["a", "b"]).await;
@@ -687,8 +774,9 @@ async fn a_revoked_runner_is_refused_at_once_and_its_leases_go_back_to_the_queue
         Err(ArenaError::NotFound { .. })
     ));
 }
+}
 
-#[tokio::test]
+both_backends! {
 async fn matches_are_listed_a_page_at_a_time_with_their_results() {
     let test = test_store().await;
     let owner = owner_with_bots(&test.store, "ada", &["a", "b", "c", "d"]).await;
@@ -748,4 +836,122 @@ async fn matches_are_listed_a_page_at_a_time_with_their_results() {
         }
     }
     assert_eq!(bots, ["a", "b", "c", "d"]);
+}
+}
+
+both_backends! {
+/// Two stores on one database, as two arena processes: their runners race
+/// for leases, and every report reaches both stores at once. Every match is
+/// leased once, every game recorded once, and the ratings updated as the
+/// reports arrived equal the ratings replayed serially in result order.
+async fn two_stores_on_one_database_never_share_a_match_and_rate_exactly() {
+    let test = test_store().await;
+    let second = test.second_process().await;
+    let names = ["a", "b", "c", "d", "e"];
+    let owner = owner_with_bots(&test.store, "ada", &names).await;
+    let tournament = test
+        .store
+        .create_tournament(&owner, &duel(&names, 2))
+        .await
+        .unwrap();
+    let mut tasks = Vec::new();
+    for index in 0..6 {
+        let stores = [test.store.clone(), second.clone()];
+        let (runner, _) = stores[index % 2]
+            .register_runner(&format!("box-{index}"))
+            .await
+            .unwrap();
+        tasks.push(tokio::spawn(async move {
+            let mut played = Vec::new();
+            let mine = &stores[index % 2];
+            while let Some(lease) = mine.lease_match(&runner, LEASE_MS).await.unwrap() {
+                let report = report_by_strength(&lease, |id| id);
+                let (first, other) = tokio::join!(
+                    stores[0].report_result(&runner, &report),
+                    stores[1].report_result(&runner, &report)
+                );
+                let outcomes = [first.unwrap(), other.unwrap()];
+                assert!(outcomes.contains(&ReportOutcome::Recorded), "{outcomes:?}");
+                played.push(lease.match_id);
+            }
+            played
+        }));
+    }
+    let mut played = Vec::new();
+    for task in tasks {
+        played.extend(task.await.unwrap());
+    }
+    played.sort_unstable();
+    let planned: Vec<i64> = test
+        .store
+        .list_matches(tournament.id, &Page::first())
+        .await
+        .unwrap()
+        .items
+        .iter()
+        .map(|m| m.id)
+        .collect();
+    assert_eq!(played, planned, "every match leased once, none twice");
+    assert_eq!(count(&test.store, "results").await, 20, "every game once");
+    let models = RatingModel::for_seats(2).len() as i64;
+    assert_eq!(count(&test.store, "rating_history").await, 20 * 2 * models);
+    for model in RatingModel::for_seats(2) {
+        let query = LeaderboardQuery {
+            game: TEST_DUEL.into(),
+            options: GameOptions::new(),
+            model: Some(*model),
+        };
+        let live = test.store.leaderboard(&query).await.unwrap();
+        assert_eq!(live.len(), names.len());
+        second
+            .recompute_ratings(TEST_DUEL, &GameOptions::new())
+            .await
+            .unwrap();
+        let fresh = test.second_process().await;
+        assert_eq!(
+            fresh.leaderboard(&query).await.unwrap(),
+            live,
+            "{model:?}: as replayed serially in result order"
+        );
+    }
+}
+}
+
+/// PostgreSQL only (two stores on one SQLite file are not two arena
+/// processes): a result recorded through one store wakes the other's
+/// watchers and is in the other's next leaderboard read, though that board
+/// was a snapshot.
+#[tokio::test]
+async fn a_result_recorded_by_another_process_reaches_this_ones_snapshots() {
+    on_backend(Backend::Postgres, async {
+        let test = test_store().await;
+        let other = test.second_process().await;
+        let owner = owner_with_bots(&test.store, "ada", &["a", "b"]).await;
+        test.store
+            .create_tournament(&owner, &duel(&["a", "b"], 2))
+            .await
+            .unwrap();
+        let query = LeaderboardQuery {
+            game: TEST_DUEL.into(),
+            options: GameOptions::new(),
+            model: None,
+        };
+        assert!(test.store.leaderboard(&query).await.unwrap().is_empty());
+        let mut changes = test.store.subscribe_changes();
+        changes.borrow_and_update();
+        let (runner, _) = other.register_runner("box-1").await.unwrap();
+        let lease = other.lease_match(&runner, LEASE_MS).await.unwrap().unwrap();
+        other
+            .report_result(&runner, &report_by_strength(&lease, |id| id))
+            .await
+            .unwrap();
+        let board = other.leaderboard(&query).await.unwrap();
+        assert_eq!(board.len(), 2);
+        tokio::time::timeout(std::time::Duration::from_secs(30), changes.changed())
+            .await
+            .expect("the other store's write is heard")
+            .unwrap();
+        assert_eq!(test.store.leaderboard(&query).await.unwrap(), board);
+    })
+    .await;
 }

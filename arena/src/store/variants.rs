@@ -75,11 +75,11 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::tests::{count, duel, owner_with_bots, test_store, LEASE_MS};
+    use crate::store::tests::{both_backends, count, duel, owner_with_bots, test_store, LEASE_MS};
     use crate::store::LeaderboardQuery;
     use crate::testkit::{report_by_strength, TEST_DUEL};
 
-    #[tokio::test]
+    both_backends! {
     async fn a_tournament_stored_with_an_explicit_default_joins_the_plain_variant() {
         let test = test_store().await;
         let store = &test.store;
@@ -128,5 +128,6 @@ mod tests {
         // Canonical already: a second pass changes nothing.
         store.canonicalise_stored_variants().await.unwrap();
         assert_eq!(count(store, "ratings").await, ratings);
+    }
     }
 }

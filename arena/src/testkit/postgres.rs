@@ -14,8 +14,9 @@ use std::fs;
 use std::net::TcpListener;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{ChildStdin, Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 /// The one user the server trusts.
 const USER: &str = "cairn";
@@ -79,6 +80,66 @@ impl Postgres {
                 None
             }
         }
+    }
+
+    /// One server for the whole test binary, started on first use (or
+    /// skipped as [`Postgres::start_or_skip`] says). A static is never
+    /// dropped, so a watcher process stops the server and removes its
+    /// folder when this process exits, however it exits.
+    pub fn shared(what: &str) -> Option<&'static Postgres> {
+        static SHARED: OnceLock<Option<Postgres>> = OnceLock::new();
+        SHARED
+            .get_or_init(|| {
+                let server = Postgres::start_or_skip(what)?;
+                if let Err(error) = server.stop_when_this_process_exits() {
+                    panic!("cannot watch the shared PostgreSQL server: {error}");
+                }
+                Some(server)
+            })
+            .as_ref()
+    }
+
+    /// Starts `sh`, which waits for its standard input to close (it closes
+    /// when this process exits, even killed) and then stops the server and
+    /// removes its folder. The pipe's end is kept for the process's life.
+    fn stop_when_this_process_exits(&self) -> Result<(), String> {
+        static WATCHER_PIPE: Mutex<Vec<ChildStdin>> = Mutex::new(Vec::new());
+        let folder = self
+            .data
+            .parent()
+            .ok_or("the server's folder has no parent")?;
+        let script =
+            r#"cat >/dev/null; "$0" -D "$1" -m immediate -w stop >/dev/null 2>&1; rm -rf "$2""#;
+        let mut command = if self.run_as_nobody {
+            let mut command = Command::new("setpriv");
+            command.args([
+                "--reuid=nobody",
+                "--regid=nogroup",
+                "--clear-groups",
+                "--",
+                "sh",
+            ]);
+            command
+        } else {
+            Command::new("sh")
+        };
+        let mut child = command
+            .arg("-c")
+            .arg(script)
+            .arg(self.bin.join("pg_ctl"))
+            .arg(&self.data)
+            .arg(folder)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start the watcher: {e}"))?;
+        let pipe = child.stdin.take().ok_or("the watcher has no stdin")?;
+        WATCHER_PIPE
+            .lock()
+            .map_err(|_| "the watcher list is poisoned")?
+            .push(pipe);
+        Ok(())
     }
 
     /// The server's port on 127.0.0.1.

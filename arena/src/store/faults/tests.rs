@@ -1,10 +1,10 @@
 use super::*;
-use crate::store::tests::{count, duel, owner_with_bots, test_store, LEASE_MS};
+use crate::store::tests::{both_backends, count, duel, owner_with_bots, test_store, LEASE_MS};
 use crate::store::Page;
 use crate::store::ReportOutcome;
 use crate::testkit::report_by_strength;
 
-#[tokio::test]
+both_backends! {
 async fn a_match_given_back_is_queued_again_then_given_up_and_never_rated() {
     let kept = test_store().await;
     let test = kept.store.clone().with_max_attempts(2);
@@ -74,8 +74,9 @@ async fn a_match_given_back_is_queued_again_then_given_up_and_never_rated() {
         .unwrap()
         .contains("sandbox setup failed"));
 }
+}
 
-#[tokio::test]
+both_backends! {
 async fn a_failed_build_breaks_the_version_and_ends_its_matches_with_build_failed() {
     let kept = test_store().await;
     let test = kept.store.clone();
@@ -142,8 +143,9 @@ async fn a_failed_build_breaks_the_version_and_ends_its_matches_with_build_faile
         .unwrap()
         .finished());
 }
+}
 
-#[tokio::test]
+both_backends! {
 async fn only_a_seated_version_of_a_held_match_can_be_reported_broken() {
     let kept = test_store().await;
     let test = kept.store.clone();
@@ -186,4 +188,5 @@ async fn only_a_seated_version_of_a_held_match_can_be_reported_broken() {
     ));
     assert_eq!(count(&test, "results").await, 0);
     assert!(test.bot_version(seated).await.unwrap().build_log.is_none());
+}
 }

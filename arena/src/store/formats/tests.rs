@@ -1,7 +1,7 @@
 //! Formats through the store: rounds planned as results come, once; an
 //! SPRT gauntlet stopped early with its verdict stored.
 
-use super::super::tests::{count, duel, owner_with_bots, test_store, LEASE_MS};
+use super::super::tests::{both_backends, count, duel, owner_with_bots, test_store, LEASE_MS};
 use super::super::*;
 use crate::stats::Sprt;
 use crate::testkit::report_by_strength;
@@ -52,7 +52,7 @@ fn with_format(mut request: NewTournament, format: FormatRequest) -> NewTourname
     request
 }
 
-#[tokio::test]
+both_backends! {
 async fn a_swiss_plans_each_round_when_the_last_one_ends_and_finishes_exactly() {
     let test = test_store().await;
     let owner = owner_with_bots(&test.store, "ada", &SIX).await;
@@ -86,8 +86,9 @@ async fn a_swiss_plans_each_round_when_the_last_one_ends_and_finishes_exactly() 
     assert_eq!(standings.standings[0].entry, 5);
     assert_eq!(standings.standings[0].score, 3.0);
 }
+}
 
-#[tokio::test]
+both_backends! {
 async fn a_knockout_plays_its_bracket_and_names_the_champion() {
     let test = test_store().await;
     let owner = owner_with_bots(&test.store, "ada", &SIX[..5]).await;
@@ -115,8 +116,9 @@ async fn a_knockout_plays_its_bracket_and_names_the_champion() {
     assert_eq!(final_tie.winner, Some(4));
     assert_eq!(standings.bracket.len(), 3);
 }
+}
 
-#[tokio::test]
+both_backends! {
 async fn an_sprt_gauntlet_stops_once_decided_and_drops_the_matches_left() {
     let test = test_store().await;
     let owner = owner_with_bots(&test.store, "ada", &SIX).await;
@@ -142,8 +144,9 @@ async fn an_sprt_gauntlet_stops_once_decided_and_drops_the_matches_left() {
     assert!(progress.finished(), "{progress:?}");
     assert_eq!(progress.matches_total, played as i64);
 }
+}
 
-#[tokio::test]
+both_backends! {
 async fn formats_refuse_what_does_not_fit_them() {
     let test = test_store().await;
     let owner = owner_with_bots(&test.store, "ada", &SIX).await;
@@ -218,6 +221,7 @@ async fn formats_refuse_what_does_not_fit_them() {
         "a gauntlet without a field"
     );
     assert_eq!(count(&test.store, "tournaments").await, 0);
+}
 }
 
 #[tokio::test]
@@ -300,7 +304,7 @@ fn luck(match_id: i64, bot_version_id: i64) -> i64 {
     (bot_version_id + match_id * 7) % 5
 }
 
-#[tokio::test]
+both_backends! {
 async fn a_new_version_joins_the_ladder_and_plays_until_its_interval_is_narrow() {
     let test = test_store().await;
     let owner = owner_with_bots(&test.store, "ada", &SIX[..3]).await;
@@ -347,6 +351,7 @@ async fn a_new_version_joins_the_ladder_and_plays_until_its_interval_is_narrow()
         width <= 900.0 || newcomer.games >= crate::format::ladder::MAX_GAMES_PER_ENTRY,
         "{newcomer:?}"
     );
+}
 }
 
 #[tokio::test]
@@ -515,7 +520,7 @@ async fn cancel_with_one_in_play(
     store.tournament_standings(id).await.unwrap()
 }
 
-#[tokio::test]
+both_backends! {
 async fn a_cancelled_swiss_plans_no_later_round_and_keeps_its_standings() {
     let test = test_store().await;
     let owner = owner_with_bots(&test.store, "ada", &SIX).await;
@@ -541,8 +546,9 @@ async fn a_cancelled_swiss_plans_no_later_round_and_keeps_its_standings() {
     // Round one counted: the winners of its three tables lead with a point.
     assert_eq!(standings.standings[0].score, 1.0);
 }
+}
 
-#[tokio::test]
+both_backends! {
 async fn a_cancelled_knockout_shows_its_bracket_with_the_cancelled_ties_undecided() {
     let test = test_store().await;
     let owner = owner_with_bots(&test.store, "ada", &SIX[..4]).await;
@@ -570,8 +576,9 @@ async fn a_cancelled_knockout_shows_its_bracket_with_the_cancelled_ties_undecide
         "{winners:?}"
     );
 }
+}
 
-#[tokio::test]
+both_backends! {
 async fn a_cancelled_sprt_gauntlet_keeps_its_ratio_undecided() {
     let test = test_store().await;
     let owner = owner_with_bots(&test.store, "ada", &SIX).await;
@@ -603,8 +610,9 @@ async fn a_cancelled_sprt_gauntlet_keeps_its_ratio_undecided() {
     assert_eq!(after.llr, before.llr);
     assert_eq!(after.pairs.iter().sum::<u64>(), 10, "{after:?}");
 }
+}
 
-#[tokio::test]
+both_backends! {
 async fn a_cancelled_ladder_takes_no_new_version_and_plans_nothing() {
     let test = test_store().await;
     let owner = owner_with_bots(&test.store, "ada", &SIX[..3]).await;
@@ -632,6 +640,7 @@ async fn a_cancelled_ladder_takes_no_new_version_and_plans_nothing() {
     assert_eq!(test.store.enter_ladders(added.version.id).await.unwrap(), 0);
     assert_eq!(count(&test.store, "tournament_entries").await, 3);
 }
+}
 
 /// The bot version ids seated in matches after `after_match_id`.
 async fn seated_after(store: &Store, tournament_id: i64, after_match_id: i64) -> Vec<i64> {
@@ -653,7 +662,7 @@ async fn last_match_id(store: &Store) -> i64 {
         .unwrap()
 }
 
-#[tokio::test]
+both_backends! {
 async fn a_ladder_schedules_a_deleted_bot_no_more_and_still_settles() {
     let test = test_store().await;
     let owner = owner_with_bots(&test.store, "ada", &SIX[..3]).await;
@@ -701,8 +710,9 @@ async fn a_ladder_schedules_a_deleted_bot_no_more_and_still_settles() {
         .iter()
         .any(|row| row.entry == 0 && row.games > 0));
 }
+}
 
-#[tokio::test]
+both_backends! {
 async fn a_knockout_and_a_swiss_play_their_field_out_when_a_bot_is_deleted() {
     let test = test_store().await;
     let owner = owner_with_bots(&test.store, "ada", &SIX[..4]).await;
@@ -753,6 +763,7 @@ async fn a_knockout_and_a_swiss_play_their_field_out_when_a_bot_is_deleted() {
         (3, 2.0)
     );
 }
+}
 
 /// A reproducible jumble of numbers (for results that vary game by game).
 fn jumble(values: [u64; 3]) -> u64 {
@@ -785,7 +796,7 @@ async fn report_one(store: &Store, runner: &Runner, lease: &Lease, index: usize)
 async fn assert_sprt_matches_history(store: &Store, tournament_id: i64, sprt: &Sprt) -> [u64; 5] {
     let status = store.tournament(tournament_id).await.unwrap().sprt.unwrap();
     let mut connection = store.pool().acquire().await.unwrap();
-    let history = super::history(&mut connection, tournament_id)
+    let history = crate::store::formats::history(&mut connection, tournament_id)
         .await
         .unwrap();
     let pure = crate::format::deal_pairs(5, &history);
@@ -801,7 +812,7 @@ async fn assert_sprt_matches_history(store: &Store, tournament_id: i64, sprt: &S
     pure
 }
 
-#[tokio::test]
+both_backends! {
 async fn the_sprt_counts_its_deal_pairs_in_sql_as_the_pure_function_does_over_the_history() {
     let test = test_store().await;
     let owner = owner_with_bots(&test.store, "ada", &SIX).await;
@@ -839,8 +850,9 @@ async fn the_sprt_counts_its_deal_pairs_in_sql_as_the_pure_function_does_over_th
     assert_eq!(pairs.iter().sum::<u64>(), 15);
     assert!(pairs.iter().filter(|&&n| n > 0).count() >= 4, "{pairs:?}");
 }
+}
 
-#[tokio::test]
+both_backends! {
 async fn formats_created_with_an_explicit_default_are_the_plain_variant_on_one_leaderboard() {
     let test = test_store().await;
     let owner = owner_with_bots(&test.store, "ada", &SIX[..4]).await;
@@ -902,6 +914,7 @@ async fn formats_created_with_an_explicit_default_are_the_plain_variant_on_one_l
         let tournament = test.store.tournament(id).await.unwrap();
         assert_eq!(tournament.variant, "");
     }
+}
 }
 
 #[tokio::test]
@@ -976,7 +989,7 @@ async fn a_solo_tournament_takes_no_other_format_and_its_options_are_canonical()
     assert_eq!(variant_key(&options), "solo=true");
 }
 
-#[tokio::test]
+both_backends! {
 async fn a_knockout_whose_tie_is_given_up_still_finishes() {
     let test = test_store().await;
     let store = test.store.with_max_attempts(1);
@@ -1016,8 +1029,9 @@ async fn a_knockout_whose_tie_is_given_up_still_finishes() {
     assert_eq!(bracket.len(), 2, "{bracket:?}");
     assert!(bracket[1][0].winner.is_some(), "{bracket:?}");
 }
+}
 
-#[tokio::test]
+both_backends! {
 async fn a_ladder_schedules_a_version_whose_build_failed_no_more() {
     let test = test_store().await;
     let owner = owner_with_bots(&test.store, "ada", &SIX[..4]).await;
@@ -1065,8 +1079,9 @@ async fn a_ladder_schedules_a_version_whose_build_failed_no_more() {
     let progress = test.store.tournament_progress(ladder.id).await.unwrap();
     assert!(progress.finished(), "{progress:?}");
 }
+}
 
-#[tokio::test]
+both_backends! {
 async fn an_sprt_keeps_its_deal_pairs_for_the_match_in_play_at_its_verdict() {
     let test = test_store().await;
     let owner = owner_with_bots(&test.store, "ada", &SIX).await;
@@ -1124,11 +1139,12 @@ async fn an_sprt_keeps_its_deal_pairs_for_the_match_in_play_at_its_verdict() {
         .sprt
         .unwrap();
     let mut connection = test.store.pool().acquire().await.unwrap();
-    let history = super::history(&mut connection, gauntlet.id).await.unwrap();
+    let history = crate::store::formats::history(&mut connection, gauntlet.id).await.unwrap();
     assert_eq!(status.pairs, crate::format::deal_pairs(5, &history));
     assert!(
         status.pairs.iter().sum::<u64>() > at_verdict.iter().sum::<u64>(),
         "{at_verdict:?} {status:?}"
     );
     assert_eq!(status.verdict, Some("h1"));
+}
 }

@@ -1,8 +1,8 @@
 use crate::plan::plan_round_robin;
-use crate::store::tests::{count, duel, owner_with_bots, test_store, LEASE_MS};
+use crate::store::tests::{both_backends, count, duel, owner_with_bots, test_store, LEASE_MS};
 use crate::store::Page;
 
-#[tokio::test]
+both_backends! {
 async fn a_large_plan_is_written_in_chunks_exactly_as_planned() {
     let kept = test_store().await;
     let store = &kept.store;
@@ -32,8 +32,9 @@ async fn a_large_plan_is_written_in_chunks_exactly_as_planned() {
         assert_eq!(seeds, planned.game_seeds);
     }
 }
+}
 
-#[tokio::test]
+both_backends! {
 async fn planning_cut_short_by_a_restart_is_resumed_exactly_and_half_matches_are_never_leased() {
     let kept = test_store().await;
     let store = &kept.store;
@@ -86,4 +87,5 @@ async fn planning_cut_short_by_a_restart_is_resumed_exactly_and_half_matches_are
     let seeds: Vec<u64> = resumed.games.iter().map(|game| game.seed).collect();
     assert_eq!(seeds, plan[1].game_seeds);
     assert_eq!(store.resume_planning().await.unwrap(), 0);
+}
 }
