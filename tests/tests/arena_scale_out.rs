@@ -22,6 +22,7 @@ mod arena_support;
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::time::Duration;
 
 use arena_support::*;
 use cairn_arena::ratings::RatingModel;
@@ -52,6 +53,13 @@ const GAMES_PER_PAIRING: u32 = 72;
 const PLANNED_GAMES: i64 = 28 * GAMES_PER_PAIRING as i64;
 /// The kill comes once this many games are recorded.
 const KILL_AFTER_GAMES: i64 = 700;
+/// The longest either half of the tournament may take. SQLite plays the
+/// whole of it in about a minute on 2 busy cores; the PostgreSQL store
+/// (every write under one lock, each a dozen round trips) needs several.
+const PLAY_DEADLINE: Duration = Duration::from_secs(900);
+/// How long an arena that records nothing may lag behind the one that
+/// recorded the last game.
+const OBSERVER_DEADLINE: Duration = Duration::from_secs(30);
 /// Short, so a dead runner's matches go back to the queue soon.
 const LEASE_MS: u64 = 2_000;
 const GAME: &str = "schotten-totten";
@@ -108,17 +116,28 @@ async fn scale_out(db: &str, n_arenas: usize) {
         runners.push(runner_at(&address, &runner_cache, LEASE_MS, 2));
     }
 
+    // One more arena process that no runner reaches, on PostgreSQL: it
+    // writes nothing, so what it serves is fresh only if the others'
+    // writes reach its caches and its progress streams.
+    let observer = (n_arenas > 1).then(|| start_arena(db));
     let survivor = n_arenas - 1;
-    let at_kill = wait_for_progress(&arenas[survivor], tournament.id, |p| {
+    let at_kill = wait_for_progress_within(&arenas[survivor], tournament.id, PLAY_DEADLINE, |p| {
         p.games_done >= KILL_AFTER_GAMES
     })
     .await;
     assert!(!at_kill.finished, "the kill must come mid-way: {at_kill:?}");
+    let mut observed = match &observer {
+        Some(observer) => Some(watch_from(observer, tournament.id).await),
+        None => None,
+    };
     runners[0].sigkill();
     if n_arenas > 1 {
         arenas[0].process.sigkill();
     }
-    wait_for_progress(&arenas[survivor], tournament.id, |p| p.finished).await;
+    wait_for_progress_within(&arenas[survivor], tournament.id, PLAY_DEADLINE, |p| {
+        p.finished
+    })
+    .await;
     drop(runners);
 
     let arena = &arenas[survivor];
@@ -128,7 +147,46 @@ async fn scale_out(db: &str, n_arenas: usize) {
     let reference = replay_into_sqlite(&recorded, &names, &tournament).await;
     assert_same_online_ratings(arena, db, &reference).await;
     assert_same_fitted_ratings(arena, &reference).await;
+    if let (Some(observer), Some(stream)) = (&observer, &mut observed) {
+        let seen = tokio::time::timeout(OBSERVER_DEADLINE, async {
+            while let Some(progress) = stream.message().await.unwrap() {
+                if progress.finished {
+                    return progress;
+                }
+            }
+            panic!("the observer's progress stream ended")
+        })
+        .await
+        .expect("an arena process that records nothing still follows the tournament");
+        assert_eq!(seen.games_done, PLANNED_GAMES);
+        assert_same_online_ratings(observer, db, &reference).await;
+        assert_same_fitted_ratings(observer, &reference).await;
+    }
     arenas.clear();
+}
+
+/// A tournament's progress stream, after reading every leaderboard once
+/// (so an arena that caches them has them cached).
+async fn watch_from(arena: &Arena, tournament_id: i64) -> tonic::Streaming<pb::TournamentProgress> {
+    for model in ["", "glicko2", "elo"] {
+        arena
+            .client()
+            .await
+            .get_leaderboard(pb::GetLeaderboardRequest {
+                game: GAME.into(),
+                model: model.into(),
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+    }
+    arena
+        .client()
+        .await
+        .watch_tournament(pb::WatchTournamentRequest { tournament_id })
+        .await
+        .unwrap()
+        .into_inner()
 }
 
 /// `cairn serve --db DB` on a free port.

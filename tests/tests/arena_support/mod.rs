@@ -292,6 +292,16 @@ pub async fn wait_for_progress(
     tournament_id: i64,
     until: impl Fn(&pb::TournamentProgress) -> bool,
 ) -> pb::TournamentProgress {
+    wait_for_progress_within(arena, tournament_id, DEADLINE, until).await
+}
+
+/// [`wait_for_progress`] under the deadline `deadline`.
+pub async fn wait_for_progress_within(
+    arena: &Arena,
+    tournament_id: i64,
+    deadline: Duration,
+    until: impl Fn(&pb::TournamentProgress) -> bool,
+) -> pb::TournamentProgress {
     let started = Instant::now();
     let last_seen = std::sync::Mutex::new(None);
     let follow = async {
@@ -310,7 +320,7 @@ pub async fn wait_for_progress(
         }
         panic!("the progress stream ended before the condition held");
     };
-    match tokio::time::timeout(DEADLINE, follow).await {
+    match tokio::time::timeout(deadline, follow).await {
         Ok(progress) => progress,
         Err(_) => panic!(
             "no progress within {:?}; last seen {:?}",
