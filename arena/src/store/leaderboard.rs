@@ -248,7 +248,7 @@ pub(crate) async fn rate_result(
 
 /// `($1, $2, ..), ($n+1, ..), ..`: `rows` groups of `columns` numbered
 /// placeholders, the first numbered `first`.
-fn numbered_rows(rows: usize, columns: usize, first: usize) -> String {
+pub(super) fn numbered_rows(rows: usize, columns: usize, first: usize) -> String {
     (0..rows)
         .map(|row| {
             let numbers: Vec<String> = (0..columns)
