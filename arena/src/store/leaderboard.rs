@@ -212,50 +212,159 @@ pub(crate) async fn rate_result(
     result_id: i64,
     seats: &[RatedSeat],
 ) -> Result<(), ArenaError> {
-    for &model in RatingModel::for_seats(seats.len()) {
+    let models = RatingModel::for_seats(seats.len());
+    if models.is_empty() {
+        return Ok(());
+    }
+    // One statement each to read the seats' standings, write them back and
+    // keep their history, whatever the number of seats and models: a
+    // report's statements are most of what ingesting a result costs.
+    let stored = load_standings(tx, game, variant, seats).await?;
+    let mut saved: Vec<(RatingModel, i64, Standing)> = Vec::new();
+    let mut history: Vec<(RatingModel, RatingChange)> = Vec::new();
+    for &model in models {
         let mut standings = Standings::new();
         for seat in seats {
-            if let Some(standing) =
-                load_standing(tx, game, variant, model, seat.bot_version_id).await?
-            {
-                standings.insert(seat.bot_version_id, standing);
+            if let Some(standing) = stored.get(&(model, seat.bot_version_id)) {
+                standings.insert(seat.bot_version_id, *standing);
             }
         }
         let changes = apply_game(model, &mut standings, seats);
         for seat in seats {
-            save_standing(
-                tx,
-                game,
-                variant,
-                model,
-                seat.bot_version_id,
-                &standings[&seat.bot_version_id],
-            )
-            .await?;
+            // A bot seated twice is written once (PostgreSQL refuses an
+            // upsert that touches a row twice).
+            if !saved
+                .iter()
+                .any(|&(done, id, _)| done == model && id == seat.bot_version_id)
+            {
+                saved.push((model, seat.bot_version_id, standings[&seat.bot_version_id]));
+            }
         }
-        insert_history(tx, result_id, game, variant, model, &changes).await?;
+        history.extend(changes.into_iter().map(|change| (model, change)));
     }
-    Ok(())
+    save_standings(tx, game, variant, &saved).await?;
+    insert_histories(tx, result_id, game, variant, &history).await
 }
 
-async fn load_standing(
+/// `($1, $2, ..), ($n+1, ..), ..`: `rows` groups of `columns` numbered
+/// placeholders, the first numbered `first`.
+pub(super) fn numbered_rows(rows: usize, columns: usize, first: usize) -> String {
+    (0..rows)
+        .map(|row| {
+            let numbers: Vec<String> = (0..columns)
+                .map(|column| format!("${}", first + row * columns + column))
+                .collect();
+            format!("({})", numbers.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The stored standings of the seats' bot versions, under every model.
+async fn load_standings(
     tx: &mut AnyConnection,
     game: &str,
     variant: &str,
-    model: RatingModel,
+    seats: &[RatedSeat],
+) -> Result<HashMap<(RatingModel, i64), Standing>, ArenaError> {
+    let ids: Vec<String> = (0..seats.len())
+        .map(|index| format!("${}", index + 3))
+        .collect();
+    let sql = format!(
+        "SELECT model, bot_version_id, rating, uncertainty, volatility, games, wins, draws, losses, forfeits \
+         FROM ratings WHERE game = $1 AND variant = $2 AND bot_version_id IN ({})",
+        ids.join(", ")
+    );
+    let mut query = sqlx::query_as::<_, StoredStanding>(sqlx::AssertSqlSafe(sql))
+        .bind(game)
+        .bind(variant);
+    for seat in seats {
+        query = query.bind(seat.bot_version_id);
+    }
+    let rows = query.fetch_all(&mut *tx).await?;
+    Ok(rows
+        .into_iter()
+        .filter_map(|row| {
+            let model = RatingModel::from_id(&row.model)?;
+            Some(((model, row.bot_version_id), row.columns.standing()))
+        })
+        .collect())
+}
+
+#[derive(sqlx::FromRow)]
+struct StoredStanding {
+    model: String,
     bot_version_id: i64,
-) -> Result<Option<Standing>, ArenaError> {
-    let row: Option<StandingColumns> = sqlx::query_as(
-        "SELECT rating, uncertainty, volatility, games, wins, draws, losses, forfeits FROM ratings \
-         WHERE game = $1 AND variant = $2 AND model = $3 AND bot_version_id = $4",
-    )
-    .bind(game)
-    .bind(variant)
-    .bind(model.id())
-    .bind(bot_version_id)
-    .fetch_optional(&mut *tx)
-    .await?;
-    Ok(row.map(|columns| columns.standing()))
+    #[sqlx(flatten)]
+    columns: StandingColumns,
+}
+
+/// Writes `standings` (model, bot version, standing) in one statement.
+async fn save_standings(
+    tx: &mut AnyConnection,
+    game: &str,
+    variant: &str,
+    standings: &[(RatingModel, i64, Standing)],
+) -> Result<(), ArenaError> {
+    if standings.is_empty() {
+        return Ok(());
+    }
+    let sql = format!(
+        "INSERT INTO ratings (game, variant, model, bot_version_id, rating, uncertainty, volatility, games, wins, draws, losses, forfeits) \
+         VALUES {} ON CONFLICT (game, variant, model, bot_version_id) DO UPDATE SET \
+         rating = excluded.rating, uncertainty = excluded.uncertainty, volatility = excluded.volatility, \
+         games = excluded.games, wins = excluded.wins, draws = excluded.draws, losses = excluded.losses, forfeits = excluded.forfeits",
+        numbered_rows(standings.len(), 12, 1)
+    );
+    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
+    for (model, bot_version_id, standing) in standings {
+        query = query
+            .bind(game)
+            .bind(variant)
+            .bind(model.id())
+            .bind(*bot_version_id)
+            .bind(standing.rating.value)
+            .bind(standing.rating.uncertainty)
+            .bind(standing.rating.volatility)
+            .bind(standing.games)
+            .bind(standing.wins)
+            .bind(standing.draws)
+            .bind(standing.losses)
+            .bind(standing.forfeits);
+    }
+    query.execute(&mut *tx).await?;
+    Ok(())
+}
+
+/// Keeps one result's rating changes under every model, in one statement.
+async fn insert_histories(
+    tx: &mut AnyConnection,
+    result_id: i64,
+    game: &str,
+    variant: &str,
+    changes: &[(RatingModel, RatingChange)],
+) -> Result<(), ArenaError> {
+    if changes.is_empty() {
+        return Ok(());
+    }
+    let sql = format!(
+        "INSERT INTO rating_history (result_id, game, variant, model, bot_version_id, rating_before, rating_after, uncertainty) VALUES {}",
+        numbered_rows(changes.len(), 8, 1)
+    );
+    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
+    for (model, change) in changes {
+        query = query
+            .bind(result_id)
+            .bind(game)
+            .bind(variant)
+            .bind(model.id())
+            .bind(change.bot_version_id)
+            .bind(change.before)
+            .bind(change.after.value)
+            .bind(change.after.uncertainty);
+    }
+    query.execute(&mut *tx).await?;
+    Ok(())
 }
 
 async fn save_standing(

@@ -413,25 +413,51 @@ pub(crate) async fn insert_result(
         .bind(now)
         .fetch_one(&mut *tx)
         .await?;
-    for (seat, result) in game.seats.iter().enumerate() {
-        sqlx::query(
-            "INSERT INTO result_seats (game_id, seat, bot_version_id, score, rank, forfeit_reason, forfeit_detail, stderr_tail) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-        )
-        .bind(game_id)
-        .bind(seat as i64)
-        .bind(result.bot_version_id)
-        .bind(result.score)
-        .bind(i64::from(result.rank))
-        .bind(result.forfeit.as_ref().map(|forfeit| forfeit.reason.as_str()))
-        .bind(result.forfeit.as_ref().map(|forfeit| forfeit.detail.as_str()))
-        .bind(
-            game.stderr_tails
-                .get(seat)
-                .filter(|tail| !tail.is_empty()),
-        )
-        .execute(&mut *tx)
-        .await?;
-    }
+    insert_result_seats(tx, game_id, game).await?;
     super::formats::tally_recorded_game(tx, game_id).await?;
     Ok(result_id)
+}
+
+/// Every seat's result of a game, in one statement.
+async fn insert_result_seats(
+    tx: &mut AnyConnection,
+    game_id: i64,
+    game: &GameReport,
+) -> Result<(), ArenaError> {
+    if game.seats.is_empty() {
+        return Ok(());
+    }
+    let sql = format!(
+        "INSERT INTO result_seats (game_id, seat, bot_version_id, score, rank, forfeit_reason, forfeit_detail, stderr_tail) VALUES {}",
+        super::leaderboard::numbered_rows(game.seats.len(), 8, 1)
+    );
+    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
+    for (seat, result) in game.seats.iter().enumerate() {
+        query = query
+            .bind(game_id)
+            .bind(seat as i64)
+            .bind(result.bot_version_id)
+            .bind(result.score)
+            .bind(i64::from(result.rank))
+            .bind(
+                result
+                    .forfeit
+                    .as_ref()
+                    .map(|forfeit| forfeit.reason.as_str()),
+            )
+            .bind(
+                result
+                    .forfeit
+                    .as_ref()
+                    .map(|forfeit| forfeit.detail.clone()),
+            )
+            .bind(
+                game.stderr_tails
+                    .get(seat)
+                    .filter(|tail| !tail.is_empty())
+                    .cloned(),
+            );
+    }
+    query.execute(&mut *tx).await?;
+    Ok(())
 }
