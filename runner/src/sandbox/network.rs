@@ -71,4 +71,45 @@ mod tests {
         assert_ne!(first, other);
         assert_ne!(first, own);
     }
+
+    #[test]
+    fn two_live_bots_never_share_a_network_namespace() {
+        use crate::sandbox::{Sandbox, SandboxSpec};
+        use std::io::Read;
+        let sandbox = Sandbox::shared();
+        if !sandbox
+            .layers()
+            .iter()
+            .any(|layer| layer.name == "network namespace" && layer.active)
+        {
+            return;
+        }
+        let dir = std::env::temp_dir().join(format!("cairn-netns-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("bot folder");
+        // Each prints its namespace, then waits on stdin, so both live at once.
+        let command = ["sh", "-c", "readlink /proc/self/ns/net; cat"]
+            .map(String::from)
+            .to_vec();
+        let spec = SandboxSpec::new(command, dir.clone());
+        let mut bots: Vec<_> = (0..2)
+            .map(|_| sandbox.spawn(&spec).expect("starts"))
+            .collect();
+        let mut namespaces = Vec::new();
+        for bot in &mut bots {
+            drop(bot.take_stdin());
+            let mut text = String::new();
+            bot.take_stdout()
+                .expect("stdout")
+                .read_to_string(&mut text)
+                .expect("read");
+            namespaces.push(text);
+        }
+        let own = std::fs::read_link("/proc/self/ns/net").expect("ours");
+        assert!(namespaces[0].starts_with("net:["), "{namespaces:?}");
+        assert_ne!(namespaces[0], namespaces[1]);
+        assert!(namespaces
+            .iter()
+            .all(|namespace| namespace.trim() != own.to_string_lossy()));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
