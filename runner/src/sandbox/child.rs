@@ -41,6 +41,8 @@ pub struct ChildPlan {
     pub rlimits: Vec<(Resource, u64, u64)>,
     /// A Landlock ruleset built by the landlock crate, applied with one syscall.
     pub landlock: Option<OwnedFd>,
+    /// The network namespace to join, when it is not created by the clone.
+    pub network: Option<OwnedFd>,
     pub seccomp: Vec<BpfProgram>,
     pub stdin: OwnedFd,
     pub stdout: OwnedFd,
@@ -171,14 +173,27 @@ fn enter_sandbox(plan: &ChildPlan) -> Result<(), (SetupStep, Errno)> {
         .landlock
         .as_ref()
         .map_or(-1, |ruleset| ruleset.as_raw_fd());
+    let network_fd = plan
+        .network
+        .as_ref()
+        .map_or(-1, |namespace| namespace.as_raw_fd());
     let mut keep = [
         plan.stdin.as_raw_fd(),
         plan.stdout.as_raw_fd(),
         plan.stderr.as_raw_fd(),
         plan.report.as_raw_fd(),
         landlock_fd,
+        network_fd,
     ];
     close_all_except(&mut keep).map_err(|errno| (SetupStep::CloseFds, errno))?;
+    if network_fd >= 0 {
+        // SAFETY: setns and close on a descriptor of the plan.
+        unsafe {
+            let joined = libc::setns(network_fd, libc::CLONE_NEWNET);
+            libc::close(network_fd);
+            Errno::result(joined).map_err(|errno| (SetupStep::JoinNetwork, errno))?;
+        }
+    }
     // Before the pivot: the cgroup files are host paths.
     join_cgroups(&plan.cgroup_join_files).map_err(|errno| (SetupStep::JoinCgroups, errno))?;
     if let Some(mounts) = &plan.mounts {

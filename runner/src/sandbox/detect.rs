@@ -89,7 +89,7 @@ impl HostSupport {
     pub fn layers(&self) -> Vec<LayerStatus> {
         let needs_root = "needs root (no user namespace mapping is attempted)";
         let mut layers = vec![
-            layer("network namespace", self.network_namespace, "own namespace with loopback down: no network at all", needs_root),
+            layer("network namespace", self.network_namespace, "one per bot uid, never shared by live bots, loopback down: no network at all", needs_root),
             layer("pid namespace", self.pid_namespace, "a supervisor is PID 1; its exit kills every process of the bot", needs_root),
             layer(
                 "private root",

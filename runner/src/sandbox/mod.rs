@@ -5,7 +5,8 @@
 //! Each is probed once by [`Sandbox::detect`] and listed by
 //! [`Sandbox::layers`] (and [`doctor`]) as active or unavailable; a missing
 //! layer is never skipped silently.
-//! - own network, pid, mount, ipc, uts and cgroup namespaces;
+//! - own pid, mount, ipc, uts and cgroup namespaces, and the network
+//!   namespace of its uid (`network`: one per uid, never shared by live bots);
 //! - a supervisor as PID 1 of the pid namespace (`child`), the bot its child;
 //!   a fresh image of the runner's binary (`reexec`), never a fork of it;
 //! - a distinct unprivileged uid per live bot (`uid_pool`);
@@ -44,6 +45,7 @@ mod detect;
 mod filters;
 mod launcher;
 mod limits;
+mod network;
 mod process;
 mod reexec;
 mod report;

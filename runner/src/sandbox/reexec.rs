@@ -174,7 +174,7 @@ struct SupervisorExec {
     argv: [*const c_char; 5],
     envp: [*const c_char; 1],
     /// Descriptors that must survive the `execve`.
-    keep: [RawFd; 6],
+    keep: [RawFd; 7],
     report: RawFd,
 }
 
@@ -196,6 +196,7 @@ impl SupervisorExec {
             std::ptr::null(),
         ];
         let landlock = plan.landlock.as_ref().map_or(-1, AsRawFd::as_raw_fd);
+        let network = plan.network.as_ref().map_or(-1, AsRawFd::as_raw_fd);
         Ok(SupervisorExec {
             _args: args,
             argv,
@@ -207,6 +208,7 @@ impl SupervisorExec {
                 plan.stdout.as_raw_fd(),
                 plan.stderr.as_raw_fd(),
                 landlock,
+                network,
             ],
             report,
         })
@@ -350,6 +352,7 @@ fn encode_plan(plan: &ChildPlan) -> Vec<u8> {
     }
     out.c_strings(&plan.cgroup_join_files);
     out.fd(plan.landlock.as_ref().map(AsRawFd::as_raw_fd));
+    out.fd(plan.network.as_ref().map(AsRawFd::as_raw_fd));
     for fd in [&plan.stdin, &plan.stdout, &plan.stderr, &plan.report] {
         out.fd(Some(fd.as_raw_fd()));
     }
@@ -393,15 +396,18 @@ fn decode_plan(input: &mut Decoder<'_>) -> Option<ChildPlan> {
         .collect::<Option<Vec<_>>>()?;
     let cgroup_join_files = input.c_strings()?;
     let landlock = input.fd()?;
+    let network = input.fd()?;
     let stdio_and_report = [input.fd()??, input.fd()??, input.fd()??, input.fd()??];
     if !input.rest.is_empty() {
         return None;
     }
     let [stdin, stdout, stderr, report] = owned_fds(stdio_and_report)?;
-    let landlock = match landlock {
-        Some(fd) => Some(owned_fds([fd])?.into_iter().next()?),
-        None => None,
+    let optional = |fd: Option<RawFd>| match fd {
+        Some(fd) => owned_fds([fd]).map(|[fd]| Some(fd)),
+        None => Some(None),
     };
+    let landlock = optional(landlock)?;
+    let network = optional(network)?;
     Some(ChildPlan {
         mounts,
         set_hostname,
@@ -412,6 +418,7 @@ fn decode_plan(input: &mut Decoder<'_>) -> Option<ChildPlan> {
         bot_uid,
         rlimits,
         landlock,
+        network,
         seccomp,
         stdin,
         stdout,
@@ -433,6 +440,7 @@ mod tests {
     fn plan() -> ChildPlan {
         let (stdin, stdout) = pipe_ends();
         let (stderr, report) = pipe_ends();
+        let (network, _) = pipe_ends();
         let text = |text: &str| CString::new(text).expect("no nul");
         ChildPlan {
             mounts: None,
@@ -447,6 +455,7 @@ mod tests {
                 (Resource::RLIMIT_CORE, 0, 0),
             ],
             landlock: None,
+            network: Some(network),
             seccomp: super::super::filters::seccomp_programs().expect("seccomp programs"),
             stdin,
             stdout,

@@ -27,10 +27,11 @@ pub enum SetupStep {
     Seccomp,
     Exec,
     StartSupervisor,
+    JoinNetwork,
 }
 
 impl SetupStep {
-    const ALL: [SetupStep; 21] = [
+    const ALL: [SetupStep; 22] = [
         SetupStep::CloseFds,
         SetupStep::PrivateMounts,
         SetupStep::BindRoot,
@@ -52,6 +53,7 @@ impl SetupStep {
         SetupStep::Seccomp,
         SetupStep::Exec,
         SetupStep::StartSupervisor,
+        SetupStep::JoinNetwork,
     ];
 
     pub fn from_code(code: u32) -> Option<SetupStep> {
@@ -81,6 +83,7 @@ impl SetupStep {
             SetupStep::Seccomp => "applying seccomp",
             SetupStep::Exec => "executing the bot",
             SetupStep::StartSupervisor => "starting the sandbox supervisor",
+            SetupStep::JoinNetwork => "joining the bot's network namespace",
         }
     }
 }

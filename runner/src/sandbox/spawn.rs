@@ -18,6 +18,7 @@ use super::cgroup::BotCgroups;
 use super::child::ChildPlan;
 use super::detect::HostSupport;
 use super::filters::landlock_ruleset;
+use super::network;
 use super::process::{Leftovers, SandboxedProcess};
 use super::reexec;
 use super::resolve::{resolve_command, ResolvedCommand};
@@ -149,7 +150,11 @@ fn start(
 ) -> Result<SandboxedProcess, SandboxError> {
     let (child_ends, parent_ends) = pipes()?;
     let plan = child_plan(host, spec, &mut prepared, child_ends)?;
-    let supervisor = reexec::start_supervisor(&plan, host.clone_flags())?;
+    let mut namespace_flags = host.clone_flags();
+    if plan.network.is_some() {
+        namespace_flags &= !libc::CLONE_NEWNET;
+    }
+    let supervisor = reexec::start_supervisor(&plan, namespace_flags)?;
     // Closes the parent's copies of the child's ends (and of the ruleset).
     drop(plan);
     let ParentEnds {
@@ -235,6 +240,15 @@ fn child_plan(
         }
         false => None,
     };
+    let bot_uid = prepared.leftovers.lease.as_ref().map(UidLease::uid);
+    let network = match (host.network_namespace, bot_uid) {
+        (true, Some(uid)) => Some(
+            network::namespace_of(uid)
+                .and_then(|namespace| above_stdio(namespace).map_err(Into::into))
+                .map_err(SandboxError::io("preparing the bot's network namespace"))?,
+        ),
+        _ => None,
+    };
     let cgroups = prepared.leftovers.cgroups.as_ref();
     let cgroup_join_files = cgroups.map(BotCgroups::join_files).unwrap_or_default();
     let cgroup_join_files = cgroup_join_files
@@ -253,9 +267,10 @@ fn child_plan(
             .collect::<Result<_, _>>()?,
         envp: environment(spec, resolved)?,
         workdir: c_string(prepared.bot_dir.to_string_lossy().as_ref())?,
-        bot_uid: prepared.leftovers.lease.as_ref().map(UidLease::uid),
+        bot_uid,
         rlimits: rlimits(&spec.limits),
         landlock,
+        network,
         seccomp: host.seccomp.clone().unwrap_or_default(),
         stdin: ends.stdin,
         stdout: ends.stdout,
