@@ -108,8 +108,9 @@ impl Postgres {
             .data
             .parent()
             .ok_or("the server's folder has no parent")?;
-        let script =
-            r#"cat >/dev/null; "$0" -D "$1" -m immediate -w stop >/dev/null 2>&1; rm -rf "$2""#;
+        // Signals ignored: Ctrl-C or `timeout` signal the test's whole
+        // process group, the watcher too, which must outlive the test.
+        let script = r#"trap '' INT TERM HUP; cat >/dev/null; "$0" -D "$1" -m immediate -w stop >/dev/null 2>&1; rm -rf "$2""#;
         let mut command = if self.run_as_nobody {
             let mut command = Command::new("setpriv");
             command.args([
