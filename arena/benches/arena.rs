@@ -116,9 +116,15 @@ async fn connect(address: SocketAddr) -> Channel {
 /// Every runner, on its own connection, reports `n_matches`; the results
 /// reported and results per second.
 async fn ingest(address: SocketAddr, n_matches: usize) -> (u64, f64) {
+    ingest_over(&[address], N_RUNNERS, n_matches).await
+}
+
+/// `n_runners` runners, spread over `arenas`, each reporting `n_matches`
+/// matches: the games recorded and the rate they were recorded at.
+async fn ingest_over(arenas: &[SocketAddr], n_runners: usize, n_matches: usize) -> (u64, f64) {
     let mut channels = Vec::new();
-    for _ in 0..N_RUNNERS {
-        channels.push(connect(address).await);
+    for index in 0..n_runners {
+        channels.push(connect(arenas[index % arenas.len()]).await);
     }
     let started = Instant::now();
     let tasks: Vec<_> = channels

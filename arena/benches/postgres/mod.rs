@@ -14,7 +14,6 @@
 use std::net::SocketAddr;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::time::Instant;
 
 use cairn_arena::store::Quotas;
 use cairn_arena::testkit::postgres::Postgres;
@@ -24,7 +23,7 @@ use tokio::net::TcpListener;
 use tokio::runtime::Runtime;
 use tokio::sync::oneshot;
 
-use super::{connect, p99_ms, reader, runner, set_up, N_BOTS, N_READERS, N_RUNNERS, RUNNER_TOKEN};
+use super::{ingest_over, p99_ms, reader, set_up, N_BOTS, N_READERS, N_RUNNERS, RUNNER_TOKEN};
 
 /// Matches each runner reports per measurement (the tournament has 2,450:
 /// 4 measurements of 600).
@@ -83,32 +82,6 @@ impl ArenaServer {
     }
 }
 
-/// `n_runners` runners (tokens 0..n), runner `i` on `arenas[i % len]`,
-/// each reporting `n_matches`; results per second.
-async fn ingest_over(arenas: &[SocketAddr], n_runners: usize, n_matches: usize) -> f64 {
-    let mut channels = Vec::new();
-    for index in 0..n_runners {
-        channels.push(connect(arenas[index % arenas.len()]).await);
-    }
-    let started = Instant::now();
-    let tasks: Vec<_> = channels
-        .into_iter()
-        .enumerate()
-        .map(|(index, channel)| {
-            tokio::spawn(runner(
-                channel,
-                format!("{RUNNER_TOKEN}-{index}"),
-                n_matches,
-            ))
-        })
-        .collect();
-    let mut games = 0;
-    for task in tasks {
-        games += task.await.expect("runner task");
-    }
-    games as f64 / started.elapsed().as_secs_f64()
-}
-
 /// Prints the PostgreSQL figures, or says loudly why they are skipped.
 pub(crate) fn bench(runners: &Runtime, readers: &Runtime) {
     let Some(server) = Postgres::start_or_skip("the arena benchmark") else {
@@ -135,7 +108,9 @@ pub(crate) fn bench(runners: &Runtime, readers: &Runtime) {
         }
     });
     let per_runner = MATCHES_PER_MEASUREMENT / N_RUNNERS;
-    let alone = runners.block_on(ingest_over(&[first.address], N_RUNNERS, per_runner));
+    let alone = runners
+        .block_on(ingest_over(&[first.address], N_RUNNERS, per_runner))
+        .1;
     println!("bench: arena/results_per_s_postgres {alone:.0} results/s");
 
     let stop = Arc::new(AtomicBool::new(false));
@@ -149,7 +124,9 @@ pub(crate) fn bench(runners: &Runtime, readers: &Runtime) {
             ))
         })
         .collect();
-    let loaded = runners.block_on(ingest_over(&[first.address], N_RUNNERS, per_runner));
+    let loaded = runners
+        .block_on(ingest_over(&[first.address], N_RUNNERS, per_runner))
+        .1;
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     let mut boards = Vec::new();
     for (index, task) in reading.into_iter().enumerate() {
@@ -168,10 +145,14 @@ pub(crate) fn bench(runners: &Runtime, readers: &Runtime) {
     );
 
     let per_runner = MATCHES_PER_MEASUREMENT / n_runners;
-    let one_arena = runners.block_on(ingest_over(&[first.address], n_runners, per_runner));
+    let one_arena = runners
+        .block_on(ingest_over(&[first.address], n_runners, per_runner))
+        .1;
     let second = ArenaServer::start(&url);
     let both = [first.address, second.address];
-    let two_arenas = runners.block_on(ingest_over(&both, n_runners, per_runner));
+    let two_arenas = runners
+        .block_on(ingest_over(&both, n_runners, per_runner))
+        .1;
     println!(
         "({n_runners} runners: {one_arena:.0} results/s on one arena server, \
          {two_arenas:.0} on two)"

@@ -169,15 +169,24 @@ impl Store {
         .await?;
         let mut standings: HashMap<RatingModel, Standings> = HashMap::new();
         for (result_id, seats) in group_by_result(rows) {
+            let mut history = Vec::new();
             for &model in RatingModel::for_seats(seats.len()) {
                 let changes = apply_game(model, standings.entry(model).or_default(), &seats);
-                insert_history(&mut tx, result_id, game, &variant, model, &changes).await?;
+                history.extend(changes.into_iter().map(|change| (model, change)));
             }
+            insert_histories(&mut tx, result_id, game, &variant, &history).await?;
         }
-        for (model, by_version) in &standings {
-            for (&bot_version_id, standing) in by_version {
-                save_standing(&mut tx, game, &variant, *model, bot_version_id, standing).await?;
-            }
+        let saved: Vec<(RatingModel, i64, Standing)> = standings
+            .iter()
+            .flat_map(|(&model, by_version)| {
+                by_version
+                    .iter()
+                    .map(move |(&bot_version_id, &standing)| (model, bot_version_id, standing))
+            })
+            .collect();
+        // 12 numbered values a row: well under either database's limit.
+        for chunk in saved.chunks(500) {
+            save_standings(&mut tx, game, &variant, chunk).await?;
         }
         tx.touches(Touch::Board {
             game: game.to_string(),
@@ -364,64 +373,5 @@ async fn insert_histories(
             .bind(change.after.uncertainty);
     }
     query.execute(&mut *tx).await?;
-    Ok(())
-}
-
-async fn save_standing(
-    tx: &mut AnyConnection,
-    game: &str,
-    variant: &str,
-    model: RatingModel,
-    bot_version_id: i64,
-    standing: &Standing,
-) -> Result<(), ArenaError> {
-    sqlx::query(
-        "INSERT INTO ratings (game, variant, model, bot_version_id, rating, uncertainty, volatility, games, wins, draws, losses, forfeits) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) \
-         ON CONFLICT (game, variant, model, bot_version_id) DO UPDATE SET rating = excluded.rating, \
-         uncertainty = excluded.uncertainty, volatility = excluded.volatility, games = excluded.games, wins = excluded.wins, \
-         draws = excluded.draws, losses = excluded.losses, forfeits = excluded.forfeits",
-    )
-    .bind(game)
-    .bind(variant)
-    .bind(model.id())
-    .bind(bot_version_id)
-    .bind(standing.rating.value)
-    .bind(standing.rating.uncertainty)
-    .bind(standing.rating.volatility)
-    .bind(standing.games)
-    .bind(standing.wins)
-    .bind(standing.draws)
-    .bind(standing.losses)
-    .bind(standing.forfeits)
-    .execute(&mut *tx)
-    .await?;
-    Ok(())
-}
-
-async fn insert_history(
-    tx: &mut AnyConnection,
-    result_id: i64,
-    game: &str,
-    variant: &str,
-    model: RatingModel,
-    changes: &[RatingChange],
-) -> Result<(), ArenaError> {
-    for change in changes {
-        sqlx::query(
-            "INSERT INTO rating_history (result_id, game, variant, model, bot_version_id, rating_before, rating_after, uncertainty) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-        )
-        .bind(result_id)
-        .bind(game)
-        .bind(variant)
-        .bind(model.id())
-        .bind(change.bot_version_id)
-        .bind(change.before)
-        .bind(change.after.value)
-        .bind(change.after.uncertainty)
-        .execute(&mut *tx)
-        .await?;
-    }
     Ok(())
 }
