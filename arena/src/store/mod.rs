@@ -348,31 +348,12 @@ impl Store {
             Dialect::Sqlite => {
                 let guard = Arc::clone(&self.write_lock).lock_owned().await;
                 let transaction = self.writer.begin_with("BEGIN IMMEDIATE").await?;
-                Ok(WriteTransaction {
-                    transaction,
-                    notify_as: self.notify_as(),
-                    touched: Touched::Everything,
-                    reads: Arc::clone(&self.reads),
-                    _guard: Some(guard),
-                })
+                Ok(self.write_transaction(transaction, Some(guard)))
             }
-            Dialect::Postgres => {
-                let mut transaction = self.writer.begin().await?;
-                // Every process's writers queue on this one lock, as SQLite's
-                // `BEGIN IMMEDIATE` queues them on the file: the transaction
-                // sees and writes the database alone.
-                sqlx::query("SELECT pg_advisory_xact_lock($1)")
-                    .bind(WRITE_LOCK_KEY)
-                    .execute(&mut *transaction)
-                    .await?;
-                Ok(WriteTransaction {
-                    transaction,
-                    notify_as: self.notify_as(),
-                    touched: Touched::Everything,
-                    reads: Arc::clone(&self.reads),
-                    _guard: None,
-                })
-            }
+            // Every process's writers queue on this one lock, as SQLite's
+            // `BEGIN IMMEDIATE` queues them on the file: the transaction
+            // sees and writes the database alone.
+            Dialect::Postgres => self.begin_postgres_write("pg_advisory_xact_lock").await,
         }
     }
 
@@ -382,21 +363,38 @@ impl Store {
     /// the rows it reads to change ([`WriteTransaction::lock_match`],
     /// [`WriteTransaction::lock_board`]).
     pub(crate) async fn begin_concurrent_write(&self) -> Result<WriteTransaction, ArenaError> {
-        if self.dialect == Dialect::Sqlite {
-            return self.begin_write().await;
+        match self.dialect {
+            Dialect::Sqlite => self.begin_write().await,
+            Dialect::Postgres => {
+                self.begin_postgres_write("pg_advisory_xact_lock_shared")
+                    .await
+            }
         }
+    }
+
+    /// A PostgreSQL transaction holding the write lock through `lock`,
+    /// the exclusive or the shared advisory lock function.
+    async fn begin_postgres_write(&self, lock: &str) -> Result<WriteTransaction, ArenaError> {
         let mut transaction = self.writer.begin().await?;
-        sqlx::query("SELECT pg_advisory_xact_lock_shared($1)")
+        sqlx::query(sqlx::AssertSqlSafe(format!("SELECT {lock}($1)")))
             .bind(WRITE_LOCK_KEY)
             .execute(&mut *transaction)
             .await?;
-        Ok(WriteTransaction {
+        Ok(self.write_transaction(transaction, None))
+    }
+
+    fn write_transaction(
+        &self,
+        transaction: Transaction<'static, Any>,
+        guard: Option<OwnedMutexGuard<()>>,
+    ) -> WriteTransaction {
+        WriteTransaction {
             transaction,
             notify_as: self.notify_as(),
             touched: Touched::Everything,
             reads: Arc::clone(&self.reads),
-            _guard: None,
-        })
+            _guard: guard,
+        }
     }
 
     /// On PostgreSQL, holds tournament `tournament_id`'s planning lock

@@ -133,6 +133,29 @@ pub(crate) fn duel(bots: &[&str], games_per_pairing: usize) -> NewTournament {
     }
 }
 
+/// The matches the runner tasks played, sorted, and the matches the
+/// tournament planned.
+async fn played_and_planned(
+    store: &Store,
+    tournament_id: i64,
+    tasks: Vec<tokio::task::JoinHandle<Vec<i64>>>,
+) -> (Vec<i64>, Vec<i64>) {
+    let mut played = Vec::new();
+    for task in tasks {
+        played.extend(task.await.unwrap());
+    }
+    played.sort_unstable();
+    let planned = store
+        .list_matches(tournament_id, &Page::first())
+        .await
+        .unwrap()
+        .items
+        .iter()
+        .map(|m| m.id)
+        .collect();
+    (played, planned)
+}
+
 pub(crate) async fn count(store: &Store, table: &str) -> i64 {
     sqlx::query_scalar(sqlx::AssertSqlSafe(format!("SELECT COUNT(*) FROM {table}")))
         .fetch_one(store.pool())
@@ -702,20 +725,7 @@ async fn concurrent_runners_play_every_match_exactly_once() {
             played
         }));
     }
-    let mut played = Vec::new();
-    for task in tasks {
-        played.extend(task.await.unwrap());
-    }
-    played.sort_unstable();
-    let planned: Vec<i64> = test
-        .store
-        .list_matches(tournament.id, &Page::first())
-        .await
-        .unwrap()
-        .items
-        .iter()
-        .map(|m| m.id)
-        .collect();
+    let (played, planned) = played_and_planned(&test.store, tournament.id, tasks).await;
     assert_eq!(played, planned, "every match once, none twice");
     assert_eq!(count(&test.store, "results").await, 30);
 }
@@ -882,20 +892,7 @@ async fn two_stores_on_one_database_never_share_a_match_and_rate_exactly() {
                 played
             }));
         }
-        let mut played = Vec::new();
-        for task in tasks {
-            played.extend(task.await.unwrap());
-        }
-        played.sort_unstable();
-        let planned: Vec<i64> = test
-            .store
-            .list_matches(tournament.id, &Page::first())
-            .await
-            .unwrap()
-            .items
-            .iter()
-            .map(|m| m.id)
-            .collect();
+        let (played, planned) = played_and_planned(&test.store, tournament.id, tasks).await;
         assert_eq!(played, planned, "every match leased once, none twice");
         assert_eq!(count(&test.store, "results").await, 20, "every game once");
         let models = RatingModel::for_seats(2).len() as i64;
