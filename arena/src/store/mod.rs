@@ -342,8 +342,34 @@ impl Store {
         self.clock.now_ms()
     }
 
-    /// A write transaction that holds the write lock from its first statement.
-    pub(crate) async fn begin_write(&self) -> Result<WriteTransaction, ArenaError> {
+    /// Runs `body` in a write transaction that holds the write lock from
+    /// its first statement ([`Store::begin_write`]) and ends it before
+    /// returning: committed when `body` succeeds, rolled back when it fails
+    /// (see [`WriteTransaction::finish`]). Every write goes through here or
+    /// [`Store::write_concurrently`].
+    pub(crate) async fn write<T>(
+        &self,
+        body: impl AsyncFnOnce(&mut WriteTransaction) -> Result<T, ArenaError>,
+    ) -> Result<T, ArenaError> {
+        let mut tx = self.begin_write().await?;
+        let outcome = body(&mut tx).await;
+        tx.finish(outcome).await
+    }
+
+    /// [`Store::write`] for the hot paths, in a transaction of
+    /// [`Store::begin_concurrent_write`].
+    pub(crate) async fn write_concurrently<T>(
+        &self,
+        body: impl AsyncFnOnce(&mut WriteTransaction) -> Result<T, ArenaError>,
+    ) -> Result<T, ArenaError> {
+        let mut tx = self.begin_concurrent_write().await?;
+        let outcome = body(&mut tx).await;
+        tx.finish(outcome).await
+    }
+
+    /// A write transaction that holds the write lock from its first
+    /// statement; its opener ends it with [`WriteTransaction::finish`].
+    async fn begin_write(&self) -> Result<WriteTransaction, ArenaError> {
         match self.dialect {
             Dialect::Sqlite => {
                 let guard = Arc::clone(&self.write_lock).lock_owned().await;
@@ -362,7 +388,7 @@ impl Store {
     /// PostgreSQL it runs beside the others of its kind, so it must lock
     /// the rows it reads to change ([`WriteTransaction::lock_match`],
     /// [`WriteTransaction::lock_board`]).
-    pub(crate) async fn begin_concurrent_write(&self) -> Result<WriteTransaction, ArenaError> {
+    async fn begin_concurrent_write(&self) -> Result<WriteTransaction, ArenaError> {
         match self.dialect {
             Dialect::Sqlite => self.begin_write().await,
             Dialect::Postgres => {
@@ -376,11 +402,15 @@ impl Store {
     /// the exclusive or the shared advisory lock function.
     async fn begin_postgres_write(&self, lock: &str) -> Result<WriteTransaction, ArenaError> {
         let mut transaction = self.writer.begin().await?;
-        sqlx::query(sqlx::AssertSqlSafe(format!("SELECT {lock}($1)")))
+        let locked = sqlx::query(sqlx::AssertSqlSafe(format!("SELECT {lock}($1)")))
             .bind(WRITE_LOCK_KEY)
             .execute(&mut *transaction)
-            .await?;
-        Ok(self.write_transaction(transaction, None))
+            .await;
+        let transaction = self.write_transaction(transaction, None);
+        match locked {
+            Ok(_) => Ok(transaction),
+            Err(error) => Err(transaction.roll_back(error.into()).await),
+        }
     }
 
     fn write_transaction(
@@ -518,17 +548,48 @@ impl WriteTransaction {
         }
     }
 
+    /// Ends the transaction as `outcome` says, and returns it: on `Ok`
+    /// commits ([`WriteTransaction::commit`]; a failed commit is the
+    /// outcome then), on `Err` rolls back and waits for the rollback.
+    ///
+    /// A transaction merely dropped is rolled back too, but later: sqlx
+    /// queues the `ROLLBACK` and sends it when the connection is next
+    /// used, and until then the transaction keeps its row and advisory
+    /// locks (on PostgreSQL, a lease taken `FOR UPDATE SKIP LOCKED` skips
+    /// a match whose lock a refused heartbeat still holds). So every
+    /// transaction ends here, on every path.
+    pub(crate) async fn finish<T>(self, outcome: Result<T, ArenaError>) -> Result<T, ArenaError> {
+        match outcome {
+            Ok(value) => self.commit().await.map(|()| value),
+            Err(error) => Err(self.roll_back(error).await),
+        }
+    }
+
+    /// Rolls back (waiting for it) a transaction refused with `error`,
+    /// which it returns.
+    async fn roll_back(self, error: ArenaError) -> ArenaError {
+        if let Err(rollback_error) = self.transaction.rollback().await {
+            // The connection is broken: the server ends the transaction
+            // with it. The caller hears the first error.
+            tracing::warn!(%rollback_error, %error, "rolling back a refused write");
+        }
+        error
+    }
+
     /// Commits, then drops the snapshots the transaction touched (still
     /// under the write lock, before the writer's caller is answered).
-    pub(crate) async fn commit(mut self) -> Result<(), ArenaError> {
+    async fn commit(mut self) -> Result<(), ArenaError> {
         let touches_a_snapshot = self.touched != Touched::Only(Vec::new());
         if let Some(me) = self.notify_as.filter(|_| touches_a_snapshot) {
             // Delivered only if the transaction commits, once it has.
-            sqlx::query("SELECT pg_notify($1, $2)")
+            let notified = sqlx::query("SELECT pg_notify($1, $2)")
                 .bind(invalidate::CHANNEL)
                 .bind(invalidate::payload(me, &self.touched))
                 .execute(&mut *self.transaction)
-                .await?;
+                .await;
+            if let Err(error) = notified {
+                return Err(self.roll_back(error.into()).await);
+            }
         }
         self.transaction.commit().await?;
         self.reads.invalidate(&self.touched);

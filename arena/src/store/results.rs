@@ -105,48 +105,54 @@ impl Store {
             .await?;
         (self.verifier)(&planned.planned, report)?;
         let now = self.now_ms();
-        let mut tx = self.begin_concurrent_write().await?;
-        // The match's row, then its board: another process's report of
-        // the same game waits here, and then finds it recorded.
-        tx.lock_match(match_id).await?;
-        tx.lock_board(&planned.planned.game, &planned.variant)
+        let recorded = self
+            .write_concurrently(async |tx| {
+                // The match's row, then its board: another process's report
+                // of the same game waits here, and then finds it recorded.
+                tx.lock_match(match_id).await?;
+                tx.lock_board(&planned.planned.game, &planned.variant)
+                    .await?;
+                let state = self.lease_state(tx, match_id).await?;
+                if result_exists(tx, planned.game_id).await? {
+                    tx.touches_nothing_cached();
+                    return Ok(GameReportOutcome {
+                        outcome: ReportOutcome::AlreadyRecorded,
+                        match_done: state.status == "done",
+                    });
+                }
+                if !state.held_by(runner, lease_generation, now) {
+                    return Err(super::cancel::lease_lost(tx, match_id).await?);
+                }
+                let result_id =
+                    insert_result(tx, Some(runner.id), planned.game_id, report, now).await?;
+                let rated = rated_seats(&report.seats);
+                super::leaderboard::rate_result(
+                    tx,
+                    &planned.planned.game,
+                    &planned.variant,
+                    result_id,
+                    &rated,
+                )
+                .await?;
+                let match_done = finish_match_if_complete(tx, match_id, now).await?;
+                tx.touches(Touch::Match {
+                    tournament_id: planned.tournament_id,
+                    match_index: planned.match_index,
+                });
+                tx.touches(Touch::Board {
+                    game: planned.planned.game.clone(),
+                    variant: planned.variant.clone(),
+                });
+                Ok(GameReportOutcome {
+                    outcome: ReportOutcome::Recorded,
+                    match_done,
+                })
+            })
             .await?;
-        let state = self.lease_state(&mut tx, match_id).await?;
-        if result_exists(&mut tx, planned.game_id).await? {
-            return Ok(GameReportOutcome {
-                outcome: ReportOutcome::AlreadyRecorded,
-                match_done: state.status == "done",
-            });
+        if recorded.outcome == ReportOutcome::Recorded {
+            self.notify_change();
         }
-        if !state.held_by(runner, lease_generation, now) {
-            return Err(super::cancel::lease_lost(&mut tx, match_id).await?);
-        }
-        let result_id =
-            insert_result(&mut tx, Some(runner.id), planned.game_id, report, now).await?;
-        let rated = rated_seats(&report.seats);
-        super::leaderboard::rate_result(
-            &mut tx,
-            &planned.planned.game,
-            &planned.variant,
-            result_id,
-            &rated,
-        )
-        .await?;
-        let match_done = finish_match_if_complete(&mut tx, match_id, now).await?;
-        tx.touches(Touch::Match {
-            tournament_id: planned.tournament_id,
-            match_index: planned.match_index,
-        });
-        tx.touches(Touch::Board {
-            game: planned.planned.game.clone(),
-            variant: planned.variant.clone(),
-        });
-        tx.commit().await?;
-        self.notify_change();
-        Ok(GameReportOutcome {
-            outcome: ReportOutcome::Recorded,
-            match_done,
-        })
+        Ok(recorded)
     }
 
     /// Reports every game of a match in order, each on its own; stops at
