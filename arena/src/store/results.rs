@@ -107,7 +107,10 @@ impl Store {
             });
         }
         // Refused early, before re-refereeing (the transaction checks again).
-        if !planned.lease.held_by(runner, lease_generation, self.now_ms()) {
+        if !planned
+            .lease
+            .held_by(runner, lease_generation, self.now_ms())
+        {
             let mut connection = self.pool().acquire().await?;
             return Err(super::cancel::lease_lost(&mut connection, match_id).await?);
         }
