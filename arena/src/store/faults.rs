@@ -215,6 +215,7 @@ async fn end_with_build_failures(
             ended_by: EndedBy::Forfeit,
         };
         let result_id = insert_result(&mut *tx, runner_id, game_id, &report, now).await?;
+        super::formats::tally_recorded_game(&mut *tx, game_id).await?;
         super::leaderboard::rate_result(
             &mut *tx,
             &game,

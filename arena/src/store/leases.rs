@@ -48,7 +48,7 @@ pub struct LeasedGame {
 }
 
 /// The lease columns of a match row.
-#[derive(Debug, sqlx::FromRow)]
+#[derive(Debug, Clone, sqlx::FromRow)]
 pub(crate) struct LeaseState {
     pub status: String,
     pub lease_generation: i64,

@@ -9,6 +9,7 @@ use cairn_engine::GameOptions;
 use sqlx::AnyConnection;
 
 use super::accounts::Runner;
+use super::leases::LeaseState;
 use super::{Store, Touch};
 use crate::error::ArenaError;
 use crate::ratings::RatedSeat;
@@ -81,6 +82,10 @@ pub(crate) struct PlannedResult {
     pub already_recorded: bool,
     pub tournament_id: i64,
     pub match_index: i64,
+    /// Whether the tournament runs an SPRT (whose tally a result changes).
+    pub has_sprt: bool,
+    /// The match's lease when the plan was read.
+    pub lease: LeaseState,
 }
 
 impl Store {
@@ -98,11 +103,17 @@ impl Store {
         if planned.already_recorded {
             return Ok(GameReportOutcome {
                 outcome: ReportOutcome::AlreadyRecorded,
-                match_done: self.match_is_done(match_id).await?,
+                match_done: planned.lease.status == "done",
             });
         }
-        self.check_lease_held(runner, match_id, lease_generation)
-            .await?;
+        // Refused early, before re-refereeing (the transaction checks again).
+        if !planned
+            .lease
+            .held_by(runner, lease_generation, self.now_ms())
+        {
+            let mut connection = self.pool().acquire().await?;
+            return Err(super::cancel::lease_lost(&mut connection, match_id).await?);
+        }
         (self.verifier)(&planned.planned, report)?;
         let now = self.now_ms();
         let recorded = self
@@ -112,19 +123,22 @@ impl Store {
                 tx.lock_match(match_id).await?;
                 tx.lock_board(&planned.planned.game, &planned.variant)
                     .await?;
-                let state = self.lease_state(tx, match_id).await?;
-                if result_exists(tx, planned.game_id).await? {
+                let state = report_state(tx, match_id, planned.game_id).await?;
+                if state.recorded {
                     tx.touches_nothing_cached();
                     return Ok(GameReportOutcome {
                         outcome: ReportOutcome::AlreadyRecorded,
-                        match_done: state.status == "done",
+                        match_done: state.lease.status == "done",
                     });
                 }
-                if !state.held_by(runner, lease_generation, now) {
+                if !state.lease.held_by(runner, lease_generation, now) {
                     return Err(super::cancel::lease_lost(tx, match_id).await?);
                 }
                 let result_id =
                     insert_result(tx, Some(runner.id), planned.game_id, report, now).await?;
+                if planned.has_sprt {
+                    super::formats::tally_recorded_game(tx, planned.game_id).await?;
+                }
                 let rated = rated_seats(&report.seats);
                 super::leaderboard::rate_result(
                     tx,
@@ -134,7 +148,11 @@ impl Store {
                     &rated,
                 )
                 .await?;
-                let match_done = finish_match_if_complete(tx, match_id, now).await?;
+                // This game was the last one missing.
+                let match_done = state.missing <= 1;
+                if match_done {
+                    finish_match(tx, match_id, now).await?;
+                }
                 tx.touches(Touch::Match {
                     tournament_id: planned.tournament_id,
                     match_index: planned.match_index,
@@ -174,84 +192,50 @@ impl Store {
         Ok(outcome)
     }
 
-    /// Refuses early, before re-refereeing, a report under a lease the
-    /// runner does not hold (the write transaction checks again).
-    async fn check_lease_held(
-        &self,
-        runner: &Runner,
-        match_id: i64,
-        generation: i64,
-    ) -> Result<(), ArenaError> {
-        let mut connection = self.pool().acquire().await?;
-        let state = self.lease_state(&mut connection, match_id).await?;
-        if !state.held_by(runner, generation, self.now_ms()) {
-            return Err(super::cancel::lease_lost(&mut connection, match_id).await?);
-        }
-        Ok(())
-    }
-
-    /// The plan of one game of a match.
+    /// The plan of one game of a match, with its match's lease and
+    /// whether the game is recorded: one statement, a row per seat.
     pub(crate) async fn planned_result(
         &self,
         match_id: i64,
         game_index: i64,
     ) -> Result<PlannedResult, ArenaError> {
-        let row: Option<PlannedRow> = sqlx::query_as(
+        let rows: Vec<PlannedRow> = sqlx::query_as(
             "SELECT g.id AS game_id, g.seed, t.game, t.options, t.variant, \
-             EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.id) AS already_recorded, t.id AS tournament_id, m.match_index \
+             EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.id) AS already_recorded, t.id AS tournament_id, m.match_index, \
+             t.sprt_elo0 IS NOT NULL AS has_sprt, m.status, m.lease_generation, m.lease_holder, m.lease_expires_at, s.bot_version_id \
              FROM games g JOIN matches m ON m.id = g.match_id JOIN tournaments t ON t.id = m.tournament_id \
-             WHERE g.match_id = $1 AND g.game_index = $2",
+             JOIN seats s ON s.match_id = m.id \
+             WHERE g.match_id = $1 AND g.game_index = $2 ORDER BY s.seat",
         )
         .bind(match_id)
         .bind(game_index)
-        .fetch_optional(self.pool())
+        .fetch_all(self.pool())
         .await?;
-        let Some(PlannedRow {
-            game_id,
-            seed,
-            game,
-            options,
-            variant,
-            already_recorded,
-            tournament_id,
-            match_index,
-        }) = row
-        else {
+        let seats = rows.iter().map(|row| row.bot_version_id).collect();
+        let Some(row) = rows.into_iter().next() else {
             return Err(ArenaError::not_found(
                 "game of match",
                 format!("{match_id}/{game_index}"),
             ));
         };
-        let options: GameOptions = serde_json::from_str(&options)
+        let options: GameOptions = serde_json::from_str(&row.options)
             .map_err(|error| ArenaError::Internal(format!("stored options unreadable: {error}")))?;
-        let seats = sqlx::query_scalar(
-            "SELECT bot_version_id FROM seats WHERE match_id = $1 ORDER BY seat",
-        )
-        .bind(match_id)
-        .fetch_all(self.pool())
-        .await?;
         Ok(PlannedResult {
             planned: PlannedGame {
-                game,
+                game: row.game,
                 options,
                 game_index,
-                seed: seed as u64,
+                seed: row.seed as u64,
                 seats,
             },
-            game_id,
-            variant,
-            already_recorded,
-            tournament_id,
-            match_index,
+            game_id: row.game_id,
+            variant: row.variant,
+            already_recorded: row.already_recorded,
+            tournament_id: row.tournament_id,
+            match_index: row.match_index,
+            has_sprt: row.has_sprt,
+            lease: row.lease,
         })
-    }
-
-    async fn match_is_done(&self, match_id: i64) -> Result<bool, ArenaError> {
-        let status: String = sqlx::query_scalar("SELECT status FROM matches WHERE id = $1")
-            .bind(match_id)
-            .fetch_one(self.pool())
-            .await?;
-        Ok(status == "done")
     }
 
     /// The replay a runner stored for a game.
@@ -312,13 +296,33 @@ pub(crate) fn rated_seats(seats: &[SeatResult]) -> Vec<RatedSeat> {
         .collect()
 }
 
-async fn result_exists(tx: &mut AnyConnection, game_id: i64) -> Result<bool, ArenaError> {
-    let super::Flag(exists) =
-        sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM results WHERE game_id = $1)")
-            .bind(game_id)
-            .fetch_one(&mut *tx)
-            .await?;
-    Ok(exists)
+/// A match's lease, whether game `game_id` is recorded and how many of
+/// the match's games are not, read in the report's transaction.
+async fn report_state(
+    tx: &mut AnyConnection,
+    match_id: i64,
+    game_id: i64,
+) -> Result<ReportState, ArenaError> {
+    sqlx::query_as(
+        "SELECT m.status, m.lease_generation, m.lease_holder, m.lease_expires_at, \
+         EXISTS (SELECT 1 FROM results r WHERE r.game_id = $2) AS recorded, \
+         (SELECT COUNT(*) FROM games g WHERE g.match_id = m.id AND NOT EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.id)) AS missing \
+         FROM matches m WHERE m.id = $1",
+    )
+    .bind(match_id)
+    .bind(game_id)
+    .fetch_optional(&mut *tx)
+    .await?
+    .ok_or_else(|| ArenaError::not_found("match", match_id))
+}
+
+#[derive(sqlx::FromRow)]
+struct ReportState {
+    #[sqlx(flatten)]
+    lease: LeaseState,
+    #[sqlx(try_from = "super::Flag")]
+    recorded: bool,
+    missing: i64,
 }
 
 /// Marks the match done once every game has a result; says whether it is.
@@ -336,13 +340,19 @@ pub(crate) async fn finish_match_if_complete(
     if missing > 0 {
         return Ok(false);
     }
+    finish_match(tx, match_id, now).await?;
+    Ok(true)
+}
+
+/// Marks the match done (every game has a result) and takes its format's
+/// next step.
+async fn finish_match(tx: &mut AnyConnection, match_id: i64, now: i64) -> Result<(), ArenaError> {
     sqlx::query("UPDATE matches SET status = 'done', finished_at = $1 WHERE id = $2")
         .bind(now)
         .bind(match_id)
         .execute(&mut *tx)
         .await?;
-    super::formats::after_match_done(tx, match_id).await?;
-    Ok(true)
+    super::formats::after_match_done(tx, match_id).await
 }
 
 #[derive(sqlx::FromRow)]
@@ -356,6 +366,11 @@ struct PlannedRow {
     already_recorded: bool,
     tournament_id: i64,
     match_index: i64,
+    #[sqlx(try_from = "super::Flag")]
+    has_sprt: bool,
+    #[sqlx(flatten)]
+    lease: LeaseState,
+    bot_version_id: i64,
 }
 
 #[derive(sqlx::FromRow)]
@@ -420,7 +435,6 @@ pub(crate) async fn insert_result(
         .fetch_one(&mut *tx)
         .await?;
     insert_result_seats(tx, game_id, game).await?;
-    super::formats::tally_recorded_game(tx, game_id).await?;
     Ok(result_id)
 }
 
