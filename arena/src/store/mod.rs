@@ -17,7 +17,11 @@
 //! - `snapshots`: versioned snapshots of the hottest reads (first pages of
 //!   matches, leaderboards), dropped by the writes that touch them.
 //!
-//! Every write runs in one transaction, so a refused call changes nothing.
+//! Every write runs in one transaction, so a refused call changes nothing,
+//! through `Store::write` (or `Store::write_concurrently`), which ends
+//! it on every path before the call returns: committed, or rolled back
+//! and the rollback awaited (a transaction merely dropped keeps its locks
+//! until its connection is next used).
 //! On SQLite it is `BEGIN IMMEDIATE` behind an in-process lock: writers
 //! queue instead of failing to upgrade a read lock. On PostgreSQL several
 //! arena processes write at once and nothing rests on a lock in one
