@@ -2,7 +2,8 @@
 //! with a SQLite file: a 12,250-game round robin (50 bots, 10 games per
 //! pairing, matches of 5 games) reported game by game by 2 runners, first
 //! alone, then while 200 concurrent readers ask for the leaderboard and for
-//! the first page of `ListMatches`.
+//! the first page of `ListMatches` as any caller gets it by default (each
+//! match with its game counts; its games come only with `with_games`).
 //!
 //! Each side runs as it would in its own process: the server on its own
 //! runtime, the runners on another, each with its own connection, and the

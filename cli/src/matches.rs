@@ -84,6 +84,7 @@ async fn all_matches(
             tournament_id,
             page_size: crate::client::PAGE_SIZE,
             page_token,
+            with_games: true,
         };
         let page = client
             .list_matches(request)

@@ -75,6 +75,7 @@ async fn matches(arena: &Arena, tournament_id: i64) -> Vec<pb::MatchSummary> {
         .list_matches(pb::ListMatchesRequest {
             tournament_id,
             page_size: 1000,
+            with_games: true,
             ..Default::default()
         })
         .await

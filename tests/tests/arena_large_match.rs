@@ -92,6 +92,7 @@ async fn a_match_larger_than_a_message_is_reported_game_by_game_and_an_oversized
         .await
         .list_matches(pb::ListMatchesRequest {
             tournament_id: tournament.id,
+            with_games: true,
             ..Default::default()
         })
         .await

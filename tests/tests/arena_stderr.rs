@@ -51,6 +51,7 @@ async fn a_python_bot_that_raises_shows_its_traceback_in_match_show() {
             tournament_id: tournament.id,
             page_size: 100,
             page_token: String::new(),
+            with_games: true,
         })
         .await
         .unwrap()

@@ -64,6 +64,7 @@ async fn a_bot_whose_build_fails_is_charged_and_the_runner_and_tournament_go_on(
         .list_matches(pb::ListMatchesRequest {
             tournament_id: tournament.id,
             page_size: 1000,
+            with_games: true,
             ..Default::default()
         })
         .await
@@ -294,6 +295,7 @@ async fn every_list_is_paginated_with_a_bounded_page() {
                 tournament_id: tournament.id,
                 page_size: 6,
                 page_token,
+                with_games: false,
             })
             .await
             .unwrap()
@@ -311,6 +313,7 @@ async fn every_list_is_paginated_with_a_bounded_page() {
             tournament_id: tournament.id,
             page_size: u32::MAX,
             page_token: String::new(),
+            with_games: false,
         })
         .await
         .unwrap()

@@ -144,10 +144,18 @@ pub(super) struct BoardRequest {
     pub solo: bool,
 }
 
-/// A page of matches as the API answers it.
-pub(super) fn matches_response(matches: &PageOf<MatchSummary>) -> pb::ListMatchesResponse {
+/// A page of matches as the API answers it, with each match's games or
+/// only their counts.
+pub(super) fn matches_response(
+    matches: &PageOf<MatchSummary>,
+    with_games: bool,
+) -> pb::ListMatchesResponse {
     pb::ListMatchesResponse {
-        matches: matches.items.iter().map(convert::match_summary).collect(),
+        matches: matches
+            .items
+            .iter()
+            .map(|summary| convert::match_summary(summary, with_games))
+            .collect(),
         next_page_token: matches.next_page_token.clone().unwrap_or_default(),
     }
 }
@@ -359,8 +367,12 @@ impl Arena for ArenaApi {
         &self,
         request: Request<pb::ListMatchesRequest>,
     ) -> Result<Response<pb::ListMatchesResponse>, Status> {
-        let (_, matches) = self.matches_page(&request.into_inner()).await?;
-        Ok(Response::new(matches_response(&matches)))
+        let request = request.into_inner();
+        let (_, matches) = self.matches_page(&request).await?;
+        Ok(Response::new(matches_response(
+            &matches,
+            request.with_games,
+        )))
     }
 
     async fn get_replay(

@@ -197,17 +197,30 @@ pub(super) fn progress(progress: &TournamentProgress) -> pb::TournamentProgress 
     }
 }
 
-pub(super) fn match_summary(summary: &MatchSummary) -> pb::MatchSummary {
-    let games = summary
+/// A match, with its games when `with_games` (else only their counts).
+pub(super) fn match_summary(summary: &MatchSummary, with_games: bool) -> pb::MatchSummary {
+    let games = if with_games {
+        summary
+            .games
+            .iter()
+            .map(|game| pb::GameSummary {
+                game_id: game.game_id,
+                seed: game.seed,
+                result: game.result.iter().map(seat_result).collect(),
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    let done = summary
         .games
         .iter()
-        .map(|game| pb::GameSummary {
-            game_id: game.game_id,
-            seed: game.seed,
-            result: game.result.iter().map(seat_result).collect(),
-        })
-        .collect();
+        .filter(|game| !game.result.is_empty())
+        .count();
     pb::MatchSummary {
+        games_total: count(summary.games.len()),
+        games_done: count(done),
         match_id: summary.id,
         match_index: summary.match_index,
         status: summary.status.clone(),

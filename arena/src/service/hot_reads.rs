@@ -53,8 +53,9 @@ const MAX_HOT_REQUEST_BYTES: usize = 64 * 1024;
 /// costs the encodings it causes).
 const MAX_ANSWERS: usize = 256;
 
-/// Which first page of matches: tournament and page size.
-type PageKey = (i64, u32);
+/// Which first page of matches: tournament, page size and whether it
+/// carries the games.
+type PageKey = (i64, u32, bool);
 
 /// Which leaderboard page: game, variant, model, anchor, page size and
 /// the position it starts after.
@@ -189,15 +190,16 @@ impl HotReads {
     /// `ListMatches`, encoded; a first page is encoded once per snapshot.
     async fn list_matches(&self, request: pb::ListMatchesRequest) -> Result<Bytes, ArenaError> {
         let (page, matches) = self.api.matches_page(&request).await?;
+        let with_games = request.with_games;
         if page.after.is_some() {
-            return Ok(encode(&matches_response(&matches)));
+            return Ok(encode(&matches_response(&matches, with_games)));
         }
-        let key = (request.tournament_id, page.size);
+        let key = (request.tournament_id, page.size, with_games);
         let first_pages = &self.answers.first_pages;
         if let Some(bytes) = first_pages.get(&key, |source| Arc::ptr_eq(source, &matches)) {
             return Ok(bytes);
         }
-        let bytes = encode(&matches_response(&matches));
+        let bytes = encode(&matches_response(&matches, with_games));
         first_pages.put(key, matches, bytes.clone());
         Ok(bytes)
     }

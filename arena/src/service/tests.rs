@@ -698,6 +698,60 @@ async fn play_queue(app: &TestApp, archives: &[(&str, Vec<u8>)]) -> usize {
     }
 }
 
+/// Each match's (games total, games recorded, games carried) on the
+/// first page of a tournament's matches, asked without its games.
+async fn match_counts(app: &TestApp, tournament_id: i64) -> Vec<(u32, u32, usize)> {
+    app.arena()
+        .list_matches(pb::ListMatchesRequest {
+            tournament_id,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .matches
+        .iter()
+        .map(|m| (m.games_total, m.games_done, m.games.len()))
+        .collect()
+}
+
+#[tokio::test]
+async fn a_match_list_counts_each_matchs_games_and_carries_them_only_when_asked() {
+    let app = spawn_app().await;
+    let token = register(&app, "ada").await;
+    let archives: Vec<(&str, Vec<u8>)> = ["weak", "strong"]
+        .into_iter()
+        .map(|name| (name, bot_archive(name, 1)))
+        .collect();
+    for (_, archive) in &archives {
+        submit(&app, &token, archive.clone()).await.unwrap();
+    }
+    let tournament = app
+        .arena()
+        .create_tournament(authorized(duel(&["weak", "strong"], 4), &token))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(match_counts(&app, tournament.id).await, vec![(2, 0, 0); 2]);
+    assert_eq!(play_queue(&app, &archives).await, 2);
+    // The same first page, after its matches changed.
+    assert_eq!(match_counts(&app, tournament.id).await, vec![(2, 2, 0); 2]);
+    let with_games = app
+        .arena()
+        .list_matches(pb::ListMatchesRequest {
+            tournament_id: tournament.id,
+            with_games: true,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .matches;
+    assert!(with_games
+        .iter()
+        .all(|m| (m.games_total, m.games_done, m.games.len()) == (2, 2, 2)));
+}
+
 #[tokio::test]
 async fn a_round_robin_runs_to_the_end_while_a_watcher_sees_it_progress() {
     let app = spawn_app().await;
@@ -748,6 +802,7 @@ async fn a_round_robin_runs_to_the_end_while_a_watcher_sees_it_progress() {
         .arena()
         .list_matches(pb::ListMatchesRequest {
             tournament_id: tournament.id,
+            with_games: true,
             ..Default::default()
         })
         .await
@@ -821,6 +876,7 @@ async fn a_table_game_tournament_is_rated_with_weng_lin() {
         .arena()
         .list_matches(pb::ListMatchesRequest {
             tournament_id: tournament.id,
+            with_games: true,
             ..Default::default()
         })
         .await
@@ -925,6 +981,7 @@ async fn hot_counts(app: &TestApp, tournament_id: i64) -> (usize, i64) {
         .arena()
         .list_matches(pb::ListMatchesRequest {
             tournament_id,
+            with_games: true,
             ..Default::default()
         })
         .await

@@ -86,7 +86,8 @@ impl Store {
         self.reads.board(key, || self.read_leaderboard(query)).await
     }
 
-    async fn read_leaderboard(
+    /// The board's live rows as the database holds them (no snapshot).
+    pub(super) async fn read_leaderboard(
         &self,
         query: &LeaderboardQuery,
     ) -> Result<Vec<LeaderboardRow>, ArenaError> {
@@ -214,17 +215,18 @@ fn group_by_result(rows: Vec<(i64, i64, i64, super::Flag)>) -> Vec<(i64, Vec<Rat
     grouped
 }
 
-/// Rates one recorded game under every model that fits its table.
+/// Rates one recorded game under every model that fits its table; the
+/// seats' new standings (model, bot version, standing).
 pub(crate) async fn rate_result(
     tx: &mut AnyConnection,
     game: &str,
     variant: &str,
     result_id: i64,
     seats: &[RatedSeat],
-) -> Result<(), ArenaError> {
+) -> Result<Vec<(RatingModel, i64, Standing)>, ArenaError> {
     let models = RatingModel::for_seats(seats.len());
     if models.is_empty() {
-        return Ok(());
+        return Ok(Vec::new());
     }
     // One statement each to read the seats' standings, write them back and
     // keep their history, whatever the number of seats and models: a
@@ -253,7 +255,8 @@ pub(crate) async fn rate_result(
         history.extend(changes.into_iter().map(|change| (model, change)));
     }
     save_standings(tx, game, variant, &saved).await?;
-    insert_histories(tx, result_id, game, variant, &history).await
+    insert_histories(tx, result_id, game, variant, &history).await?;
+    Ok(saved)
 }
 
 /// `($1, $2, ..), ($n+1, ..), ..`: `rows` groups of `columns` numbered

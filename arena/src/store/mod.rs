@@ -87,7 +87,7 @@ pub use self::results::{
     MAX_REPLAY_BYTES,
 };
 pub use self::snapshots::MAX_GAMES_PER_PAGE;
-use self::snapshots::{ReadCache, Touch, Touched};
+use self::snapshots::{BoardPatch, ReadCache, Touch, Touched};
 pub(crate) use self::sql::Flag;
 pub use self::tournaments::{
     variant_key, Entry, FormatRequest, GameSummary, MatchSummary, NewTournament, SprtStatus,
@@ -426,6 +426,7 @@ impl Store {
             transaction,
             notify_as: self.notify_as(),
             touched: Touched::Everything,
+            board_patches: Vec::new(),
             reads: Arc::clone(&self.reads),
             _guard: guard,
         }
@@ -499,6 +500,8 @@ pub(crate) struct WriteTransaction {
     notify_as: Option<u64>,
     /// What the commit drops from the read snapshots.
     touched: Touched,
+    /// The boards the commit patches rather than drops (when cached).
+    board_patches: Vec<BoardPatch>,
     reads: Arc<ReadCache>,
     /// SQLite's in-process write lock (none on PostgreSQL).
     _guard: Option<OwnedMutexGuard<()>>,
@@ -543,6 +546,17 @@ impl WriteTransaction {
                 .await?;
         }
         Ok(())
+    }
+
+    /// Declares that this transaction changes the standings `patch` holds
+    /// on its board, and nothing else on it: a cached copy of the board
+    /// is patched on commit rather than read again.
+    pub(crate) fn patches_board(&mut self, patch: BoardPatch) {
+        self.touches(Touch::Board {
+            game: patch.game.clone(),
+            variant: patch.variant.clone(),
+        });
+        self.board_patches.push(patch);
     }
 
     /// Declares that this transaction changes nothing a snapshot holds.
@@ -596,7 +610,8 @@ impl WriteTransaction {
             }
         }
         self.transaction.commit().await?;
-        self.reads.invalidate(&self.touched);
+        self.reads
+            .invalidate_patching(&self.touched, &self.board_patches);
         Ok(())
     }
 }

@@ -10,7 +10,7 @@ use sqlx::AnyConnection;
 
 use super::accounts::Runner;
 use super::leases::LeaseState;
-use super::{Store, Touch};
+use super::{BoardPatch, Store, Touch};
 use crate::error::ArenaError;
 use crate::ratings::RatedSeat;
 use crate::verify::PlannedGame;
@@ -140,7 +140,7 @@ impl Store {
                     super::formats::tally_recorded_game(tx, planned.game_id).await?;
                 }
                 let rated = rated_seats(&report.seats);
-                super::leaderboard::rate_result(
+                let standings = super::leaderboard::rate_result(
                     tx,
                     &planned.planned.game,
                     &planned.variant,
@@ -157,9 +157,10 @@ impl Store {
                     tournament_id: planned.tournament_id,
                     match_index: planned.match_index,
                 });
-                tx.touches(Touch::Board {
+                tx.patches_board(BoardPatch {
                     game: planned.planned.game.clone(),
                     variant: planned.variant.clone(),
+                    standings,
                 });
                 Ok(GameReportOutcome {
                     outcome: ReportOutcome::Recorded,

@@ -26,7 +26,7 @@ use super::leaderboard::LeaderboardRow;
 use super::tournaments::MatchSummary;
 use super::{Page, PageOf, Store};
 use crate::error::ArenaError;
-use crate::ratings::RatingModel;
+use crate::ratings::{RatingModel, Standing};
 
 /// Snapshots kept of each kind; past that, all are dropped and rebuilt on
 /// demand (a caller asking for every page size of every tournament only
@@ -43,6 +43,16 @@ pub(crate) enum Touch {
     },
     /// A rating of a game and variant.
     Board { game: String, variant: String },
+}
+
+/// The standings a write gave bot versions on a board (model, bot
+/// version, standing): a cached board that holds every one of them is
+/// patched with them, in place of being read again.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct BoardPatch {
+    pub game: String,
+    pub variant: String,
+    pub standings: Vec<(RatingModel, i64, Standing)>,
 }
 
 /// Everything a transaction touches: `Everything` unless it declared.
@@ -72,6 +82,13 @@ impl<T> Generation<T> {
         Generation {
             last_index: AtomicI64::new(i64::MAX),
             value: OnceCell::new(),
+        }
+    }
+
+    fn ready(value: T) -> Generation<T> {
+        Generation {
+            last_index: AtomicI64::new(i64::MAX),
+            value: OnceCell::new_with(Some(Arc::new(value))),
         }
     }
 }
@@ -142,6 +159,13 @@ impl ReadCache {
 
     /// Drops every snapshot a committed write touched.
     pub(crate) fn invalidate(&self, touched: &Touched) {
+        self.invalidate_patching(touched, &[]);
+    }
+
+    /// Drops every snapshot a committed write touched, except the boards
+    /// that `patches` bring up to date: those are replaced by patched
+    /// copies, so no reader waits for the board to be read again.
+    pub(crate) fn invalidate_patching(&self, touched: &Touched, patches: &[BoardPatch]) {
         let touches = match touched {
             Touched::Everything => {
                 lock(&self.first_pages).clear();
@@ -164,13 +188,76 @@ impl ReadCache {
                     *lock(&self.board_writes)
                         .entry((game.clone(), variant.clone()))
                         .or_default() += 1;
-                    lock(&self.boards).retain(|(board_game, board_variant, _), _| {
-                        board_game != game || board_variant != variant
-                    });
+                    let patch = patches
+                        .iter()
+                        .find(|patch| patch.game == *game && patch.variant == *variant);
+                    self.patch_boards(game, variant, patch);
                 }
             }
         }
     }
+}
+
+impl ReadCache {
+    /// Replaces each cached board of `game` and `variant` by a copy with
+    /// `patch` applied, or drops it when it cannot be patched (no patch,
+    /// a board still being built, a bot version new to it).
+    fn patch_boards(&self, game: &str, variant: &str, patch: Option<&BoardPatch>) {
+        let mut boards = lock(&self.boards);
+        let keys: Vec<BoardKey> = boards
+            .keys()
+            .filter(|(board_game, board_variant, _)| board_game == game && board_variant == variant)
+            .cloned()
+            .collect();
+        for key in keys {
+            let patched = patch.and_then(|patch| {
+                let rows = boards.get(&key)?.value.get()?;
+                patched_rows(rows, &patch.standings)
+            });
+            match patched {
+                Some(rows) => {
+                    boards.insert(key, Arc::new(Generation::ready(rows)));
+                }
+                None => {
+                    boards.remove(&key);
+                }
+            }
+        }
+    }
+}
+
+/// `rows` with `standings` of their model applied, in the order the board
+/// is read in (best rating first, then name and version), or `None` when a
+/// bot version is not on the board yet (its name and owner are not known
+/// here). A standing older than the row's (fewer games: another write got
+/// there first) is left out.
+fn patched_rows(
+    rows: &[LeaderboardRow],
+    standings: &[(RatingModel, i64, Standing)],
+) -> Option<Vec<LeaderboardRow>> {
+    let model = rows.first()?.model;
+    let mut rows = rows.to_vec();
+    for (_, bot_version_id, standing) in standings.iter().filter(|(of, ..)| *of == model) {
+        let row = rows
+            .iter_mut()
+            .find(|row| row.bot_version_id == *bot_version_id)?;
+        if standing.games > row.standing.games {
+            row.standing = *standing;
+            row.provisional = standing.provisional();
+        }
+    }
+    rows.sort_by(|a, b| {
+        b.standing
+            .rating
+            .value
+            .total_cmp(&a.standing.rating.value)
+            .then_with(|| a.bot_name.cmp(&b.bot_name))
+            .then(a.version.cmp(&b.version))
+    });
+    for (index, row) in rows.iter_mut().enumerate() {
+        row.position = index + 1;
+    }
+    Some(rows)
 }
 
 /// The most games a page of matches carries (beyond its first match): a

@@ -359,6 +359,7 @@ pub async fn assert_complete_and_exact(
         .list_matches(pb::ListMatchesRequest {
             tournament_id: tournament.id,
             page_size: 1000,
+            with_games: true,
             ..Default::default()
         })
         .await

@@ -176,6 +176,44 @@ async fn a_leaderboard_is_shared_until_a_result_on_it_is_recorded() {
     assert_eq!(games(&later), 2 * games(&played), "two matches of one size");
 }
 
+/// Whether the board of [`board`] is cached, built, before anyone asks.
+fn board_is_ready(arena: &Arena) -> bool {
+    let boards = lock(&arena.store.reads.boards);
+    boards
+        .iter()
+        .any(|(key, generation)| key.0 == TEST_DUEL && generation.value.get().is_some())
+}
+
+#[tokio::test]
+async fn a_cached_leaderboard_patched_by_each_result_reads_as_the_database_does() {
+    let arena = arena(4).await;
+    arena
+        .store
+        .create_tournament(&arena.owner, &round_robin(4, 4))
+        .await
+        .unwrap();
+    let mut patched = 0;
+    for _ in 0..12 {
+        arena.store.leaderboard(&board()).await.unwrap();
+        play_one(&arena).await;
+        patched += usize::from(board_is_ready(&arena));
+        let cached = arena.store.leaderboard(&board()).await.unwrap();
+        let read = arena.store.read_leaderboard(&board()).await.unwrap();
+        assert_eq!(*cached, read);
+    }
+    assert!(
+        arena
+            .store
+            .lease_match(&arena.runner, 30_000)
+            .await
+            .unwrap()
+            .is_none(),
+        "every match was played"
+    );
+    // A board is read again only while a bot version is new to it.
+    assert!(patched >= 8, "{patched} of 12 matches patched the board");
+}
+
 #[tokio::test]
 async fn concurrent_readers_never_see_a_page_older_than_the_last_answered_write() {
     let arena = Arc::new(arena(8).await);
