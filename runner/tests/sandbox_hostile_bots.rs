@@ -251,6 +251,24 @@ fn writing_to_etc_or_to_its_own_folder_fails_but_tmp_works() {
 }
 
 #[test]
+fn the_scratch_tmp_is_a_capped_tmpfs_of_its_own() {
+    let script = "head -c 3000000 /dev/zero > /tmp/big 2>/dev/null || echo full; \
+                  grep ' /tmp ' /proc/self/mounts";
+    let limits = Limits {
+        scratch_bytes: 1 << 20,
+        ..Limits::default()
+    };
+    let finished = run(&spec("scratch", &["sh", "-c", script], limits));
+    let (full, mount) = finished.stdout.split_once('\n').expect("two lines");
+    assert_eq!(full, "full", "{finished:?}");
+    assert!(
+        mount.starts_with("tmpfs /tmp tmpfs rw,nosuid,nodev"),
+        "{mount}"
+    );
+    assert!(mount.contains("size=1024k"), "{mount}");
+}
+
+#[test]
 fn a_bot_cannot_read_another_bots_folder() {
     let first = spec("first", &["cat"], Limits::default());
     let mut first_process = Sandbox::shared().spawn(&first).expect("first starts");

@@ -43,6 +43,8 @@ pub struct ChildPlan {
     pub landlock: Option<OwnedFd>,
     /// The network namespace to join, when it is not created by the clone.
     pub network: Option<OwnedFd>,
+    /// The detached scratch tmpfs the mount plan attaches at `/tmp`.
+    pub scratch: Option<OwnedFd>,
     pub seccomp: Vec<BpfProgram>,
     pub stdin: OwnedFd,
     pub stdout: OwnedFd,
@@ -168,7 +170,7 @@ pub unsafe fn run_supervisor(plan: &mut ChildPlan, pointers: &ExecPointers) -> !
 
 /// Keeps only the descriptors of the plan, joins the cgroups, builds the
 /// root and names the host.
-fn enter_sandbox(plan: &ChildPlan) -> Result<(), (SetupStep, Errno)> {
+fn enter_sandbox(plan: &mut ChildPlan) -> Result<(), (SetupStep, Errno)> {
     let landlock_fd = plan
         .landlock
         .as_ref()
@@ -177,6 +179,7 @@ fn enter_sandbox(plan: &ChildPlan) -> Result<(), (SetupStep, Errno)> {
         .network
         .as_ref()
         .map_or(-1, |namespace| namespace.as_raw_fd());
+    let scratch_fd = plan.scratch.as_ref().map(AsRawFd::as_raw_fd);
     let mut keep = [
         plan.stdin.as_raw_fd(),
         plan.stdout.as_raw_fd(),
@@ -184,6 +187,7 @@ fn enter_sandbox(plan: &ChildPlan) -> Result<(), (SetupStep, Errno)> {
         plan.report.as_raw_fd(),
         landlock_fd,
         network_fd,
+        scratch_fd.unwrap_or(-1),
     ];
     close_all_except(&mut keep).map_err(|errno| (SetupStep::CloseFds, errno))?;
     if network_fd >= 0 {
@@ -197,7 +201,7 @@ fn enter_sandbox(plan: &ChildPlan) -> Result<(), (SetupStep, Errno)> {
     // Before the pivot: the cgroup files are host paths.
     join_cgroups(&plan.cgroup_join_files).map_err(|errno| (SetupStep::JoinCgroups, errno))?;
     if let Some(mounts) = &plan.mounts {
-        mounts.apply_in_child()?;
+        mounts.apply_in_child(plan.scratch.take())?;
     }
     if plan.set_hostname {
         nix::unistd::sethostname("cairn-bot").map_err(|errno| (SetupStep::Hostname, errno))?;

@@ -12,11 +12,12 @@
 //! processes.
 
 use std::collections::BTreeMap;
+use std::os::fd::BorrowedFd;
 use std::path::Path;
 
 use landlock::{
-    path_beneath_rules, Access, AccessFs, AccessNet, CompatLevel, Compatible, Ruleset, RulesetAttr,
-    RulesetCreated, RulesetCreatedAttr, Scope, ABI,
+    path_beneath_rules, Access, AccessFs, AccessNet, CompatLevel, Compatible, PathBeneath, Ruleset,
+    RulesetAttr, RulesetCreated, RulesetCreatedAttr, Scope, ABI,
 };
 use seccompiler::{
     BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
@@ -147,24 +148,31 @@ pub fn landlock_abi_version() -> i64 {
 
 /// A Landlock ruleset for a sandbox whose root skeleton is `root` (on the
 /// host: Landlock rules follow inodes, which the bind mounts keep), with
-/// writes allowed in `writable` too (a build's output folder) when given.
+/// writes allowed in its scratch `/tmp` (the detached tmpfs `scratch`, or
+/// `root/tmp` without one) and in `writable` (a build's output folder) when
+/// given.
 pub fn landlock_ruleset(
     root: &Path,
+    scratch: Option<BorrowedFd<'_>>,
     writable: Option<&Path>,
 ) -> Result<RulesetCreated, landlock::RulesetError> {
     let abi = ABI::V6;
     let device_access = AccessFs::from_read(abi) | AccessFs::WriteFile | AccessFs::IoctlDev;
-    Ruleset::default()
+    let ruleset = Ruleset::default()
         .set_compatibility(CompatLevel::BestEffort)
         .handle_access(AccessFs::from_all(abi))?
         .handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)?
         .scope(Scope::Signal | Scope::AbstractUnixSocket)?
         .create()?
-        .add_rules(path_beneath_rules([root], AccessFs::from_read(abi)))?
-        .add_rules(path_beneath_rules(
+        .add_rules(path_beneath_rules([root], AccessFs::from_read(abi)))?;
+    let ruleset = match scratch {
+        Some(scratch) => ruleset.add_rule(PathBeneath::new(scratch, AccessFs::from_all(abi)))?,
+        None => ruleset.add_rules(path_beneath_rules(
             [root.join("tmp")],
             AccessFs::from_all(abi),
-        ))?
+        ))?,
+    };
+    ruleset
         .add_rules(path_beneath_rules([root.join("dev")], device_access))?
         .add_rules(path_beneath_rules(writable, AccessFs::from_all(abi)))
 }

@@ -25,8 +25,9 @@
 //!
 //! # What survives a crash of the runner
 //! Every supervisor notices (its report pipe loses its reader) and exits,
-//! which kills its bot's whole namespace. A bot's cgroups, root skeleton and
-//! scratch tmpfs stay until its uid is leased again, which clears them.
+//! which kills its bot's whole namespace, and with it the mount namespace
+//! that holds its scratch tmpfs. A bot's cgroups and root skeleton stay
+//! until its uid is leased again, which clears them.
 //!
 //! # Example
 //! ```no_run

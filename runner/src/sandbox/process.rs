@@ -264,7 +264,8 @@ impl SandboxedProcess {
     }
 
     fn clean_up(&mut self) {
-        // The scratch tmpfs first: its pages are charged to the cgroup.
+        // The scratch tmpfs, whose pages are charged to the cgroup, went
+        // with the sandbox's mount namespace.
         if let Some(skeleton) = self.leftovers.skeleton.take() {
             skeleton.remove();
         }

@@ -174,7 +174,7 @@ struct SupervisorExec {
     argv: [*const c_char; 5],
     envp: [*const c_char; 1],
     /// Descriptors that must survive the `execve`.
-    keep: [RawFd; 7],
+    keep: [RawFd; 8],
     report: RawFd,
 }
 
@@ -197,6 +197,7 @@ impl SupervisorExec {
         ];
         let landlock = plan.landlock.as_ref().map_or(-1, AsRawFd::as_raw_fd);
         let network = plan.network.as_ref().map_or(-1, AsRawFd::as_raw_fd);
+        let scratch = plan.scratch.as_ref().map_or(-1, AsRawFd::as_raw_fd);
         Ok(SupervisorExec {
             _args: args,
             argv,
@@ -209,6 +210,7 @@ impl SupervisorExec {
                 plan.stderr.as_raw_fd(),
                 landlock,
                 network,
+                scratch,
             ],
             report,
         })
@@ -353,6 +355,7 @@ fn encode_plan(plan: &ChildPlan) -> Vec<u8> {
     out.c_strings(&plan.cgroup_join_files);
     out.fd(plan.landlock.as_ref().map(AsRawFd::as_raw_fd));
     out.fd(plan.network.as_ref().map(AsRawFd::as_raw_fd));
+    out.fd(plan.scratch.as_ref().map(AsRawFd::as_raw_fd));
     for fd in [&plan.stdin, &plan.stdout, &plan.stderr, &plan.report] {
         out.fd(Some(fd.as_raw_fd()));
     }
@@ -397,6 +400,7 @@ fn decode_plan(input: &mut Decoder<'_>) -> Option<ChildPlan> {
     let cgroup_join_files = input.c_strings()?;
     let landlock = input.fd()?;
     let network = input.fd()?;
+    let scratch = input.fd()?;
     let stdio_and_report = [input.fd()??, input.fd()??, input.fd()??, input.fd()??];
     if !input.rest.is_empty() {
         return None;
@@ -408,6 +412,7 @@ fn decode_plan(input: &mut Decoder<'_>) -> Option<ChildPlan> {
     };
     let landlock = optional(landlock)?;
     let network = optional(network)?;
+    let scratch = optional(scratch)?;
     Some(ChildPlan {
         mounts,
         set_hostname,
@@ -419,6 +424,7 @@ fn decode_plan(input: &mut Decoder<'_>) -> Option<ChildPlan> {
         rlimits,
         landlock,
         network,
+        scratch,
         seccomp,
         stdin,
         stdout,
@@ -440,7 +446,7 @@ mod tests {
     fn plan() -> ChildPlan {
         let (stdin, stdout) = pipe_ends();
         let (stderr, report) = pipe_ends();
-        let (network, _) = pipe_ends();
+        let (network, scratch) = pipe_ends();
         let text = |text: &str| CString::new(text).expect("no nul");
         ChildPlan {
             mounts: None,
@@ -456,6 +462,7 @@ mod tests {
             ],
             landlock: None,
             network: Some(network),
+            scratch: Some(scratch),
             seccomp: super::super::filters::seccomp_programs().expect("seccomp programs"),
             stdin,
             stdout,

@@ -28,10 +28,11 @@ pub enum SetupStep {
     Exec,
     StartSupervisor,
     JoinNetwork,
+    MountScratch,
 }
 
 impl SetupStep {
-    const ALL: [SetupStep; 22] = [
+    const ALL: [SetupStep; 23] = [
         SetupStep::CloseFds,
         SetupStep::PrivateMounts,
         SetupStep::BindRoot,
@@ -54,6 +55,7 @@ impl SetupStep {
         SetupStep::Exec,
         SetupStep::StartSupervisor,
         SetupStep::JoinNetwork,
+        SetupStep::MountScratch,
     ];
 
     pub fn from_code(code: u32) -> Option<SetupStep> {
@@ -84,6 +86,7 @@ impl SetupStep {
             SetupStep::Exec => "executing the bot",
             SetupStep::StartSupervisor => "starting the sandbox supervisor",
             SetupStep::JoinNetwork => "joining the bot's network namespace",
+            SetupStep::MountScratch => "attaching the scratch /tmp",
         }
     }
 }

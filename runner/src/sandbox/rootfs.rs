@@ -8,12 +8,14 @@
 //! read-only. The bot sees: the system runtimes (`/usr` and the `/lib*`,
 //! `/bin` links), a few `/etc` files the loader and interpreters read, the
 //! harmless `/dev` nodes, `/proc` of its own pid namespace, a capped tmpfs
-//! `/tmp`, and its own folder and interpreter prefix at their host paths, all
+//! `/tmp` (made detached by the parent, attached only in the sandbox's mount
+//! namespace, so it dies with it), and its own folder and interpreter prefix at their host paths, all
 //! read-only except `/tmp`. Nothing of other bots or of the arena exists there.
 
 use std::ffi::{CStr, CString};
 use std::fs;
 use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{symlink, DirBuilderExt};
 use std::path::{Path, PathBuf};
@@ -71,6 +73,8 @@ struct MountStep {
 #[derive(Debug)]
 pub struct MountPlan {
     root: CString,
+    /// Where the scratch tmpfs is attached (`/tmp` in the skeleton).
+    scratch_target: CString,
     steps: Vec<MountStep>,
 }
 
@@ -85,19 +89,12 @@ impl RootSkeleton {
         &self.dir
     }
 
-    /// Unmounts the scratch tmpfs and removes the skeleton, which otherwise
-    /// holds only empty directories and files on the host (the other mounts
-    /// lived in the sandbox's namespace).
+    /// Removes the skeleton: only empty directories and files on the host
+    /// (every mount, the scratch tmpfs included, lived in the sandbox's
+    /// namespace and went with it).
     pub fn remove(&self) {
-        remove_skeleton(&self.dir);
+        let _ = fs::remove_dir_all(&self.dir);
     }
-}
-
-fn remove_skeleton(dir: &Path) {
-    if let Ok(scratch) = c_path(&dir.join("tmp")) {
-        let _ = umount2(scratch.as_c_str(), MntFlags::MNT_DETACH);
-    }
-    let _ = fs::remove_dir_all(dir);
 }
 
 fn c_path(path: &Path) -> io::Result<CString> {
@@ -126,15 +123,25 @@ pub struct Views<'a> {
     pub writable: Option<&'a Path>,
 }
 
-/// Builds the skeleton in `dir` and the plan that fills it.
+/// A skeleton, the plan that fills it, and its scratch tmpfs: a detached
+/// mount, which the sandbox attaches in its own mount namespace.
+#[derive(Debug)]
+pub struct PreparedRoot {
+    pub skeleton: RootSkeleton,
+    pub plan: MountPlan,
+    pub scratch: OwnedFd,
+}
+
+/// Builds the skeleton in `dir`, the plan that fills it and the scratch.
 pub fn prepare(
     dir: &Path,
     views: &Views<'_>,
     scratch_bytes: u64,
     bot_uid: Option<u32>,
-) -> io::Result<(RootSkeleton, MountPlan)> {
+) -> io::Result<PreparedRoot> {
     if dir.exists() {
-        remove_skeleton(dir);
+        // A crashed runner's; nothing is mounted on the host in it.
+        let _ = fs::remove_dir_all(dir);
     }
     make_dir(dir)?;
     let skeleton = RootSkeleton {
@@ -142,7 +149,7 @@ pub fn prepare(
     };
     let mut steps = Vec::new();
     make_dir(&dir.join("tmp"))?;
-    mount_scratch(&dir.join("tmp"), scratch_bytes)?;
+    let scratch = detached_scratch(scratch_bytes)?;
     plan_system_views(dir, &mut steps)?;
     write_accounts(&dir.join("etc"), bot_uid)?;
     let mut shown: Vec<(&Path, MountKind)> = views
@@ -158,9 +165,14 @@ pub fn prepare(
     }
     let plan = MountPlan {
         root: c_path(dir)?,
+        scratch_target: c_path(&dir.join("tmp"))?,
         steps,
     };
-    Ok((skeleton, plan))
+    Ok(PreparedRoot {
+        skeleton,
+        plan,
+        scratch,
+    })
 }
 
 /// `/proc`, `/dev`, the system runtimes and the few `/etc` entries.
@@ -213,21 +225,89 @@ fn plan_shown_dir(dir: &Path, host_path: &Path, kind: MountKind) -> io::Result<M
     Ok(bind)
 }
 
-/// Mounts the scratch tmpfs on the host side: Landlock ignores rules on
-/// mount points, so the rule granting writes in `/tmp` must name the tmpfs's
-/// own root, which therefore has to exist before the parent builds the rules.
-fn mount_scratch(target: &Path, scratch_bytes: u64) -> io::Result<()> {
-    let options = CString::new(format!("size={scratch_bytes},mode=1777,nr_inodes=16384"))
+// The new mount API (Linux 5.2), which libc names only by syscall number.
+const FSOPEN_CLOEXEC: libc::c_uint = 1;
+const FSCONFIG_SET_STRING: libc::c_uint = 1;
+const FSCONFIG_CMD_CREATE: libc::c_uint = 6;
+const FSMOUNT_CLOEXEC: libc::c_uint = 1;
+const MOUNT_ATTR_NOSUID: libc::c_uint = 0x2;
+const MOUNT_ATTR_NODEV: libc::c_uint = 0x4;
+const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 0x4;
+
+/// The scratch tmpfs as a mount attached nowhere. Mounting it on the host
+/// meant unmounting it there too, and an unmount from the host's mount
+/// namespace waits for an RCU grace period while holding the namespace
+/// lock, which every parallel start and stop needs: attached only inside
+/// the sandbox, it goes with the sandbox's mount namespace, whose teardown
+/// waits once for all of its mounts. Landlock rules name the tmpfs's root,
+/// so the descriptor is also what the parent's rule for `/tmp` is built on.
+fn detached_scratch(scratch_bytes: u64) -> io::Result<OwnedFd> {
+    // SAFETY: fsopen takes a static C string and returns a new descriptor.
+    let context = unsafe { libc::syscall(libc::SYS_fsopen, c"tmpfs".as_ptr(), FSOPEN_CLOEXEC) };
+    // SAFETY: a descriptor fsopen just returned, owned by nothing else.
+    let context = unsafe { OwnedFd::from_raw_fd(Errno::result(context)? as RawFd) };
+    let size = CString::new(scratch_bytes.to_string())
         .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
-    let flags = MsFlags::MS_NOSUID | MsFlags::MS_NODEV;
-    mount(
-        Some(c"tmpfs"),
-        c_path(target)?.as_c_str(),
-        Some(c"tmpfs"),
-        flags,
-        Some(options.as_c_str()),
-    )?;
-    Ok(())
+    let options = [
+        (c"source", c"tmpfs"),
+        (c"size", size.as_c_str()),
+        (c"mode", c"1777"),
+        (c"nr_inodes", c"16384"),
+    ];
+    for (key, value) in options {
+        // SAFETY: fsconfig reads two C strings that outlive the call.
+        let set = unsafe {
+            libc::syscall(
+                libc::SYS_fsconfig,
+                context.as_raw_fd(),
+                FSCONFIG_SET_STRING,
+                key.as_ptr(),
+                value.as_ptr(),
+                0,
+            )
+        };
+        Errno::result(set)?;
+    }
+    // SAFETY: fsconfig with no pointers.
+    let created = unsafe {
+        libc::syscall(
+            libc::SYS_fsconfig,
+            context.as_raw_fd(),
+            FSCONFIG_CMD_CREATE,
+            std::ptr::null::<libc::c_char>(),
+            std::ptr::null::<libc::c_char>(),
+            0,
+        )
+    };
+    Errno::result(created)?;
+    let attributes = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+    // SAFETY: fsmount on the configured context returns a new descriptor.
+    let mount = unsafe {
+        libc::syscall(
+            libc::SYS_fsmount,
+            context.as_raw_fd(),
+            FSMOUNT_CLOEXEC,
+            attributes,
+        )
+    };
+    // SAFETY: a descriptor fsmount just returned, owned by nothing else.
+    Ok(unsafe { OwnedFd::from_raw_fd(Errno::result(mount)? as RawFd) })
+}
+
+/// Attaches the detached mount `scratch` at `target` (and closes it).
+fn attach_scratch(scratch: OwnedFd, target: &CStr) -> Result<(), Errno> {
+    // SAFETY: move_mount reads an empty and a prepared C string.
+    let moved = unsafe {
+        libc::syscall(
+            libc::SYS_move_mount,
+            scratch.as_raw_fd(),
+            c"".as_ptr(),
+            libc::AT_FDCWD,
+            target.as_ptr(),
+            MOVE_MOUNT_F_EMPTY_PATH,
+        )
+    };
+    Errno::result(moved).map(drop)
 }
 
 fn step(kind: MountKind, source: &Path, target: &Path) -> io::Result<MountStep> {
@@ -305,6 +385,7 @@ impl MountPlan {
     /// Writes the plan for the supervisor's fresh process image.
     pub fn encode(&self, out: &mut Encoder) {
         out.c_string(&self.root);
+        out.c_string(&self.scratch_target);
         out.number(self.steps.len() as u64);
         for step in &self.steps {
             let kind = MountKind::ALL.iter().position(|kind| *kind == step.kind);
@@ -318,6 +399,7 @@ impl MountPlan {
     /// Reads what [`MountPlan::encode`] wrote; `None` if it is malformed.
     pub fn decode(input: &mut Decoder<'_>) -> Option<MountPlan> {
         let root = input.c_string()?;
+        let scratch_target = input.c_string()?;
         let n_steps = input.length()?;
         let mut steps = Vec::with_capacity(n_steps);
         for _ in 0..n_steps {
@@ -328,24 +410,32 @@ impl MountPlan {
                 create_dirs: input.c_strings()?,
             });
         }
-        Some(MountPlan { root, steps })
+        Some(MountPlan {
+            root,
+            scratch_target,
+            steps,
+        })
     }
 }
 
 impl MountPlan {
-    /// Applies the plan and pivots into the new root.
+    /// Applies the plan, attaching the detached tmpfs `scratch` at `/tmp`,
+    /// and pivots into the new root.
     ///
     /// Runs in the sandbox's first process right after `clone`: only
     /// syscalls on prepared data, no allocation.
-    pub fn apply_in_child(&self) -> Result<(), (SetupStep, Errno)> {
+    pub fn apply_in_child(&self, scratch: Option<OwnedFd>) -> Result<(), (SetupStep, Errno)> {
         let private = MsFlags::MS_REC | MsFlags::MS_PRIVATE;
         mount(NO_PATH, c"/", NO_PATH, private, NO_PATH)
             .map_err(|errno| (SetupStep::PrivateMounts, errno))?;
         let root = self.root.as_c_str();
-        // Recursive: the scratch tmpfs is already mounted inside.
         let bind = MsFlags::MS_BIND | MsFlags::MS_REC;
         mount(Some(root), root, NO_PATH, bind, NO_PATH)
             .map_err(|errno| (SetupStep::BindRoot, errno))?;
+        // Before the steps: some create their mount points in `/tmp`.
+        let scratch = scratch.ok_or((SetupStep::MountScratch, Errno::EBADF))?;
+        attach_scratch(scratch, &self.scratch_target)
+            .map_err(|errno| (SetupStep::MountScratch, errno))?;
         for step in &self.steps {
             step.apply()?;
         }
@@ -428,8 +518,17 @@ mod tests {
             read_only: std::slice::from_ref(&bot),
             writable: None,
         };
-        let (skeleton, plan) =
-            prepare(&skeleton_dir, &views, 1 << 20, Some(1_234_567)).expect("prepare");
+        let PreparedRoot {
+            skeleton,
+            plan,
+            scratch,
+        } = prepare(&skeleton_dir, &views, 1 << 20, Some(1_234_567)).expect("prepare");
+        // The scratch is a tmpfs attached nowhere on the host.
+        let scratch_fs = nix::sys::statfs::fstatfs(&scratch).expect("statfs");
+        assert_eq!(scratch_fs.filesystem_type(), nix::sys::statfs::TMPFS_MAGIC);
+        let device =
+            |path: &Path| std::os::unix::fs::MetadataExt::dev(&fs::metadata(path).expect("exists"));
+        assert_eq!(device(&skeleton_dir.join("tmp")), device(&skeleton_dir));
         for name in ["bin", "lib"] {
             let host = Path::new("/").join(name);
             if host

@@ -7,7 +7,7 @@
 
 use std::ffi::CString;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 
 use nix::fcntl::OFlag;
@@ -22,7 +22,7 @@ use super::network;
 use super::process::{Leftovers, SandboxedProcess};
 use super::reexec;
 use super::resolve::{resolve_command, ResolvedCommand};
-use super::rootfs::{self, MountPlan, RootSkeleton};
+use super::rootfs::{self, MountPlan, PreparedRoot, RootSkeleton};
 use super::uid_pool::{private_dir, state_dir, UidLease};
 use super::{Limits, SandboxError, SandboxSpec};
 
@@ -47,6 +47,8 @@ struct Prepared {
     bot_dir: PathBuf,
     resolved: ResolvedCommand,
     mounts: Option<MountPlan>,
+    /// The detached scratch tmpfs, attached by the sandbox.
+    scratch: Option<OwnedFd>,
     leftovers: Leftovers,
 }
 
@@ -93,7 +95,7 @@ fn prepare(
         rootfs::give_tree(&bot_dir, uid)
             .map_err(SandboxError::io("handing the output folder to the bot uid"))?;
     }
-    let (skeleton, mounts) = match host.private_root() {
+    let (skeleton, mounts, scratch) = match host.private_root() {
         true => {
             let mut shown = resolved.extra_read_only.clone();
             let writable = spec.writable_bot_dir.then_some(bot_dir.as_path());
@@ -105,12 +107,19 @@ fn prepare(
                 read_only: &shown,
                 writable,
             };
-            let (skeleton, plan) =
-                rootfs::prepare(&skeleton_dir, &views, spec.limits.scratch_bytes, bot_uid)
-                    .map_err(SandboxError::io("building the root skeleton"))?;
-            (Some(skeleton), Some(plan))
+            let PreparedRoot {
+                skeleton,
+                plan,
+                scratch,
+            } = rootfs::prepare(&skeleton_dir, &views, spec.limits.scratch_bytes, bot_uid)
+                .map_err(SandboxError::io("building the root skeleton"))?;
+            let scratch = above_stdio(scratch).map_err(|errno| SandboxError::Io {
+                context: "placing the scratch tmpfs",
+                source: errno.into(),
+            })?;
+            (Some(skeleton), Some(plan), Some(scratch))
         }
-        false => (None, None),
+        false => (None, None, None),
     };
     // One task more than the bot may have: the supervisor.
     let max_tasks = spec.limits.max_processes + 1;
@@ -131,6 +140,7 @@ fn prepare(
         bot_dir,
         resolved,
         mounts,
+        scratch,
         leftovers,
     })
 }
@@ -229,7 +239,8 @@ fn child_plan(
             let skeleton = prepared.leftovers.skeleton.as_ref();
             let root = skeleton.map_or(Path::new("/"), RootSkeleton::dir);
             let writable = spec.writable_bot_dir.then_some(prepared.bot_dir.as_path());
-            let ruleset = Option::<OwnedFd>::from(landlock_ruleset(root, writable)?);
+            let scratch = prepared.scratch.as_ref().map(AsFd::as_fd);
+            let ruleset = Option::<OwnedFd>::from(landlock_ruleset(root, scratch, writable)?);
             ruleset
                 .map(above_stdio)
                 .transpose()
@@ -271,6 +282,7 @@ fn child_plan(
         rlimits: rlimits(&spec.limits),
         landlock,
         network,
+        scratch: prepared.scratch.take(),
         seccomp: host.seccomp.clone().unwrap_or_default(),
         stdin: ends.stdin,
         stdout: ends.stdout,
