@@ -22,16 +22,21 @@
 
 use cairn_engine::{Outcome, Rng};
 
+mod bullfrogs;
 mod playout;
 pub use playout::Playout;
 
-/// How one search is bounded: it stops at whichever comes first.
+/// How one search is bounded: it stops at whichever comes first of the
+/// time and the iteration cap, but not before `min_iterations`.
 #[derive(Debug, Clone, Copy)]
 pub struct Budget {
     /// Thinking time, measured by [`ThinkClock`] (CPU time where it can).
     pub think: std::time::Duration,
     /// An iteration cap; `None` searches until the time is up.
     pub iterations: Option<u32>,
+    /// Iterations run even when the time is up: a floor that does not
+    /// depend on how fast the machine is (0: none).
+    pub min_iterations: u32,
 }
 
 /// UCB1's exploration constant for rewards in `[0, 1]`.
@@ -112,7 +117,10 @@ pub fn search<G: Playout>(
         if budget.iterations.is_some_and(|cap| iterations >= cap) {
             break;
         }
-        if iterations % CLOCK_EVERY == 0 && iterations > 0 && clock.elapsed() >= budget.think {
+        if iterations % CLOCK_EVERY == 0
+            && iterations >= budget.min_iterations.max(1)
+            && clock.elapsed() >= budget.think
+        {
             break;
         }
         let mut state = G::determinize(seen, rng).ok()?;
@@ -174,8 +182,8 @@ pub fn search<G: Playout>(
 }
 
 /// At `node`, with `legal` the actions of this determinization: adds a
-/// child for an untried legal action (the one a playout would pick among
-/// them) if the node has room for one, and returns it with
+/// child for an untried legal action (the game's [`Playout::expansion_pick`]
+/// among them) if the node has room for one, and returns it with
 /// `true`, or picks the best existing child by UCB1 over availability.
 fn select_or_expand<G: Playout>(
     tree: &mut Vec<Node<G::Action>>,
@@ -208,7 +216,7 @@ fn select_or_expand<G: Playout>(
                 < widening * (f64::from(tree[node].visits) + 1.0).sqrt()
     });
     if !untried.is_empty() && room {
-        let action = untried.swap_remove(state.playout_pick(&untried, rng));
+        let action = untried.swap_remove(state.expansion_pick(&untried, rng));
         let child = tree.len();
         tree.push(Node {
             action: Some(action),

@@ -5,7 +5,7 @@
 //! gives its playouts a light policy instead, so that their results say
 //! more about the position and less about the random player's blunders.
 
-use cairn_engine::bullfrogs::Bullfrogs;
+use cairn_engine::bullfrogs::{Action as BullfrogsAction, Bullfrogs};
 use cairn_engine::lords_of_scotland::LordsOfScotland;
 use cairn_engine::schotten_totten::cards::{self, color, is_clan, strength};
 use cairn_engine::schotten_totten::{Action, DeckKind, SchottenTotten};
@@ -27,11 +27,29 @@ pub trait Playout: Game {
         let _ = self;
         rng.below(legal.len())
     }
+
+    /// The index in `untried` (never empty) of the action a widening node
+    /// tries next: by default the one a playout would take.
+    fn expansion_pick(&self, untried: &[Self::Action], rng: &mut Rng) -> usize {
+        self.playout_pick(untried, rng)
+    }
 }
 
 impl Playout for LordsOfScotland {}
 
-impl Playout for Bullfrogs {}
+/// Bullfrogs: playouts mostly take the greedy bot's choice, and the tree
+/// widens in the greedy order (see [`super::bullfrogs`]).
+impl Playout for Bullfrogs {
+    const WIDENING: Option<f64> = Some(1.0);
+
+    fn playout_pick(&self, legal: &[BullfrogsAction], rng: &mut Rng) -> usize {
+        super::bullfrogs::playout_pick(self, legal, rng)
+    }
+
+    fn expansion_pick(&self, untried: &[BullfrogsAction], rng: &mut Rng) -> usize {
+        super::bullfrogs::greedy_pick(self, untried, rng)
+    }
+}
 
 /// Out of 100: how often a Schotten Totten playout spends a tactic card
 /// when it also holds a clan card it could play.
