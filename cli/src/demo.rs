@@ -372,7 +372,10 @@ mod tests {
             let others = n_bots - 2;
             let tables_per_pair: u32 = (0..seats - 2).fold(1, |c, i| c * (others - i) / (i + 1));
             let per_table = games_per_table(10, n_bots, seats);
-            assert!(per_table * tables_per_pair >= 10, "{n_bots} bots, {seats} seats");
+            assert!(
+                per_table * tables_per_pair >= 10,
+                "{n_bots} bots, {seats} seats"
+            );
             assert_eq!(per_table % seats, 0);
         }
     }
