@@ -22,11 +22,10 @@ pub struct DemoArgs {
     /// The folder for the database, the bots and the runner's cache [default: a fresh temporary folder].
     #[arg(long)]
     dir: Option<PathBuf>,
-    /// Games each pair of bots plays at least. A two-seat table plays this
-    /// many (rounded up to a multiple of its seats); a bigger table seats
-    /// several pairs at once and each pair meets at several tables, so it
-    /// plays fewer. Ten keeps the demo well under a minute with the
-    /// searching bot entered.
+    /// Games each table plays (rounded up to a multiple of its seats). Ten
+    /// keeps the demo well under a minute with the searching bot entered.
+    /// (A three-seat round robin plays few tables, a covering of the pairs,
+    /// so the Bullfrogs board needs all twelve to rank its bots.)
     #[arg(long, default_value_t = 10)]
     games_per_pairing: u32,
     /// Run bots as plain processes, without the sandbox.
@@ -233,12 +232,11 @@ async fn play_tournaments(args: &DemoArgs, dir: &Path, arena: &ArenaArgs) -> any
     ) in demo_tournaments().iter().enumerate()
     {
         let label = demo.label();
-        let bots: Vec<String> = DEMO_BOTS
+        let bots = DEMO_BOTS
             .iter()
             .filter(|(_, _, games)| games.is_none_or(|only| only == *game))
             .map(|(name, ..)| name.to_string())
             .collect();
-        let n_bots = bots.len() as u32;
         let request = pb::CreateTournamentRequest {
             game: game.to_string(),
             options: options
@@ -247,7 +245,8 @@ async fn play_tournaments(args: &DemoArgs, dir: &Path, arena: &ArenaArgs) -> any
                 .collect(),
             bots,
             seats_per_game: *seats,
-            games_per_pairing: games_per_table(args.games_per_pairing, n_bots, *seats),
+            // A table plays every rotation of its seats equally often.
+            games_per_pairing: args.games_per_pairing.div_ceil(*seats) * *seats,
             seed: seed as u64 + 1,
             ..Default::default()
         };
@@ -288,22 +287,6 @@ async fn play_tournaments(args: &DemoArgs, dir: &Path, arena: &ArenaArgs) -> any
     }
     println!("\n{}", crate::ratings::columns_legend());
     Ok(())
-}
-
-/// Games each table of a round robin of `n_bots` at `seats` plays so that
-/// every pair of bots meets in at least `per_pair` games: a pair sits
-/// together at C(n_bots - 2, seats - 2) tables. Rounded up to a multiple
-/// of the seats, so a table plays every rotation of its seats equally
-/// often. (Three-seat Bullfrogs, the costliest board for the searching
-/// bot, plays 6 games a table instead of 12, and each pair still meets
-/// 18 times.)
-fn games_per_table(per_pair: u32, n_bots: u32, seats: u32) -> u32 {
-    let others = n_bots.saturating_sub(2);
-    let chosen = seats.saturating_sub(2).min(others);
-    // C(others, chosen), exact at every step.
-    let tables_per_pair = (0..chosen).fold(1u32, |c, i| c * (others - i) / (i + 1));
-    let seats = seats.max(1);
-    per_pair.div_ceil(tables_per_pair.max(1)).div_ceil(seats) * seats
 }
 
 /// A bot folder whose command runs `cairn bot-run BUNDLED`.
@@ -355,25 +338,5 @@ mod tests {
             "Schotten Totten (tactics=true)"
         );
         assert_eq!(DEMO_TOURNAMENTS[3].label(), "Bullfrogs (3 seats)");
-    }
-
-    #[test]
-    fn every_pair_of_bots_meets_at_least_the_asked_games_and_no_more_tables_than_needed() {
-        // Two seats: each pair is one table.
-        assert_eq!(games_per_table(10, 5, 2), 10);
-        assert_eq!(games_per_table(9, 5, 2), 10);
-        // Five bots at three seats: each pair at three tables.
-        assert_eq!(games_per_table(10, 5, 3), 6);
-        // Five bots at four seats: each pair at three tables too.
-        assert_eq!(games_per_table(10, 5, 4), 4);
-        // Three bots at three seats: one table.
-        assert_eq!(games_per_table(10, 3, 3), 12);
-        for (n_bots, seats) in [(5, 2), (5, 3), (5, 4), (5, 5), (6, 3), (3, 3)] {
-            let others = n_bots - 2;
-            let tables_per_pair: u32 = (0..seats - 2).fold(1, |c, i| c * (others - i) / (i + 1));
-            let per_table = games_per_table(10, n_bots, seats);
-            assert!(per_table * tables_per_pair >= 10, "{n_bots} bots, {seats} seats");
-            assert_eq!(per_table % seats, 0);
-        }
     }
 }

@@ -161,6 +161,9 @@ mod tests {
                 };
             }
         }
-        assert!(above > games / 2.0, "above greedy in {above} of {games} games");
+        assert!(
+            above > games / 2.0,
+            "above greedy in {above} of {games} games"
+        );
     }
 }

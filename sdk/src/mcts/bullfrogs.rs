@@ -60,9 +60,9 @@ fn action_score(state: &Bullfrogs, color: usize, action: &Action) -> i32 {
                 2
             }
         }
-        Action::Jump { color: jumper, to, .. } => {
-            i32::from((usize::from(jumper) == color) == (to == Pos::LOG))
-        }
+        Action::Jump {
+            color: jumper, to, ..
+        } => i32::from((usize::from(jumper) == color) == (to == Pos::LOG)),
         Action::Play { kind, .. } => i32::from(pad_kind(kind).actions),
         _ => 0,
     }
