@@ -148,8 +148,7 @@ impl Store {
             .bind(runner.id)
             .execute(&mut *tx)
             .await?;
-        tx.lock_match(match_id).await?;
-        let state = self.lease_state(&mut tx, match_id).await?;
+        let state = tx.lock_match(match_id).await?;
         if !state.held_by(runner, generation, now) {
             return Err(super::cancel::lease_lost(&mut tx, match_id).await?);
         }
