@@ -168,26 +168,27 @@ impl Store {
     /// be refused). Revoking twice is a no-op; returns the matches requeued.
     pub async fn revoke_runner(&self, name: &str) -> Result<u64, ArenaError> {
         let now = self.now_ms();
-        let mut tx = self.begin_write().await?;
-        let id: Option<i64> = sqlx::query_scalar("SELECT id FROM runners WHERE name = $1")
-            .bind(name)
-            .fetch_optional(&mut *tx)
-            .await?;
-        let id = id.ok_or_else(|| ArenaError::not_found("runner", name))?;
-        sqlx::query("UPDATE runners SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2")
-            .bind(now)
+        let requeued = self.write(async |tx| {
+            let id: Option<i64> = sqlx::query_scalar("SELECT id FROM runners WHERE name = $1")
+                .bind(name)
+                .fetch_optional(&mut **tx)
+                .await?;
+            let id = id.ok_or_else(|| ArenaError::not_found("runner", name))?;
+            sqlx::query("UPDATE runners SET revoked_at = COALESCE(revoked_at, $1) WHERE id = $2")
+                .bind(now)
+                .bind(id)
+                .execute(&mut **tx)
+                .await?;
+            let requeued = sqlx::query(
+                "UPDATE matches SET status = 'queued', lease_holder = NULL, lease_expires_at = NULL \
+                 WHERE lease_holder = $1 AND status = 'leased'",
+            )
             .bind(id)
-            .execute(&mut *tx)
-            .await?;
-        let requeued = sqlx::query(
-            "UPDATE matches SET status = 'queued', lease_holder = NULL, lease_expires_at = NULL \
-             WHERE lease_holder = $1 AND status = 'leased'",
-        )
-        .bind(id)
-        .execute(&mut *tx)
-        .await?
-        .rows_affected();
-        tx.commit().await?;
+            .execute(&mut **tx)
+            .await?
+            .rows_affected();
+            Ok(requeued)
+        }).await?;
         self.notify_change();
         Ok(requeued)
     }

@@ -88,29 +88,31 @@ impl Store {
     ) -> Result<SubmittedVersion, ArenaError> {
         let checked = check_archive(archive)?;
         check_name("bot", &checked.manifest.name)?;
-        let mut tx = self.begin_write().await?;
-        let bot_id = self
-            .bot_for_submission(&mut tx, owner, &checked.manifest.name)
-            .await?;
-        let existing: Option<i64> = sqlx::query_scalar(
-            "SELECT id FROM bot_versions WHERE bot_id = $1 AND content_hash = $2",
-        )
-        .bind(bot_id)
-        .bind(&checked.content_hash)
-        .fetch_optional(&mut *tx)
-        .await?;
-        let (version_id, created) = match existing {
-            Some(id) => (id, false),
-            None => {
-                self.check_bot_quota(&mut tx, owner, Some(bot_id)).await?;
-                (
-                    self.insert_version(&mut tx, bot_id, archive, &checked)
-                        .await?,
-                    true,
+        let (version_id, created) = self
+            .write(async |tx| {
+                let bot_id = self
+                    .bot_for_submission(tx, owner, &checked.manifest.name)
+                    .await?;
+                let existing: Option<i64> = sqlx::query_scalar(
+                    "SELECT id FROM bot_versions WHERE bot_id = $1 AND content_hash = $2",
                 )
-            }
-        };
-        tx.commit().await?;
+                .bind(bot_id)
+                .bind(&checked.content_hash)
+                .fetch_optional(&mut **tx)
+                .await?;
+                let (version_id, created) = match existing {
+                    Some(id) => (id, false),
+                    None => {
+                        self.check_bot_quota(tx, owner, Some(bot_id)).await?;
+                        (
+                            self.insert_version(tx, bot_id, archive, &checked).await?,
+                            true,
+                        )
+                    }
+                };
+                Ok((version_id, created))
+            })
+            .await?;
         Ok(SubmittedVersion {
             version: self.bot_version(version_id).await?,
             created,
@@ -270,26 +272,29 @@ impl Store {
     /// schedules its versions no more (the matches already queued are
     /// played); the owner who wants it gone at once cancels the tournament.
     pub async fn delete_bot(&self, owner: &Owner, bot_name: &str) -> Result<(), ArenaError> {
-        let mut tx = self.begin_write().await?;
-        let found: Option<i64> = sqlx::query_scalar("SELECT owner_id FROM bots WHERE name = $1")
-            .bind(bot_name)
-            .fetch_optional(&mut *tx)
-            .await?;
-        match found {
-            None => return Err(ArenaError::not_found("bot", bot_name)),
-            Some(owner_id) if owner_id != owner.id => {
-                return Err(ArenaError::PermissionDenied(format!(
-                    "bot `{bot_name}` belongs to another owner"
-                )));
+        self.write(async |tx| {
+            let found: Option<i64> =
+                sqlx::query_scalar("SELECT owner_id FROM bots WHERE name = $1")
+                    .bind(bot_name)
+                    .fetch_optional(&mut **tx)
+                    .await?;
+            match found {
+                None => return Err(ArenaError::not_found("bot", bot_name)),
+                Some(owner_id) if owner_id != owner.id => {
+                    return Err(ArenaError::PermissionDenied(format!(
+                        "bot `{bot_name}` belongs to another owner"
+                    )));
+                }
+                Some(_) => {}
             }
-            Some(_) => {}
-        }
-        sqlx::query("UPDATE bots SET deleted_at = COALESCE(deleted_at, $1) WHERE name = $2")
-            .bind(self.now_ms())
-            .bind(bot_name)
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
+            sqlx::query("UPDATE bots SET deleted_at = COALESCE(deleted_at, $1) WHERE name = $2")
+                .bind(self.now_ms())
+                .bind(bot_name)
+                .execute(&mut **tx)
+                .await?;
+            Ok(())
+        })
+        .await?;
         Ok(())
     }
 

@@ -20,46 +20,47 @@ impl Store {
         tournament_id: i64,
     ) -> Result<i64, ArenaError> {
         let now = self.now_ms();
-        let mut tx = self.begin_write().await?;
-        let row: Option<(i64, super::Flag)> =
-            sqlx::query_as("SELECT owner_id, planning_done FROM tournaments WHERE id = $1")
-                .bind(tournament_id)
-                .fetch_optional(&mut *tx)
-                .await?;
-        let Some((owner_id, super::Flag(planning_done))) = row else {
-            return Err(ArenaError::not_found("tournament", tournament_id));
-        };
-        if owner_id != owner.id {
-            return Err(ArenaError::PermissionDenied(format!(
-                "tournament {tournament_id} belongs to another owner"
-            )));
-        }
-        // RULING (ours): a plan still being written is not cancelled under
-        // its writer's feet (it would queue the matches it writes next);
-        // planning takes seconds, so the owner cancels once it is written.
-        if !planning_done {
-            return Err(ArenaError::FailedPrecondition(format!(
-                "tournament {tournament_id} is still being planned: cancel it when its plan is written"
-            )));
-        }
-        let dropped = sqlx::query(
-            "UPDATE matches SET status = 'done', failure = $1, finished_at = $2, lease_holder = NULL, lease_expires_at = NULL \
-             WHERE tournament_id = $3 AND status IN ('queued', 'leased')",
-        )
-        .bind(CANCELLED)
-        .bind(now)
-        .bind(tournament_id)
-        .execute(&mut *tx)
-        .await?
-        .rows_affected();
-        sqlx::query(
-            "UPDATE tournaments SET cancelled_at = COALESCE(cancelled_at, $1) WHERE id = $2",
-        )
-        .bind(now)
-        .bind(tournament_id)
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
+        let dropped = self.write(async |tx| {
+            let row: Option<(i64, super::Flag)> =
+                sqlx::query_as("SELECT owner_id, planning_done FROM tournaments WHERE id = $1")
+                    .bind(tournament_id)
+                    .fetch_optional(&mut **tx)
+                    .await?;
+            let Some((owner_id, super::Flag(planning_done))) = row else {
+                return Err(ArenaError::not_found("tournament", tournament_id));
+            };
+            if owner_id != owner.id {
+                return Err(ArenaError::PermissionDenied(format!(
+                    "tournament {tournament_id} belongs to another owner"
+                )));
+            }
+            // RULING (ours): a plan still being written is not cancelled under
+            // its writer's feet (it would queue the matches it writes next);
+            // planning takes seconds, so the owner cancels once it is written.
+            if !planning_done {
+                return Err(ArenaError::FailedPrecondition(format!(
+                    "tournament {tournament_id} is still being planned: cancel it when its plan is written"
+                )));
+            }
+            let dropped = sqlx::query(
+                "UPDATE matches SET status = 'done', failure = $1, finished_at = $2, lease_holder = NULL, lease_expires_at = NULL \
+                 WHERE tournament_id = $3 AND status IN ('queued', 'leased')",
+            )
+            .bind(CANCELLED)
+            .bind(now)
+            .bind(tournament_id)
+            .execute(&mut **tx)
+            .await?
+            .rows_affected();
+            sqlx::query(
+                "UPDATE tournaments SET cancelled_at = COALESCE(cancelled_at, $1) WHERE id = $2",
+            )
+            .bind(now)
+            .bind(tournament_id)
+            .execute(&mut **tx)
+            .await?;
+            Ok(dropped)
+        }).await?;
         self.notify_change();
         Ok(dropped as i64)
     }

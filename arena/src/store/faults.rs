@@ -51,37 +51,38 @@ impl Store {
         reason: &str,
     ) -> Result<GiveBack, ArenaError> {
         let now = self.now_ms();
-        let mut tx = self.begin_write().await?;
-        let state = self.lease_state(&mut tx, match_id).await?;
-        if !state.held_by(runner, generation, now) {
-            return Err(super::cancel::lease_lost(&mut tx, match_id).await?);
-        }
-        let attempts: i64 = sqlx::query_scalar(
-            "UPDATE matches SET attempts = attempts + 1 WHERE id = $1 RETURNING attempts",
-        )
-        .bind(match_id)
-        .fetch_one(&mut *tx)
-        .await?;
-        let failed = attempts >= self.max_attempts;
-        if failed {
-            let failure = format!(
-                "given up after {attempts} attempts; last: {}",
-                tail(reason, MAX_FAULT_TEXT_BYTES)
-            );
-            sqlx::query("UPDATE matches SET status = 'done', failure = $1, finished_at = $2, lease_expires_at = NULL WHERE id = $3")
-                .bind(failure)
-                .bind(now)
-                .bind(match_id)
-                .execute(&mut *tx)
-                .await?;
-            super::formats::after_match_done(&mut tx, match_id).await?;
-        } else {
-            sqlx::query("UPDATE matches SET status = 'queued', lease_holder = NULL, lease_expires_at = NULL WHERE id = $1")
-                .bind(match_id)
-                .execute(&mut *tx)
-                .await?;
-        }
-        tx.commit().await?;
+        let (attempts, failed) = self.write(async |tx| {
+            let state = self.lease_state(tx, match_id).await?;
+            if !state.held_by(runner, generation, now) {
+                return Err(super::cancel::lease_lost(tx, match_id).await?);
+            }
+            let attempts: i64 = sqlx::query_scalar(
+                "UPDATE matches SET attempts = attempts + 1 WHERE id = $1 RETURNING attempts",
+            )
+            .bind(match_id)
+            .fetch_one(&mut **tx)
+            .await?;
+            let failed = attempts >= self.max_attempts;
+            if failed {
+                let failure = format!(
+                    "given up after {attempts} attempts; last: {}",
+                    tail(reason, MAX_FAULT_TEXT_BYTES)
+                );
+                sqlx::query("UPDATE matches SET status = 'done', failure = $1, finished_at = $2, lease_expires_at = NULL WHERE id = $3")
+                    .bind(failure)
+                    .bind(now)
+                    .bind(match_id)
+                    .execute(&mut **tx)
+                    .await?;
+                super::formats::after_match_done(tx, match_id).await?;
+            } else {
+                sqlx::query("UPDATE matches SET status = 'queued', lease_holder = NULL, lease_expires_at = NULL WHERE id = $1")
+                    .bind(match_id)
+                    .execute(&mut **tx)
+                    .await?;
+            }
+            Ok((attempts, failed))
+        }).await?;
         self.notify_change();
         Ok(GiveBack { attempts, failed })
     }
@@ -99,31 +100,32 @@ impl Store {
         log: &str,
     ) -> Result<usize, ArenaError> {
         let now = self.now_ms();
-        let mut tx = self.begin_write().await?;
-        let state = self.lease_state(&mut tx, match_id).await?;
-        if !state.held_by(runner, generation, now) {
-            return Err(super::cancel::lease_lost(&mut tx, match_id).await?);
-        }
-        let super::Flag(seated) = sqlx::query_scalar(
-            "SELECT EXISTS (SELECT 1 FROM seats WHERE match_id = $1 AND bot_version_id = $2)",
-        )
-        .bind(match_id)
-        .bind(bot_version_id)
-        .fetch_one(&mut *tx)
-        .await?;
-        if !seated {
-            return Err(ArenaError::invalid(format!(
-                "bot version {bot_version_id} has no seat in match {match_id}"
-            )));
-        }
-        sqlx::query("UPDATE bot_versions SET broken_at = COALESCE(broken_at, $1), build_log = $2 WHERE id = $3")
-            .bind(now)
-            .bind(tail(log, MAX_FAULT_TEXT_BYTES))
+        self.write(async |tx| {
+            let state = self.lease_state(tx, match_id).await?;
+            if !state.held_by(runner, generation, now) {
+                return Err(super::cancel::lease_lost(tx, match_id).await?);
+            }
+            let super::Flag(seated) = sqlx::query_scalar(
+                "SELECT EXISTS (SELECT 1 FROM seats WHERE match_id = $1 AND bot_version_id = $2)",
+            )
+            .bind(match_id)
             .bind(bot_version_id)
-            .execute(&mut *tx)
+            .fetch_one(&mut **tx)
             .await?;
-        end_with_build_failures(&mut tx, Some(runner.id), match_id, now).await?;
-        tx.commit().await?;
+            if !seated {
+                return Err(ArenaError::invalid(format!(
+                    "bot version {bot_version_id} has no seat in match {match_id}"
+                )));
+            }
+            sqlx::query("UPDATE bot_versions SET broken_at = COALESCE(broken_at, $1), build_log = $2 WHERE id = $3")
+                .bind(now)
+                .bind(tail(log, MAX_FAULT_TEXT_BYTES))
+                .bind(bot_version_id)
+                .execute(&mut **tx)
+                .await?;
+            end_with_build_failures(tx, Some(runner.id), match_id, now).await?;
+            Ok(())
+        }).await?;
         self.notify_change();
         // The version's other queued matches, one short transaction each.
         let queued: Vec<i64> = sqlx::query_scalar(
@@ -135,16 +137,23 @@ impl Store {
         .await?;
         let mut ended = 1;
         for other in queued {
-            let mut tx = self.begin_write().await?;
-            let status: String = sqlx::query_scalar("SELECT status FROM matches WHERE id = $1")
-                .bind(other)
-                .fetch_one(&mut *tx)
+            let ended_here = self
+                .write(async |tx| {
+                    let status: String =
+                        sqlx::query_scalar("SELECT status FROM matches WHERE id = $1")
+                            .bind(other)
+                            .fetch_one(&mut **tx)
+                            .await?;
+                    if status != "queued" {
+                        return Ok(false);
+                    }
+                    end_with_build_failures(tx, None, other, self.now_ms()).await?;
+                    Ok(true)
+                })
                 .await?;
-            if status == "queued" {
-                end_with_build_failures(&mut tx, None, other, self.now_ms()).await?;
+            if ended_here {
                 ended += 1;
             }
-            tx.commit().await?;
         }
         self.notify_change();
         Ok(ended)

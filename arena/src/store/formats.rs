@@ -614,25 +614,32 @@ impl super::Store {
             if !manifest.plays(&game) {
                 continue;
             }
-            let mut tx = self.begin_write().await?;
-            // Checked again in the transaction: a ladder cancelled since
-            // the list was read takes no one.
-            let entered = sqlx::query(
-                "INSERT INTO tournament_entries (tournament_id, entry_index, bot_version_id) \
-                 SELECT t.id, (SELECT COUNT(*) FROM tournament_entries e WHERE e.tournament_id = t.id), $1 \
-                 FROM tournaments t WHERE t.id = $2 AND t.cancelled_at IS NULL",
-            )
-            .bind(bot_version_id)
-            .bind(tournament_id)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
-            if entered == 0 {
+            let entered = self
+                .write(async |tx| {
+                    // Checked again in the transaction: a ladder cancelled
+                    // since the list was read takes no one.
+                    let entered = sqlx::query(
+                        "INSERT INTO tournament_entries (tournament_id, entry_index, bot_version_id) \
+                         SELECT t.id, (SELECT COUNT(*) FROM tournament_entries e WHERE e.tournament_id = t.id), $1 \
+                         FROM tournaments t WHERE t.id = $2 AND t.cancelled_at IS NULL",
+                    )
+                    .bind(bot_version_id)
+                    .bind(tournament_id)
+                    .execute(&mut **tx)
+                    .await?
+                    .rows_affected();
+                    if entered == 0 {
+                        tx.touches_nothing_cached();
+                        return Ok(false);
+                    }
+                    let stored = stored_format(tx, tournament_id).await?;
+                    advance(tx, tournament_id, &stored).await?;
+                    Ok(true)
+                })
+                .await?;
+            if !entered {
                 continue;
             }
-            let stored = stored_format(&mut tx, tournament_id).await?;
-            advance(&mut tx, tournament_id, &stored).await?;
-            tx.commit().await?;
             joined += 1;
         }
         if joined > 0 {

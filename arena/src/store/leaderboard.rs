@@ -149,50 +149,51 @@ impl Store {
         options: &GameOptions,
     ) -> Result<(), ArenaError> {
         let variant = variant_key(options);
-        let mut tx = self.begin_write().await?;
-        for table in ["rating_history", "ratings"] {
-            let sql = format!("DELETE FROM {table} WHERE game = $1 AND variant = $2");
-            sqlx::query(sqlx::AssertSqlSafe(sql))
-                .bind(game)
-                .bind(&variant)
-                .execute(&mut *tx)
-                .await?;
-        }
-        let rows: Vec<(i64, i64, i64, super::Flag)> = sqlx::query_as(
-            "SELECT r.id, rs.bot_version_id, rs.rank, rs.forfeit_reason IS NOT NULL FROM results r \
-             JOIN games g ON g.id = r.game_id JOIN matches m ON m.id = g.match_id JOIN tournaments t ON t.id = m.tournament_id \
-             JOIN result_seats rs ON rs.game_id = r.game_id WHERE t.game = $1 AND t.variant = $2 ORDER BY r.id, rs.seat",
-        )
-        .bind(game)
-        .bind(&variant)
-        .fetch_all(&mut *tx)
-        .await?;
-        let mut standings: HashMap<RatingModel, Standings> = HashMap::new();
-        for (result_id, seats) in group_by_result(rows) {
-            let mut history = Vec::new();
-            for &model in RatingModel::for_seats(seats.len()) {
-                let changes = apply_game(model, standings.entry(model).or_default(), &seats);
-                history.extend(changes.into_iter().map(|change| (model, change)));
+        self.write(async |tx| {
+            for table in ["rating_history", "ratings"] {
+                let sql = format!("DELETE FROM {table} WHERE game = $1 AND variant = $2");
+                sqlx::query(sqlx::AssertSqlSafe(sql))
+                    .bind(game)
+                    .bind(&variant)
+                    .execute(&mut **tx)
+                    .await?;
             }
-            insert_histories(&mut tx, result_id, game, &variant, &history).await?;
-        }
-        let saved: Vec<(RatingModel, i64, Standing)> = standings
-            .iter()
-            .flat_map(|(&model, by_version)| {
-                by_version
-                    .iter()
-                    .map(move |(&bot_version_id, &standing)| (model, bot_version_id, standing))
-            })
-            .collect();
-        // 12 numbered values a row: well under either database's limit.
-        for chunk in saved.chunks(500) {
-            save_standings(&mut tx, game, &variant, chunk).await?;
-        }
-        tx.touches(Touch::Board {
-            game: game.to_string(),
-            variant,
-        });
-        tx.commit().await?;
+            let rows: Vec<(i64, i64, i64, super::Flag)> = sqlx::query_as(
+                "SELECT r.id, rs.bot_version_id, rs.rank, rs.forfeit_reason IS NOT NULL FROM results r \
+                 JOIN games g ON g.id = r.game_id JOIN matches m ON m.id = g.match_id JOIN tournaments t ON t.id = m.tournament_id \
+                 JOIN result_seats rs ON rs.game_id = r.game_id WHERE t.game = $1 AND t.variant = $2 ORDER BY r.id, rs.seat",
+            )
+            .bind(game)
+            .bind(&variant)
+            .fetch_all(&mut **tx)
+            .await?;
+            let mut standings: HashMap<RatingModel, Standings> = HashMap::new();
+            for (result_id, seats) in group_by_result(rows) {
+                let mut history = Vec::new();
+                for &model in RatingModel::for_seats(seats.len()) {
+                    let changes = apply_game(model, standings.entry(model).or_default(), &seats);
+                    history.extend(changes.into_iter().map(|change| (model, change)));
+                }
+                insert_histories(tx, result_id, game, &variant, &history).await?;
+            }
+            let saved: Vec<(RatingModel, i64, Standing)> = standings
+                .iter()
+                .flat_map(|(&model, by_version)| {
+                    by_version
+                        .iter()
+                        .map(move |(&bot_version_id, &standing)| (model, bot_version_id, standing))
+                })
+                .collect();
+            // 12 numbered values a row: well under either database's limit.
+            for chunk in saved.chunks(500) {
+                save_standings(tx, game, &variant, chunk).await?;
+            }
+            tx.touches(Touch::Board {
+                game: game.to_string(),
+                variant,
+            });
+            Ok(())
+        }).await?;
         Ok(())
     }
 }

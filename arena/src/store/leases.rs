@@ -12,6 +12,10 @@ use crate::error::ArenaError;
 /// The longest lease (or extension) a runner may ask for.
 pub const MAX_LEASE_MS: i64 = 60 * 60 * 1000;
 
+/// How stale a runner's last sighting may grow before a call records it
+/// again (`cairn runners` shows it this fresh).
+pub const SIGHTING_MS: i64 = 5_000;
+
 /// A match leased to a runner: everything needed to play it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lease {
@@ -81,12 +85,7 @@ impl Store {
     ) -> Result<Option<Lease>, ArenaError> {
         check_lease_duration(duration_ms)?;
         let now = self.now_ms();
-        let mut tx = self.begin_concurrent_write().await?;
-        sqlx::query("UPDATE runners SET last_seen_at = $1 WHERE id = $2")
-            .bind(now)
-            .bind(runner.id)
-            .execute(&mut *tx)
-            .await?;
+        self.saw_runner_outside(runner, now).await?;
         // Two indexed lookups rather than one OR, which would scan every
         // finished match of every tournament. On PostgreSQL each locks the
         // row it finds and skips rows another lease holds: two processes
@@ -95,39 +94,45 @@ impl Store {
             Dialect::Sqlite => "",
             Dialect::Postgres => " FOR UPDATE SKIP LOCKED",
         };
-        let queued: Option<i64> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
-            "SELECT id FROM matches WHERE status = 'queued' ORDER BY id LIMIT 1{locking}"
-        )))
-        .fetch_optional(&mut *tx)
-        .await?;
-        let expired: Option<i64> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
-            "SELECT id FROM matches WHERE status = 'leased' AND lease_expires_at <= $1 ORDER BY id LIMIT 1{locking}"
-        )))
-        .bind(now)
-        .fetch_optional(&mut *tx)
-        .await?;
-        let next = queued.into_iter().chain(expired).min();
-        let Some(match_id) = next else {
-            // Only the runner's last sighting changed.
-            tx.touches_nothing_cached();
-            tx.commit().await?;
-            return Ok(None);
-        };
-        let (tournament_id, match_index): (i64, i64) = sqlx::query_as(
-            "UPDATE matches SET status = 'leased', lease_generation = lease_generation + 1, lease_holder = $1, lease_expires_at = $2 WHERE id = $3 \
-             RETURNING tournament_id, match_index",
-        )
-        .bind(runner.id)
-        .bind(now + duration_ms)
-        .bind(match_id)
-        .fetch_one(&mut *tx)
-        .await?;
-        tx.touches(Touch::Match {
-            tournament_id,
-            match_index,
-        });
-        tx.commit().await?;
-        self.lease_details(match_id).await.map(Some)
+        let leased = self
+            .write_concurrently(async |tx| {
+                self.saw_runner_inside(tx, runner, now).await?;
+                let queued: Option<i64> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+                    "SELECT id FROM matches WHERE status = 'queued' ORDER BY id LIMIT 1{locking}"
+                )))
+                .fetch_optional(&mut **tx)
+                .await?;
+                let expired: Option<i64> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+                    "SELECT id FROM matches WHERE status = 'leased' AND lease_expires_at <= $1 ORDER BY id LIMIT 1{locking}"
+                )))
+                .bind(now)
+                .fetch_optional(&mut **tx)
+                .await?;
+                let next = queued.into_iter().chain(expired).min();
+                let Some(match_id) = next else {
+                    tx.touches_nothing_cached();
+                    return Ok(None);
+                };
+                let (tournament_id, match_index): (i64, i64) = sqlx::query_as(
+                    "UPDATE matches SET status = 'leased', lease_generation = lease_generation + 1, lease_holder = $1, lease_expires_at = $2 WHERE id = $3 \
+                     RETURNING tournament_id, match_index",
+                )
+                .bind(runner.id)
+                .bind(now + duration_ms)
+                .bind(match_id)
+                .fetch_one(&mut **tx)
+                .await?;
+                tx.touches(Touch::Match {
+                    tournament_id,
+                    match_index,
+                });
+                Ok(Some(match_id))
+            })
+            .await?;
+        match leased {
+            Some(match_id) => self.lease_details(match_id).await.map(Some),
+            None => Ok(None),
+        }
     }
 
     /// Extends a lease `runner` still holds; refuses a lost one.
@@ -140,28 +145,47 @@ impl Store {
     ) -> Result<i64, ArenaError> {
         check_lease_duration(duration_ms)?;
         let now = self.now_ms();
-        let mut tx = self.begin_concurrent_write().await?;
-        // The runner's row first, then the match's, as a lease takes them:
-        // two transactions never wait for each other in a circle.
-        sqlx::query("UPDATE runners SET last_seen_at = $1 WHERE id = $2")
-            .bind(now)
-            .bind(runner.id)
-            .execute(&mut *tx)
-            .await?;
-        let state = tx.lock_match(match_id).await?;
-        if !state.held_by(runner, generation, now) {
-            return Err(super::cancel::lease_lost(&mut tx, match_id).await?);
+        self.saw_runner_outside(runner, now).await?;
+        self.write_concurrently(async |tx| {
+            self.saw_runner_inside(tx, runner, now).await?;
+            let state = tx.lock_match(match_id).await?;
+            if !state.held_by(runner, generation, now) {
+                return Err(super::cancel::lease_lost(tx, match_id).await?);
+            }
+            let expires_at = now + duration_ms;
+            sqlx::query("UPDATE matches SET lease_expires_at = $1 WHERE id = $2")
+                .bind(expires_at)
+                .bind(match_id)
+                .execute(&mut **tx)
+                .await?;
+            // A lease's expiry is in no snapshot.
+            tx.touches_nothing_cached();
+            Ok(expires_at)
+        })
+        .await
+    }
+
+    /// Records that `runner` called at `now`, on PostgreSQL, before the
+    /// call's transaction (see [`saw_runner`]).
+    async fn saw_runner_outside(&self, runner: &Runner, now: i64) -> Result<(), ArenaError> {
+        if self.dialect == Dialect::Postgres {
+            saw_runner(&self.writer, runner, now).await?;
         }
-        let expires_at = now + duration_ms;
-        sqlx::query("UPDATE matches SET lease_expires_at = $1 WHERE id = $2")
-            .bind(expires_at)
-            .bind(match_id)
-            .execute(&mut *tx)
-            .await?;
-        // A lease's expiry and a runner's last sighting are in no snapshot.
-        tx.touches_nothing_cached();
-        tx.commit().await?;
-        Ok(expires_at)
+        Ok(())
+    }
+
+    /// Records that `runner` called at `now`, on SQLite, in the call's
+    /// transaction (see [`saw_runner`]).
+    async fn saw_runner_inside(
+        &self,
+        tx: &mut sqlx::AnyConnection,
+        runner: &Runner,
+        now: i64,
+    ) -> Result<(), ArenaError> {
+        if self.dialect == Dialect::Sqlite {
+            saw_runner(tx, runner, now).await?;
+        }
+        Ok(())
     }
 
     pub(crate) async fn lease_state(
@@ -220,4 +244,28 @@ impl Store {
             games,
         })
     }
+}
+
+/// Records that `runner` called at `now`, when its last sighting is older
+/// than [`SIGHTING_MS`] (or in the future: a clock set back). Every runner
+/// sharing a token shares its row, and every lease and heartbeat would
+/// otherwise write it. On SQLite, where writes take turns anyway, it is
+/// written in the call's transaction; on PostgreSQL in a statement of its
+/// own before it, so no lease or heartbeat holds (or waits for) the row's
+/// lock, and a sighting still fresh changes and locks nothing.
+async fn saw_runner<'c>(
+    executor: impl sqlx::Executor<'c, Database = sqlx::Any>,
+    runner: &Runner,
+    now: i64,
+) -> Result<(), ArenaError> {
+    sqlx::query(
+        "UPDATE runners SET last_seen_at = $1 WHERE id = $2 \
+         AND (last_seen_at IS NULL OR last_seen_at <= $3 OR last_seen_at > $1)",
+    )
+    .bind(now)
+    .bind(runner.id)
+    .bind(now - SIGHTING_MS)
+    .execute(executor)
+    .await?;
+    Ok(())
 }

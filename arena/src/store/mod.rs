@@ -17,7 +17,11 @@
 //! - `snapshots`: versioned snapshots of the hottest reads (first pages of
 //!   matches, leaderboards), dropped by the writes that touch them.
 //!
-//! Every write runs in one transaction, so a refused call changes nothing.
+//! Every write runs in one transaction, so a refused call changes nothing,
+//! through `Store::write` (or `Store::write_concurrently`), which ends
+//! it on every path before the call returns: committed, or rolled back
+//! and the rollback awaited (a transaction merely dropped keeps its locks
+//! until its connection is next used).
 //! On SQLite it is `BEGIN IMMEDIATE` behind an in-process lock: writers
 //! queue instead of failing to upgrade a read lock. On PostgreSQL several
 //! arena processes write at once and nothing rests on a lock in one
@@ -342,8 +346,34 @@ impl Store {
         self.clock.now_ms()
     }
 
-    /// A write transaction that holds the write lock from its first statement.
-    pub(crate) async fn begin_write(&self) -> Result<WriteTransaction, ArenaError> {
+    /// Runs `body` in a write transaction that holds the write lock from
+    /// its first statement ([`Store::begin_write`]) and ends it before
+    /// returning: committed when `body` succeeds, rolled back when it fails
+    /// (see [`WriteTransaction::finish`]). Every write goes through here or
+    /// [`Store::write_concurrently`].
+    pub(crate) async fn write<T>(
+        &self,
+        body: impl AsyncFnOnce(&mut WriteTransaction) -> Result<T, ArenaError>,
+    ) -> Result<T, ArenaError> {
+        let mut tx = self.begin_write().await?;
+        let outcome = body(&mut tx).await;
+        tx.finish(outcome).await
+    }
+
+    /// [`Store::write`] for the hot paths, in a transaction of
+    /// [`Store::begin_concurrent_write`].
+    pub(crate) async fn write_concurrently<T>(
+        &self,
+        body: impl AsyncFnOnce(&mut WriteTransaction) -> Result<T, ArenaError>,
+    ) -> Result<T, ArenaError> {
+        let mut tx = self.begin_concurrent_write().await?;
+        let outcome = body(&mut tx).await;
+        tx.finish(outcome).await
+    }
+
+    /// A write transaction that holds the write lock from its first
+    /// statement; its opener ends it with [`WriteTransaction::finish`].
+    async fn begin_write(&self) -> Result<WriteTransaction, ArenaError> {
         match self.dialect {
             Dialect::Sqlite => {
                 let guard = Arc::clone(&self.write_lock).lock_owned().await;
@@ -362,7 +392,7 @@ impl Store {
     /// PostgreSQL it runs beside the others of its kind, so it must lock
     /// the rows it reads to change ([`WriteTransaction::lock_match`],
     /// [`WriteTransaction::lock_board`]).
-    pub(crate) async fn begin_concurrent_write(&self) -> Result<WriteTransaction, ArenaError> {
+    async fn begin_concurrent_write(&self) -> Result<WriteTransaction, ArenaError> {
         match self.dialect {
             Dialect::Sqlite => self.begin_write().await,
             Dialect::Postgres => {
@@ -376,7 +406,8 @@ impl Store {
     /// the exclusive or the shared advisory lock function.
     async fn begin_postgres_write(&self, lock: &str) -> Result<WriteTransaction, ArenaError> {
         // One round trip: the transaction opens holding the lock (the key
-        // is a constant, so it is written into the statement).
+        // is a constant, so it is written into the statement). If the lock
+        // fails, sqlx rolls the half-open transaction back.
         let begin = format!("BEGIN; SELECT {lock}({WRITE_LOCK_KEY})");
         let transaction = self.writer.begin_with(sqlx::AssertSqlSafe(begin)).await?;
         Ok(self.write_transaction(transaction, None))
@@ -527,17 +558,48 @@ impl WriteTransaction {
         }
     }
 
+    /// Ends the transaction as `outcome` says, and returns it: on `Ok`
+    /// commits ([`WriteTransaction::commit`]; a failed commit is the
+    /// outcome then), on `Err` rolls back and waits for the rollback.
+    ///
+    /// A transaction merely dropped is rolled back too, but later: sqlx
+    /// queues the `ROLLBACK` and sends it when the connection is next
+    /// used, and until then the transaction keeps its row and advisory
+    /// locks (on PostgreSQL, a lease taken `FOR UPDATE SKIP LOCKED` skips
+    /// a match whose lock a refused heartbeat still holds). So every
+    /// transaction ends here, on every path.
+    pub(crate) async fn finish<T>(self, outcome: Result<T, ArenaError>) -> Result<T, ArenaError> {
+        match outcome {
+            Ok(value) => self.commit().await.map(|()| value),
+            Err(error) => Err(self.roll_back(error).await),
+        }
+    }
+
+    /// Rolls back (waiting for it) a transaction refused with `error`,
+    /// which it returns.
+    async fn roll_back(self, error: ArenaError) -> ArenaError {
+        if let Err(rollback_error) = self.transaction.rollback().await {
+            // The connection is broken: the server ends the transaction
+            // with it. The caller hears the first error.
+            tracing::warn!(%rollback_error, %error, "rolling back a refused write");
+        }
+        error
+    }
+
     /// Commits, then drops the snapshots the transaction touched (still
     /// under the write lock, before the writer's caller is answered).
-    pub(crate) async fn commit(mut self) -> Result<(), ArenaError> {
+    async fn commit(mut self) -> Result<(), ArenaError> {
         let touches_a_snapshot = self.touched != Touched::Only(Vec::new());
         if let Some(me) = self.notify_as.filter(|_| touches_a_snapshot) {
             // Delivered only if the transaction commits, once it has.
-            sqlx::query("SELECT pg_notify($1, $2)")
+            let notified = sqlx::query("SELECT pg_notify($1, $2)")
                 .bind(invalidate::CHANNEL)
                 .bind(invalidate::payload(me, &self.touched))
                 .execute(&mut *self.transaction)
-                .await?;
+                .await;
+            if let Err(error) = notified {
+                return Err(self.roll_back(error.into()).await);
+            }
         }
         self.transaction.commit().await?;
         self.reads.invalidate(&self.touched);

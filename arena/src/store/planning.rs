@@ -73,57 +73,78 @@ impl Store {
                 )
             })
             .collect();
-        let mut tx = self.begin_write().await?;
-        let mut budget = PLAN_CHUNK_ROWS;
-        'plan: for (match_index, planned) in plan.iter().enumerate() {
-            let mut done = match written.remove(&match_index) {
-                Some(done) => done,
-                None => {
-                    budget = budget.saturating_sub(1 + planned.seats.len());
-                    insert_match(&mut tx, tournament_id, match_index, planned, &entries).await?
-                }
-            };
-            while done.games < planned.game_seeds.len() {
-                if budget == 0 {
-                    tx.commit().await?;
-                    tx = self.begin_write().await?;
-                    budget = PLAN_CHUNK_ROWS;
-                    if sprt_decided(&mut tx, tournament_id).await? {
+        // One chunk a transaction: `next` is the first match of the plan
+        // not yet complete, `written` what is written of those after it.
+        let mut next = 0;
+        let mut first_chunk = true;
+        loop {
+            let finished = self
+                .write(async |tx| {
+                    if !first_chunk && sprt_decided(tx, tournament_id).await? {
                         // An SPRT gauntlet decided while its plan was being
                         // written: what is not written is dropped too.
-                        break 'plan;
+                        finish_plan(tx, tournament_id).await?;
+                        return Ok(true);
                     }
-                }
-                let take = budget.min(planned.game_seeds.len() - done.games);
-                insert_games(
-                    &mut tx,
-                    done.match_id,
-                    done.games,
-                    &planned.game_seeds[done.games..done.games + take],
-                )
+                    let mut budget = PLAN_CHUNK_ROWS;
+                    while let Some(planned) = plan.get(next) {
+                        let mut done = match written.remove(&next) {
+                            Some(done) => done,
+                            None => {
+                                budget = budget.saturating_sub(1 + planned.seats.len());
+                                insert_match(tx, tournament_id, next, planned, &entries).await?
+                            }
+                        };
+                        while done.games < planned.game_seeds.len() {
+                            if budget == 0 {
+                                written.insert(next, done);
+                                return Ok(false);
+                            }
+                            let take = budget.min(planned.game_seeds.len() - done.games);
+                            insert_games(
+                                tx,
+                                done.match_id,
+                                done.games,
+                                &planned.game_seeds[done.games..done.games + take],
+                            )
+                            .await?;
+                            done.games += take;
+                            budget -= take;
+                        }
+                        // Complete: a runner may take it now.
+                        sqlx::query(
+                            "UPDATE matches SET status = 'queued' WHERE id = $1 AND status = 'leased' AND lease_holder IS NULL AND lease_expires_at IS NULL",
+                        )
+                        .bind(done.match_id)
+                        .execute(&mut **tx)
+                        .await?;
+                        next += 1;
+                    }
+                    finish_plan(tx, tournament_id).await?;
+                    Ok(true)
+                })
                 .await?;
-                done.games += take;
-                budget -= take;
+            if finished {
+                break;
             }
-            // Complete: a runner may take it now.
-            sqlx::query(
-                "UPDATE matches SET status = 'queued' WHERE id = $1 AND status = 'leased' AND lease_holder IS NULL AND lease_expires_at IS NULL",
-            )
-            .bind(done.match_id)
-            .execute(&mut *tx)
-            .await?;
+            first_chunk = false;
         }
-        if sprt_decided(&mut tx, tournament_id).await? {
-            super::formats::drop_unplayed_matches(&mut tx, tournament_id).await?;
-        }
-        sqlx::query("UPDATE tournaments SET planning_done = 1 WHERE id = $1")
-            .bind(tournament_id)
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
         self.notify_change();
         Ok(())
     }
+}
+
+/// Marks a tournament's plan written, dropping what is not played yet of
+/// a decided SPRT gauntlet.
+async fn finish_plan(tx: &mut AnyConnection, tournament_id: i64) -> Result<(), ArenaError> {
+    if sprt_decided(tx, tournament_id).await? {
+        super::formats::drop_unplayed_matches(tx, tournament_id).await?;
+    }
+    sqlx::query("UPDATE tournaments SET planning_done = 1 WHERE id = $1")
+        .bind(tournament_id)
+        .execute(&mut *tx)
+        .await?;
+    Ok(())
 }
 
 async fn sprt_decided(tx: &mut AnyConnection, tournament_id: i64) -> Result<bool, ArenaError> {

@@ -112,46 +112,52 @@ impl Store {
         drop(connection);
         (self.verifier)(&planned.planned, report)?;
         let now = self.now_ms();
-        let mut tx = self.begin_concurrent_write().await?;
-        // The match's row, then its board: another process's report of
-        // the same game waits here, and then finds it recorded.
-        let state = tx.lock_match(match_id).await?;
-        // Every result of the match is written under its row's lock (or
-        // the exclusive write lock), so what is read here holds until the
-        // commit.
-        let progress = match_progress(&mut tx, match_id, planned.game_id).await?;
-        if progress.recorded {
-            return Ok(GameReportOutcome {
-                outcome: ReportOutcome::AlreadyRecorded,
-                match_done: state.status == "done",
-            });
+        let recorded = self
+            .write_concurrently(async |tx| {
+                // The match's row, then its board: another process's report
+                // of the same game waits here, and then finds it recorded.
+                let state = tx.lock_match(match_id).await?;
+                // Every result of the match is written under its row's lock
+                // (or the exclusive write lock), so what is read here holds
+                // until the commit.
+                let progress = match_progress(tx, match_id, planned.game_id).await?;
+                if progress.recorded {
+                    tx.touches_nothing_cached();
+                    return Ok(GameReportOutcome {
+                        outcome: ReportOutcome::AlreadyRecorded,
+                        match_done: state.status == "done",
+                    });
+                }
+                if !state.held_by(runner, lease_generation, now) {
+                    return Err(super::cancel::lease_lost(tx, match_id).await?);
+                }
+                let recorded = RecordedGame {
+                    runner_id: Some(runner.id),
+                    game_id: planned.game_id,
+                    report,
+                    now,
+                };
+                self.record_rated_game(tx, &planned, &recorded).await?;
+                let match_done =
+                    progress.missing == 1 && finish_match_if_complete(tx, match_id, now).await?;
+                tx.touches(Touch::Match {
+                    tournament_id: planned.tournament_id,
+                    match_index: planned.match_index,
+                });
+                tx.touches(Touch::Board {
+                    game: planned.planned.game.clone(),
+                    variant: planned.variant.clone(),
+                });
+                Ok(GameReportOutcome {
+                    outcome: ReportOutcome::Recorded,
+                    match_done,
+                })
+            })
+            .await?;
+        if recorded.outcome == ReportOutcome::Recorded {
+            self.notify_change();
         }
-        if !state.held_by(runner, lease_generation, now) {
-            return Err(super::cancel::lease_lost(&mut tx, match_id).await?);
-        }
-        let recorded = RecordedGame {
-            runner_id: Some(runner.id),
-            game_id: planned.game_id,
-            report,
-            now,
-        };
-        self.record_rated_game(&mut tx, &planned, &recorded).await?;
-        let match_done =
-            progress.missing == 1 && finish_match_if_complete(&mut tx, match_id, now).await?;
-        tx.touches(Touch::Match {
-            tournament_id: planned.tournament_id,
-            match_index: planned.match_index,
-        });
-        tx.touches(Touch::Board {
-            game: planned.planned.game.clone(),
-            variant: planned.variant.clone(),
-        });
-        tx.commit().await?;
-        self.notify_change();
-        Ok(GameReportOutcome {
-            outcome: ReportOutcome::Recorded,
-            match_done,
-        })
+        Ok(recorded)
     }
 
     /// Records a game with its rating updates (and its format's tally),

@@ -187,40 +187,41 @@ impl Store {
         let sprt = request.format.sprt;
         let options = serde_json::to_string(&canonical)
             .map_err(|error| ArenaError::Internal(error.to_string()))?;
-        let mut tx = self.begin_write().await?;
-        let tournament_id: i64 = sqlx::query_scalar(
-            "INSERT INTO tournaments (owner_id, game, options, variant, seats_per_game, games_per_pairing, seed, created_at, planned_matches, planning_done, \
-             format, rounds, ladder_width, challengers, sprt_elo0, sprt_elo1, sprt_alpha, sprt_beta) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING id",
-        )
-        .bind(owner.id)
-        .bind(&request.game)
-        .bind(options)
-        .bind(variant_key(&canonical))
-        .bind(request.seats_per_game as i64)
-        .bind(request.games_per_pairing as i64)
-        .bind(request.seed as i64)
-        .bind(self.now_ms())
-        .bind(expected_matches as i64)
-        .bind(spec.format.name())
-        .bind(rounds)
-        .bind(ladder_width)
-        .bind(challengers)
-        .bind(sprt.map(|sprt| sprt.elo0))
-        .bind(sprt.map(|sprt| sprt.elo1))
-        .bind(sprt.map(|sprt| sprt.alpha))
-        .bind(sprt.map(|sprt| sprt.beta))
-        .fetch_one(&mut *tx)
-        .await?;
-        for (index, entry) in entries.iter().enumerate() {
-            sqlx::query("INSERT INTO tournament_entries (tournament_id, entry_index, bot_version_id) VALUES ($1, $2, $3)")
-                .bind(tournament_id)
-                .bind(index as i64)
-                .bind(entry.id)
-                .execute(&mut *tx)
-                .await?;
-        }
-        tx.commit().await?;
+        let tournament_id = self.write(async |tx| {
+            let tournament_id: i64 = sqlx::query_scalar(
+                "INSERT INTO tournaments (owner_id, game, options, variant, seats_per_game, games_per_pairing, seed, created_at, planned_matches, planning_done, \
+                 format, rounds, ladder_width, challengers, sprt_elo0, sprt_elo1, sprt_alpha, sprt_beta) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING id",
+            )
+            .bind(owner.id)
+            .bind(&request.game)
+            .bind(options)
+            .bind(variant_key(&canonical))
+            .bind(request.seats_per_game as i64)
+            .bind(request.games_per_pairing as i64)
+            .bind(request.seed as i64)
+            .bind(self.now_ms())
+            .bind(expected_matches as i64)
+            .bind(spec.format.name())
+            .bind(rounds)
+            .bind(ladder_width)
+            .bind(challengers)
+            .bind(sprt.map(|sprt| sprt.elo0))
+            .bind(sprt.map(|sprt| sprt.elo1))
+            .bind(sprt.map(|sprt| sprt.alpha))
+            .bind(sprt.map(|sprt| sprt.beta))
+            .fetch_one(&mut **tx)
+            .await?;
+            for (index, entry) in entries.iter().enumerate() {
+                sqlx::query("INSERT INTO tournament_entries (tournament_id, entry_index, bot_version_id) VALUES ($1, $2, $3)")
+                    .bind(tournament_id)
+                    .bind(index as i64)
+                    .bind(entry.id)
+                    .execute(&mut **tx)
+                    .await?;
+            }
+            Ok(tournament_id)
+        }).await?;
         // The plan itself, in short transactions (resumed after a restart).
         self.write_plan(tournament_id).await?;
         self.tournament(tournament_id).await

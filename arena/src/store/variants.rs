@@ -22,45 +22,47 @@ impl Store {
                 .await?;
         let mut stale: BTreeSet<(String, String)> = BTreeSet::new();
         let mut rebuilt: BTreeSet<(String, GameOptions)> = BTreeSet::new();
-        let mut tx = self.begin_write().await?;
-        for (id, game, options, variant) in rows {
-            // A game this build does not know, or options it refuses, stay
-            // as they are: nothing canonical to write.
-            let Some(descriptor) = (self.game_check)(&game) else {
-                continue;
-            };
-            let Ok(options) = serde_json::from_str::<GameOptions>(&options) else {
-                continue;
-            };
-            let Ok(canonical) = descriptor.canonical_options(&options) else {
-                continue;
-            };
-            let canonical_variant = variant_key(&canonical);
-            if canonical == options && canonical_variant == variant {
-                continue;
-            }
-            let text = serde_json::to_string(&canonical)
-                .map_err(|error| ArenaError::Internal(error.to_string()))?;
-            sqlx::query("UPDATE tournaments SET options = $1, variant = $2 WHERE id = $3")
-                .bind(text)
-                .bind(&canonical_variant)
-                .bind(id)
-                .execute(&mut *tx)
-                .await?;
-            stale.insert((game.clone(), variant));
-            rebuilt.insert((game, canonical));
-        }
-        for (game, variant) in &stale {
-            for table in ["rating_history", "ratings"] {
-                let sql = format!("DELETE FROM {table} WHERE game = $1 AND variant = $2");
-                sqlx::query(sqlx::AssertSqlSafe(sql))
-                    .bind(game)
-                    .bind(variant)
-                    .execute(&mut *tx)
+        self.write(async |tx| {
+            for (id, game, options, variant) in rows {
+                // A game this build does not know, or options it refuses, stay
+                // as they are: nothing canonical to write.
+                let Some(descriptor) = (self.game_check)(&game) else {
+                    continue;
+                };
+                let Ok(options) = serde_json::from_str::<GameOptions>(&options) else {
+                    continue;
+                };
+                let Ok(canonical) = descriptor.canonical_options(&options) else {
+                    continue;
+                };
+                let canonical_variant = variant_key(&canonical);
+                if canonical == options && canonical_variant == variant {
+                    continue;
+                }
+                let text = serde_json::to_string(&canonical)
+                    .map_err(|error| ArenaError::Internal(error.to_string()))?;
+                sqlx::query("UPDATE tournaments SET options = $1, variant = $2 WHERE id = $3")
+                    .bind(text)
+                    .bind(&canonical_variant)
+                    .bind(id)
+                    .execute(&mut **tx)
                     .await?;
+                stale.insert((game.clone(), variant));
+                rebuilt.insert((game, canonical));
             }
-        }
-        tx.commit().await?;
+            for (game, variant) in &stale {
+                for table in ["rating_history", "ratings"] {
+                    let sql = format!("DELETE FROM {table} WHERE game = $1 AND variant = $2");
+                    sqlx::query(sqlx::AssertSqlSafe(sql))
+                        .bind(game)
+                        .bind(variant)
+                        .execute(&mut **tx)
+                        .await?;
+                }
+            }
+            Ok(())
+        })
+        .await?;
         for (game, options) in &rebuilt {
             tracing::info!(
                 "options made canonical: the ratings of {game} {} are rebuilt",

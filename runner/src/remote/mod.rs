@@ -342,24 +342,36 @@ async fn run_lease(shared: &Shared, lease: &pb::MatchLease) -> Result<(), Remote
         }
     };
     let result = played.map_err(|error| RemoteError::Play(error.to_string()))?;
-    let mut lost = false;
-    for report in report::game_reports(lease, &result) {
-        match send_report(shared, report).await {
-            Ok(()) => {}
-            Err(status)
-                if matches!(
-                    status.code(),
-                    tonic::Code::FailedPrecondition | tonic::Code::Unavailable
-                ) =>
-            {
-                lost = true;
-                break;
+    // The games are reported one at a time, which takes a while for a long
+    // match on a busy arena: the lease is kept alive until the last one is
+    // in, or its expiry would refuse the rest and another runner would
+    // play the whole match again.
+    let reporting = async {
+        for report in report::game_reports(lease, &result) {
+            match send_report(shared, report).await {
+                Ok(()) => {}
+                Err(status)
+                    if matches!(
+                        status.code(),
+                        tonic::Code::FailedPrecondition | tonic::Code::Unavailable
+                    ) =>
+                {
+                    return Ok(true);
+                }
+                // A refused report is a fault of this runner (a bot cannot
+                // cause one): the match is given back.
+                Err(status) => return Err(RemoteError::from(status)),
             }
-            // A refused report is a fault of this runner (a bot cannot
-            // cause one): the match is given back.
-            Err(status) => return Err(status.into()),
         }
-    }
+        Ok(false)
+    };
+    tokio::pin!(reporting);
+    let lost = loop {
+        tokio::select! {
+            lost = &mut reporting => break lost?,
+            _ = heartbeats.tick() => heartbeat(shared, lease).await?,
+        }
+    };
     if lost {
         shared.lost.fetch_add(1, Ordering::Relaxed);
         return Ok(());

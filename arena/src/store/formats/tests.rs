@@ -498,11 +498,10 @@ async fn cancel_with_one_in_play(
     assert!(store.lease_match(&other, LEASE_MS).await.unwrap().is_none());
     // A match finishing the round after the cancel (the step the last
     // result runs) plans nothing more.
-    let mut tx = store.begin_write().await.unwrap();
-    super::after_match_done(&mut tx, lease.match_id)
+    store
+        .write(async |tx| super::after_match_done(tx, lease.match_id).await)
         .await
         .unwrap();
-    tx.commit().await.unwrap();
     assert_eq!(matches_of(store, id).await, written);
     let progress = store.tournament_progress(id).await.unwrap();
     assert!(progress.cancelled && progress.finished(), "{progress:?}");
