@@ -68,7 +68,6 @@ const GAME: &str = "schotten-totten";
 const FIT_READS: usize = 30;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "issue 15: on PostgreSQL the runners' leases churn and the tournament stalls; run with --ignored"]
 async fn two_arenas_on_one_postgres_survive_a_killed_arena_and_runner_and_rate_as_sqlite_does() {
     let Some(server) =
         cairn_arena::testkit::postgres::Postgres::start_or_skip("the scale-out test")

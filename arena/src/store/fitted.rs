@@ -8,9 +8,12 @@
 //! stale one starts a refit in the background; on a quiet board (its last
 //! fit was still current when it finished) the reader waits for it at most
 //! [`FIT_WAIT`], so a read after a write sees the write. On a busy board
-//! (results kept arriving while it fitted) waiting gains nothing: the reader
+//! (results kept arriving while it fitted, and still arrive: one came
+//! within the time the last refit took) waiting gains nothing: the reader
 //! answers from the previous fit, which says how many games it covers, and
 //! refits are spaced so that fitting takes at most a third of one CPU. A
+//! busy board that went quiet is waited for again, so the reads after the
+//! last result see it. A
 //! refit reads only the results recorded since the last one (result ids
 //! only grow and a result is written once) and fits on a blocking thread.
 
@@ -316,7 +319,17 @@ impl Store {
                     variant.to_string(),
                 ));
             }
-            if let Some(fit) = state.fit.filter(|fit| fit.busy) {
+            // Waiting gains nothing while results keep arriving (written
+            // within the time a refit takes); once the board is quiet, the
+            // refit under way is the last one, and worth waiting for.
+            if let Some(fit) = state.fit.filter(|fit| {
+                fit.busy
+                    && self.reads.board_written_after(
+                        game,
+                        variant,
+                        Instant::now().checked_sub(fit.took).unwrap_or(fit.finished),
+                    )
+            }) {
                 return Ok(Some(fit));
             }
             let changed = tokio::time::timeout_at(deadline, receiver.changed()).await;

@@ -19,6 +19,7 @@ use std::future::Future;
 use std::hash::Hash;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use tokio::sync::OnceCell;
 
@@ -94,6 +95,10 @@ pub(crate) struct ReadCache {
     boards: Snapshots<BoardKey, Vec<LeaderboardRow>>,
     epoch: AtomicU64,
     board_writes: Mutex<HashMap<(String, String), u64>>,
+    /// When each board was last written, and when a write that declared
+    /// nothing last committed (it may have written any board).
+    board_written_at: Mutex<HashMap<(String, String), Instant>>,
+    everything_written_at: Mutex<Option<Instant>>,
 }
 
 impl ReadCache {
@@ -140,6 +145,16 @@ impl ReadCache {
         BoardVersion { epoch, writes }
     }
 
+    /// Whether a write may have touched a game and variant's board after
+    /// `since`.
+    pub(crate) fn board_written_after(&self, game: &str, variant: &str, since: Instant) -> bool {
+        let everything = *lock(&self.everything_written_at);
+        let board = lock(&self.board_written_at)
+            .get(&(game.to_string(), variant.to_string()))
+            .copied();
+        everything.max(board).is_some_and(|at| at > since)
+    }
+
     /// Drops every snapshot a committed write touched.
     pub(crate) fn invalidate(&self, touched: &Touched) {
         let touches = match touched {
@@ -147,6 +162,7 @@ impl ReadCache {
                 lock(&self.first_pages).clear();
                 lock(&self.boards).clear();
                 self.epoch.fetch_add(1, Ordering::AcqRel);
+                *lock(&self.everything_written_at) = Some(Instant::now());
                 return;
             }
             Touched::Only(touches) => touches,
@@ -164,6 +180,8 @@ impl ReadCache {
                     *lock(&self.board_writes)
                         .entry((game.clone(), variant.clone()))
                         .or_default() += 1;
+                    lock(&self.board_written_at)
+                        .insert((game.clone(), variant.clone()), Instant::now());
                     lock(&self.boards).retain(|(board_game, board_variant, _), _| {
                         board_game != game || board_variant != variant
                     });
