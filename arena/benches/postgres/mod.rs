@@ -14,6 +14,7 @@
 use std::net::SocketAddr;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
+use std::time::Instant;
 
 use cairn_arena::store::Quotas;
 use cairn_arena::testkit::postgres::Postgres;
@@ -23,7 +24,10 @@ use tokio::net::TcpListener;
 use tokio::runtime::Runtime;
 use tokio::sync::oneshot;
 
-use super::{ingest_over, p99_ms, reader, set_up, N_BOTS, N_READERS, N_RUNNERS, RUNNER_TOKEN};
+use super::{
+    ingest_over, p99_ms, reader, set_up, ticks_us, CpuTimes, N_BOTS, N_READERS, N_RUNNERS,
+    RUNNER_TOKEN,
+};
 
 /// Matches each runner reports per measurement (the tournament has 2,450:
 /// 4 measurements of 600).
@@ -82,6 +86,94 @@ impl ArenaServer {
     }
 }
 
+/// Where the CPU of one measurement went, per result: the arena servers
+/// (their runtimes and writer threads), the runners, and the PostgreSQL
+/// server's processes; steadier than results per second on a shared
+/// machine, and what says whether a figure is bound by CPU or by waiting.
+struct CpuPerResult {
+    arena_us: f64,
+    runners_us: f64,
+    postgres_us: f64,
+    wall_us: f64,
+}
+
+impl std::fmt::Display for CpuPerResult {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let busy = self.arena_us + self.runners_us + self.postgres_us;
+        write!(
+            f,
+            "arena {:.0} µs, runners {:.0} µs, postgres {:.0} µs of cpu per result \
+             ({:.2} of {:.0} µs wall per result busy)",
+            self.arena_us,
+            self.runners_us,
+            self.postgres_us,
+            busy / self.wall_us.max(1.0),
+            self.wall_us,
+        )
+    }
+}
+
+/// Runs `ingest` (which returns the results recorded), measuring its CPU
+/// per result.
+fn measured(port: u16, ingest: impl FnOnce() -> (u64, f64)) -> (f64, CpuPerResult) {
+    let (process, server, started) = (CpuTimes::now(), server_cpu_us(port), Instant::now());
+    let (results, rate) = ingest();
+    let wall_us = started.elapsed().as_secs_f64() * 1e6;
+    let (process, server) = (
+        CpuTimes::now().since(&process),
+        server_cpu_us(port) - server,
+    );
+    let per = |us: f64| us / results.max(1) as f64;
+    let cpu = CpuPerResult {
+        arena_us: per(process.group_us("arena-pg") + process.group_us("cairn-arena-wri")),
+        runners_us: per(process.group_us("bench-runners")),
+        postgres_us: per(server),
+        wall_us: per(wall_us),
+    };
+    (rate, cpu)
+}
+/// CPU time (user plus system, µs) of every process of the PostgreSQL
+/// server listening on `port`: its postmaster (found by the `-p PORT` of
+/// its command line) and the backends it forked. A backend that ended in
+/// between is not counted; the benchmark's connections stay open.
+fn server_cpu_us(port: u16) -> f64 {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0.0;
+    };
+    let port = port.to_string();
+    let mut stats = Vec::new();
+    let mut postmaster = None;
+    for entry in entries.flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let args: Vec<&[u8]> = cmdline.split(|&byte| byte == 0).collect();
+        let serves_port = args
+            .windows(2)
+            .any(|pair| pair[0] == b"-p" && pair[1] == port.as_bytes());
+        if serves_port && args.first().is_some_and(|arg| arg.ends_with(b"postgres")) {
+            postmaster = Some(pid);
+        }
+        stats.push((pid, stat));
+    }
+    let Some(postmaster) = postmaster else {
+        return 0.0;
+    };
+    stats
+        .iter()
+        .filter_map(|(pid, stat)| {
+            let (_, rest) = stat.rsplit_once(") ")?;
+            let parent: u32 = rest.split_whitespace().nth(1)?.parse().ok()?;
+            let (_, us) = ticks_us(stat)?;
+            (*pid == postmaster || parent == postmaster).then_some(us)
+        })
+        .sum()
+}
+
 /// Prints the PostgreSQL figures, or says loudly why they are skipped.
 pub(crate) fn bench(runners: &Runtime, readers: &Runtime) {
     let Some(server) = Postgres::start_or_skip("the arena benchmark") else {
@@ -107,10 +199,12 @@ pub(crate) fn bench(runners: &Runtime, readers: &Runtime) {
                 .expect("runner");
         }
     });
+    let port = server.port();
     let per_runner = MATCHES_PER_MEASUREMENT / N_RUNNERS;
-    let alone = runners
-        .block_on(ingest_over(&[first.address], N_RUNNERS, per_runner))
-        .1;
+    let (alone, cpu_alone) = measured(port, || {
+        runners.block_on(ingest_over(&[first.address], N_RUNNERS, per_runner))
+    });
+    println!("(one arena server, {N_RUNNERS} runners: {cpu_alone})");
     println!("bench: arena/results_per_s_postgres {alone:.0} results/s");
 
     let stop = Arc::new(AtomicBool::new(false));
@@ -145,17 +239,17 @@ pub(crate) fn bench(runners: &Runtime, readers: &Runtime) {
     );
 
     let per_runner = MATCHES_PER_MEASUREMENT / n_runners;
-    let one_arena = runners
-        .block_on(ingest_over(&[first.address], n_runners, per_runner))
-        .1;
+    let (one_arena, cpu_one) = measured(port, || {
+        runners.block_on(ingest_over(&[first.address], n_runners, per_runner))
+    });
     let second = ArenaServer::start(&url);
     let both = [first.address, second.address];
-    let two_arenas = runners
-        .block_on(ingest_over(&both, n_runners, per_runner))
-        .1;
+    let (two_arenas, cpu_two) = measured(port, || {
+        runners.block_on(ingest_over(&both, n_runners, per_runner))
+    });
     println!(
-        "({n_runners} runners: {one_arena:.0} results/s on one arena server, \
-         {two_arenas:.0} on two)"
+        "({n_runners} runners: {one_arena:.0} results/s on one arena server, {cpu_one}; \
+         {two_arenas:.0} on two, {cpu_two})"
     );
     println!("bench: arena/results_per_s_postgres_2_arenas {two_arenas:.0} results/s");
     println!(

@@ -215,6 +215,14 @@ fn group_by_result(rows: Vec<(i64, i64, i64, super::Flag)>) -> Vec<(i64, Vec<Rat
     grouped
 }
 
+/// What rating one game writes: the seats' new standings (model, bot
+/// version, standing) and their changes, under every model.
+#[derive(Debug, Default)]
+pub(crate) struct RatingWrites {
+    pub saved: Vec<(RatingModel, i64, Standing)>,
+    pub history: Vec<(RatingModel, RatingChange)>,
+}
+
 /// Rates one recorded game under every model that fits its table; the
 /// seats' new standings (model, bot version, standing).
 pub(crate) async fn rate_result(
@@ -224,16 +232,40 @@ pub(crate) async fn rate_result(
     result_id: i64,
     seats: &[RatedSeat],
 ) -> Result<Vec<(RatingModel, i64, Standing)>, ArenaError> {
+    let writes = rating_writes(tx, game, variant, seats).await?;
+    save_rating_writes(tx, (game, variant), result_id, &writes).await?;
+    Ok(writes.saved)
+}
+
+/// Writes what [`rating_writes`] computed for result `result_id` of
+/// `board` (game and variant).
+pub(crate) async fn save_rating_writes(
+    tx: &mut AnyConnection,
+    (game, variant): (&str, &str),
+    result_id: i64,
+    writes: &RatingWrites,
+) -> Result<(), ArenaError> {
+    save_standings(tx, game, variant, &writes.saved).await?;
+    insert_histories(tx, result_id, game, variant, &writes.history).await
+}
+
+/// Reads the seats' standings and rates the game under every model that
+/// fits its table; writes nothing.
+pub(crate) async fn rating_writes(
+    tx: &mut AnyConnection,
+    game: &str,
+    variant: &str,
+    seats: &[RatedSeat],
+) -> Result<RatingWrites, ArenaError> {
     let models = RatingModel::for_seats(seats.len());
     if models.is_empty() {
-        return Ok(Vec::new());
+        return Ok(RatingWrites::default());
     }
     // One statement each to read the seats' standings, write them back and
     // keep their history, whatever the number of seats and models: a
     // report's statements are most of what ingesting a result costs.
     let stored = load_standings(tx, game, variant, seats).await?;
-    let mut saved: Vec<(RatingModel, i64, Standing)> = Vec::new();
-    let mut history: Vec<(RatingModel, RatingChange)> = Vec::new();
+    let mut writes = RatingWrites::default();
     for &model in models {
         let mut standings = Standings::new();
         for seat in seats {
@@ -245,18 +277,20 @@ pub(crate) async fn rate_result(
         for seat in seats {
             // A bot seated twice is written once (PostgreSQL refuses an
             // upsert that touches a row twice).
-            if !saved
+            if !writes
+                .saved
                 .iter()
                 .any(|&(done, id, _)| done == model && id == seat.bot_version_id)
             {
-                saved.push((model, seat.bot_version_id, standings[&seat.bot_version_id]));
+                let standing = standings[&seat.bot_version_id];
+                writes.saved.push((model, seat.bot_version_id, standing));
             }
         }
-        history.extend(changes.into_iter().map(|change| (model, change)));
+        writes
+            .history
+            .extend(changes.into_iter().map(|change| (model, change)));
     }
-    save_standings(tx, game, variant, &saved).await?;
-    insert_histories(tx, result_id, game, variant, &history).await?;
-    Ok(saved)
+    Ok(writes)
 }
 
 /// `($1, $2, ..), ($n+1, ..), ..`: `rows` groups of `columns` numbered
@@ -322,14 +356,35 @@ async fn save_standings(
     if standings.is_empty() {
         return Ok(());
     }
-    let sql = format!(
+    let sql = save_standings_sql(standings.len(), 1);
+    let query = sqlx::query(sqlx::AssertSqlSafe(sql));
+    bind_standings(query, game, variant, standings)
+        .execute(&mut *tx)
+        .await?;
+    Ok(())
+}
+
+/// A query of the store's, its values bound in order.
+pub(super) type AnyQuery<'q> = sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments>;
+
+/// The upsert of `rows` standings, its values numbered from `first`.
+pub(super) fn save_standings_sql(rows: usize, first: usize) -> String {
+    format!(
         "INSERT INTO ratings (game, variant, model, bot_version_id, rating, uncertainty, volatility, games, wins, draws, losses, forfeits) \
          VALUES {} ON CONFLICT (game, variant, model, bot_version_id) DO UPDATE SET \
          rating = excluded.rating, uncertainty = excluded.uncertainty, volatility = excluded.volatility, \
          games = excluded.games, wins = excluded.wins, draws = excluded.draws, losses = excluded.losses, forfeits = excluded.forfeits",
-        numbered_rows(standings.len(), 12, 1)
-    );
-    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
+        numbered_rows(rows, 12, first)
+    )
+}
+
+/// Binds the values of [`save_standings_sql`].
+pub(super) fn bind_standings<'q>(
+    mut query: AnyQuery<'q>,
+    game: &'q str,
+    variant: &'q str,
+    standings: &[(RatingModel, i64, Standing)],
+) -> AnyQuery<'q> {
     for (model, bot_version_id, standing) in standings {
         query = query
             .bind(game)
@@ -345,8 +400,7 @@ async fn save_standings(
             .bind(standing.losses)
             .bind(standing.forfeits);
     }
-    query.execute(&mut *tx).await?;
-    Ok(())
+    query
 }
 
 /// Keeps one result's rating changes under every model, in one statement.
@@ -362,12 +416,38 @@ async fn insert_histories(
     }
     let sql = format!(
         "INSERT INTO rating_history (result_id, game, variant, model, bot_version_id, rating_before, rating_after, uncertainty) VALUES {}",
-        numbered_rows(changes.len(), 8, 1)
+        history_rows(changes.len(), 1, "$1")
     );
-    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
+    let query = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(result_id);
+    bind_histories(query, game, variant, changes)
+        .execute(&mut *tx)
+        .await?;
+    Ok(())
+}
+
+/// `rows` rows of a `rating_history` insert, each starting with the result
+/// id `result_id` (SQL), their other 7 values numbered after `first`.
+pub(super) fn history_rows(rows: usize, first: usize, result_id: &str) -> String {
+    (0..rows)
+        .map(|row| {
+            let numbers: Vec<String> = (1..=7)
+                .map(|column| format!("${}", first + row * 7 + column))
+                .collect();
+            format!("({result_id}, {})", numbers.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Binds the values of [`history_rows`].
+pub(super) fn bind_histories<'q>(
+    mut query: AnyQuery<'q>,
+    game: &'q str,
+    variant: &'q str,
+    changes: &[(RatingModel, RatingChange)],
+) -> AnyQuery<'q> {
     for (model, change) in changes {
         query = query
-            .bind(result_id)
             .bind(game)
             .bind(variant)
             .bind(model.id())
@@ -376,6 +456,5 @@ async fn insert_histories(
             .bind(change.after.value)
             .bind(change.after.uncertainty);
     }
-    query.execute(&mut *tx).await?;
-    Ok(())
+    query
 }

@@ -148,8 +148,7 @@ impl Store {
         self.saw_runner_outside(runner, now).await?;
         self.write_concurrently(async |tx| {
             self.saw_runner_inside(tx, runner, now).await?;
-            tx.lock_match(match_id).await?;
-            let state = self.lease_state(tx, match_id).await?;
+            let state = tx.lock_match(match_id).await?;
             if !state.held_by(runner, generation, now) {
                 return Err(super::cancel::lease_lost(tx, match_id).await?);
             }

@@ -405,16 +405,12 @@ impl Store {
     /// A PostgreSQL transaction holding the write lock through `lock`,
     /// the exclusive or the shared advisory lock function.
     async fn begin_postgres_write(&self, lock: &str) -> Result<WriteTransaction, ArenaError> {
-        let mut transaction = self.writer.begin().await?;
-        let locked = sqlx::query(sqlx::AssertSqlSafe(format!("SELECT {lock}($1)")))
-            .bind(WRITE_LOCK_KEY)
-            .execute(&mut *transaction)
-            .await;
-        let transaction = self.write_transaction(transaction, None);
-        match locked {
-            Ok(_) => Ok(transaction),
-            Err(error) => Err(transaction.roll_back(error.into()).await),
-        }
+        // One round trip: the transaction opens holding the lock (the key
+        // is a constant, so it is written into the statement). If the lock
+        // fails, sqlx rolls the half-open transaction back.
+        let begin = format!("BEGIN; SELECT {lock}({WRITE_LOCK_KEY})");
+        let transaction = self.writer.begin_with(sqlx::AssertSqlSafe(begin)).await?;
+        Ok(self.write_transaction(transaction, None))
     }
 
     fn write_transaction(
@@ -518,17 +514,27 @@ impl WriteTransaction {
         }
     }
 
-    /// Locks match `match_id`'s row until the transaction ends (PostgreSQL;
-    /// SQLite's transaction already holds the whole database): a heartbeat,
-    /// a report or a give-back of one match wait for each other.
-    pub(crate) async fn lock_match(&mut self, match_id: i64) -> Result<(), ArenaError> {
-        if self.notify_as.is_some() {
-            sqlx::query("SELECT id FROM matches WHERE id = $1 FOR UPDATE")
-                .bind(match_id)
-                .fetch_optional(&mut *self.transaction)
-                .await?;
-        }
-        Ok(())
+    /// Match `match_id`'s lease, its row locked until the transaction ends
+    /// on PostgreSQL (SQLite's transaction already holds the whole
+    /// database): a heartbeat, a report or a give-back of one match wait
+    /// for each other. One statement: `FOR UPDATE` reads the row as the
+    /// transaction that held it last left it.
+    pub(crate) async fn lock_match(
+        &mut self,
+        match_id: i64,
+    ) -> Result<leases::LeaseState, ArenaError> {
+        let locking = if self.notify_as.is_some() {
+            " FOR UPDATE"
+        } else {
+            ""
+        };
+        sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "SELECT status, lease_generation, lease_holder, lease_expires_at FROM matches WHERE id = $1{locking}"
+        )))
+        .bind(match_id)
+        .fetch_optional(&mut *self.transaction)
+        .await?
+        .ok_or_else(|| ArenaError::not_found("match", match_id))
     }
 
     /// Takes leaderboard (`game`, `variant`)'s lock until the transaction
@@ -689,6 +695,10 @@ async fn open_postgres(url: &str) -> Result<(Dialect, AnyPool, AnyPool), ArenaEr
     let pool_options = || {
         AnyPoolOptions::new()
             .acquire_timeout(Duration::from_secs(10))
+            // Not a ping before every use (a round trip per statement
+            // outside a transaction): sqlx already pings each connection
+            // as it returns to the pool and drops a broken one.
+            .test_before_acquire(false)
             .after_connect(|connection, _| {
                 Box::pin(async move {
                     sqlx::raw_sql("SET client_min_messages = warning")

@@ -9,10 +9,9 @@ use cairn_engine::GameOptions;
 use sqlx::AnyConnection;
 
 use super::accounts::Runner;
-use super::leases::LeaseState;
-use super::{BoardPatch, Store, Touch};
+use super::{BoardPatch, Dialect, Store, Touch, WriteTransaction};
 use crate::error::ArenaError;
-use crate::ratings::RatedSeat;
+use crate::ratings::{RatedSeat, RatingModel, Standing};
 use crate::verify::PlannedGame;
 
 pub use crate::verify::MAX_REPLAY_BYTES;
@@ -82,10 +81,8 @@ pub(crate) struct PlannedResult {
     pub already_recorded: bool,
     pub tournament_id: i64,
     pub match_index: i64,
-    /// Whether the tournament runs an SPRT (whose tally a result changes).
+    /// Whether the tournament runs an SPRT, whose tally follows each game.
     pub has_sprt: bool,
-    /// The match's lease when the plan was read.
-    pub lease: LeaseState,
 }
 
 impl Store {
@@ -99,60 +96,50 @@ impl Store {
         lease_generation: i64,
         report: &GameReport,
     ) -> Result<GameReportOutcome, ArenaError> {
-        let planned = self.planned_result(match_id, report.game_index).await?;
+        // The checks before the write transaction share one connection.
+        let mut connection = self.pool().acquire().await?;
+        let planned = self
+            .planned_result_on(&mut connection, match_id, report.game_index)
+            .await?;
         if planned.already_recorded {
             return Ok(GameReportOutcome {
                 outcome: ReportOutcome::AlreadyRecorded,
-                match_done: planned.lease.status == "done",
+                match_done: match_is_done(&mut connection, match_id).await?,
             });
         }
-        // Refused early, before re-refereeing (the transaction checks again).
-        if !planned
-            .lease
-            .held_by(runner, lease_generation, self.now_ms())
-        {
-            let mut connection = self.pool().acquire().await?;
-            return Err(super::cancel::lease_lost(&mut connection, match_id).await?);
-        }
+        self.check_lease_held(&mut connection, runner, match_id, lease_generation)
+            .await?;
+        drop(connection);
         (self.verifier)(&planned.planned, report)?;
         let now = self.now_ms();
         let recorded = self
             .write_concurrently(async |tx| {
                 // The match's row, then its board: another process's report
                 // of the same game waits here, and then finds it recorded.
-                tx.lock_match(match_id).await?;
-                tx.lock_board(&planned.planned.game, &planned.variant)
-                    .await?;
-                let state = report_state(tx, match_id, planned.game_id).await?;
-                if state.recorded {
+                let state = tx.lock_match(match_id).await?;
+                // Every result of the match is written under its row's lock
+                // (or the exclusive write lock), so what is read here holds
+                // until the commit.
+                let progress = match_progress(tx, match_id, planned.game_id).await?;
+                if progress.recorded {
                     tx.touches_nothing_cached();
                     return Ok(GameReportOutcome {
                         outcome: ReportOutcome::AlreadyRecorded,
-                        match_done: state.lease.status == "done",
+                        match_done: state.status == "done",
                     });
                 }
-                if !state.lease.held_by(runner, lease_generation, now) {
+                if !state.held_by(runner, lease_generation, now) {
                     return Err(super::cancel::lease_lost(tx, match_id).await?);
                 }
-                let result_id =
-                    insert_result(tx, Some(runner.id), planned.game_id, report, now).await?;
-                if planned.has_sprt {
-                    super::formats::tally_recorded_game(tx, planned.game_id).await?;
-                }
-                let rated = rated_seats(&report.seats);
-                let standings = super::leaderboard::rate_result(
-                    tx,
-                    &planned.planned.game,
-                    &planned.variant,
-                    result_id,
-                    &rated,
-                )
-                .await?;
-                // This game was the last one missing.
-                let match_done = state.missing <= 1;
-                if match_done {
-                    finish_match(tx, match_id, now).await?;
-                }
+                let recorded = RecordedGame {
+                    runner_id: Some(runner.id),
+                    game_id: planned.game_id,
+                    report,
+                    now,
+                };
+                let standings = self.record_rated_game(tx, &planned, &recorded).await?;
+                let match_done =
+                    progress.missing == 1 && finish_match_if_complete(tx, match_id, now).await?;
                 tx.touches(Touch::Match {
                     tournament_id: planned.tournament_id,
                     match_index: planned.match_index,
@@ -174,6 +161,37 @@ impl Store {
         Ok(recorded)
     }
 
+    /// Records a game with its rating updates (and its format's tally),
+    /// under its board's lock. The lock is held from here to the commit,
+    /// and orders every report of the board in every process: the fewer
+    /// round trips after it, the more reports a second arena process adds.
+    /// The seats' new standings (model, bot version, standing).
+    async fn record_rated_game(
+        &self,
+        tx: &mut WriteTransaction,
+        planned: &PlannedResult,
+        recorded: &RecordedGame<'_>,
+    ) -> Result<Vec<(RatingModel, i64, Standing)>, ArenaError> {
+        let (game, variant) = (planned.planned.game.as_str(), planned.variant.as_str());
+        tx.lock_board(game, variant).await?;
+        let rated = rated_seats(&recorded.report.seats);
+        let writes = super::leaderboard::rating_writes(tx, game, variant, &rated).await?;
+        match self.dialect {
+            Dialect::Sqlite => {
+                let result_id = insert_result_row(tx, recorded).await?;
+                super::leaderboard::save_rating_writes(tx, (game, variant), result_id, &writes)
+                    .await?;
+            }
+            Dialect::Postgres => {
+                insert_rated_result(tx, recorded, (game, variant), &writes).await?
+            }
+        }
+        if planned.has_sprt {
+            super::formats::tally_recorded_game(tx, recorded.game_id).await?;
+        }
+        Ok(writes.saved)
+    }
+
     /// Reports every game of a match in order, each on its own; stops at
     /// the first refusal. `Recorded` if any game was newly recorded.
     pub async fn report_result(
@@ -193,49 +211,91 @@ impl Store {
         Ok(outcome)
     }
 
-    /// The plan of one game of a match, with its match's lease and
-    /// whether the game is recorded: one statement, a row per seat.
+    /// Refuses early, before re-refereeing, a report under a lease the
+    /// runner does not hold (the write transaction checks again).
+    async fn check_lease_held(
+        &self,
+        connection: &mut AnyConnection,
+        runner: &Runner,
+        match_id: i64,
+        generation: i64,
+    ) -> Result<(), ArenaError> {
+        let state = self.lease_state(connection, match_id).await?;
+        if !state.held_by(runner, generation, self.now_ms()) {
+            return Err(super::cancel::lease_lost(connection, match_id).await?);
+        }
+        Ok(())
+    }
+
+    /// The plan of one game of a match.
+    #[cfg(test)]
     pub(crate) async fn planned_result(
         &self,
         match_id: i64,
         game_index: i64,
     ) -> Result<PlannedResult, ArenaError> {
-        let rows: Vec<PlannedRow> = sqlx::query_as(
+        let mut connection = self.pool().acquire().await?;
+        self.planned_result_on(&mut connection, match_id, game_index)
+            .await
+    }
+
+    /// The plan of one game of a match, read on `connection`.
+    async fn planned_result_on(
+        &self,
+        connection: &mut AnyConnection,
+        match_id: i64,
+        game_index: i64,
+    ) -> Result<PlannedResult, ArenaError> {
+        let row: Option<PlannedRow> = sqlx::query_as(
             "SELECT g.id AS game_id, g.seed, t.game, t.options, t.variant, \
              EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.id) AS already_recorded, t.id AS tournament_id, m.match_index, \
-             t.sprt_elo0 IS NOT NULL AS has_sprt, m.status, m.lease_generation, m.lease_holder, m.lease_expires_at, s.bot_version_id \
+             t.sprt_elo0 IS NOT NULL AS has_sprt \
              FROM games g JOIN matches m ON m.id = g.match_id JOIN tournaments t ON t.id = m.tournament_id \
-             JOIN seats s ON s.match_id = m.id \
-             WHERE g.match_id = $1 AND g.game_index = $2 ORDER BY s.seat",
+             WHERE g.match_id = $1 AND g.game_index = $2",
         )
         .bind(match_id)
         .bind(game_index)
-        .fetch_all(self.pool())
+        .fetch_optional(&mut *connection)
         .await?;
-        let seats = rows.iter().map(|row| row.bot_version_id).collect();
-        let Some(row) = rows.into_iter().next() else {
+        let Some(PlannedRow {
+            game_id,
+            seed,
+            game,
+            options,
+            variant,
+            already_recorded,
+            tournament_id,
+            match_index,
+            has_sprt,
+        }) = row
+        else {
             return Err(ArenaError::not_found(
                 "game of match",
                 format!("{match_id}/{game_index}"),
             ));
         };
-        let options: GameOptions = serde_json::from_str(&row.options)
+        let options: GameOptions = serde_json::from_str(&options)
             .map_err(|error| ArenaError::Internal(format!("stored options unreadable: {error}")))?;
+        let seats = sqlx::query_scalar(
+            "SELECT bot_version_id FROM seats WHERE match_id = $1 ORDER BY seat",
+        )
+        .bind(match_id)
+        .fetch_all(&mut *connection)
+        .await?;
         Ok(PlannedResult {
             planned: PlannedGame {
-                game: row.game,
+                game,
                 options,
                 game_index,
-                seed: row.seed as u64,
+                seed: seed as u64,
                 seats,
             },
-            game_id: row.game_id,
-            variant: row.variant,
-            already_recorded: row.already_recorded,
-            tournament_id: row.tournament_id,
-            match_index: row.match_index,
-            has_sprt: row.has_sprt,
-            lease: row.lease,
+            game_id,
+            variant,
+            already_recorded,
+            tournament_id,
+            match_index,
+            has_sprt,
         })
     }
 
@@ -297,33 +357,87 @@ pub(crate) fn rated_seats(seats: &[SeatResult]) -> Vec<RatedSeat> {
         .collect()
 }
 
-/// A match's lease, whether game `game_id` is recorded and how many of
-/// the match's games are not, read in the report's transaction.
-async fn report_state(
+/// Whether a game of a match is recorded, and how many of the match's
+/// games are not.
+struct MatchProgress {
+    recorded: bool,
+    missing: i64,
+}
+
+async fn match_progress(
     tx: &mut AnyConnection,
     match_id: i64,
     game_id: i64,
-) -> Result<ReportState, ArenaError> {
-    sqlx::query_as(
-        "SELECT m.status, m.lease_generation, m.lease_holder, m.lease_expires_at, \
-         EXISTS (SELECT 1 FROM results r WHERE r.game_id = $2) AS recorded, \
-         (SELECT COUNT(*) FROM games g WHERE g.match_id = m.id AND NOT EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.id)) AS missing \
-         FROM matches m WHERE m.id = $1",
+) -> Result<MatchProgress, ArenaError> {
+    let (super::Flag(recorded), missing): (super::Flag, i64) = sqlx::query_as(
+        "SELECT EXISTS (SELECT 1 FROM results WHERE game_id = $1), \
+         (SELECT COUNT(*) FROM games g WHERE g.match_id = $2 AND NOT EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.id))",
     )
-    .bind(match_id)
     .bind(game_id)
-    .fetch_optional(&mut *tx)
-    .await?
-    .ok_or_else(|| ArenaError::not_found("match", match_id))
+    .bind(match_id)
+    .fetch_one(&mut *tx)
+    .await?;
+    Ok(MatchProgress { recorded, missing })
 }
 
-#[derive(sqlx::FromRow)]
-struct ReportState {
-    #[sqlx(flatten)]
-    lease: LeaseState,
-    #[sqlx(try_from = "super::Flag")]
-    recorded: bool,
-    missing: i64,
+/// A game about to be recorded.
+struct RecordedGame<'a> {
+    runner_id: Option<i64>,
+    game_id: i64,
+    report: &'a GameReport,
+    now: i64,
+}
+
+/// On PostgreSQL, the result, its seats, the new standings and their
+/// history in one statement: one round trip under the board's lock
+/// instead of four.
+async fn insert_rated_result(
+    tx: &mut AnyConnection,
+    recorded: &RecordedGame<'_>,
+    (game, variant): (&str, &str),
+    writes: &super::leaderboard::RatingWrites,
+) -> Result<(), ArenaError> {
+    use super::leaderboard::{bind_histories, bind_standings, history_rows, save_standings_sql};
+    let seats = &recorded.report.seats;
+    let mut parts = vec![format!("r AS ({RESULT_INSERT})")];
+    let mut next = 5;
+    if !seats.is_empty() {
+        parts.push(format!("s AS ({})", result_seats_sql(seats.len(), next)));
+        next += seats.len() * 8;
+    }
+    if !writes.saved.is_empty() {
+        parts.push(format!(
+            "k AS ({})",
+            save_standings_sql(writes.saved.len(), next)
+        ));
+        next += writes.saved.len() * 12;
+    }
+    if !writes.history.is_empty() {
+        parts.push(format!(
+            "h AS (INSERT INTO rating_history (result_id, game, variant, model, bot_version_id, rating_before, rating_after, uncertainty) VALUES {})",
+            history_rows(writes.history.len(), next - 1, "(SELECT id FROM r)")
+        ));
+    }
+    let sql = format!("WITH {} SELECT id FROM r", parts.join(", "));
+    let replay = &recorded.report.replay;
+    let query = sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(recorded.game_id)
+        .bind(recorded.runner_id)
+        .bind((!replay.is_empty()).then_some(replay))
+        .bind(recorded.now);
+    let query = bind_result_seats(query, recorded.game_id, recorded.report);
+    let query = bind_standings(query, game, variant, &writes.saved);
+    let query = bind_histories(query, game, variant, &writes.history);
+    query.execute(&mut *tx).await?;
+    Ok(())
+}
+
+async fn match_is_done(connection: &mut AnyConnection, match_id: i64) -> Result<bool, ArenaError> {
+    let status: String = sqlx::query_scalar("SELECT status FROM matches WHERE id = $1")
+        .bind(match_id)
+        .fetch_one(&mut *connection)
+        .await?;
+    Ok(status == "done")
 }
 
 /// Marks the match done once every game has a result; says whether it is.
@@ -341,19 +455,13 @@ pub(crate) async fn finish_match_if_complete(
     if missing > 0 {
         return Ok(false);
     }
-    finish_match(tx, match_id, now).await?;
-    Ok(true)
-}
-
-/// Marks the match done (every game has a result) and takes its format's
-/// next step.
-async fn finish_match(tx: &mut AnyConnection, match_id: i64, now: i64) -> Result<(), ArenaError> {
     sqlx::query("UPDATE matches SET status = 'done', finished_at = $1 WHERE id = $2")
         .bind(now)
         .bind(match_id)
         .execute(&mut *tx)
         .await?;
-    super::formats::after_match_done(tx, match_id).await
+    super::formats::after_match_done(tx, match_id).await?;
+    Ok(true)
 }
 
 #[derive(sqlx::FromRow)]
@@ -369,9 +477,6 @@ struct PlannedRow {
     match_index: i64,
     #[sqlx(try_from = "super::Flag")]
     has_sprt: bool,
-    #[sqlx(flatten)]
-    lease: LeaseState,
-    bot_version_id: i64,
 }
 
 #[derive(sqlx::FromRow)]
@@ -428,7 +533,7 @@ pub(crate) async fn insert_result(
     now: i64,
 ) -> Result<i64, ArenaError> {
     let replay = (!game.replay.is_empty()).then_some(&game.replay);
-    let result_id: i64 = sqlx::query_scalar("INSERT INTO results (game_id, runner_id, replay, recorded_at) VALUES ($1, $2, $3, $4) RETURNING id")
+    let result_id: i64 = sqlx::query_scalar(RESULT_INSERT)
         .bind(game_id)
         .bind(runner_id)
         .bind(replay)
@@ -436,8 +541,30 @@ pub(crate) async fn insert_result(
         .fetch_one(&mut *tx)
         .await?;
     insert_result_seats(tx, game_id, game).await?;
+    super::formats::tally_recorded_game(tx, game_id).await?;
     Ok(result_id)
 }
+
+/// The result and its seats, without the format's tally.
+async fn insert_result_row(
+    tx: &mut AnyConnection,
+    recorded: &RecordedGame<'_>,
+) -> Result<i64, ArenaError> {
+    let replay = &recorded.report.replay;
+    let result_id: i64 = sqlx::query_scalar(RESULT_INSERT)
+        .bind(recorded.game_id)
+        .bind(recorded.runner_id)
+        .bind((!replay.is_empty()).then_some(replay))
+        .bind(recorded.now)
+        .fetch_one(&mut *tx)
+        .await?;
+    insert_result_seats(tx, recorded.game_id, recorded.report).await?;
+    Ok(result_id)
+}
+
+/// A result's row, its id returned.
+const RESULT_INSERT: &str =
+    "INSERT INTO results (game_id, runner_id, replay, recorded_at) VALUES ($1, $2, $3, $4) RETURNING id";
 
 /// Every seat's result of a game, in one statement.
 async fn insert_result_seats(
@@ -448,11 +575,28 @@ async fn insert_result_seats(
     if game.seats.is_empty() {
         return Ok(());
     }
-    let sql = format!(
+    let sql = result_seats_sql(game.seats.len(), 1);
+    let query = sqlx::query(sqlx::AssertSqlSafe(sql));
+    bind_result_seats(query, game_id, game)
+        .execute(&mut *tx)
+        .await?;
+    Ok(())
+}
+
+/// The insert of `rows` seat results, its values numbered from `first`.
+fn result_seats_sql(rows: usize, first: usize) -> String {
+    format!(
         "INSERT INTO result_seats (game_id, seat, bot_version_id, score, rank, forfeit_reason, forfeit_detail, stderr_tail) VALUES {}",
-        super::leaderboard::numbered_rows(game.seats.len(), 8, 1)
-    );
-    let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
+        super::leaderboard::numbered_rows(rows, 8, first)
+    )
+}
+
+/// Binds the values of [`result_seats_sql`].
+fn bind_result_seats<'q>(
+    mut query: super::leaderboard::AnyQuery<'q>,
+    game_id: i64,
+    game: &GameReport,
+) -> super::leaderboard::AnyQuery<'q> {
     for (seat, result) in game.seats.iter().enumerate() {
         query = query
             .bind(game_id)
@@ -479,6 +623,5 @@ async fn insert_result_seats(
                     .cloned(),
             );
     }
-    query.execute(&mut *tx).await?;
-    Ok(())
+    query
 }
