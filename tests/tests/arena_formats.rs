@@ -68,22 +68,6 @@ fn show(arena: &Arena, id: i64) -> serde_json::Value {
     serde_json::from_slice(&output.stdout).unwrap()
 }
 
-async fn matches(arena: &Arena, tournament_id: i64) -> Vec<pb::MatchSummary> {
-    arena
-        .client()
-        .await
-        .list_matches(pb::ListMatchesRequest {
-            tournament_id,
-            page_size: 1000,
-            with_games: true,
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .matches
-}
-
 fn table(summary: &pb::MatchSummary) -> BTreeSet<String> {
     summary.seats.iter().map(|e| e.bot_name.clone()).collect()
 }
@@ -118,13 +102,13 @@ async fn a_swiss_of_four_plays_three_rounds_meeting_every_pair_once_exactly() {
         ],
     );
     // Only round one is planned: two tables, two rotations each.
-    assert_eq!(matches(&arena, id).await.len(), 4);
+    assert_eq!(matches_with_games(&arena, id).await.len(), 4);
     let _runner = arena.runner(10_000, 2);
     wait_for_progress(&arena, id, |p| p.finished).await;
     // 3 rounds x 2 tables x 2 rotations, one game each.
     let played = tournament(&arena, id).await;
     assert_complete_and_exact(&arena, &played, 12).await;
-    let all = matches(&arena, id).await;
+    let all = matches_with_games(&arena, id).await;
     assert_eq!(all.len(), 12);
     // Four bots meet in three rounds without a repeat: every pair once.
     let tables: BTreeSet<BTreeSet<String>> = all.iter().map(table).collect();
@@ -162,7 +146,7 @@ async fn a_knockout_of_three_gives_the_first_seed_a_bye_and_plays_two_ties_exact
     // Two ties (three bots, one goes home per tie) x two rotations x 2 games.
     let played = tournament(&arena, id).await;
     assert_complete_and_exact(&arena, &played, 8).await;
-    let all = matches(&arena, id).await;
+    let all = matches_with_games(&arena, id).await;
     assert_eq!(all.len(), 4);
     // Round one: seeds 2 and 3, the first seed rests.
     let first_round: BTreeSet<String> = table(&all[0]);
@@ -207,7 +191,7 @@ async fn an_sprt_gauntlet_stops_once_decided_and_never_plays_the_dropped_matches
             "first",
         ],
     );
-    assert_eq!(matches(&arena, id).await.len(), 6);
+    assert_eq!(matches_with_games(&arena, id).await.len(), 6);
     // One job: matches are leased one at a time in plan order.
     let _runner = arena.runner(10_000, 1);
     let progress = wait_for_progress(&arena, id, |p| p.finished).await;
@@ -215,7 +199,7 @@ async fn an_sprt_gauntlet_stops_once_decided_and_never_plays_the_dropped_matches
     assert_eq!(shown["sprt"]["verdict"], "h0", "{shown}");
     let llr = shown["sprt"]["llr"].as_f64().unwrap();
     assert!(llr <= shown["sprt"]["lower_bound"].as_f64().unwrap());
-    let all = matches(&arena, id).await;
+    let all = matches_with_games(&arena, id).await;
     eprintln!("the sprt decided after {} of 6 matches", all.len());
     // It decides at the end of a pairing (a deal pair is complete only then)
     // and before the last one, whose matches are dropped.
@@ -250,7 +234,7 @@ async fn a_solo_tournament_plays_every_bot_on_the_same_deals_and_ranks_them_by_m
     let progress = wait_for_progress(&arena, id, |p| p.finished).await;
     // Three bots alone, three deals each.
     assert_eq!((progress.matches_done, progress.games_done), (3, 9));
-    let all = matches(&arena, id).await;
+    let all = matches_with_games(&arena, id).await;
     assert_eq!(all.len(), 3);
     let deals: Vec<Vec<u64>> = all
         .iter()
@@ -378,7 +362,7 @@ async fn a_ladder_schedules_a_new_version_until_its_interval_is_narrow() {
         .unwrap();
     assert!(newcomer["games"].as_i64().unwrap() > 0);
     assert_eq!(newcomer["settled"], true, "{newcomer}");
-    let all = matches(&arena, id).await;
+    let all = matches_with_games(&arena, id).await;
     assert_eq!(all.len() as i64, done.matches_total);
     // The newcomer's interval is the widest (it has none): it sits first.
     let first_after = &all[settled.matches_done as usize];

@@ -87,18 +87,7 @@ async fn a_match_larger_than_a_message_is_reported_game_by_game_and_an_oversized
     assert_eq!(done.matches_failed, 0);
     assert_complete_and_exact(&arena, &tournament, planned_games).await;
 
-    let matches = arena
-        .client()
-        .await
-        .list_matches(pb::ListMatchesRequest {
-            tournament_id: tournament.id,
-            with_games: true,
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .matches;
+    let matches = matches_with_games(&arena, tournament.id).await;
     for summary in &matches {
         let mut sizes = Vec::new();
         for game in &summary.games {

@@ -44,19 +44,7 @@ async fn a_python_bot_that_raises_shows_its_traceback_in_match_show() {
     let tournament = create_round_robin(&arena, &token, &["raiser", "steady"], 2).await;
     let _runner = arena.runner(30_000, 1);
     wait_for_progress(&arena, tournament.id, |progress| progress.finished).await;
-    let matches = arena
-        .client()
-        .await
-        .list_matches(pb::ListMatchesRequest {
-            tournament_id: tournament.id,
-            page_size: 100,
-            page_token: String::new(),
-            with_games: true,
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .matches;
+    let matches = matches_with_games(&arena, tournament.id).await;
     let games: Vec<&pb::GameSummary> = matches.iter().flat_map(|m| &m.games).collect();
     assert_eq!(games.len(), 2);
     for game in &games {

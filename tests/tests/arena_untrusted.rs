@@ -58,19 +58,7 @@ async fn a_bot_whose_build_fails_is_charged_and_the_runner_and_tournament_go_on(
         "{shown:?}"
     );
     let broken_id = shown.versions[0].id;
-    let matches = arena
-        .client()
-        .await
-        .list_matches(pb::ListMatchesRequest {
-            tournament_id: tournament.id,
-            page_size: 1000,
-            with_games: true,
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .matches;
+    let matches = matches_with_games(&arena, tournament.id).await;
     for game in matches.iter().flat_map(|m| &m.games) {
         for seat in &game.result {
             let forfeit = seat.forfeit.as_ref().map(|f| f.reason);

@@ -715,6 +715,20 @@ async fn match_counts(app: &TestApp, tournament_id: i64) -> Vec<(u32, u32, usize
         .collect()
 }
 
+/// A tournament's first page of matches, each with its games.
+async fn matches_with_games(app: &TestApp, tournament_id: i64) -> Vec<pb::MatchSummary> {
+    app.arena()
+        .list_matches(pb::ListMatchesRequest {
+            tournament_id,
+            with_games: true,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .matches
+}
+
 #[tokio::test]
 async fn a_match_list_counts_each_matchs_games_and_carries_them_only_when_asked() {
     let app = spawn_app().await;
@@ -736,17 +750,7 @@ async fn a_match_list_counts_each_matchs_games_and_carries_them_only_when_asked(
     assert_eq!(play_queue(&app, &archives).await, 2);
     // The same first page, after its matches changed.
     assert_eq!(match_counts(&app, tournament.id).await, vec![(2, 2, 0); 2]);
-    let with_games = app
-        .arena()
-        .list_matches(pb::ListMatchesRequest {
-            tournament_id: tournament.id,
-            with_games: true,
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .matches;
+    let with_games = matches_with_games(&app, tournament.id).await;
     assert!(with_games
         .iter()
         .all(|m| (m.games_total, m.games_done, m.games.len()) == (2, 2, 2)));
@@ -798,17 +802,7 @@ async fn a_round_robin_runs_to_the_end_while_a_watcher_sees_it_progress() {
         last = progress;
     }
     assert!(last.finished && last.games_done == 12, "{last:?}");
-    let matches = app
-        .arena()
-        .list_matches(pb::ListMatchesRequest {
-            tournament_id: tournament.id,
-            with_games: true,
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .matches;
+    let matches = matches_with_games(&app, tournament.id).await;
     assert!(matches
         .iter()
         .all(|m| m.status == "done" && m.games.iter().all(|game| game.result.len() == 2)));
@@ -872,17 +866,7 @@ async fn a_table_game_tournament_is_rated_with_weng_lin() {
         .await
         .unwrap()
         .into_inner();
-    let matches = app
-        .arena()
-        .list_matches(pb::ListMatchesRequest {
-            tournament_id: tournament.id,
-            with_games: true,
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .matches;
+    let matches = matches_with_games(&app, tournament.id).await;
     assert!(matches
         .iter()
         .all(|m| m.seats.len() == 3 && m.games.len() == 1));
@@ -977,18 +961,8 @@ async fn the_leaderboard_is_read_a_page_at_a_time_and_bogus_tokens_are_refused()
 /// Games recorded on the first page of a tournament's matches, and games
 /// counted on the leaderboard (each game counts once per seat).
 async fn hot_counts(app: &TestApp, tournament_id: i64) -> (usize, i64) {
-    let page = app
-        .arena()
-        .list_matches(pb::ListMatchesRequest {
-            tournament_id,
-            with_games: true,
-            ..Default::default()
-        })
+    let recorded = matches_with_games(app, tournament_id)
         .await
-        .unwrap()
-        .into_inner();
-    let recorded = page
-        .matches
         .iter()
         .flat_map(|summary| &summary.games)
         .filter(|game| !game.result.is_empty())

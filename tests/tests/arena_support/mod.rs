@@ -353,19 +353,7 @@ pub async fn assert_complete_and_exact(
         (progress.games_total, progress.games_done),
         (planned_games, planned_games)
     );
-    let matches = arena
-        .client()
-        .await
-        .list_matches(pb::ListMatchesRequest {
-            tournament_id: tournament.id,
-            page_size: 1000,
-            with_games: true,
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .matches;
+    let matches = matches_with_games(arena, tournament.id).await;
     let mut game_ids: Vec<i64> = matches
         .iter()
         .flat_map(|m| m.games.iter().map(|g| g.game_id))
@@ -393,6 +381,23 @@ pub async fn assert_complete_and_exact(
         2 * planned_games,
         "ratings count a game twice or miss one: {board:?}"
     );
+}
+
+/// A tournament's first 1,000 matches, each with its games.
+pub async fn matches_with_games(arena: &Arena, tournament_id: i64) -> Vec<pb::MatchSummary> {
+    arena
+        .client()
+        .await
+        .list_matches(pb::ListMatchesRequest {
+            tournament_id,
+            page_size: 1000,
+            with_games: true,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .matches
 }
 
 pub async fn leaderboard(arena: &Arena, game: &str) -> pb::Leaderboard {
