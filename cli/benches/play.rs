@@ -2,7 +2,11 @@
 //! - `play/schotten_totten_games_per_s_single` and `..._concurrent`: the
 //!   same sandboxed match between two trivial bots (`first`) at
 //!   `--concurrency 1` and `--concurrency 2`, and their ratio (after the
-//!   machine's load average, which caps what a second thread can add);
+//!   machine's load average, which caps what a second thread can add).
+//!   Each figure is the median of three runs of 512 games, single and
+//!   concurrent taking turns, so that a start-up's fixed cost and a
+//!   moment's noise on a shared machine weigh little: 64 games took a
+//!   third of a second and their ratio swung from 1.2 to 2.1;
 //! - `play/sprt_games_to_decision`: the mean games an SPRT (elo0=0
 //!   elo1=50, over mirrored deal pairs) needs to decide greedy versus random
 //!   in Schotten Totten, over 10 seeds.
@@ -12,7 +16,10 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-const GAMES: u32 = 64;
+const GAMES: u32 = 512;
+
+/// Runs of each figure, taking turns; the median is printed.
+const ROUNDS: usize = 3;
 
 fn cairn() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_cairn"));
@@ -96,12 +103,21 @@ fn load_average() -> Option<f64> {
     text.split_whitespace().next()?.parse().ok()
 }
 
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
 fn main() {
     if let Some(load) = load_average() {
         println!("bench: play/machine_load_average_1m {load:.2} tasks");
     }
-    let single = games_per_s("1");
-    let concurrent = games_per_s("2");
+    let (mut singles, mut concurrents) = (Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        singles.push(games_per_s("1"));
+        concurrents.push(games_per_s("2"));
+    }
+    let (single, concurrent) = (median(singles), median(concurrents));
     println!("bench: play/schotten_totten_games_per_s_single {single:.1} games/s");
     println!("bench: play/schotten_totten_games_per_s_concurrent {concurrent:.1} games/s");
     println!(
