@@ -698,18 +698,26 @@ async fn play_queue(app: &TestApp, archives: &[(&str, Vec<u8>)]) -> usize {
     }
 }
 
-/// Each match's (games total, games recorded, games carried) on the
-/// first page of a tournament's matches, asked without its games.
-async fn match_counts(app: &TestApp, tournament_id: i64) -> Vec<(u32, u32, usize)> {
+/// A tournament's first page of matches, each with its games when
+/// `with_games`.
+async fn match_page(app: &TestApp, tournament_id: i64, with_games: bool) -> Vec<pb::MatchSummary> {
     app.arena()
         .list_matches(pb::ListMatchesRequest {
             tournament_id,
+            with_games,
             ..Default::default()
         })
         .await
         .unwrap()
         .into_inner()
         .matches
+}
+
+/// Each match's (games total, games recorded, games carried) on the
+/// first page of a tournament's matches, asked without its games.
+async fn match_counts(app: &TestApp, tournament_id: i64) -> Vec<(u32, u32, usize)> {
+    match_page(app, tournament_id, false)
+        .await
         .iter()
         .map(|m| (m.games_total, m.games_done, m.games.len()))
         .collect()
@@ -717,29 +725,26 @@ async fn match_counts(app: &TestApp, tournament_id: i64) -> Vec<(u32, u32, usize
 
 /// A tournament's first page of matches, each with its games.
 async fn matches_with_games(app: &TestApp, tournament_id: i64) -> Vec<pb::MatchSummary> {
-    app.arena()
-        .list_matches(pb::ListMatchesRequest {
-            tournament_id,
-            with_games: true,
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner()
-        .matches
+    match_page(app, tournament_id, true).await
+}
+
+/// Submits one bot named each of `names`; their archives, by name.
+async fn submit_all<'a>(app: &TestApp, token: &str, names: &[&'a str]) -> Vec<(&'a str, Vec<u8>)> {
+    let archives: Vec<(&str, Vec<u8>)> = names
+        .iter()
+        .map(|&name| (name, bot_archive(name, 1)))
+        .collect();
+    for (_, archive) in &archives {
+        submit(app, token, archive.clone()).await.unwrap();
+    }
+    archives
 }
 
 #[tokio::test]
 async fn a_match_list_counts_each_matchs_games_and_carries_them_only_when_asked() {
     let app = spawn_app().await;
     let token = register(&app, "ada").await;
-    let archives: Vec<(&str, Vec<u8>)> = ["weak", "strong"]
-        .into_iter()
-        .map(|name| (name, bot_archive(name, 1)))
-        .collect();
-    for (_, archive) in &archives {
-        submit(&app, &token, archive.clone()).await.unwrap();
-    }
+    let archives = submit_all(&app, &token, &["weak", "strong"]).await;
     let tournament = app
         .arena()
         .create_tournament(authorized(duel(&["weak", "strong"], 4), &token))
@@ -760,13 +765,7 @@ async fn a_match_list_counts_each_matchs_games_and_carries_them_only_when_asked(
 async fn a_round_robin_runs_to_the_end_while_a_watcher_sees_it_progress() {
     let app = spawn_app().await;
     let token = register(&app, "ada").await;
-    let archives: Vec<(&str, Vec<u8>)> = ["weak", "middling", "strong"]
-        .into_iter()
-        .map(|name| (name, bot_archive(name, 1)))
-        .collect();
-    for (_, archive) in &archives {
-        submit(&app, &token, archive.clone()).await.unwrap();
-    }
+    let archives = submit_all(&app, &token, &["weak", "middling", "strong"]).await;
     let tournament = app
         .arena()
         .create_tournament(authorized(duel(&["weak", "middling", "strong"], 4), &token))
@@ -851,13 +850,7 @@ async fn a_table_game_tournament_is_rated_with_weng_lin() {
     let app = spawn_app().await;
     let token = register(&app, "ada").await;
     let names = ["w", "x", "y", "z"];
-    let archives: Vec<(&str, Vec<u8>)> = names
-        .into_iter()
-        .map(|name| (name, bot_archive(name, 1)))
-        .collect();
-    for (_, archive) in &archives {
-        submit(&app, &token, archive.clone()).await.unwrap();
-    }
+    let archives = submit_all(&app, &token, &names).await;
     let mut request = duel(&names, 3);
     (request.game, request.seats_per_game) = (crate::testkit::TEST_TABLE.into(), 3);
     let tournament = app
