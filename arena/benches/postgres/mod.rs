@@ -7,7 +7,9 @@
 //! - `arena/results_per_s_postgres_2_arenas`: two arena servers on the one
 //!   database (each its own store, pool and caches, on its own runtime, as
 //!   two processes would be), each with its runners; beside it, for the
-//!   same offered load, as many runners on one arena server.
+//!   same offered load, as many runners on one arena server;
+//! - `arena/postgres_2_arenas_speedup`: two arena servers over one, with
+//!   the same runners.
 //!
 //! Without a PostgreSQL server these figures are skipped, loudly.
 
@@ -252,9 +254,11 @@ pub(crate) fn bench(runners: &Runtime, readers: &Runtime) {
          {two_arenas:.0} on two, {cpu_two})"
     );
     println!("bench: arena/results_per_s_postgres_2_arenas {two_arenas:.0} results/s");
+    // The same runners and the same offered load on one arena server and
+    // on two: the speedup is what the second process adds, nothing else.
     println!(
         "bench: arena/postgres_2_arenas_speedup {:.2} x",
-        two_arenas / alone
+        two_arenas / one_arena
     );
     second.stop();
     first.stop();
