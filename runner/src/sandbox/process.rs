@@ -270,7 +270,7 @@ impl SandboxedProcess {
             skeleton.release();
         }
         if let Some(cgroups) = self.leftovers.cgroups.take() {
-            cgroups.remove();
+            cgroups.release();
         }
         self.leftovers.lease = None;
     }

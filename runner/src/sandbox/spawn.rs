@@ -135,7 +135,13 @@ fn prepare(
         .cgroups
         .as_ref()
         .map(|cgroup_host| {
-            BotCgroups::create(cgroup_host, &name, spec.limits.memory_bytes, max_tasks)
+            BotCgroups::create(
+                cgroup_host,
+                &name,
+                spec.limits.memory_bytes,
+                max_tasks,
+                lease.is_some(),
+            )
         })
         .transpose()
         .map_err(SandboxError::io("creating the bot cgroups"))?;
