@@ -4,7 +4,11 @@
 //! `pids` controllers; otherwise the v1 hierarchies (`memory`, `pids`,
 //! `cpuacct`) are used. Each bot gets one cgroup per hierarchy, created under
 //! the runner's own cgroup (so the runner's limits still bound its bots) and
-//! named after the bot's uid, which is unique among live bots.
+//! named after the bot's uid, which is unique among live bots. A leased
+//! uid's cgroups stay for its next bot (their counters read from where they
+//! stood when it started): creating and removing three cgroups per start
+//! took the kernel's global cgroup lock six times and left their teardown
+//! to kernel workers on the other CPU, which a parallel match needs.
 
 use std::fs::{self, File};
 use std::io;
@@ -154,7 +158,8 @@ fn can_create_child(parent: &Path) -> bool {
     created && fs::remove_dir(&probe).is_ok()
 }
 
-/// The cgroups of one bot; removed by [`BotCgroups::remove`].
+/// The cgroups of one bot; removed by [`BotCgroups::remove`], or kept for
+/// the next bot of the same uid by [`BotCgroups::release`].
 #[derive(Debug)]
 pub struct BotCgroups {
     unified: Option<PathBuf>,
@@ -163,16 +168,30 @@ pub struct BotCgroups {
     cpuacct: Option<PathBuf>,
     /// The CPU usage file, kept open: the runner reads it at every decision.
     cpu_usage_file: Option<File>,
+    kept: bool,
+    /// The counters when this bot's turn began (zero in new cgroups).
+    baseline: Counters,
+}
+
+/// What the kernel counts in a bot's cgroups since they were made.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Counters {
+    cpu: Duration,
+    oom_kills: u64,
+    refused_forks: u64,
 }
 
 impl BotCgroups {
     /// Creates the bot's cgroups (clearing a stale one of the same name) and
-    /// writes the limits.
+    /// writes the limits. With `keep` (a name that the uid lease makes this
+    /// bot's alone), cgroups of that name are reused, emptied first, and
+    /// stay after [`BotCgroups::release`].
     pub fn create(
         host: &CgroupHost,
         name: &str,
         memory_bytes: u64,
         max_tasks: u64,
+        keep: bool,
     ) -> io::Result<BotCgroups> {
         let mut cgroups = BotCgroups {
             unified: None,
@@ -180,9 +199,14 @@ impl BotCgroups {
             pids: None,
             cpuacct: None,
             cpu_usage_file: None,
+            kept: keep,
+            baseline: Counters::default(),
         };
         match cgroups.populate(host, name, memory_bytes, max_tasks) {
-            Ok(()) => Ok(cgroups),
+            Ok(()) => {
+                cgroups.baseline = cgroups.counters();
+                Ok(cgroups)
+            }
             Err(error) => {
                 cgroups.remove();
                 Err(error)
@@ -200,21 +224,19 @@ impl BotCgroups {
         max_tasks: u64,
     ) -> io::Result<()> {
         let cgroups = self;
+        let keep = cgroups.kept;
+        let dir = |parent: &Path| match keep {
+            true => reused_dir(&parent.join(name)),
+            false => fresh_dir(&parent.join(name)),
+        };
         match host {
-            CgroupHost::Unified { parent } => {
-                cgroups.unified = Some(fresh_dir(&parent.join(name))?)
-            }
+            CgroupHost::Unified { parent } => cgroups.unified = Some(dir(parent)?),
             CgroupHost::Legacy {
                 memory,
                 pids,
                 cpuacct,
             } => {
-                let make = |parent: &Option<PathBuf>| {
-                    parent
-                        .as_ref()
-                        .map(|parent| fresh_dir(&parent.join(name)))
-                        .transpose()
-                };
+                let make = |parent: &Option<PathBuf>| parent.as_deref().map(dir).transpose();
                 cgroups.memory = make(memory)?;
                 cgroups.pids = make(pids)?;
                 cgroups.cpuacct = make(cpuacct)?;
@@ -233,13 +255,14 @@ impl BotCgroups {
             fs::write(dir.join("pids.max"), max_tasks.to_string())?;
         }
         if let Some(dir) = &self.memory {
-            fs::write(dir.join("memory.limit_in_bytes"), memory_bytes.to_string())?;
             // memsw exists only with swap accounting; swappiness 0 keeps the bot
-            // from swapping its way past the cap where it does not.
-            let _ = fs::write(
-                dir.join("memory.memsw.limit_in_bytes"),
-                memory_bytes.to_string(),
-            );
+            // from swapping its way past the cap where it does not. It may
+            // never be below the memory cap: in a reused cgroup it is set
+            // before a rising cap and after a falling one.
+            let memsw = dir.join("memory.memsw.limit_in_bytes");
+            let _ = fs::write(&memsw, memory_bytes.to_string());
+            fs::write(dir.join("memory.limit_in_bytes"), memory_bytes.to_string())?;
+            let _ = fs::write(&memsw, memory_bytes.to_string());
             let _ = fs::write(dir.join("memory.swappiness"), "0");
         }
         if let Some(dir) = &self.pids {
@@ -267,8 +290,21 @@ impl BotCgroups {
         v2.chain(v1.map(|dir| dir.join("tasks"))).collect()
     }
 
-    /// The CPU time of every process that ever ran in the cgroup.
+    fn counters(&self) -> Counters {
+        Counters {
+            cpu: self.cpu_usage_since_made().unwrap_or_default(),
+            oom_kills: self.oom_kills_since_made(),
+            refused_forks: self.refused_forks_since_made(),
+        }
+    }
+
+    /// The CPU time of every process of this bot that ran in the cgroup.
     pub fn cpu_usage(&self) -> Option<Duration> {
+        let usage = self.cpu_usage_since_made()?;
+        Some(usage.saturating_sub(self.baseline.cpu))
+    }
+
+    fn cpu_usage_since_made(&self) -> Option<Duration> {
         let file = self.cpu_usage_file.as_ref()?;
         let mut buffer = [0u8; 512];
         let length = file.read_at(&mut buffer, 0).ok()?;
@@ -287,8 +323,14 @@ impl BotCgroups {
         }
     }
 
-    /// How many processes the OOM killer ended because of the memory cap.
+    /// How many processes of this bot the OOM killer ended because of the
+    /// memory cap.
     pub fn oom_kills(&self) -> u64 {
+        self.oom_kills_since_made()
+            .saturating_sub(self.baseline.oom_kills)
+    }
+
+    fn oom_kills_since_made(&self) -> u64 {
         let (dir, file) = match (&self.unified, &self.memory) {
             (Some(dir), _) => (dir, "memory.events"),
             (None, Some(dir)) => (dir, "memory.oom_control"),
@@ -298,8 +340,13 @@ impl BotCgroups {
         keyed_value(&text, "oom_kill").unwrap_or(0)
     }
 
-    /// How many forks the process cap refused.
+    /// How many of this bot's forks the process cap refused.
     pub fn refused_forks(&self) -> u64 {
+        self.refused_forks_since_made()
+            .saturating_sub(self.baseline.refused_forks)
+    }
+
+    fn refused_forks_since_made(&self) -> u64 {
         let Some(dir) = self.unified.as_ref().or(self.pids.as_ref()) else {
             return 0;
         };
@@ -339,6 +386,14 @@ impl BotCgroups {
         }
     }
 
+    /// Called once the bot is gone (killed and reaped): keeps cgroups made
+    /// for reuse, removes any other.
+    pub fn release(self) {
+        if !self.kept {
+            self.remove();
+        }
+    }
+
     /// Removes the cgroups; they must be empty (killed and reaped).
     pub fn remove(&self) {
         for dir in self.dirs() {
@@ -358,18 +413,34 @@ impl BotCgroups {
 /// Creates `dir`, first clearing a leftover of a crashed runner.
 fn fresh_dir(dir: &Path) -> io::Result<PathBuf> {
     if dir.exists() {
-        let stale = BotCgroups {
-            unified: None,
-            memory: None,
-            pids: Some(dir.to_path_buf()),
-            cpuacct: None,
-            cpu_usage_file: None,
-        };
+        let stale = stale_cgroup(dir);
         stale.kill_members();
         stale.remove();
     }
     fs::create_dir(dir)?;
     Ok(dir.to_path_buf())
+}
+
+/// `dir` as the previous bot of its uid left it, emptied (a crashed
+/// runner's bot may still be there), or new.
+fn reused_dir(dir: &Path) -> io::Result<PathBuf> {
+    match dir.is_dir() {
+        true => stale_cgroup(dir).kill_members(),
+        false => fs::create_dir(dir)?,
+    }
+    Ok(dir.to_path_buf())
+}
+
+fn stale_cgroup(dir: &Path) -> BotCgroups {
+    BotCgroups {
+        unified: None,
+        memory: None,
+        pids: Some(dir.to_path_buf()),
+        cpuacct: None,
+        cpu_usage_file: None,
+        kept: false,
+        baseline: Counters::default(),
+    }
 }
 
 /// The number after `key` in a `key value` per line file.
@@ -429,7 +500,7 @@ mod tests {
         let host = CgroupHost::Unified {
             parent: parent.clone(),
         };
-        let mut cgroups = BotCgroups::create(&host, "bot", 256 << 20, 17).expect("create");
+        let mut cgroups = BotCgroups::create(&host, "bot", 256 << 20, 17, false).expect("create");
         let dir = parent.join("bot");
         assert_eq!(
             fs::read_to_string(dir.join("memory.max")).ok(),
@@ -468,7 +539,7 @@ mod tests {
             pids: Some(pids.clone()),
             cpuacct: Some(cpuacct.clone()),
         };
-        let mut cgroups = BotCgroups::create(&host, "bot", 64 << 20, 9).expect("create");
+        let mut cgroups = BotCgroups::create(&host, "bot", 64 << 20, 9, false).expect("create");
         let limit = fs::read_to_string(memory.join("bot/memory.limit_in_bytes")).ok();
         assert_eq!(limit, Some((64u64 << 20).to_string()));
         assert_eq!(
@@ -482,6 +553,35 @@ mod tests {
         fs::write(memory.join("bot/memory.oom_control"), oom_control).expect("write");
         assert_eq!(cgroups.oom_kills(), 2);
         let _ = fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn kept_cgroups_count_only_what_their_next_bot_does() {
+        let parent = fake_hierarchy("kept-bot");
+        let host = CgroupHost::Unified {
+            parent: parent.clone(),
+        };
+        let dir = parent.join("bot");
+        let first = BotCgroups::create(&host, "bot", 256 << 20, 17, true).expect("create");
+        fs::write(dir.join("cpu.stat"), "usage_usec 1500\n").expect("write");
+        fs::write(dir.join("memory.events"), "oom_kill 1\n").expect("write");
+        fs::write(dir.join("pids.events"), "max 2\n").expect("write");
+        first.release();
+        assert!(dir.is_dir(), "kept for the uid's next bot");
+        let mut second = BotCgroups::create(&host, "bot", 128 << 20, 9, true).expect("reuse");
+        assert_eq!(
+            fs::read_to_string(dir.join("memory.max")).ok(),
+            Some((128u64 << 20).to_string())
+        );
+        assert_eq!(second.cpu_usage(), Some(Duration::ZERO));
+        assert_eq!((second.oom_kills(), second.refused_forks()), (0, 0));
+        fs::write(dir.join("cpu.stat"), "usage_usec 4000\n").expect("write");
+        fs::write(dir.join("memory.events"), "oom_kill 2\n").expect("write");
+        fs::write(dir.join("pids.events"), "max 5\n").expect("write");
+        second.cpu_usage_file = second.open_cpu_usage_file();
+        assert_eq!(second.cpu_usage(), Some(Duration::from_micros(2500)));
+        assert_eq!((second.oom_kills(), second.refused_forks()), (1, 3));
+        let _ = fs::remove_dir_all(&parent);
     }
 
     #[test]

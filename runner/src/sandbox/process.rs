@@ -267,10 +267,10 @@ impl SandboxedProcess {
         // The scratch tmpfs, whose pages are charged to the cgroup, went
         // with the sandbox's mount namespace.
         if let Some(skeleton) = self.leftovers.skeleton.take() {
-            skeleton.remove();
+            skeleton.release();
         }
         if let Some(cgroups) = self.leftovers.cgroups.take() {
-            cgroups.remove();
+            cgroups.release();
         }
         self.leftovers.lease = None;
     }

@@ -2,7 +2,10 @@
 //!
 //! The parent builds a skeleton directory on the host (empty mount points,
 //! symlinks such as `/lib -> usr/lib`) and a [`MountPlan`] of prepared C
-//! strings. The sandbox's first process, in its own mount namespace, applies
+//! strings. A leased uid's skeleton stays for the uid's next bot, which
+//! reuses it when its layout is the same (most are): creating and removing
+//! some forty entries per start cost more than the sandbox's mounts, and
+//! two parallel starts took turns on the lock of the folder holding them. The sandbox's first process, in its own mount namespace, applies
 //! the plan with plain syscalls (no allocation: it was forked from a
 //! multi-threaded process) and pivots into the skeleton, which is then
 //! read-only. The bot sees: the system runtimes (`/usr` and the `/lib*`,
@@ -78,10 +81,13 @@ pub struct MountPlan {
     steps: Vec<MountStep>,
 }
 
-/// The skeleton directory on the host; removed by [`RootSkeleton::remove`].
+/// The skeleton directory on the host. A leased uid's skeleton is kept for
+/// the next bot of that uid ([`RootSkeleton::release`]), which reuses it when
+/// it would build the same one: most bots of a runner see the same views.
 #[derive(Debug)]
 pub struct RootSkeleton {
     dir: PathBuf,
+    kept: bool,
 }
 
 impl RootSkeleton {
@@ -93,8 +99,25 @@ impl RootSkeleton {
     /// (every mount, the scratch tmpfs included, lived in the sandbox's
     /// namespace and went with it).
     pub fn remove(&self) {
+        let _ = fs::remove_file(layout_file(&self.dir));
         let _ = fs::remove_dir_all(&self.dir);
     }
+
+    /// Called once the bot is gone: keeps a skeleton meant for reuse,
+    /// removes any other.
+    pub fn release(self) {
+        if !self.kept {
+            self.remove();
+        }
+    }
+}
+
+/// Beside the skeleton: the layout it was built with, written last, so a
+/// skeleton whose building was cut short never matches.
+fn layout_file(dir: &Path) -> PathBuf {
+    let mut name = dir.as_os_str().to_owned();
+    name.push(".layout");
+    PathBuf::from(name)
 }
 
 fn c_path(path: &Path) -> io::Result<CString> {
@@ -132,26 +155,55 @@ pub struct PreparedRoot {
     pub scratch: OwnedFd,
 }
 
-/// Builds the skeleton in `dir`, the plan that fills it and the scratch.
+/// One thing the skeleton holds on the host, in creation order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Entry {
+    Dir(PathBuf),
+    Link { target: PathBuf, path: PathBuf },
+    File { path: PathBuf, contents: String },
+}
+
+impl Entry {
+    fn create(&self) -> io::Result<()> {
+        match self {
+            Entry::Dir(path) => make_dir(path),
+            Entry::Link { target, path } => symlink(target, path),
+            Entry::File { path, contents } => fs::write(path, contents),
+        }
+    }
+}
+
+/// What the skeleton holds and the mount steps that fill it.
+#[derive(Debug, Default)]
+struct Layout {
+    entries: Vec<Entry>,
+    steps: Vec<MountStep>,
+}
+
+impl Layout {
+    fn dir(&mut self, path: PathBuf) {
+        self.entries.push(Entry::Dir(path));
+    }
+
+    fn file(&mut self, path: PathBuf, contents: String) {
+        self.entries.push(Entry::File { path, contents });
+    }
+}
+
+/// Builds the skeleton in `dir` (or, with `keep`, reuses the one a previous
+/// bot of the same uid left there if its layout is the same), the plan that
+/// fills it and the scratch.
 pub fn prepare(
     dir: &Path,
     views: &Views<'_>,
     scratch_bytes: u64,
     bot_uid: Option<u32>,
+    keep: bool,
 ) -> io::Result<PreparedRoot> {
-    if dir.exists() {
-        // A crashed runner's; nothing is mounted on the host in it.
-        let _ = fs::remove_dir_all(dir);
-    }
-    make_dir(dir)?;
-    let skeleton = RootSkeleton {
-        dir: dir.to_path_buf(),
-    };
-    let mut steps = Vec::new();
-    make_dir(&dir.join("tmp"))?;
-    let scratch = detached_scratch(scratch_bytes)?;
-    plan_system_views(dir, &mut steps)?;
-    write_accounts(&dir.join("etc"), bot_uid)?;
+    let mut layout = Layout::default();
+    layout.dir(dir.join("tmp"));
+    plan_system_views(dir, &mut layout)?;
+    write_accounts(&dir.join("etc"), bot_uid, &mut layout);
     let mut shown: Vec<(&Path, MountKind)> = views
         .read_only
         .iter()
@@ -161,12 +213,18 @@ pub fn prepare(
     // Outer directories first, so that a nested one is mounted on top.
     shown.sort_by_key(|(path, _)| path.components().count());
     for (host_path, kind) in shown {
-        steps.push(plan_shown_dir(dir, host_path, kind)?);
+        layout.steps.push(plan_shown_dir(dir, host_path, kind)?);
     }
+    build_skeleton(dir, &layout, keep)?;
+    let skeleton = RootSkeleton {
+        dir: dir.to_path_buf(),
+        kept: keep,
+    };
+    let scratch = detached_scratch(scratch_bytes)?;
     let plan = MountPlan {
         root: c_path(dir)?,
         scratch_target: c_path(&dir.join("tmp"))?,
-        steps,
+        steps: layout.steps,
     };
     Ok(PreparedRoot {
         skeleton,
@@ -175,20 +233,50 @@ pub fn prepare(
     })
 }
 
-/// `/proc`, `/dev`, the system runtimes and the few `/etc` entries.
-fn plan_system_views(dir: &Path, steps: &mut Vec<MountStep>) -> io::Result<()> {
-    make_dir(&dir.join("proc"))?;
-    steps.push(step(MountKind::Proc, Path::new("proc"), &dir.join("proc"))?);
-    prepare_devices(dir, steps)?;
-    for name in ROOT_ENTRIES {
-        mirror_entry(&Path::new("/").join(name), &dir.join(name), steps)?;
+/// Creates the skeleton's entries in `dir`, unless `keep` and the skeleton
+/// there was built with the same layout (the steps included: the sandbox
+/// makes the mount points of the shown folders in it, which stay).
+fn build_skeleton(dir: &Path, layout: &Layout, keep: bool) -> io::Result<()> {
+    let signature = format!("{:?}\n{:?}", layout.entries, layout.steps);
+    let layout_file = layout_file(dir);
+    if keep
+        && dir.is_dir()
+        && fs::read(&layout_file).is_ok_and(|built| built == signature.as_bytes())
+    {
+        return Ok(());
     }
-    make_dir(&dir.join("etc"))?;
+    let _ = fs::remove_file(&layout_file);
+    if dir.exists() {
+        // Another layout's, or a crashed runner's; nothing is mounted on
+        // the host in it.
+        let _ = fs::remove_dir_all(dir);
+    }
+    make_dir(dir)?;
+    for entry in &layout.entries {
+        entry.create()?;
+    }
+    match keep {
+        true => fs::write(layout_file, signature),
+        false => Ok(()),
+    }
+}
+
+/// `/proc`, `/dev`, the system runtimes and the few `/etc` entries.
+fn plan_system_views(dir: &Path, layout: &mut Layout) -> io::Result<()> {
+    layout.dir(dir.join("proc"));
+    layout
+        .steps
+        .push(step(MountKind::Proc, Path::new("proc"), &dir.join("proc"))?);
+    prepare_devices(dir, layout)?;
+    for name in ROOT_ENTRIES {
+        mirror_entry(&Path::new("/").join(name), &dir.join(name), layout)?;
+    }
+    layout.dir(dir.join("etc"));
     for name in ETC_ENTRIES {
         mirror_entry(
             &Path::new("/etc").join(name),
             &dir.join("etc").join(name),
-            steps,
+            layout,
         )?;
     }
     Ok(())
@@ -197,15 +285,15 @@ fn plan_system_views(dir: &Path, steps: &mut Vec<MountStep>) -> io::Result<()> {
 /// A `passwd` and `group` naming only root and the bot: lookups of the
 /// bot's own user (Python's `getpass`, the JVM's `user.home`) work, and the
 /// host's accounts stay unknown.
-fn write_accounts(etc: &Path, bot_uid: Option<u32>) -> io::Result<()> {
+fn write_accounts(etc: &Path, bot_uid: Option<u32>, layout: &mut Layout) {
     let mut passwd = String::from("root:x:0:0:root:/:/bin/sh\n");
     let mut group = String::from("root:x:0:\n");
     if let Some(uid) = bot_uid {
         passwd.push_str(&format!("bot:x:{uid}:{uid}:bot:/tmp:/bin/sh\n"));
         group.push_str(&format!("bot:x:{uid}:\n"));
     }
-    fs::write(etc.join("passwd"), passwd)?;
-    fs::write(etc.join("group"), group)
+    layout.file(etc.join("passwd"), passwd);
+    layout.file(etc.join("group"), group);
 }
 
 /// A bind of `host_path` at the same path, with every directory on the
@@ -319,39 +407,48 @@ fn step(kind: MountKind, source: &Path, target: &Path) -> io::Result<MountStep> 
     })
 }
 
-fn prepare_devices(dir: &Path, steps: &mut Vec<MountStep>) -> io::Result<()> {
+fn prepare_devices(dir: &Path, layout: &mut Layout) -> io::Result<()> {
     let dev = dir.join("dev");
-    make_dir(&dev)?;
+    layout.dir(dev.clone());
     for name in DEVICES {
         let host = Path::new("/dev").join(name);
         if host.exists() {
-            fs::write(dev.join(name), b"")?;
-            steps.push(step(MountKind::DeviceBind, &host, &dev.join(name))?);
+            layout.file(dev.join(name), String::new());
+            layout
+                .steps
+                .push(step(MountKind::DeviceBind, &host, &dev.join(name))?);
         }
     }
     for (name, target) in DEVICE_LINKS {
-        symlink(target, dev.join(name))?;
+        layout.entries.push(Entry::Link {
+            target: PathBuf::from(target),
+            path: dev.join(name),
+        });
     }
     Ok(())
 }
 
 /// Shows the host entry `host` at `target`: a symlink is copied, a directory
 /// or file gets a read-only bind mount, a missing entry is skipped.
-fn mirror_entry(host: &Path, target: &Path, steps: &mut Vec<MountStep>) -> io::Result<()> {
+fn mirror_entry(host: &Path, target: &Path, layout: &mut Layout) -> io::Result<()> {
     let Ok(meta) = host.symlink_metadata() else {
         return Ok(());
     };
     if meta.file_type().is_symlink() {
-        symlink(fs::read_link(host)?, target)
-    } else if meta.is_dir() {
-        make_dir(target)?;
-        steps.push(step(MountKind::ReadOnlyBind, host, target)?);
-        Ok(())
-    } else {
-        fs::write(target, b"")?;
-        steps.push(step(MountKind::ReadOnlyBind, host, target)?);
-        Ok(())
+        layout.entries.push(Entry::Link {
+            target: fs::read_link(host)?,
+            path: target.to_path_buf(),
+        });
+        return Ok(());
     }
+    match meta.is_dir() {
+        true => layout.dir(target.to_path_buf()),
+        false => layout.file(target.to_path_buf(), String::new()),
+    }
+    layout
+        .steps
+        .push(step(MountKind::ReadOnlyBind, host, target)?);
+    Ok(())
 }
 
 /// Hands `dir` and everything in it to `uid` (links themselves, never
@@ -522,7 +619,7 @@ mod tests {
             skeleton,
             plan,
             scratch,
-        } = prepare(&skeleton_dir, &views, 1 << 20, Some(1_234_567)).expect("prepare");
+        } = prepare(&skeleton_dir, &views, 1 << 20, Some(1_234_567), false).expect("prepare");
         // The scratch is a tmpfs attached nowhere on the host.
         let scratch_fs = nix::sys::statfs::fstatfs(&scratch).expect("statfs");
         assert_eq!(scratch_fs.filesystem_type(), nix::sys::statfs::TMPFS_MAGIC);
@@ -558,8 +655,49 @@ mod tests {
             "srv, srv/bots, srv/bots/alpha"
         );
         assert!(plan.steps.iter().any(|step| step.kind == MountKind::Proc));
-        skeleton.remove();
+        skeleton.release();
         assert!(!skeleton_dir.exists());
+        let _ = fs::remove_dir_all(&base);
+    }
+
+    #[test]
+    fn a_kept_skeleton_is_reused_for_the_same_layout_and_rebuilt_for_another() {
+        let base = std::env::temp_dir().join(format!("cairn-rootfs-keep-{}", std::process::id()));
+        let skeleton_dir = base.join("root");
+        let (alpha, beta) = (PathBuf::from("/srv/alpha"), PathBuf::from("/srv/beta"));
+        let prepare_for = |bot: &PathBuf| {
+            let views = Views {
+                read_only: std::slice::from_ref(bot),
+                writable: None,
+            };
+            prepare(&skeleton_dir, &views, 1 << 20, Some(1_200_000), true).expect("prepare")
+        };
+        let first = prepare_for(&alpha);
+        // What the sandbox makes while mounting: the bot folder's mount point.
+        make_dir(&skeleton_dir.join("srv/alpha")).expect("mount point");
+        fs::write(skeleton_dir.join("tmp/marker"), "").expect("marker");
+        first.skeleton.release();
+        assert!(skeleton_dir.join("etc/passwd").exists(), "kept");
+        let second = prepare_for(&alpha);
+        assert!(skeleton_dir.join("tmp/marker").exists(), "reused as it was");
+        second.skeleton.release();
+        let third = prepare_for(&beta);
+        assert!(!skeleton_dir.join("tmp/marker").exists(), "rebuilt");
+        assert!(
+            !skeleton_dir.join("srv/alpha").exists(),
+            "no trace of alpha"
+        );
+        let passwd = fs::read_to_string(skeleton_dir.join("etc/passwd")).expect("passwd");
+        assert!(passwd.contains("bot:x:1200000:"), "{passwd}");
+        third.skeleton.release();
+        // A skeleton whose layout file is missing (cut short) is rebuilt.
+        fs::write(skeleton_dir.join("tmp/marker"), "").expect("marker");
+        fs::remove_file(layout_file(&skeleton_dir)).expect("layout file");
+        let fourth = prepare_for(&beta);
+        assert!(!skeleton_dir.join("tmp/marker").exists(), "rebuilt");
+        fourth.skeleton.remove();
+        assert!(!skeleton_dir.exists());
+        assert!(!layout_file(&skeleton_dir).exists());
         let _ = fs::remove_dir_all(&base);
     }
 }

@@ -111,8 +111,16 @@ fn prepare(
                 skeleton,
                 plan,
                 scratch,
-            } = rootfs::prepare(&skeleton_dir, &views, spec.limits.scratch_bytes, bot_uid)
-                .map_err(SandboxError::io("building the root skeleton"))?;
+            } = rootfs::prepare(
+                &skeleton_dir,
+                &views,
+                spec.limits.scratch_bytes,
+                bot_uid,
+                // Named by its uid, whose lease makes it ours alone: kept
+                // for the next bot of that uid.
+                lease.is_some(),
+            )
+            .map_err(SandboxError::io("building the root skeleton"))?;
             let scratch = above_stdio(scratch).map_err(|errno| SandboxError::Io {
                 context: "placing the scratch tmpfs",
                 source: errno.into(),
@@ -127,7 +135,13 @@ fn prepare(
         .cgroups
         .as_ref()
         .map(|cgroup_host| {
-            BotCgroups::create(cgroup_host, &name, spec.limits.memory_bytes, max_tasks)
+            BotCgroups::create(
+                cgroup_host,
+                &name,
+                spec.limits.memory_bytes,
+                max_tasks,
+                lease.is_some(),
+            )
         })
         .transpose()
         .map_err(SandboxError::io("creating the bot cgroups"))?;
