@@ -7,6 +7,11 @@
 //!   concurrent taking turns, so that a start-up's fixed cost and a
 //!   moment's noise on a shared machine weigh little: 64 games took a
 //!   third of a second and their ratio swung from 1.2 to 2.1;
+//! - `play/schotten_totten_cpu_ms_per_game_single` and `..._concurrent`:
+//!   the CPU time (user and system) of the whole process tree (`cairn play`,
+//!   its sandboxes and bots) per game, the median over the same runs: a
+//!   steadier figure than games per second on a shared machine, and the one
+//!   that says whether a parallel match costs more CPU than a lone one;
 //! - `play/sprt_games_to_decision`: the mean games an SPRT (elo0=0
 //!   elo1=50, over mirrored deal pairs) needs to decide greedy versus random
 //!   in Schotten Totten, over 10 seeds.
@@ -46,9 +51,11 @@ fn play(args: &[&str]) -> Value {
     serde_json::from_slice(&output.stdout).expect("a json report")
 }
 
-fn games_per_s(concurrency: &str) -> f64 {
+/// Games per second and CPU milliseconds per game of one run.
+fn games_per_s(concurrency: &str) -> (f64, f64) {
     let first = bundled("first");
     let games = GAMES.to_string();
+    let cpu_before = children_cpu_s();
     let start = Instant::now();
     let report = play(&[
         "--games",
@@ -59,9 +66,23 @@ fn games_per_s(concurrency: &str) -> f64 {
         &first,
     ]);
     let elapsed = start.elapsed().as_secs_f64();
+    let cpu = children_cpu_s() - cpu_before;
     let played = report["games"].as_array().map_or(0, Vec::len);
     assert_eq!(played, GAMES as usize);
-    played as f64 / elapsed
+    (played as f64 / elapsed, cpu * 1000.0 / played as f64)
+}
+
+/// User and system CPU seconds of every waited-for descendant so far: each
+/// `cairn play` waits for its sandboxes, which wait for their bots.
+fn children_cpu_s() -> f64 {
+    // SAFETY: getrusage fills the zeroed struct it is given.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage);
+        usage
+    };
+    let seconds = |time: libc::timeval| time.tv_sec as f64 + time.tv_usec as f64 / 1e6;
+    seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }
 
 fn sprt_games_to_decision() -> f64 {
@@ -113,9 +134,14 @@ fn main() {
         println!("bench: play/machine_load_average_1m {load:.2} tasks");
     }
     let (mut singles, mut concurrents) = (Vec::new(), Vec::new());
+    let (mut single_cpus, mut concurrent_cpus) = (Vec::new(), Vec::new());
     for _ in 0..ROUNDS {
-        singles.push(games_per_s("1"));
-        concurrents.push(games_per_s("2"));
+        let (rate, cpu) = games_per_s("1");
+        singles.push(rate);
+        single_cpus.push(cpu);
+        let (rate, cpu) = games_per_s("2");
+        concurrents.push(rate);
+        concurrent_cpus.push(cpu);
     }
     let (single, concurrent) = (median(singles), median(concurrents));
     println!("bench: play/schotten_totten_games_per_s_single {single:.1} games/s");
@@ -123,6 +149,14 @@ fn main() {
     println!(
         "bench: play/schotten_totten_concurrent_over_single {:.2} x",
         concurrent / single
+    );
+    println!(
+        "bench: play/schotten_totten_cpu_ms_per_game_single {:.2} ms",
+        median(single_cpus)
+    );
+    println!(
+        "bench: play/schotten_totten_cpu_ms_per_game_concurrent {:.2} ms",
+        median(concurrent_cpus)
     );
     println!(
         "bench: play/sprt_games_to_decision {:.1} games",

@@ -7,6 +7,7 @@ mod support;
 
 use std::io::{BufReader, Write};
 use std::path::Path;
+use std::time::Duration;
 
 use cairn_runner::sandbox::{Ending, LimitBroken, Limits, Sandbox, SandboxSpec};
 use support::{finish, python, read_line, run, spec};
@@ -465,4 +466,46 @@ fn two_bots_at_once_get_distinct_uids() {
     let second = run(&spec("uid-second", &["id", "-u"], Limits::default()));
     assert_ne!(first_uid, second.stdout.trim());
     first_process.kill_all();
+}
+
+#[test]
+fn the_next_bot_of_a_uid_finds_nothing_its_predecessor_left_or_used() {
+    // The predecessor burns CPU, has forks refused, writes its scratch /tmp
+    // and tries the root; the uid's cgroups and skeleton stay for the next
+    // bot of that uid, which must start from nothing.
+    let limits = Limits {
+        max_processes: 4,
+        ..Limits::default()
+    };
+    let script = "id -u; echo left > /tmp/left; touch /left 2>/dev/null && echo wrote-root; \
+                  i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done; \
+                  for n in 1 2 3 4 5 6 7 8; do sleep 0.2 2>/dev/null & done; wait; exit 0";
+    let first = spec("uid-predecessor", &["sh", "-c", script], limits);
+    let before = run(&first);
+    let uid = before.stdout.lines().next().expect("its uid").to_string();
+    assert!(!before.stdout.contains("wrote-root"), "{before:?}");
+    assert_eq!(before.outcome.limit_broken, Some(LimitBroken::Processes));
+    assert!(before.outcome.cpu_time > Duration::from_millis(50));
+    let mut next = first.clone();
+    next.command = ["sh", "-c", "id -u; ls -A /tmp; ls -A /"]
+        .map(String::from)
+        .to_vec();
+    // Parallel tests may lease the uid first: the lowest free one is taken.
+    for _attempt in 0..50 {
+        let after = run(&next);
+        if after.stdout.lines().next() != Some(uid.as_str()) {
+            continue;
+        }
+        assert!(!after.stdout.contains("left"), "{after:?}");
+        assert_eq!(after.outcome.ending, Ending::Exited(0));
+        assert_eq!(after.outcome.limit_broken, None, "{after:?}");
+        assert!(
+            after.outcome.cpu_time < before.outcome.cpu_time / 2,
+            "{:?} after {:?}",
+            after.outcome.cpu_time,
+            before.outcome.cpu_time
+        );
+        return;
+    }
+    panic!("uid {uid} never came back");
 }

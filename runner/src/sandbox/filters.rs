@@ -129,13 +129,10 @@ enum Verdict {
 }
 
 const BPF_LD: u16 = 0x00;
-const BPF_ALU: u16 = 0x04;
 const BPF_JMP: u16 = 0x05;
 const BPF_RET: u16 = 0x06;
 const BPF_W: u16 = 0x00;
 const BPF_ABS: u16 = 0x20;
-const BPF_AND: u16 = 0x50;
-const BPF_JA: u16 = 0x00;
 const BPF_JEQ: u16 = 0x10;
 const BPF_JGE: u16 = 0x30;
 const BPF_JSET: u16 = 0x40;
@@ -313,6 +310,12 @@ mod tests {
         assert!(searched[0].len() < 256, "every jump reaches its target");
     }
 
+    // What seccompiler emits besides what the searched filter uses.
+    const BPF_ALU: u16 = 0x04;
+    const BPF_AND: u16 = 0x50;
+    const BPF_JA: u16 = 0x00;
+    const BPF_JGT: u16 = 0x20;
+
     /// `struct seccomp_data` for a call on this architecture.
     fn call(arch: u32, number: u32, first_argument: u64) -> [u8; 64] {
         let mut data = [0u8; 64];
@@ -342,7 +345,7 @@ mod tests {
                     let taken = match code & !BPF_JMP {
                         BPF_JEQ => accumulator == k,
                         BPF_JGE => accumulator >= k,
-                        0x20 => accumulator > k,
+                        BPF_JGT => accumulator > k,
                         BPF_JSET => accumulator & k != 0,
                         other => panic!("instruction {other:#x} not interpreted"),
                     };
