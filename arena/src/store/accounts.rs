@@ -1,8 +1,92 @@
 //! Owners (who submit bots and create tournaments) and runners (who play
 //! matches), each known by the hash of a bearer token.
 
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
 use super::{new_token, token_hash, Store};
 use crate::error::ArenaError;
+
+/// How long a runner found by its token is trusted without asking the
+/// database again (see [`RunnerCache`]).
+const TOKEN_TRUST: Duration = Duration::from_secs(2);
+
+/// Runners remembered past that many are all forgotten.
+const MAX_CACHED_RUNNERS: usize = 4_096;
+
+/// What this process remembers of runners, to spare a hot call a round
+/// trip: the runner each token named when last looked up, and when this
+/// process last recorded each runner's sighting.
+///
+/// A token is trusted for [`TOKEN_TRUST`] at most, and only while no write
+/// that may have revoked a runner committed since the lookup: a revocation
+/// declares no snapshot it touches, so its commit bumps the read cache's
+/// epoch, in this process before `revoke_runner` returns and in every
+/// other process when its notification arrives. Until then another
+/// process may accept the revoked token for a moment, and nothing it
+/// accepts then changes anything: the revocation gave the runner's
+/// matches back (its heartbeats and reports are refused as for a lost
+/// lease) and a lease checks the runner in its own transaction.
+#[derive(Debug, Default)]
+pub(crate) struct RunnerCache {
+    by_token_hash: Mutex<HashMap<String, TrustedRunner>>,
+    /// The time (the store's clock) this process last wrote each runner's
+    /// sighting.
+    sightings: Mutex<HashMap<i64, i64>>,
+}
+
+#[derive(Debug)]
+struct TrustedRunner {
+    runner: Runner,
+    epoch: u64,
+    looked_up: Instant,
+}
+
+impl RunnerCache {
+    fn trusted(&self, hash: &str, epoch: u64) -> Option<Runner> {
+        let cached = lock(&self.by_token_hash);
+        let trusted = cached.get(hash)?;
+        (trusted.epoch == epoch && trusted.looked_up.elapsed() < TOKEN_TRUST)
+            .then(|| trusted.runner.clone())
+    }
+
+    fn trust(&self, hash: String, runner: Runner, epoch: u64, looked_up: Instant) {
+        let mut cached = lock(&self.by_token_hash);
+        if cached.len() >= MAX_CACHED_RUNNERS {
+            cached.clear();
+        }
+        cached.insert(
+            hash,
+            TrustedRunner {
+                runner,
+                epoch,
+                looked_up,
+            },
+        );
+    }
+
+    /// Whether this process recorded `runner_id`'s sighting less than
+    /// `fresh_ms` before `now` (and not after it: a clock set back).
+    pub(crate) fn seen_within(&self, runner_id: i64, now: i64, fresh_ms: i64) -> bool {
+        lock(&self.sightings)
+            .get(&runner_id)
+            .is_some_and(|&at| at <= now && now - at < fresh_ms)
+    }
+
+    /// Records that this process wrote `runner_id`'s sighting at `now`.
+    pub(crate) fn saw(&self, runner_id: i64, now: i64) {
+        let mut sightings = lock(&self.sightings);
+        if sightings.len() >= MAX_CACHED_RUNNERS {
+            sightings.clear();
+        }
+        sightings.insert(runner_id, now);
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poison| poison.into_inner())
+}
 
 /// Someone who owns bots.
 #[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
@@ -143,13 +227,25 @@ impl Store {
         }
     }
 
-    /// The runner a token belongs to, unless it was revoked.
+    /// The runner a token belongs to, unless it was revoked: asked of the
+    /// database once in a while, not on every call (see [`RunnerCache`]).
     pub async fn runner_by_token(&self, token: &str) -> Result<Runner, ArenaError> {
-        sqlx::query_as("SELECT id, name FROM runners WHERE token_hash = $1 AND revoked_at IS NULL")
-            .bind(token_hash(token))
-            .fetch_optional(self.pool())
-            .await?
-            .ok_or(ArenaError::Unauthenticated("runner"))
+        let hash = token_hash(token);
+        // The epoch before the lookup: a revocation committing meanwhile
+        // makes the answer untrusted at once.
+        let (epoch, looked_up) = (self.reads.epoch(), Instant::now());
+        if let Some(runner) = self.runners.trusted(&hash, epoch) {
+            return Ok(runner);
+        }
+        let runner: Runner = sqlx::query_as(
+            "SELECT id, name FROM runners WHERE token_hash = $1 AND revoked_at IS NULL",
+        )
+        .bind(&hash)
+        .fetch_optional(self.pool())
+        .await?
+        .ok_or(ArenaError::Unauthenticated("runner"))?;
+        self.runners.trust(hash, runner.clone(), epoch, looked_up);
+        Ok(runner)
     }
 
     /// Every runner, by name, with the matches it holds.

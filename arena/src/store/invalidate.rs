@@ -50,8 +50,19 @@ pub(crate) fn payload(sender: u64, touched: &Touched) -> String {
     }
 }
 
+/// The SQL of [`payload`] for one touched match, from the store id in
+/// parameter `sender` (text) and the match's tournament id and index in
+/// the columns named: for a statement that learns which match it touched
+/// as it writes, and notifies in the same round trip.
+pub(crate) fn match_payload_sql(sender: &str, tournament_id: &str, match_index: &str) -> String {
+    format!(
+        "json_build_object('from', {sender}::text, 'touched', \
+         json_build_array(json_build_array('m', {tournament_id}, {match_index})))::text"
+    )
+}
+
 /// The sender and what it touched; anything unreadable touched everything.
-fn parse(payload: &str) -> (Option<u64>, Touched) {
+pub(crate) fn parse(payload: &str) -> (Option<u64>, Touched) {
     let Ok(value) = serde_json::from_str::<Value>(payload) else {
         return (None, Touched::Everything);
     };

@@ -207,6 +207,8 @@ pub struct Store {
     fits: Arc<fitted::FitCache>,
     /// Snapshots of the hottest reads, dropped by the writes that touch them.
     reads: Arc<ReadCache>,
+    /// Runners' tokens and sightings, remembered for a moment.
+    runners: Arc<accounts::RunnerCache>,
     /// The largest runner message the service decodes.
     max_report_bytes: usize,
     /// This store among the processes on one PostgreSQL database (random):
@@ -265,6 +267,7 @@ impl Store {
             changes: Arc::new(changes),
             fits: Arc::default(),
             reads: Arc::default(),
+            runners: Arc::default(),
             max_report_bytes: crate::service::MAX_RUNNER_REQUEST_BYTES,
             store_id: u64::from_le_bytes(id_bytes),
             postgres_url: match location {
@@ -422,6 +425,7 @@ impl Store {
             transaction,
             notify_as: self.notify_as(),
             touched: Touched::Everything,
+            notified: None,
             board_patches: Vec::new(),
             reads: Arc::clone(&self.reads),
             _guard: guard,
@@ -496,6 +500,9 @@ pub(crate) struct WriteTransaction {
     notify_as: Option<u64>,
     /// What the commit drops from the read snapshots.
     touched: Touched,
+    /// What a statement of the transaction already told the other arena
+    /// processes (see [`WriteTransaction::notified`]).
+    notified: Option<Touched>,
     /// The boards the commit patches rather than drops (when cached).
     board_patches: Vec<BoardPatch>,
     reads: Arc<ReadCache>,
@@ -565,6 +572,20 @@ impl WriteTransaction {
         self.board_patches.push(patch);
     }
 
+    /// On PostgreSQL, the id this store's notifications carry (to fold a
+    /// `pg_notify` into a statement); `None` on SQLite.
+    pub(crate) fn notifier(&self) -> Option<u64> {
+        self.notify_as
+    }
+
+    /// Records that a statement of this transaction sent `touched` as its
+    /// notification (one round trip fewer than the commit's own): the
+    /// commit sends none unless what the transaction touched by then is
+    /// more than that.
+    pub(crate) fn notified(&mut self, touched: Touched) {
+        self.notified = Some(touched);
+    }
+
     /// Declares that this transaction changes nothing a snapshot holds.
     pub(crate) fn touches_nothing_cached(&mut self) {
         if self.touched == Touched::Everything {
@@ -604,7 +625,8 @@ impl WriteTransaction {
     /// under the write lock, before the writer's caller is answered).
     async fn commit(mut self) -> Result<(), ArenaError> {
         let touches_a_snapshot = self.touched != Touched::Only(Vec::new());
-        if let Some(me) = self.notify_as.filter(|_| touches_a_snapshot) {
+        let told = self.notified.as_ref() == Some(&self.touched);
+        if let Some(me) = self.notify_as.filter(|_| touches_a_snapshot && !told) {
             // Delivered only if the transaction commits, once it has.
             let notified = sqlx::query("SELECT pg_notify($1, $2)")
                 .bind(invalidate::CHANNEL)

@@ -28,23 +28,37 @@ pub(super) struct Written {
 }
 
 impl Store {
-    /// Finishes the planning of every tournament a restart interrupted.
+    /// Finishes the planning of every tournament a restart interrupted;
+    /// how many this call finished (another arena process may finish one
+    /// first: this call then waits for it and counts it not).
     pub async fn resume_planning(&self) -> Result<usize, ArenaError> {
         let unfinished: Vec<i64> =
             sqlx::query_scalar("SELECT id FROM tournaments WHERE planning_done = 0 ORDER BY id")
                 .fetch_all(self.pool())
                 .await?;
+        let mut finished = 0;
         for &tournament_id in &unfinished {
-            self.write_plan(tournament_id).await?;
+            if self.write_plan(tournament_id).await? {
+                finished += 1;
+            }
         }
-        Ok(unfinished.len())
+        Ok(finished)
     }
 
-    /// Writes what is missing of a tournament's plan, chunk by chunk.
-    pub(crate) async fn write_plan(&self, tournament_id: i64) -> Result<(), ArenaError> {
+    /// Writes what is missing of a tournament's plan, chunk by chunk;
+    /// whether anything was (nothing when another process finished it).
+    pub(crate) async fn write_plan(&self, tournament_id: i64) -> Result<bool, ArenaError> {
         // One planner per tournament across arena processes: the others
         // wait, then find the plan written.
         let _planning = self.planning_lock(tournament_id).await?;
+        let super::Flag(done) =
+            sqlx::query_scalar("SELECT planning_done FROM tournaments WHERE id = $1")
+                .bind(tournament_id)
+                .fetch_one(self.pool())
+                .await?;
+        if done {
+            return Ok(false);
+        }
         let plan = {
             let mut connection = self.pool().acquire().await?;
             super::formats::stored_first_round(&mut connection, tournament_id).await?
@@ -130,7 +144,7 @@ impl Store {
             first_chunk = false;
         }
         self.notify_change();
-        Ok(())
+        Ok(true)
     }
 }
 

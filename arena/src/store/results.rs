@@ -9,6 +9,8 @@ use cairn_engine::GameOptions;
 use sqlx::AnyConnection;
 
 use super::accounts::Runner;
+use super::leases::LeaseState;
+use super::snapshots::Touched;
 use super::{BoardPatch, Dialect, Store, Touch, WriteTransaction};
 use crate::error::ArenaError;
 use crate::ratings::{RatedSeat, RatingModel, Standing};
@@ -83,6 +85,8 @@ pub(crate) struct PlannedResult {
     pub match_index: i64,
     /// Whether the tournament runs an SPRT, whose tally follows each game.
     pub has_sprt: bool,
+    /// The match's lease when the plan was read.
+    pub lease: LeaseState,
 }
 
 impl Store {
@@ -96,20 +100,27 @@ impl Store {
         lease_generation: i64,
         report: &GameReport,
     ) -> Result<GameReportOutcome, ArenaError> {
-        // The checks before the write transaction share one connection.
-        let mut connection = self.pool().acquire().await?;
-        let planned = self
-            .planned_result_on(&mut connection, match_id, report.game_index)
-            .await?;
+        // One read before the write transaction: the game's plan and its
+        // match's lease.
+        let planned = {
+            let mut connection = self.pool().acquire().await?;
+            self.planned_result_on(&mut connection, match_id, report.game_index)
+                .await?
+        };
         if planned.already_recorded {
             return Ok(GameReportOutcome {
                 outcome: ReportOutcome::AlreadyRecorded,
-                match_done: match_is_done(&mut connection, match_id).await?,
+                match_done: planned.lease.status == "done",
             });
         }
-        self.check_lease_held(&mut connection, runner, match_id, lease_generation)
-            .await?;
-        drop(connection);
+        // Refused early, before re-refereeing (the write checks again).
+        if !planned
+            .lease
+            .held_by(runner, lease_generation, self.now_ms())
+        {
+            let mut connection = self.pool().acquire().await?;
+            return Err(super::cancel::lease_lost(&mut connection, match_id).await?);
+        }
         (self.verifier)(&planned.planned, report)?;
         let now = self.now_ms();
         let recorded = self
@@ -138,8 +149,12 @@ impl Store {
                     now,
                 };
                 let standings = self.record_rated_game(tx, &planned, &recorded).await?;
-                let match_done =
-                    progress.missing == 1 && finish_match_if_complete(tx, match_id, now).await?;
+                // This game was the last one missing: the match is done
+                // (counted under the match's lock, so no need to count again).
+                let match_done = progress.missing == 1;
+                if match_done {
+                    finish_match(tx, match_id, now).await?;
+                }
                 tx.touches(Touch::Match {
                     tournament_id: planned.tournament_id,
                     match_index: planned.match_index,
@@ -183,7 +198,23 @@ impl Store {
                     .await?;
             }
             Dialect::Postgres => {
-                insert_rated_result(tx, recorded, (game, variant), &writes).await?
+                // What `report_game` declares it touched, notified by the
+                // insert itself rather than by a statement of its own.
+                let touched = Touched::Only(vec![
+                    Touch::Match {
+                        tournament_id: planned.tournament_id,
+                        match_index: planned.match_index,
+                    },
+                    Touch::Board {
+                        game: game.to_string(),
+                        variant: variant.to_string(),
+                    },
+                ]);
+                let notification = tx
+                    .notifier()
+                    .map(|me| super::invalidate::payload(me, &touched));
+                insert_rated_result(tx, recorded, (game, variant), &writes, notification).await?;
+                tx.notified(touched);
             }
         }
         if planned.has_sprt {
@@ -211,22 +242,6 @@ impl Store {
         Ok(outcome)
     }
 
-    /// Refuses early, before re-refereeing, a report under a lease the
-    /// runner does not hold (the write transaction checks again).
-    async fn check_lease_held(
-        &self,
-        connection: &mut AnyConnection,
-        runner: &Runner,
-        match_id: i64,
-        generation: i64,
-    ) -> Result<(), ArenaError> {
-        let state = self.lease_state(connection, match_id).await?;
-        if !state.held_by(runner, generation, self.now_ms()) {
-            return Err(super::cancel::lease_lost(connection, match_id).await?);
-        }
-        Ok(())
-    }
-
     /// The plan of one game of a match.
     #[cfg(test)]
     pub(crate) async fn planned_result(
@@ -249,7 +264,8 @@ impl Store {
         let row: Option<PlannedRow> = sqlx::query_as(
             "SELECT g.id AS game_id, g.seed, t.game, t.options, t.variant, \
              EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.id) AS already_recorded, t.id AS tournament_id, m.match_index, \
-             t.sprt_elo0 IS NOT NULL AS has_sprt \
+             t.sprt_elo0 IS NOT NULL AS has_sprt, m.status, m.lease_generation, m.lease_holder, m.lease_expires_at, \
+             (SELECT string_agg(CAST(s.bot_version_id AS TEXT), ',' ORDER BY s.seat) FROM seats s WHERE s.match_id = m.id) AS seats \
              FROM games g JOIN matches m ON m.id = g.match_id JOIN tournaments t ON t.id = m.tournament_id \
              WHERE g.match_id = $1 AND g.game_index = $2",
         )
@@ -267,6 +283,8 @@ impl Store {
             tournament_id,
             match_index,
             has_sprt,
+            lease,
+            seats,
         }) = row
         else {
             return Err(ArenaError::not_found(
@@ -276,12 +294,18 @@ impl Store {
         };
         let options: GameOptions = serde_json::from_str(&options)
             .map_err(|error| ArenaError::Internal(format!("stored options unreadable: {error}")))?;
-        let seats = sqlx::query_scalar(
-            "SELECT bot_version_id FROM seats WHERE match_id = $1 ORDER BY seat",
-        )
-        .bind(match_id)
-        .fetch_all(&mut *connection)
-        .await?;
+        // The seats in one column (the Any driver reads no arrays).
+        let seats = seats
+            .as_deref()
+            .unwrap_or_default()
+            .split(',')
+            .filter(|id| !id.is_empty())
+            .map(|id| {
+                id.parse().map_err(|error| {
+                    ArenaError::Internal(format!("stored seat `{id}` unreadable: {error}"))
+                })
+            })
+            .collect::<Result<Vec<i64>, ArenaError>>()?;
         Ok(PlannedResult {
             planned: PlannedGame {
                 game,
@@ -296,6 +320,7 @@ impl Store {
             tournament_id,
             match_index,
             has_sprt,
+            lease,
         })
     }
 
@@ -389,13 +414,15 @@ struct RecordedGame<'a> {
 }
 
 /// On PostgreSQL, the result, its seats, the new standings and their
-/// history in one statement: one round trip under the board's lock
-/// instead of four.
+/// history, and the transaction's notification (`notification`, its
+/// payload) in one statement: one round trip under the board's lock
+/// instead of five.
 async fn insert_rated_result(
     tx: &mut AnyConnection,
     recorded: &RecordedGame<'_>,
     (game, variant): (&str, &str),
     writes: &super::leaderboard::RatingWrites,
+    notification: Option<String>,
 ) -> Result<(), ArenaError> {
     use super::leaderboard::{bind_histories, bind_standings, history_rows, save_standings_sql};
     let seats = &recorded.report.seats;
@@ -417,8 +444,15 @@ async fn insert_rated_result(
             "h AS (INSERT INTO rating_history (result_id, game, variant, model, bot_version_id, rating_before, rating_after, uncertainty) VALUES {})",
             history_rows(writes.history.len(), next - 1, "(SELECT id FROM r)")
         ));
+        next += writes.history.len() * 7;
     }
-    let sql = format!("WITH {} SELECT id FROM r", parts.join(", "));
+    // A CTE that only reads runs only when read: the final select counts it.
+    let mut last = "SELECT id FROM r".to_string();
+    if notification.is_some() {
+        parts.push(format!("n AS (SELECT pg_notify(${next}, ${}))", next + 1));
+        last = "SELECT (SELECT id FROM r), (SELECT COUNT(*) FROM n)".to_string();
+    }
+    let sql = format!("WITH {} {last}", parts.join(", "));
     let replay = &recorded.report.replay;
     let query = sqlx::query(sqlx::AssertSqlSafe(sql))
         .bind(recorded.game_id)
@@ -427,17 +461,12 @@ async fn insert_rated_result(
         .bind(recorded.now);
     let query = bind_result_seats(query, recorded.game_id, recorded.report);
     let query = bind_standings(query, game, variant, &writes.saved);
-    let query = bind_histories(query, game, variant, &writes.history);
+    let mut query = bind_histories(query, game, variant, &writes.history);
+    if let Some(payload) = notification {
+        query = query.bind(super::invalidate::CHANNEL).bind(payload);
+    }
     query.execute(&mut *tx).await?;
     Ok(())
-}
-
-async fn match_is_done(connection: &mut AnyConnection, match_id: i64) -> Result<bool, ArenaError> {
-    let status: String = sqlx::query_scalar("SELECT status FROM matches WHERE id = $1")
-        .bind(match_id)
-        .fetch_one(&mut *connection)
-        .await?;
-    Ok(status == "done")
 }
 
 /// Marks the match done once every game has a result; says whether it is.
@@ -455,13 +484,19 @@ pub(crate) async fn finish_match_if_complete(
     if missing > 0 {
         return Ok(false);
     }
+    finish_match(tx, match_id, now).await?;
+    Ok(true)
+}
+
+/// Marks a match whose every game has a result done, and lets its format
+/// plan what follows.
+async fn finish_match(tx: &mut AnyConnection, match_id: i64, now: i64) -> Result<(), ArenaError> {
     sqlx::query("UPDATE matches SET status = 'done', finished_at = $1 WHERE id = $2")
         .bind(now)
         .bind(match_id)
         .execute(&mut *tx)
         .await?;
-    super::formats::after_match_done(tx, match_id).await?;
-    Ok(true)
+    super::formats::after_match_done(tx, match_id).await
 }
 
 #[derive(sqlx::FromRow)]
@@ -477,6 +512,9 @@ struct PlannedRow {
     match_index: i64,
     #[sqlx(try_from = "super::Flag")]
     has_sprt: bool,
+    #[sqlx(flatten)]
+    lease: LeaseState,
+    seats: Option<String>,
 }
 
 #[derive(sqlx::FromRow)]

@@ -162,6 +162,12 @@ impl ReadCache {
         BoardVersion { epoch, writes }
     }
 
+    /// Bumped after every write that declared nothing it touched, here or
+    /// (notified) in another process: anything may have changed.
+    pub(crate) fn epoch(&self) -> u64 {
+        self.epoch.load(Ordering::Acquire)
+    }
+
     /// Whether a write may have touched a game and variant's board after
     /// `since`.
     pub(crate) fn board_written_after(&self, game: &str, variant: &str, since: Instant) -> bool {

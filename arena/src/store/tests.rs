@@ -919,6 +919,65 @@ async fn two_stores_on_one_database_never_share_a_match_and_rate_exactly() {
 }
 
 /// PostgreSQL only (two stores on one SQLite file are not two arena
+/// processes): a runner revoked through one store is refused a lease by
+/// the other at once, though the other trusted its token a moment ago and
+/// may not have heard of the revocation yet.
+#[tokio::test]
+async fn a_runner_revoked_by_another_process_is_refused_its_next_lease() {
+    on_backend(Backend::Postgres, async {
+        let test = test_store().await;
+        let other = test.second_process().await;
+        let owner = owner_with_bots(&test.store, "ada", &["a", "b"]).await;
+        test.store
+            .create_tournament(&owner, &duel(&["a", "b"], 4))
+            .await
+            .unwrap();
+        let (_, token) = test.store.register_runner("box-1").await.unwrap();
+        let runner = test.store.runner_by_token(&token).await.unwrap();
+        let lease = test.store.lease_match(&runner, LEASE_MS).await.unwrap();
+        assert!(lease.is_some());
+        assert_eq!(other.revoke_runner("box-1").await.unwrap(), 1);
+        assert!(matches!(
+            test.store.lease_match(&runner, LEASE_MS).await,
+            Err(ArenaError::Unauthenticated(_))
+        ));
+        assert!(matches!(
+            other.runner_by_token(&token).await,
+            Err(ArenaError::Unauthenticated(_))
+        ));
+    })
+    .await;
+}
+
+/// PostgreSQL only: the notification a lease writes in SQL reads back as
+/// the one the store writes for the same touched match.
+#[tokio::test]
+async fn a_match_touch_notified_in_sql_reads_back_as_written() {
+    on_backend(Backend::Postgres, async {
+        let test = test_store().await;
+        let sql = format!(
+            "SELECT {} FROM (SELECT CAST(7 AS BIGINT) AS t, CAST(3 AS BIGINT) AS i) AS m",
+            super::invalidate::match_payload_sql("$1", "m.t", "m.i")
+        );
+        let payload: String = sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
+            .bind("42")
+            .fetch_one(test.store.pool())
+            .await
+            .unwrap();
+        let touched = Touched::Only(vec![Touch::Match {
+            tournament_id: 7,
+            match_index: 3,
+        }]);
+        assert_eq!(
+            super::invalidate::parse(&payload),
+            super::invalidate::parse(&super::invalidate::payload(42, &touched))
+        );
+        assert_eq!(super::invalidate::parse(&payload), (Some(42), touched));
+    })
+    .await;
+}
+
+/// PostgreSQL only (two stores on one SQLite file are not two arena
 /// processes): a result recorded through one store wakes the other's
 /// watchers and is in the other's next leaderboard read, though that board
 /// was a snapshot.

@@ -535,16 +535,6 @@ impl Store {
             next_page_token: page_of.next_page_token,
         })
     }
-
-    pub(crate) async fn match_seats(&self, match_id: i64) -> Result<Vec<Entry>, ArenaError> {
-        Ok(sqlx::query_as(
-            "SELECT s.bot_version_id, b.name AS bot_name, v.version FROM seats s \
-             JOIN bot_versions v ON v.id = s.bot_version_id JOIN bots b ON b.id = v.bot_id WHERE s.match_id = $1 ORDER BY s.seat",
-        )
-        .bind(match_id)
-        .fetch_all(self.pool())
-        .await?)
-    }
 }
 
 #[derive(sqlx::FromRow)]
