@@ -38,8 +38,10 @@ pub struct DemoArgs {
 }
 
 /// A bundled bot: its name in the arena, what `cairn bot-run` calls it, the games it plays.
-/// `mcts` is the searching bot on a short budget (`mcts-quick`), so the
-/// demo stays short.
+/// `mcts` is the searching bot on a short budget (`mcts-quick`: a fixed
+/// number of iterations per decision for each game, see
+/// `cairn_sdk::bots::quick_iterations`), so the demo stays short and its
+/// bot is as strong on any machine.
 const DEMO_BOTS: &[(&str, &str, Option<&str>)] = &[
     ("mcts", "mcts-quick", None),
     ("greedy", "greedy", None),
