@@ -23,7 +23,7 @@ pub struct DemoArgs {
     #[arg(long)]
     dir: Option<PathBuf>,
     /// Games each table plays (rounded up to a multiple of its seats). Ten
-    /// keeps the demo well under a minute with the searching bot entered.
+    /// keeps the demo to about a minute on two cores with the searching bot entered.
     /// (A three-seat round robin plays few tables, a covering of the pairs,
     /// so the Bullfrogs board needs all twelve to rank its bots.)
     #[arg(long, default_value_t = 10)]
