@@ -70,8 +70,8 @@ pub use forfeit::{EndedBy, FinalScore, Forfeit, ForfeitReason};
 pub use launch::{BotLauncher, BotProcess, LaunchSpec, PlainLauncher};
 pub use record::{GameRecord, ReplayFile};
 pub use referee::{
-    play_match, BotEntry, DecisionTiming, GameResult, MatchError, MatchResult, MatchSpec,
-    SeatResult,
+    play_match, seeded_bots, BotEntry, DecisionTiming, GameResult, MatchError, MatchResult,
+    MatchSpec, SeatResult,
 };
 pub use sandbox::SandboxLauncher;
 pub use seating::{mirrored_plan, rotating_plan, GamePlan};

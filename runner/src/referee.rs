@@ -35,6 +35,36 @@ pub struct BotEntry {
     pub launch: LaunchSpec,
 }
 
+/// The bots with `CAIRN_BOT_SEED` set from the first game's deal and the
+/// bot's index, unless a bot sets it itself: bots that draw their
+/// randomness from it (the SDK's do) then play a match the same way every
+/// time with this build of cairn, locally (`cairn play`) and in the arena.
+/// The seed is a one-way hash (SipHash) of the deal, so it tells a bot
+/// nothing about the deal that its own hand does not.
+pub fn seeded_bots(bots: &[BotEntry], games: &[GamePlan]) -> Vec<BotEntry> {
+    use std::hash::{Hash, Hasher};
+    let deal = games.first().map_or(0, |game| game.seed);
+    bots.iter()
+        .enumerate()
+        .map(|(index, bot)| {
+            let mut bot = bot.clone();
+            if !bot
+                .launch
+                .env
+                .iter()
+                .any(|(key, _)| key == "CAIRN_BOT_SEED")
+            {
+                let mut hasher = std::collections::hash_map::DefaultHasher::new();
+                (deal, index).hash(&mut hasher);
+                bot.launch
+                    .env
+                    .push(("CAIRN_BOT_SEED".into(), hasher.finish().to_string()));
+            }
+            bot
+        })
+        .collect()
+}
+
 /// Everything that defines a match.
 #[derive(Debug, Clone)]
 pub struct MatchSpec {
@@ -658,4 +688,67 @@ fn connection_of(slots: &mut [BotSlot], bot: usize) -> Result<&mut BotConnection
         .connection
         .as_mut()
         .ok_or_else(|| Failure::new(ForfeitReason::Exit, "the bot is not running"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn bot(env: &[(&str, &str)]) -> BotEntry {
+        BotEntry {
+            name: "bot".into(),
+            launch: LaunchSpec {
+                command: vec!["./bot".into()],
+                bot_dir: ".".into(),
+                env: env
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+            },
+        }
+    }
+
+    fn seed_of(bot: &BotEntry) -> Option<&str> {
+        let mut seeds = bot
+            .launch
+            .env
+            .iter()
+            .filter(|(key, _)| key == "CAIRN_BOT_SEED");
+        let seed = seeds.next().map(|(_, value)| value.as_str());
+        assert!(seeds.next().is_none(), "one CAIRN_BOT_SEED at most");
+        seed
+    }
+
+    #[test]
+    fn each_seat_gets_a_seed_of_its_own_that_the_same_deal_repeats() {
+        let games = |seed| {
+            vec![GamePlan {
+                seed,
+                seating: vec![0, 1],
+            }]
+        };
+        let bots = [bot(&[]), bot(&[])];
+        let first = seeded_bots(&bots, &games(42));
+        let again = seeded_bots(&bots, &games(42));
+        let other_deal = seeded_bots(&bots, &games(43));
+        assert_eq!(first, again);
+        assert_ne!(seed_of(&first[0]), seed_of(&first[1]));
+        assert_ne!(seed_of(&first[0]), seed_of(&other_deal[0]));
+        // Not the deal itself, nor the deal plus the seat.
+        for (index, bot) in first.iter().enumerate() {
+            let seed: u64 = seed_of(bot).expect("seeded").parse().expect("a number");
+            assert_ne!(seed, 42 + index as u64);
+        }
+    }
+
+    #[test]
+    fn a_bot_that_sets_its_own_seed_keeps_it() {
+        let games = [GamePlan {
+            seed: 7,
+            seating: vec![0, 1],
+        }];
+        let seeded = seeded_bots(&[bot(&[("CAIRN_BOT_SEED", "5")]), bot(&[])], &games);
+        assert_eq!(seed_of(&seeded[0]), Some("5"));
+        assert!(seed_of(&seeded[1]).is_some());
+    }
 }

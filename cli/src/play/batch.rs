@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
 use cairn_runner::{
-    play_match, BotEntry, BotLauncher, GamePlan, GameResult, MatchError, MatchResult, MatchSpec,
+    play_match, seeded_bots, BotLauncher, GamePlan, GameResult, MatchError, MatchResult, MatchSpec,
 };
 
 /// What the caller wants after each finished unit.
@@ -104,30 +104,4 @@ pub fn play_units(
         games: finished,
         stderr,
     })
-}
-
-/// The bots with `CAIRN_BOT_SEED` set from the unit's first deal and the
-/// bot's index, unless the bot already sets it.
-fn seeded_bots(bots: &[BotEntry], games: &[GamePlan]) -> Vec<BotEntry> {
-    let deal = games.first().map_or(0, |game| game.seed);
-    bots.iter()
-        .enumerate()
-        .map(|(index, bot)| {
-            let mut bot = bot.clone();
-            if !bot
-                .launch
-                .env
-                .iter()
-                .any(|(key, _)| key == "CAIRN_BOT_SEED")
-            {
-                let seed = deal
-                    .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-                    .wrapping_add(index as u64);
-                bot.launch
-                    .env
-                    .push(("CAIRN_BOT_SEED".into(), seed.to_string()));
-            }
-            bot
-        })
-        .collect()
 }

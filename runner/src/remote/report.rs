@@ -32,7 +32,7 @@ pub fn match_spec(
             entry
         })
         .collect();
-    let games = lease
+    let games: Vec<GamePlan> = lease
         .games
         .iter()
         .map(|game| GamePlan {
@@ -43,8 +43,8 @@ pub fn match_spec(
     MatchSpec {
         game: lease.game.clone(),
         options: lease.options.clone(),
+        bots: crate::seeded_bots(&bots, &games),
         games,
-        bots,
         time_control,
         limits: Default::default(),
         cpu: None,
