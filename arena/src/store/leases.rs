@@ -137,10 +137,9 @@ impl Store {
     async fn saw_runner_outside(&self, runner: &Runner, now: i64) -> Result<(), ArenaError> {
         if self.dialect == Dialect::Postgres
             && !self.runners.seen_within(runner.id, now, SIGHTING_MS)
+            && saw_runner(&self.writer, runner, now).await?
         {
-            if saw_runner(&self.writer, runner, now).await? {
-                self.runners.saw(runner.id, now);
-            }
+            self.runners.saw(runner.id, now);
         }
         Ok(())
     }
@@ -153,11 +152,11 @@ impl Store {
         runner: &Runner,
         now: i64,
     ) -> Result<(), ArenaError> {
-        if self.dialect == Dialect::Sqlite && !self.runners.seen_within(runner.id, now, SIGHTING_MS)
+        if self.dialect == Dialect::Sqlite
+            && !self.runners.seen_within(runner.id, now, SIGHTING_MS)
+            && saw_runner(tx, runner, now).await?
         {
-            if saw_runner(tx, runner, now).await? {
-                self.runners.saw(runner.id, now);
-            }
+            self.runners.saw(runner.id, now);
         }
         Ok(())
     }

@@ -14,9 +14,9 @@ use std::fs;
 use std::net::TcpListener;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{ChildStdin, Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
 /// The one user the server trusts.
 const USER: &str = "cairn";
@@ -34,6 +34,9 @@ pub struct Postgres {
     // Held for its `Drop`: removes the data folder after the server stops.
     _dir: tempfile::TempDir,
     databases: AtomicUsize,
+    /// Stops the server when this process ends without dropping it
+    /// (killed, or a static); see [`Postgres::watch`].
+    watcher: Option<Child>,
 }
 
 impl Postgres {
@@ -60,9 +63,13 @@ impl Postgres {
             run_as_nobody,
             _dir: dir,
             databases: AtomicUsize::new(0),
+            watcher: None,
         };
         server.initdb()?;
-        server.start_on_free_port()
+        let mut server = server.start_on_free_port()?;
+        // Dropping `server` on failure stops it.
+        server.watcher = Some(server.watch()?);
+        Ok(server)
     }
 
     /// [`Postgres::start`], or `None` after saying loudly what is skipped
@@ -84,26 +91,23 @@ impl Postgres {
 
     /// One server for the whole test binary, started on first use (or
     /// skipped as [`Postgres::start_or_skip`] says). A static is never
-    /// dropped, so a watcher process stops the server and removes its
-    /// folder when this process exits, however it exits.
+    /// dropped: its watcher stops the server and removes its folder when
+    /// this process exits.
     pub fn shared(what: &str) -> Option<&'static Postgres> {
         static SHARED: OnceLock<Option<Postgres>> = OnceLock::new();
         SHARED
-            .get_or_init(|| {
-                let server = Postgres::start_or_skip(what)?;
-                if let Err(error) = server.stop_when_this_process_exits() {
-                    panic!("cannot watch the shared PostgreSQL server: {error}");
-                }
-                Some(server)
-            })
+            .get_or_init(|| Postgres::start_or_skip(what))
             .as_ref()
     }
 
-    /// Starts `sh`, which waits for its standard input to close (it closes
-    /// when this process exits, even killed) and then stops the server and
-    /// removes its folder. The pipe's end is kept for the process's life.
-    fn stop_when_this_process_exits(&self) -> Result<(), String> {
-        static WATCHER_PIPE: Mutex<Vec<ChildStdin>> = Mutex::new(Vec::new());
+    /// Starts the watcher: `sh`, which waits for its standard input to
+    /// close and then stops the server and removes its folder. This
+    /// process holds the pipe's other end, which the kernel closes when
+    /// the process ends however it ends (SIGKILL included), so a killed
+    /// test or benchmark leaves no server behind. The watcher keeps this
+    /// process's standard output until it is done, so whoever reads that
+    /// output to its end has waited for the server to stop.
+    fn watch(&self) -> Result<Child, String> {
         let folder = self
             .data
             .parent()
@@ -124,23 +128,17 @@ impl Postgres {
         } else {
             Command::new("sh")
         };
-        let mut child = command
+        command
             .arg("-c")
             .arg(script)
             .arg(self.bin.join("pg_ctl"))
             .arg(&self.data)
             .arg(folder)
             .stdin(Stdio::piped())
-            .stdout(Stdio::null())
+            .stdout(Stdio::inherit())
             .stderr(Stdio::null())
             .spawn()
-            .map_err(|e| format!("cannot start the watcher: {e}"))?;
-        let pipe = child.stdin.take().ok_or("the watcher has no stdin")?;
-        WATCHER_PIPE
-            .lock()
-            .map_err(|_| "the watcher list is poisoned")?
-            .push(pipe);
-        Ok(())
+            .map_err(|e| format!("cannot start the watcher: {e}"))
     }
 
     /// The server's port on 127.0.0.1.
@@ -250,6 +248,12 @@ impl Drop for Postgres {
         if let Err(e) = stopped {
             eprintln!("cannot stop the test PostgreSQL server: {e}");
         }
+        // The server is stopped: the watcher finds nothing to do, and is
+        // waited for so it is no zombie.
+        if let Some(mut watcher) = self.watcher.take() {
+            drop(watcher.stdin.take());
+            let _ = watcher.wait();
+        }
     }
 }
 
@@ -341,5 +345,67 @@ mod tests {
             std::net::TcpStream::connect(("127.0.0.1", port)).is_err(),
             "the server no longer listens"
         );
+    }
+
+    /// Set in the process [`a_server_whose_owner_is_killed_stops`] starts:
+    /// that process owns a server and waits to be killed.
+    const OWNER: &str = "CAIRN_TEST_POSTGRES_OWNER";
+
+    /// A process that owns a server dies by SIGKILL (no destructor runs):
+    /// its watcher stops the server and removes its folder.
+    #[test]
+    fn a_server_whose_owner_is_killed_stops() {
+        use std::io::{BufRead, Read, Write};
+        use std::os::fd::AsFd;
+        if std::env::var_os(OWNER).is_some() {
+            let server = Postgres::start().expect("the owner's server starts");
+            let folder = server.data.parent().expect("a folder").to_owned();
+            // Straight to the file descriptor: the test harness may
+            // capture what `println!` writes until the test ends.
+            let stdout = std::io::stdout().as_fd().try_clone_to_owned();
+            let mut stdout = fs::File::from(stdout.expect("stdout"));
+            writeln!(stdout, "owner: {} {}", server.port(), folder.display()).expect("stdout");
+            // Until killed: the test holds this pipe open.
+            let _ = std::io::stdin().read(&mut [0_u8; 1]);
+            unreachable!("the owner is killed before its input ends");
+        }
+        if let Err(reason) = server_programs() {
+            assert!(std::env::var_os("CI").is_none(), "{reason}");
+            eprintln!("SKIPPED the killed-owner test on PostgreSQL: {reason}");
+            return;
+        }
+        let test = "testkit::postgres::tests::a_server_whose_owner_is_killed_stops";
+        let mut owner = Command::new(std::env::current_exe().expect("this test binary"))
+            .args([test, "--exact", "--nocapture", "--test-threads=1"])
+            .env(OWNER, "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("the owner starts");
+        let mut output = std::io::BufReader::new(owner.stdout.take().expect("stdout"));
+        let mut line = String::new();
+        let (port, folder) = loop {
+            line.clear();
+            let read = output.read_line(&mut line).expect("the owner's output");
+            assert!(read > 0, "the owner ended without starting a server");
+            // The harness may have written the test's name on the line.
+            if let Some((_, started)) = line.trim().split_once("owner: ") {
+                let (port, folder) = started.split_once(' ').expect("port and folder");
+                break (port.parse::<u16>().expect("a port"), PathBuf::from(folder));
+            }
+        };
+        assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
+        owner.kill().expect("SIGKILL");
+        owner.wait().expect("the owner is gone");
+        // The output ends when its last writer, the watcher, is done.
+        let mut rest = Vec::new();
+        output
+            .read_to_end(&mut rest)
+            .expect("the output to its end");
+        assert!(
+            std::net::TcpStream::connect(("127.0.0.1", port)).is_err(),
+            "the server no longer listens"
+        );
+        assert!(!folder.exists(), "the server's folder is removed");
     }
 }
