@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use super::{new_token, token_hash, Store};
+use super::{new_token, token_hash, Dialect, Store};
 use crate::error::ArenaError;
 
 /// How long a runner found by its token is trusted without asking the
@@ -234,7 +234,11 @@ impl Store {
         // The epoch before the lookup: a revocation committing meanwhile
         // makes the answer untrusted at once.
         let (epoch, looked_up) = (self.reads.epoch(), Instant::now());
-        if let Some(runner) = self.runners.trusted(&hash, epoch) {
+        // Only PostgreSQL announces another process's revocation (`cairn
+        // runners revoke --db FILE` on a SQLite file announces nothing), and
+        // a SQLite lookup costs no round trip anyway: SQLite asks every time.
+        let cached = self.dialect == Dialect::Postgres;
+        if let Some(runner) = cached.then(|| self.runners.trusted(&hash, epoch)).flatten() {
             return Ok(runner);
         }
         let runner: Runner = sqlx::query_as(
@@ -244,7 +248,9 @@ impl Store {
         .fetch_optional(self.pool())
         .await?
         .ok_or(ArenaError::Unauthenticated("runner"))?;
-        self.runners.trust(hash, runner.clone(), epoch, looked_up);
+        if cached {
+            self.runners.trust(hash, runner.clone(), epoch, looked_up);
+        }
         Ok(runner)
     }
 
