@@ -82,7 +82,6 @@ fn mcts(seed: u64, think_ms: u32) -> MctsBot {
             bank_divisor: u32::MAX,
             cap: Some(Duration::from_millis(think_ms.into())),
             iterations: None,
-            min_iterations: 0,
         },
     )
 }
@@ -255,7 +254,6 @@ fn playouts_per_s<G: FromWire + Playout>(words: &[&str], n_seats: usize) -> f64 
     let budget = Budget {
         think: Duration::from_secs(1),
         iterations: None,
-        min_iterations: 0,
     };
     let result = search::<G>(&seen, seat, budget, &mut rng).expect("a fresh deal can be searched");
     result.iterations as f64 / clock.elapsed().as_secs_f64().max(1e-3)

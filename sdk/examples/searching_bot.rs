@@ -27,7 +27,6 @@ impl Bot for Searcher {
         let budget = Budget {
             think: Duration::from_millis(50),
             iterations: None,
-            min_iterations: 0,
         };
         request
             .observation

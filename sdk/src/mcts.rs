@@ -27,16 +27,13 @@ mod playout;
 pub use playout::Playout;
 
 /// How one search is bounded: it stops at whichever comes first of the
-/// time and the iteration cap, but not before `min_iterations`.
+/// time and the iteration cap (one iteration at least).
 #[derive(Debug, Clone, Copy)]
 pub struct Budget {
     /// Thinking time, measured by [`ThinkClock`] (CPU time where it can).
     pub think: std::time::Duration,
     /// An iteration cap; `None` searches until the time is up.
     pub iterations: Option<u32>,
-    /// Iterations run even when the time is up: a floor that does not
-    /// depend on how fast the machine is (0: none).
-    pub min_iterations: u32,
 }
 
 /// UCB1's exploration constant for rewards in `[0, 1]`.
@@ -117,10 +114,7 @@ pub fn search<G: Playout>(
         if budget.iterations.is_some_and(|cap| iterations >= cap) {
             break;
         }
-        if iterations % CLOCK_EVERY == 0
-            && iterations >= budget.min_iterations.max(1)
-            && clock.elapsed() >= budget.think
-        {
+        if iterations % CLOCK_EVERY == 0 && iterations >= 1 && clock.elapsed() >= budget.think {
             break;
         }
         let mut state = G::determinize(seen, rng).ok()?;

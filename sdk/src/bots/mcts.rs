@@ -35,9 +35,6 @@ pub struct ThinkPolicy {
     pub cap: Option<Duration>,
     /// Stop after this many iterations even with time left.
     pub iterations: Option<u32>,
-    /// Search at least this many iterations even when the time is up (a
-    /// floor in work, not time: the same on a slow or loaded machine).
-    pub min_iterations: u32,
 }
 
 impl Default for ThinkPolicy {
@@ -47,7 +44,6 @@ impl Default for ThinkPolicy {
             bank_divisor: 40,
             cap: None,
             iterations: None,
-            min_iterations: 0,
         }
     }
 }
@@ -135,7 +131,6 @@ impl Bot for MctsBot {
         let budget = Budget {
             think: self.policy.think(self.hello.as_ref(), request.bank_left_ms),
             iterations: self.policy.iterations,
-            min_iterations: self.policy.min_iterations,
         };
         match self.searched(request, budget) {
             Some(action) if request.legal_actions.contains(&action) => action,
