@@ -86,7 +86,8 @@ pub struct PlayArgs {
     #[arg(long)]
     no_sandbox: bool,
     /// Bot folders (holding cairn-bot.toml) or commands written
-    /// `cmd:COMMAND` (run through `sh -c`), one per seat.
+    /// `cmd:COMMAND` (run through `sh -c`; `cmd:/ABSOLUTE/PROGRAM ARGS` runs
+    /// that program, its folder shown to the sandbox), one per seat.
     #[arg(value_name = "BOT")]
     bots: Vec<String>,
 }

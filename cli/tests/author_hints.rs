@@ -124,6 +124,32 @@ fn a_cmd_program_the_sandbox_cannot_see_is_named_with_the_way_out() {
 }
 
 #[test]
+fn a_cmd_program_named_by_its_absolute_path_plays_sandboxed_from_anywhere() {
+    // `cairn` lies outside the current folder and the system's, as a
+    // fastchess user's `cmd:/home/me/engines/mybot` does: the sandbox shows
+    // its folder, so it starts.
+    let exe = env!("CARGO_BIN_EXE_cairn");
+    let elsewhere = tempfile::tempdir().unwrap();
+    let output = Command::new(exe)
+        .args([
+            "play",
+            "--game",
+            "schotten-totten",
+            "--games",
+            "2",
+            "--quiet",
+        ])
+        .arg(format!("cmd:{exe} bot-run random"))
+        .arg(format!("cmd:{exe} bot-run first"))
+        .current_dir(elsewhere.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert!(!stderr.contains("forfeit"), "{stderr}");
+}
+
+#[test]
 fn bot_add_of_a_missing_folder_or_one_without_a_manifest_says_what_a_bot_is() {
     let add = |folder: &str| {
         let output = cairn(&[

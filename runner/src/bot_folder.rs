@@ -61,7 +61,7 @@ pub fn load_bot(argument: &str) -> Result<PreparedBot, BotFolderError> {
     }
     let current = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
     let launch = LaunchSpec {
-        command: vec!["sh".into(), "-c".into(), format!("exec {argument}")],
+        command: bare_command(argument),
         bot_dir: current,
         env: Vec::new(),
     };
@@ -72,6 +72,24 @@ pub fn load_bot(argument: &str) -> Result<PreparedBot, BotFolderError> {
         },
         manifest: None,
     })
+}
+
+/// How a bare command runs: through `sh -c`, in the current folder, or,
+/// when it is an absolute path to a program followed by plain words (no
+/// shell syntax), as that program itself. The sandbox then shows the
+/// program's folder read-only, as it does an interpreter a manifest names
+/// outside the system's folders, so `cmd:/home/me/engines/mybot` plays
+/// sandboxed: through `sh -c`, a program outside the current folder and
+/// the system's is not there to start.
+fn bare_command(argument: &str) -> Vec<String> {
+    let plain = argument
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c.is_ascii_whitespace() || "/._,:@%+=-".contains(c));
+    let words: Vec<String> = argument.split_whitespace().map(str::to_string).collect();
+    match words.first() {
+        Some(program) if plain && program.starts_with('/') && Path::new(program).is_file() => words,
+        _ => vec!["sh".into(), "-c".into(), format!("exec {argument}")],
+    }
 }
 
 fn load_folder(folder: &Path) -> Result<PreparedBot, BotFolderError> {
@@ -266,6 +284,29 @@ mod tests {
         assert_eq!(bot.entry.name, "python3 my_bot.py --fast");
         assert_eq!(bot.entry.launch.command[2], "exec python3 my_bot.py --fast");
         assert!(bot.check_game("bullfrogs").is_ok());
+    }
+
+    #[test]
+    fn an_absolute_program_with_plain_words_runs_without_the_shell() {
+        let direct = load_bot("/bin/sh -e my_bot.sh --depth=3").unwrap();
+        assert_eq!(
+            direct.entry.launch.command,
+            ["/bin/sh", "-e", "my_bot.sh", "--depth=3"]
+        );
+        for shell_syntax in [
+            "/bin/sh -c 'echo hi'",
+            "/bin/sh bot.sh > log",
+            "/bin/sh $HOME/bot.sh",
+            "/no/such/program --flag",
+            "./bot --flag",
+        ] {
+            let bot = load_bot(shell_syntax).unwrap();
+            assert_eq!(
+                bot.entry.launch.command[..2],
+                ["sh", "-c"],
+                "`{shell_syntax}` should run through the shell"
+            );
+        }
     }
 
     #[test]
