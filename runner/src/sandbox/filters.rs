@@ -109,6 +109,16 @@ pub fn seccomp_programs() -> Result<Vec<BpfProgram>, seccompiler::Error> {
     // seccompiler's architecture check: load the arch, kill on a mismatch.
     let mut program: BpfProgram = reference[0].iter().take(3).cloned().collect();
     program.push(statement(BPF_LD | BPF_W | BPF_ABS, SECCOMP_DATA_NR_OFFSET));
+    // The x32 ABI's calls carry the x86_64 architecture and their own
+    // numbers, each `X32_SYSCALL_BIT` above a number this list names
+    // (`socket` is 41 and x32's is 0x4000_0029), so a deny-list that read
+    // only the x86_64 numbers would let every one through. No bot needs
+    // x32: none of its calls exists.
+    #[cfg(target_arch = "x86_64")]
+    program.extend([
+        jump(BPF_JGE, X32_SYSCALL_BIT, 0, 1),
+        statement(BPF_RET | BPF_K, errno(libc::ENOSYS)),
+    ]);
     let mut cases: Vec<(u32, Verdict)> = DENIED_SYSCALLS
         .iter()
         .map(|number| (*number as u32, Verdict::Deny))
@@ -141,6 +151,9 @@ const BPF_K: u16 = 0x00;
 /// first argument (little-endian).
 const SECCOMP_DATA_NR_OFFSET: u32 = 0;
 const SECCOMP_DATA_ARG0_LOW_OFFSET: u32 = 16;
+/// What x32 calls add to their number (`__X32_SYSCALL_BIT`).
+#[cfg(target_arch = "x86_64")]
+const X32_SYSCALL_BIT: u32 = 0x4000_0000;
 /// Cases searched by plain comparisons, below which splitting gains nothing.
 const LINEAR_CASES: usize = 4;
 
@@ -407,6 +420,17 @@ mod tests {
         assert_eq!(run(&searched[0], &thread), libc::SECCOMP_RET_ALLOW);
         let clone3 = call(arch, libc::SYS_clone3 as u32, 0);
         assert_eq!(run(&searched[0], &clone3), errno(libc::ENOSYS));
+        #[cfg(target_arch = "x86_64")]
+        for number in [
+            0,
+            libc::SYS_socket as u32,
+            libc::SYS_ptrace as u32,
+            512,
+            0x3fff_ffff,
+        ] {
+            let x32 = call(arch, X32_SYSCALL_BIT | number, 0);
+            assert_eq!(run(&searched[0], &x32), errno(libc::ENOSYS), "x32 {number}");
+        }
         assert!(checked > 10_000);
     }
 }
