@@ -52,6 +52,10 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             .runner_token
             .as_deref()
             .filter(|token| !token.is_empty());
+        let _only_arena = match &args.db {
+            Location::Sqlite(path) => Some(lock_sqlite_file(path)?),
+            Location::Postgres(_) => None,
+        };
         let (store, runner_token) = open_store(&args.db, given).await?;
         let registration = match (args.open_registration, args.admin_token.as_deref()) {
             (true, _) => Registration::Open,
@@ -127,6 +131,34 @@ pub async fn start_web(
             let _ = stop.changed().await;
         },
     )))
+}
+
+/// Claims the SQLite file `path` (created if missing) for this arena
+/// process until the returned file is dropped: a second `cairn serve` on it
+/// is refused. One process's write lock keeps SQLite's writers in order
+/// (see `Store`); two arenas on one file would each hand out the same
+/// matches and rate the same boards unaware of the other. An advisory
+/// `flock`, which SQLite's own (`fcntl`) locks never meet, so `cairn
+/// runners add --db` and other one-off commands still open the file.
+fn lock_sqlite_file(path: &std::path::Path) -> anyhow::Result<std::fs::File> {
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .with_context(|| format!("cannot open the database {}", path.display()))?;
+    match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => Ok(file),
+        Err(rustix::io::Errno::WOULDBLOCK) => anyhow::bail!(
+            "another arena process serves {}: SQLite allows one (stop it first, or \
+             run several arena processes on PostgreSQL)",
+            path.display()
+        ),
+        Err(error) => {
+            Err(error).with_context(|| format!("cannot lock the database {}", path.display()))
+        }
+    }
 }
 
 /// Opens the store and makes sure a runner with `runner_token` (or a fresh

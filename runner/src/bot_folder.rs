@@ -88,7 +88,30 @@ fn bare_command(argument: &str) -> Vec<String> {
     let words: Vec<String> = argument.split_whitespace().map(str::to_string).collect();
     match words.first() {
         Some(program) if plain && program.starts_with('/') && Path::new(program).is_file() => words,
-        _ => vec!["sh".into(), "-c".into(), format!("exec {argument}")],
+        _ => vec!["sh".into(), "-c".into(), shell_line(argument)],
+    }
+}
+
+/// Words that start a line the shell must run itself: `exec` before them
+/// would look for a program of that name (`cd`, `export`) or be a syntax
+/// error (`if`, `(`).
+const SHELL_WORDS: &[&str] = &[
+    "cd", "export", "set", "unset", ".", "source", "eval", "exec", "ulimit", "umask", "trap",
+    "alias", "if", "for", "while", "until", "case", "!", "{", "(",
+];
+
+/// The `sh -c` line of a bare command: a simple command gets `exec`, so the
+/// bot replaces the shell (signals reach it, no shell lingers); a line of
+/// several commands (`cd bot && python3 bot.py`), an assignment
+/// (`HASH=64 ./engine`) or one that starts with a shell word runs as
+/// written.
+fn shell_line(argument: &str) -> String {
+    let compound = argument.contains([';', '&', '|', '\n', '(', ')', '{', '}']);
+    let first = argument.split_whitespace().next().unwrap_or("");
+    let shell_first = first.contains('=') || SHELL_WORDS.contains(&first);
+    match compound || shell_first {
+        true => argument.to_string(),
+        false => format!("exec {argument}"),
     }
 }
 
@@ -284,6 +307,22 @@ mod tests {
         assert_eq!(bot.entry.name, "python3 my_bot.py --fast");
         assert_eq!(bot.entry.launch.command[2], "exec python3 my_bot.py --fast");
         assert!(bot.check_game("bullfrogs").is_ok());
+    }
+
+    #[test]
+    fn a_simple_command_replaces_the_shell_and_a_line_of_several_runs_as_written() {
+        let line = |argument: &str| load_bot(argument).unwrap().entry.launch.command[2].clone();
+        assert_eq!(line("python3 bot.py"), "exec python3 bot.py");
+        for as_written in [
+            "cd heur && python3 heur_bot.py",
+            "cd heur; python3 heur_bot.py",
+            "HASH=64 ./engine",
+            "export X=1",
+            "python3 gen.py | ./bot",
+            "(cd x; ./bot)",
+        ] {
+            assert_eq!(line(as_written), as_written);
+        }
     }
 
     #[test]
