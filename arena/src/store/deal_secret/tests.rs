@@ -130,3 +130,50 @@ async fn two_stores_making_the_first_secret_at_once_keep_the_first_written() {
     assert_eq!(rows, 1);
 }
 }
+
+both_backends! {
+async fn solo_boards_deal_every_entry_the_same_unlisted_deals() {
+    let test = test_store().await;
+    let store = test
+        .store
+        .clone()
+        .with_game_check(engine_game_check)
+        .with_verifier(verify_game);
+    let owner = owner_with_bots(&store, "ada", &["a", "b"]).await;
+    let solo = NewTournament {
+        game: "bullfrogs".into(),
+        options: [("solo".to_string(), "true".to_string())].into(),
+        seats_per_game: 1,
+        games_per_pairing: 2,
+        ..schotten_totten(&["a", "b"])
+    };
+    let tournament = store.create_tournament(&owner, &solo).await.unwrap();
+    let listed = listed_seeds(&store, tournament.id).await;
+    let (runner, _) = store.register_runner("r1").await.unwrap();
+    let mut deals = Vec::new();
+    while let Some(lease) = store.lease_match(&runner, LEASE_MS).await.unwrap() {
+        let dealt: Vec<u64> = lease.games.iter().map(|game| game.seed).collect();
+        for game in &lease.games {
+            assert_ne!(game.seed, listed[&game.game_id], "a solo deal is listed");
+            let planned = store
+                .planned_result(lease.match_id, game.game_index)
+                .await
+                .unwrap()
+                .planned;
+            assert_eq!(planned.seed, game.seed, "verified on the leased deal");
+            store
+                .report_game(
+                    &runner,
+                    lease.match_id,
+                    lease.lease_generation,
+                    &played_game_report(&planned),
+                )
+                .await
+                .unwrap();
+        }
+        deals.push(dealt);
+    }
+    assert_eq!(deals.len(), 2);
+    assert_eq!(deals[0], deals[1], "every entry plays the same deals");
+}
+}
