@@ -98,6 +98,10 @@ async fn every_store_on_one_database_deals_under_one_secret_and_no_other_does() 
     let test = test_store().await;
     let second = test.second_process().await;
     assert_eq!(second.deal_secret, test.store.deal_secret);
+    // A logged store shows no secret.
+    let shown = format!("{:?}", test.store);
+    assert!(!shown.contains(&test.store.deal_secret.to_hex()));
+    assert!(shown.contains("DealSecret(..)"), "{shown}");
     assert_eq!(second.deal_seed(1, 7), test.store.deal_seed(1, 7));
     let elsewhere = test_store().await;
     assert_ne!(elsewhere.store.deal_secret, test.store.deal_secret);
