@@ -14,6 +14,8 @@
 //!   (shared by `cairn play --sprt` and SPRT gauntlets), pure.
 //! - [`format`]: tournament formats (round robin, gauntlet, Swiss,
 //!   knockout): which matches come next from the results so far, pure.
+//! - [`deal`]: the deal a game is played on, a keyed hash of its planned
+//!   seed under the database's secret (why: the module's ruling).
 //! - [`verify`]: re-refereeing a reported game with the engine, pure.
 //! - [`archive`]: checking a submitted bot folder (`tar.gz`); the code lives
 //!   in `cairn_proto::archive`, shared with runners, which unpack with it.
@@ -41,6 +43,7 @@
 //! Serving it: [`run`]`(listener, store, shutdown)` until `shutdown` completes.
 
 pub use cairn_proto::archive;
+pub mod deal;
 pub mod error;
 pub mod fit;
 pub mod format;

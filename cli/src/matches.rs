@@ -197,7 +197,7 @@ fn game_text(answer: &pb::Replay, replay: &Value) -> String {
     }
     let n_actions = record["actions"].as_array().map_or(0, Vec::len);
     let mut text = format!(
-        "game {} (game {} of its match) · {} · seed {} · {n_actions} actions\n{}",
+        "game {} (game {} of its match) · {} · dealt from seed {} · {n_actions} actions\n{}",
         answer.game_id,
         answer.game_index,
         record["game"].as_str().unwrap_or("?"),

@@ -31,7 +31,8 @@ pub enum TournamentCommand {
         /// Games each table plays over all its seat rotations (a multiple of --seats).
         #[arg(long, default_value_t = 2)]
         games_per_pairing: u32,
-        /// The tournament seed (deals and table draws).
+        /// The tournament seed: plans the table draws and each game's seed (public;
+        /// the arena deals from a keyed hash of it under its database's secret).
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// round-robin, gauntlet (challengers against the field), swiss

@@ -25,6 +25,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use arena_support::*;
+use cairn_arena::deal::DealSecret;
 use cairn_arena::ratings::RatingModel;
 use cairn_arena::store::{
     Forfeit, FormatRequest, GameReport, LeaderboardQuery, Lease, NewTournament, Owner, Runner,
@@ -144,7 +145,9 @@ async fn scale_out(db: &str, n_arenas: usize) {
     assert_complete_and_exact(arena, &tournament, PLANNED_GAMES).await;
     let recorded = recorded_games(db).await;
     assert_each_game_recorded_once(db, &recorded).await;
-    let reference = replay_into_sqlite(&recorded, &names, &tournament).await;
+    let secret = deal_secret(db).await;
+    assert_dealt_under(&secret, tournament.id, &recorded);
+    let reference = replay_into_sqlite(&recorded, &names, &tournament, secret).await;
     assert_same_online_ratings(arena, db, &reference).await;
     assert_same_fitted_ratings(arena, &reference).await;
     if let (Some(observer), Some(stream)) = (&observer, &mut observed) {
@@ -309,6 +312,30 @@ async fn recorded_games(db: &str) -> Vec<RecordedGame> {
         .collect()
 }
 
+/// The shared database's deal secret, read as its operator can.
+async fn deal_secret(db: &str) -> DealSecret {
+    let hex: String = sqlx::query_scalar("SELECT secret FROM deal_secret WHERE id = 1")
+        .fetch_one(&database(db).await)
+        .await
+        .unwrap();
+    DealSecret::from_hex(&hex).expect("a stored secret reads")
+}
+
+/// Every game was dealt from its planned seed's deal seed under the
+/// database's secret, never from the listed seed itself.
+fn assert_dealt_under(secret: &DealSecret, tournament_id: i64, recorded: &[RecordedGame]) {
+    for game in recorded {
+        let replay = ReplayFile::from_json(std::str::from_utf8(&game.replay).unwrap()).unwrap();
+        let dealt = replay.games[0].seed;
+        assert_ne!(
+            dealt, game.seed as u64,
+            "game {} dealt its listed seed",
+            game.game_id
+        );
+        assert_eq!(dealt, secret.deal_seed(tournament_id, game.seed as u64));
+    }
+}
+
 /// Read from the database, not through the arena: one plan, one result
 /// per planned game, two seats each, rated once under each model.
 async fn assert_each_game_recorded_once(db: &str, recorded: &[RecordedGame]) {
@@ -351,17 +378,20 @@ async fn assert_each_game_recorded_once(db: &str, recorded: &[RecordedGame]) {
 }
 
 /// A fresh single-process SQLite store that played the same tournament:
-/// the same bots entered in the same order, so the same plan, and every
-/// recorded game reported to it in `recorded`'s order.
+/// the same bots entered in the same order, so the same plan, dealt under
+/// the same `secret`, and every recorded game reported to it in
+/// `recorded`'s order.
 async fn replay_into_sqlite(
     recorded: &[RecordedGame],
     names: &[&str],
     tournament: &pb::Tournament,
+    secret: DealSecret,
 ) -> (Store, tempfile::TempDir) {
     let folder = tempfile::tempdir().unwrap();
     let store = Store::open(folder.path().join("reference.sqlite"))
         .await
-        .unwrap();
+        .unwrap()
+        .with_deal_secret(secret.clone());
     let (owner, _) = store.register_owner("ada").await.unwrap();
     for name in names {
         store
@@ -370,6 +400,8 @@ async fn replay_into_sqlite(
             .unwrap();
     }
     let created = create_same_tournament(&store, &owner, names, tournament).await;
+    // The tournament's id is part of what is dealt.
+    assert_eq!(created, tournament.id, "the same tournament id");
     let runner = store
         .register_runner_with_token("runner", RUNNER_TOKEN)
         .await
@@ -382,7 +414,11 @@ async fn replay_into_sqlite(
             .iter()
             .find(|planned| planned.game_index == game.game_index)
             .expect("the game is planned in the reference too");
-        assert_eq!(planned.seed as i64, game.seed, "the same plan");
+        assert_eq!(
+            planned.seed,
+            secret.deal_seed(created, game.seed as u64),
+            "the same plan, dealt alike"
+        );
         let report = reference_report(lease, game);
         store
             .report_game(&runner, lease.match_id, lease.lease_generation, &report)

@@ -15,6 +15,7 @@ use tonic::{Code, Request};
 use super::pb::arena_client::ArenaClient;
 use super::pb::runner_service_client::RunnerServiceClient;
 use super::*;
+use crate::deal::DealSecret;
 use crate::store::{ManualClock, Store};
 use crate::testkit::{bot_archive, tar_gz, test_game_check, test_replay, test_verifier, TEST_DUEL};
 
@@ -51,6 +52,9 @@ impl TestApp {
     }
 }
 
+/// The deal secret of [`spawn_app`]'s arena, so tests know the deals.
+const DEAL_SECRET: DealSecret = DealSecret::from_bytes([9; 32]);
+
 /// Starts an arena on a free loopback port with its own database file and
 /// two runners (`box-1`, `box-2`) registered.
 async fn spawn_app() -> TestApp {
@@ -60,7 +64,8 @@ async fn spawn_app() -> TestApp {
         .await
         .unwrap()
         .with_game_check(test_game_check)
-        .with_verifier(test_verifier);
+        .with_verifier(test_verifier)
+        .with_deal_secret(DEAL_SECRET);
     store
         .register_runner_with_token("box-1", RUNNER_TOKEN)
         .await
@@ -815,7 +820,10 @@ async fn a_round_robin_runs_to_the_end_while_a_watcher_sees_it_progress() {
         .unwrap()
         .into_inner();
     let scores: Vec<i64> = game.result.iter().map(|seat| seat.score).collect();
-    assert_eq!(replay.replay, test_replay(game.seed, &scores));
+    // Dealt from the listed seed's deal seed, which the replay may show.
+    let dealt = DEAL_SECRET.deal_seed(tournament.id, game.seed);
+    assert_ne!(dealt, game.seed);
+    assert_eq!(replay.replay, test_replay(dealt, &scores));
     let board = app
         .arena()
         .get_leaderboard(pb::GetLeaderboardRequest {

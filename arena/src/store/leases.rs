@@ -45,6 +45,8 @@ pub struct LeasedSeat {
 pub struct LeasedGame {
     pub game_id: i64,
     pub game_index: i64,
+    /// The seed to deal from: the planned seed's deal seed
+    /// ([`crate::deal::DealSecret::deal_seed`]), never the listed one.
     pub seed: u64,
 }
 
@@ -215,12 +217,14 @@ impl Store {
                 })
             })
             .collect::<Result<_, ArenaError>>()?;
+        // The deal seeds, not the planned ones the listings show (see
+        // `crate::deal`): only the runner holding the lease learns them.
         let games = games
             .into_iter()
             .map(|(game_id, game_index, seed)| LeasedGame {
                 game_id,
                 game_index,
-                seed: seed as u64,
+                seed: self.deal_seed(leased.tournament_id, seed as u64),
             })
             .collect();
         Ok(Lease {

@@ -40,6 +40,7 @@ pub mod clock;
 mod accounts;
 mod bots;
 mod cancel;
+mod deal_secret;
 mod faults;
 mod fitted;
 mod formats;
@@ -93,6 +94,7 @@ pub use self::tournaments::{
     variant_key, Entry, FormatRequest, GameSummary, MatchSummary, NewTournament, SprtStatus,
     Tournament, TournamentProgress,
 };
+use crate::deal::DealSecret;
 use crate::error::ArenaError;
 use crate::verify::{verify_game, GameVerifier};
 
@@ -216,6 +218,8 @@ pub struct Store {
     store_id: u64,
     /// Where a PostgreSQL store connects (none on SQLite).
     postgres_url: Option<Arc<str>>,
+    /// What deal seeds are derived under (see [`crate::deal`]).
+    deal_secret: DealSecret,
 }
 
 impl Store {
@@ -252,6 +256,7 @@ impl Store {
         let mut id_bytes = [0_u8; 8];
         getrandom::fill(&mut id_bytes)
             .map_err(|error| ArenaError::Internal(format!("no randomness for an id: {error}")))?;
+        let deal_secret = deal_secret::load_or_make(&writer).await?;
         let (changes, _) = watch::channel(0);
         let store = Store {
             pool,
@@ -274,6 +279,7 @@ impl Store {
                 Location::Postgres(url) => Some(url.as_str().into()),
                 Location::Sqlite(_) => None,
             },
+            deal_secret,
         };
         if let Location::Postgres(url) = location {
             let (reads, changes) = (Arc::downgrade(&store.reads), Arc::downgrade(&store.changes));

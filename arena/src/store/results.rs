@@ -311,7 +311,8 @@ impl Store {
                 game,
                 options,
                 game_index,
-                seed: seed as u64,
+                // Reports are re-refereed on the deal the lease carried.
+                seed: self.deal_seed(tournament_id, seed as u64),
                 seats,
             },
             game_id,
