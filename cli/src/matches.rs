@@ -54,9 +54,16 @@ pub fn run_match(command: MatchCommand) -> anyhow::Result<ExitCode> {
             MatchCommand::Show { game, replay, view, arena, json } => {
                 let answer = connect(&arena).await?.get_replay(pb::GetReplayRequest { game_id: game }).await.map_err(status_error)?.into_inner();
                 if let Some(path) = &replay {
+                    if answer.replay.is_empty() {
+                        anyhow::bail!("game {game} has no replay to write: {}", NOT_PLAYED);
+                    }
                     std::fs::write(path, labelled_replay(&answer))?;
+                    eprintln!("replay of game {game} written to {}", path.display());
                 }
-                if view.show {
+                if view.wants_board() {
+                    if answer.replay.is_empty() {
+                        anyhow::bail!("game {game} has no replay to show: {}", NOT_PLAYED);
+                    }
                     let file = cairn_runner::ReplayFile::from_json(&String::from_utf8_lossy(&answer.replay))?;
                     return crate::view::show(&file, &view);
                 }
@@ -167,6 +174,9 @@ fn matches_table(matches: &[pb::MatchSummary]) -> String {
     table.render()
 }
 
+/// Why a game has no replay.
+const NOT_PLAYED: &str = "it was never played (a seat forfeited before it began)";
+
 fn game_text(answer: &pb::Replay, replay: &Value) -> String {
     let record = &replay["games"][0];
     let names: Vec<String> = record["seats"]
@@ -196,14 +206,22 @@ fn game_text(answer: &pb::Replay, replay: &Value) -> String {
         ]);
     }
     let n_actions = record["actions"].as_array().map_or(0, Vec::len);
-    let mut text = format!(
-        "game {} (game {} of its match) · {} · dealt from seed {} · {n_actions} actions\n{}",
-        answer.game_id,
-        answer.game_index,
-        record["game"].as_str().unwrap_or("?"),
-        record["seed"],
-        table.render()
-    );
+    let mut text = match answer.replay.is_empty() {
+        true => format!(
+            "game {} (game {} of its match) · no replay: {NOT_PLAYED}\n{}",
+            answer.game_id,
+            answer.game_index,
+            table.render()
+        ),
+        false => format!(
+            "game {} (game {} of its match) · {} · dealt from seed {} · {n_actions} actions\n{}",
+            answer.game_id,
+            answer.game_index,
+            record["game"].as_str().unwrap_or("?"),
+            record["seed"],
+            table.render()
+        ),
+    };
     for (seat, result) in answer.result.iter().enumerate() {
         let tail = String::from_utf8_lossy(&result.stderr_tail);
         let tail = tail.trim_end();

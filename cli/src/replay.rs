@@ -22,7 +22,7 @@ pub struct ReplayArgs {
 
 pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     let replay = ReplayFile::read(&args.path)?;
-    if args.view.show {
+    if args.view.wants_board() {
         return crate::view::show(&replay, &args.view);
     }
     if !args.quiet {

@@ -70,6 +70,29 @@ async fn a_bot_whose_build_fails_is_charged_and_the_runner_and_tournament_go_on(
             }
         }
     }
+    // A game never played has its result but no replay: `match show` says
+    // so, the board viewer refuses it with the reason.
+    let unplayed = matches
+        .iter()
+        .flat_map(|m| &m.games)
+        .find(|game| {
+            game.result
+                .iter()
+                .any(|seat| seat.bot_version_id == broken_id)
+        })
+        .unwrap();
+    let id = unplayed.game_id.to_string();
+    let shown = cairn(&["match", "show", &id, "--arena", &arena.address]);
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(shown.status.success(), "{shown:?}");
+    assert!(
+        text.contains("no replay: it was never played") && text.contains("build_failed"),
+        "{text}"
+    );
+    let board = cairn(&["match", "show", &id, "--at", "1", "--arena", &arena.address]);
+    let refused = String::from_utf8_lossy(&board.stderr);
+    assert!(!board.status.success(), "{refused}");
+    assert!(refused.contains("has no replay to show"), "{refused}");
     let cache = arena.folder.path().join("runner-cache");
     let partial: Vec<_> = std::fs::read_dir(&cache)
         .unwrap()

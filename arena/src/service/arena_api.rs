@@ -380,7 +380,7 @@ impl Arena for ArenaApi {
         request: Request<pb::GetReplayRequest>,
     ) -> Result<Response<pb::Replay>, Status> {
         let game_id = request.into_inner().game_id;
-        let replay = self.store.replay(game_id).await?;
+        let replay = self.store.replay(game_id).await?.unwrap_or_default();
         let result = self.store.game_result(game_id).await?;
         let (game_index, tails) = self.store.game_details(game_id).await?;
         let result = result

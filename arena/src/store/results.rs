@@ -325,16 +325,16 @@ impl Store {
         })
     }
 
-    /// The replay a runner stored for a game.
-    pub async fn replay(&self, game_id: i64) -> Result<Vec<u8>, ArenaError> {
+    /// The replay a runner stored for a finished game; `None` when the game
+    /// was never played (a seat forfeited before it began: its build
+    /// failed, or it could not start).
+    pub async fn replay(&self, game_id: i64) -> Result<Option<Vec<u8>>, ArenaError> {
         let replay: Option<Option<Vec<u8>>> =
             sqlx::query_scalar("SELECT replay FROM results WHERE game_id = $1")
                 .bind(game_id)
                 .fetch_optional(self.pool())
                 .await?;
-        replay
-            .flatten()
-            .ok_or_else(|| ArenaError::not_found("replay of game", game_id))
+        replay.ok_or_else(|| ArenaError::not_found("result of game", game_id))
     }
 
     /// A finished game's seats, by seat.

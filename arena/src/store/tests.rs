@@ -386,8 +386,8 @@ async fn a_reported_match_is_recorded_once() {
     assert_eq!(count(&test.store, "results").await, 1);
     let game_id = lease.games[0].game_id;
     assert_eq!(
-        test.store.replay(game_id).await.unwrap(),
-        report.games[0].replay
+        test.store.replay(game_id).await.unwrap().as_ref(),
+        Some(&report.games[0].replay)
     );
     assert_eq!(
         test.store.game_result(game_id).await.unwrap(),

@@ -242,13 +242,15 @@ struct StoredGame {
 async fn game(State(web): State<Web>, Path(text): Path<String>) -> Answer {
     let game_id = id(&text, "game")?;
     let seats = web.store.game_header(game_id).await?;
-    let bytes = web.store.replay(game_id).await?;
-    // Re-simulation is CPU work: off the request threads, a few at a time.
-    let steps = web
-        .replays
-        .get_or_build(game_id, move || replay_json(&bytes))
-        .await
-        .map_err(WebError::Internal)?;
+    let steps = match web.store.replay(game_id).await? {
+        // Re-simulation is CPU work: off the request threads, a few at a time.
+        Some(bytes) => web
+            .replays
+            .get_or_build(game_id, move || replay_json(&bytes))
+            .await
+            .map_err(WebError::Internal)?,
+        None => json!({ "error": NOT_PLAYED }).to_string().into(),
+    };
     let seats =
         serde_json::to_string(&seats).map_err(|error| WebError::Internal(error.to_string()))?;
     // Both parts are JSON text already: joined, not parsed again.
@@ -258,6 +260,9 @@ async fn game(State(web): State<Web>, Path(text): Path<String>) -> Answer {
     )
         .into_response())
 }
+
+/// What a game without a replay shows: its result only.
+const NOT_PLAYED: &str = "no replay: the game was never played (a seat forfeited before it began)";
 
 /// Every step of a stored replay as JSON text; a replay that cannot be
 /// read becomes `{"error": ..}` for the page to show, not a failed request.

@@ -29,15 +29,25 @@ pub struct ViewArgs {
     /// Draw the board at each step (with the arrow keys in a terminal).
     #[arg(long)]
     pub show: bool,
-    /// Print step N (0 is the deal, N follows the Nth action) and exit.
-    #[arg(long, value_name = "N", requires = "show")]
+    /// Print step N (0 is the deal, N follows the Nth action) and exit
+    /// (implies --show).
+    #[arg(long, value_name = "N")]
     pub at: Option<usize>,
-    /// Show only what seat S could see.
-    #[arg(long, value_name = "S", requires = "show")]
+    /// Show only what seat S could see (implies --show).
+    #[arg(long, value_name = "S")]
     pub seat: Option<usize>,
-    /// Which game of a replay file holding a whole match to show (0 is the first).
-    #[arg(long, value_name = "G", default_value_t = 0, requires = "show")]
-    pub game_index: usize,
+    /// Which game of a replay file holding a whole match to show (0 is the
+    /// first; implies --show).
+    #[arg(long, value_name = "G")]
+    pub game_index: Option<usize>,
+}
+
+impl ViewArgs {
+    /// Whether to draw the board: `--show`, or any flag that says which
+    /// board to draw.
+    pub fn wants_board(&self) -> bool {
+        self.show || self.at.is_some() || self.seat.is_some() || self.game_index.is_some()
+    }
 }
 
 /// Whose view a board shows.
@@ -92,10 +102,10 @@ impl<T> Board<'_, T> {
 /// Shows game `args.game_index` of `replay`: one step (`--at`), every step one
 /// after another (not a terminal), or interactively.
 pub fn show(replay: &ReplayFile, args: &ViewArgs) -> anyhow::Result<ExitCode> {
-    let Some(record) = replay.games.get(args.game_index) else {
+    let game_index = args.game_index.unwrap_or(0);
+    let Some(record) = replay.games.get(game_index) else {
         anyhow::bail!(
-            "game {} is not in this replay ({} game(s))",
-            args.game_index,
+            "game {game_index} is not in this replay ({} game(s))",
             replay.games.len()
         );
     };
