@@ -99,7 +99,6 @@ enum Command {
     /// List every sandbox layer as active or unavailable (exit 0 when all are active).
     Doctor(doctor::DoctorArgs),
     /// Run a bundled reference bot on stdin / stdout (random, first, greedy, a game's greedy bot, mcts, mcts-quick).
-    #[command(hide = true)]
     BotRun {
         /// The bundled bot's name.
         name: String,

@@ -4,7 +4,8 @@
 //! counts, every option with its type and default, every action form and
 //! example, every field of the game's observation messages in
 //! `proto/game.proto`; and a transcript whose every answer was a legal
-//! action of the request before it.
+//! action of the request before it. Also PROTOCOL.md's worked example,
+//! against the request it shows.
 
 use std::path::PathBuf;
 
@@ -197,4 +198,37 @@ fn each_transcript_answers_every_request_with_one_of_its_legal_actions() {
         assert_eq!(hellos, 1, "{id}: the transcript has no hello");
         assert!(answers >= 3, "{id}: the transcript shows {answers} answers");
     }
+}
+
+/// PROTOCOL.md's worked example: its request 33, shown in full, is the
+/// request seat 0 really receives in the game the page names (seed 1,
+/// `first_bot.py` in both seats), field for field, so new observation
+/// fields cannot leave it stale.
+#[test]
+fn the_protocol_pages_worked_example_is_the_real_request() {
+    let root = cairn_tests::workspace_root();
+    let page = read(&root.join("sdk/PROTOCOL.md"));
+    let shown = page
+        .split("Request 33 in full")
+        .nth(1)
+        .and_then(|rest| rest.split("```json").nth(1))
+        .and_then(|block| block.split("```").next())
+        .expect("PROTOCOL.md shows request 33 in a json block");
+    let shown: Value = serde_json::from_str(shown).expect("request 33 is JSON");
+    let heard = tempfile::tempdir().unwrap();
+    let log = heard.path().join("seat0.jsonl");
+    let tee = format!("tee {} | python3 first_bot.py", log.display());
+    let bots = vec![
+        cairn_tests::bot("listener", &root.join("sdk/python"), &["sh", "-c", &tee]),
+        cairn_tests::python_bot("first", "first_bot.py"),
+    ];
+    let spec = cairn_tests::match_of("schotten-totten", &[], 1, 1, bots);
+    cairn_runner::play_match(&spec, &cairn_runner::PlainLauncher).expect("the match is refereed");
+    let real = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .find(|message| message["request"]["decisionId"] == 33)
+        .expect("seat 0 received request 33");
+    assert_eq!(shown, real, "PROTOCOL.md's request 33 is not the real one");
 }
