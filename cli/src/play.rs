@@ -548,6 +548,10 @@ fn match_tables(spec: &MatchSpec, seed: u64, result: &MatchResult, quiet: bool) 
         for (seat, r) in game.seats.iter().enumerate() {
             let outcome = match &r.forfeit {
                 Some(f) => format!("forfeit: {} ({})", f.reason.as_str(), f.detail),
+                // The seats that did not forfeit a game others' forfeits ended.
+                None if game.record.score.ended_by == cairn_runner::EndedBy::Forfeit => {
+                    "ended by another seat's forfeit".to_string()
+                }
                 None => game.record.score.ended_by.as_str().to_string(),
             };
             let cells = [
