@@ -394,7 +394,7 @@ impl Store {
     /// reports): on SQLite the same as [`Store::begin_write`]; on
     /// PostgreSQL it runs beside the others of its kind, so it must lock
     /// the rows it reads to change ([`WriteTransaction::lock_match`],
-    /// [`WriteTransaction::lock_board`]).
+    /// [`WriteTransaction::lock_board_and_match`]).
     async fn begin_concurrent_write(&self) -> Result<WriteTransaction, ArenaError> {
         match self.dialect {
             Dialect::Sqlite => self.begin_write().await,
@@ -544,21 +544,40 @@ impl WriteTransaction {
         .ok_or_else(|| ArenaError::not_found("match", match_id))
     }
 
-    /// Takes leaderboard (`game`, `variant`)'s lock until the transaction
-    /// ends (PostgreSQL; SQLite's transaction already holds the database):
-    /// its rating updates, which depend on their order, apply one at a time
-    /// across every arena process, and a result's id, taken under the lock,
-    /// records that order. A tournament is on one leaderboard, so its
-    /// format's bookkeeping after a game is serialised by it too.
-    pub(crate) async fn lock_board(&mut self, game: &str, variant: &str) -> Result<(), ArenaError> {
-        if self.notify_as.is_some() {
-            sqlx::query("SELECT pg_advisory_xact_lock($1, hashtext($2))")
-                .bind(BOARD_LOCK_SPACE)
-                .bind(format!("{game}\u{1f}{variant}"))
-                .execute(&mut *self.transaction)
-                .await?;
+    /// Takes leaderboard `board`'s (game, variant) lock, then match
+    /// `match_id`'s row, both until the transaction ends, and reads the
+    /// match's lease, in one statement (PostgreSQL; SQLite's transaction
+    /// already holds the database; see [`WriteTransaction::lock_match`]).
+    /// The board's rating updates, which depend on their order, apply one
+    /// at a time across every arena process, and a result's id, taken under
+    /// the lock, records that order. A tournament is on one leaderboard, so
+    /// its format's bookkeeping after a game is serialised by it too.
+    ///
+    /// The board first: no transaction holds a match's row while it waits
+    /// for a board (a report's match is on its own board; heartbeats and
+    /// leases take no board), so the order cannot deadlock; and a report
+    /// queued for its board holds no match row meanwhile, so a heartbeat of
+    /// its match waits for no queue of reports.
+    pub(crate) async fn lock_board_and_match(
+        &mut self,
+        (game, variant): (&str, &str),
+        match_id: i64,
+    ) -> Result<leases::LeaseState, ArenaError> {
+        if self.notify_as.is_none() {
+            return self.lock_match(match_id).await;
         }
-        Ok(())
+        // The board's lock is a one-time filter: taken before the scan.
+        sqlx::query_as(
+            "WITH board AS MATERIALIZED (SELECT pg_advisory_xact_lock($2, hashtext($3))) \
+             SELECT status, lease_generation, lease_holder, lease_expires_at FROM matches \
+             WHERE id = $1 AND EXISTS (SELECT 1 FROM board) FOR UPDATE",
+        )
+        .bind(match_id)
+        .bind(BOARD_LOCK_SPACE)
+        .bind(format!("{game}\u{1f}{variant}"))
+        .fetch_optional(&mut *self.transaction)
+        .await?
+        .ok_or_else(|| ArenaError::not_found("match", match_id))
     }
 
     /// Declares that this transaction changes the standings `patch` holds

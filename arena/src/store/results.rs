@@ -4,6 +4,8 @@
 //! stored with every seat's score, rank and forfeit, and rated, in one
 //! transaction. The match is done when its last game is recorded.
 
+use std::collections::HashMap;
+
 use cairn_engine::forfeit::{EndedBy, ForfeitReason};
 use cairn_engine::GameOptions;
 use sqlx::AnyConnection;
@@ -85,6 +87,9 @@ pub(crate) struct PlannedResult {
     pub match_index: i64,
     /// Whether the tournament runs an SPRT, whose tally follows each game.
     pub has_sprt: bool,
+    /// Whether its format does anything once a match is done (plans a
+    /// round, checks its SPRT): else that step is skipped, reads and all.
+    pub has_format_step: bool,
     /// The match's lease when the plan was read.
     pub lease: LeaseState,
 }
@@ -123,15 +128,19 @@ impl Store {
         }
         (self.verifier)(&planned.planned, report)?;
         let now = self.now_ms();
+        let rated = rated_seats(&report.seats);
+        let board = (planned.planned.game.as_str(), planned.variant.as_str());
         let recorded = self
             .write_concurrently(async |tx| {
-                // The match's row, then its board: another process's report
+                // The board, then the match's row: another process's report
                 // of the same game waits here, and then finds it recorded.
-                let state = tx.lock_match(match_id).await?;
                 // Every result of the match is written under its row's lock
-                // (or the exclusive write lock), so what is read here holds
-                // until the commit.
-                let progress = match_progress(tx, match_id, planned.game_id).await?;
+                // (or the exclusive write lock), and every rating of the
+                // board under the board's, so what is read next holds until
+                // the commit.
+                let state = tx.lock_board_and_match(board, match_id).await?;
+                let (progress, stored) =
+                    progress_and_standings(tx, match_id, planned.game_id, board, &rated).await?;
                 if progress.recorded {
                     tx.touches_nothing_cached();
                     return Ok(GameReportOutcome {
@@ -145,15 +154,19 @@ impl Store {
                 let recorded = RecordedGame {
                     runner_id: Some(runner.id),
                     game_id: planned.game_id,
+                    match_id,
                     report,
                     now,
+                    // This game was the last one missing: the match is done
+                    // (counted under the match's lock, so no need to count
+                    // again).
+                    finishes_match: progress.missing == 1,
                 };
-                let standings = self.record_rated_game(tx, &planned, &recorded).await?;
-                // This game was the last one missing: the match is done
-                // (counted under the match's lock, so no need to count again).
-                let match_done = progress.missing == 1;
-                if match_done {
-                    finish_match(tx, match_id, now).await?;
+                let writes = super::leaderboard::rating_writes_from(&stored, &rated);
+                self.record_rated_game(tx, &planned, &recorded, &writes)
+                    .await?;
+                if recorded.finishes_match && planned.has_format_step {
+                    super::formats::after_match_done(tx, match_id).await?;
                 }
                 tx.touches(Touch::Match {
                     tournament_id: planned.tournament_id,
@@ -162,11 +175,11 @@ impl Store {
                 tx.patches_board(BoardPatch {
                     game: planned.planned.game.clone(),
                     variant: planned.variant.clone(),
-                    standings,
+                    standings: writes.saved,
                 });
                 Ok(GameReportOutcome {
                     outcome: ReportOutcome::Recorded,
-                    match_done,
+                    match_done: recorded.finishes_match,
                 })
             })
             .await?;
@@ -176,26 +189,28 @@ impl Store {
         Ok(recorded)
     }
 
-    /// Records a game with its rating updates (and its format's tally),
-    /// under its board's lock. The lock is held from here to the commit,
-    /// and orders every report of the board in every process: the fewer
-    /// round trips after it, the more reports a second arena process adds.
-    /// The seats' new standings (model, bot version, standing).
+    /// Writes a game's result, its rating updates `writes` (and its
+    /// format's tally), and marks its match done when it finishes it,
+    /// under its board's lock ([`WriteTransaction::lock_board_and_match`]).
+    /// The lock is held to the commit and orders every report of the board
+    /// in every process: the fewer round trips under it, the more reports
+    /// a second arena process adds.
     async fn record_rated_game(
         &self,
         tx: &mut WriteTransaction,
         planned: &PlannedResult,
         recorded: &RecordedGame<'_>,
-    ) -> Result<Vec<(RatingModel, i64, Standing)>, ArenaError> {
+        writes: &super::leaderboard::RatingWrites,
+    ) -> Result<(), ArenaError> {
         let (game, variant) = (planned.planned.game.as_str(), planned.variant.as_str());
-        tx.lock_board(game, variant).await?;
-        let rated = rated_seats(&recorded.report.seats);
-        let writes = super::leaderboard::rating_writes(tx, game, variant, &rated).await?;
         match self.dialect {
             Dialect::Sqlite => {
                 let result_id = insert_result_row(tx, recorded).await?;
-                super::leaderboard::save_rating_writes(tx, (game, variant), result_id, &writes)
+                super::leaderboard::save_rating_writes(tx, (game, variant), result_id, writes)
                     .await?;
+                if recorded.finishes_match {
+                    mark_match_done(tx, recorded.match_id, recorded.now).await?;
+                }
             }
             Dialect::Postgres => {
                 // What `report_game` declares it touched, notified by the
@@ -213,14 +228,14 @@ impl Store {
                 let notification = tx
                     .notifier()
                     .map(|me| super::invalidate::payload(me, &touched));
-                insert_rated_result(tx, recorded, (game, variant), &writes, notification).await?;
+                insert_rated_result(tx, recorded, (game, variant), writes, notification).await?;
                 tx.notified(touched);
             }
         }
         if planned.has_sprt {
             super::formats::tally_recorded_game(tx, recorded.game_id).await?;
         }
-        Ok(writes.saved)
+        Ok(())
     }
 
     /// Reports every game of a match in order, each on its own; stops at
@@ -264,7 +279,8 @@ impl Store {
         let row: Option<PlannedRow> = sqlx::query_as(
             "SELECT g.id AS game_id, g.seed, t.game, t.options, t.variant, \
              EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.id) AS already_recorded, t.id AS tournament_id, m.match_index, \
-             t.sprt_elo0 IS NOT NULL AS has_sprt, m.status, m.lease_generation, m.lease_holder, m.lease_expires_at, \
+             t.sprt_elo0 IS NOT NULL AS has_sprt, \
+             t.sprt_elo0 IS NOT NULL OR t.format IN ('swiss', 'knockout', 'ladder') AS has_format_step, m.status, m.lease_generation, m.lease_holder, m.lease_expires_at, \
              (SELECT string_agg(CAST(s.bot_version_id AS TEXT), ',' ORDER BY s.seat) FROM seats s WHERE s.match_id = m.id) AS seats \
              FROM games g JOIN matches m ON m.id = g.match_id JOIN tournaments t ON t.id = m.tournament_id \
              WHERE g.match_id = $1 AND g.game_index = $2",
@@ -283,6 +299,7 @@ impl Store {
             tournament_id,
             match_index,
             has_sprt,
+            has_format_step,
             lease,
             seats,
         }) = row
@@ -320,6 +337,7 @@ impl Store {
             tournament_id,
             match_index,
             has_sprt,
+            has_format_step,
             lease,
         })
     }
@@ -389,34 +407,100 @@ struct MatchProgress {
     missing: i64,
 }
 
-async fn match_progress(
+/// Whether game `game_id` of match `match_id` is recorded and how many
+/// of the match's games are not, with the stored standings of the seats'
+/// bot versions on `board` (game, variant): one statement, read after the
+/// transaction took the board's and the match's locks.
+async fn progress_and_standings(
     tx: &mut AnyConnection,
     match_id: i64,
     game_id: i64,
-) -> Result<MatchProgress, ArenaError> {
-    let (super::Flag(recorded), missing): (super::Flag, i64) = sqlx::query_as(
-        "SELECT EXISTS (SELECT 1 FROM results WHERE game_id = $1), \
-         (SELECT COUNT(*) FROM games g WHERE g.match_id = $2 AND NOT EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.id))",
+    (game, variant): (&str, &str),
+    seats: &[RatedSeat],
+) -> Result<(MatchProgress, HashMap<(RatingModel, i64), Standing>), ArenaError> {
+    use super::leaderboard::{bind_seats_standings_filter, seats_standings_filter};
+    // At least one row (the progress), then one per stored standing.
+    let sql = format!(
+        "SELECT p.recorded, p.missing, {} FROM (SELECT EXISTS (SELECT 1 FROM results WHERE game_id = $1) AS recorded, \
+         ({}) AS missing) AS p LEFT JOIN ratings r ON {}",
+        super::leaderboard::STORED_STANDING_COLUMNS
+            .split(", ")
+            .map(|column| format!("r.{column}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        unrecorded_games_sql("$2"),
+        seats_standings_filter("r", 3, seats.len()),
+    );
+    let query = sqlx::query_as::<_, ProgressRow>(sqlx::AssertSqlSafe(sql))
+        .bind(game_id)
+        .bind(match_id);
+    let rows = bind_seats_standings_filter(query, game, variant, seats)
+        .fetch_all(&mut *tx)
+        .await?;
+    let progress = match rows.first() {
+        Some(row) => MatchProgress {
+            recorded: row.recorded.0,
+            missing: row.missing,
+        },
+        None => return Err(ArenaError::Internal("no match progress read".into())),
+    };
+    let stored = rows
+        .into_iter()
+        .filter_map(|row| row.standing)
+        .filter_map(super::leaderboard::StoredStanding::keyed)
+        .collect();
+    Ok((progress, stored))
+}
+
+/// A row of [`progress_and_standings`]: the progress, and a stored
+/// standing unless none was found.
+struct ProgressRow {
+    recorded: super::Flag,
+    missing: i64,
+    standing: Option<super::leaderboard::StoredStanding>,
+}
+
+impl<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> for ProgressRow {
+    fn from_row(row: &'r sqlx::any::AnyRow) -> Result<Self, sqlx::Error> {
+        use sqlx::Row;
+        let model: Option<String> = row.try_get("model")?;
+        Ok(ProgressRow {
+            recorded: row.try_get("recorded")?,
+            missing: row.try_get("missing")?,
+            standing: match model {
+                Some(_) => Some(super::leaderboard::StoredStanding::from_row(row)?),
+                None => None,
+            },
+        })
+    }
+}
+
+/// The count of match `match_id`'s (SQL) games without a result. Each
+/// game's result is looked up by its index in a scalar subquery, which
+/// PostgreSQL's planner keeps as one (a `NOT EXISTS` may become an anti
+/// join that hashes every result ever recorded, per report).
+fn unrecorded_games_sql(match_id: &str) -> String {
+    format!(
+        "SELECT COUNT(*) FROM games g WHERE g.match_id = {match_id} \
+         AND (SELECT r.id FROM results r WHERE r.game_id = g.id) IS NULL"
     )
-    .bind(game_id)
-    .bind(match_id)
-    .fetch_one(&mut *tx)
-    .await?;
-    Ok(MatchProgress { recorded, missing })
 }
 
 /// A game about to be recorded.
 struct RecordedGame<'a> {
     runner_id: Option<i64>,
     game_id: i64,
+    match_id: i64,
     report: &'a GameReport,
     now: i64,
+    /// Whether it is the match's last game not recorded.
+    finishes_match: bool,
 }
 
 /// On PostgreSQL, the result, its seats, the new standings and their
-/// history, and the transaction's notification (`notification`, its
-/// payload) in one statement: one round trip under the board's lock
-/// instead of five.
+/// history, the match marked done when this game finishes it, and the
+/// transaction's notification (`notification`, its payload) in one
+/// statement: one round trip under the board's lock instead of six.
 async fn insert_rated_result(
     tx: &mut AnyConnection,
     recorded: &RecordedGame<'_>,
@@ -446,6 +530,13 @@ async fn insert_rated_result(
         ));
         next += writes.history.len() * 7;
     }
+    if recorded.finishes_match {
+        // A CTE that writes runs whether read or not.
+        parts.push(format!(
+            "d AS (UPDATE matches SET status = 'done', finished_at = $4 WHERE id = ${next})"
+        ));
+        next += 1;
+    }
     // A CTE that only reads runs only when read: the final select counts it.
     let mut last = "SELECT id FROM r".to_string();
     if notification.is_some() {
@@ -462,6 +553,9 @@ async fn insert_rated_result(
     let query = bind_result_seats(query, recorded.game_id, recorded.report);
     let query = bind_standings(query, game, variant, &writes.saved);
     let mut query = bind_histories(query, game, variant, &writes.history);
+    if recorded.finishes_match {
+        query = query.bind(recorded.match_id);
+    }
     if let Some(payload) = notification {
         query = query.bind(super::invalidate::CHANNEL).bind(payload);
     }
@@ -475,12 +569,10 @@ pub(crate) async fn finish_match_if_complete(
     match_id: i64,
     now: i64,
 ) -> Result<bool, ArenaError> {
-    let missing: i64 = sqlx::query_scalar(
-        "SELECT COUNT(*) FROM games g WHERE g.match_id = $1 AND NOT EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.id)",
-    )
-    .bind(match_id)
-    .fetch_one(&mut *tx)
-    .await?;
+    let missing: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(unrecorded_games_sql("$1")))
+        .bind(match_id)
+        .fetch_one(&mut *tx)
+        .await?;
     if missing > 0 {
         return Ok(false);
     }
@@ -491,13 +583,28 @@ pub(crate) async fn finish_match_if_complete(
 /// Marks a match whose every game has a result done, and lets its format
 /// plan what follows.
 async fn finish_match(tx: &mut AnyConnection, match_id: i64, now: i64) -> Result<(), ArenaError> {
-    sqlx::query("UPDATE matches SET status = 'done', finished_at = $1 WHERE id = $2")
+    mark_match_done(tx, match_id, now).await?;
+    super::formats::after_match_done(tx, match_id).await
+}
+
+/// Marks a match whose every game has a result done (its format's step
+/// aside).
+async fn mark_match_done(
+    tx: &mut AnyConnection,
+    match_id: i64,
+    now: i64,
+) -> Result<(), ArenaError> {
+    sqlx::query(MATCH_DONE_UPDATE)
         .bind(now)
         .bind(match_id)
         .execute(&mut *tx)
         .await?;
-    super::formats::after_match_done(tx, match_id).await
+    Ok(())
 }
+
+/// Marks match `$2` done at `$1`.
+const MATCH_DONE_UPDATE: &str =
+    "UPDATE matches SET status = 'done', finished_at = $1 WHERE id = $2";
 
 #[derive(sqlx::FromRow)]
 struct PlannedRow {
@@ -512,6 +619,8 @@ struct PlannedRow {
     match_index: i64,
     #[sqlx(try_from = "super::Flag")]
     has_sprt: bool,
+    #[sqlx(try_from = "super::Flag")]
+    has_format_step: bool,
     #[sqlx(flatten)]
     lease: LeaseState,
     seats: Option<String>,
