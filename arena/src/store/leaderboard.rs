@@ -317,7 +317,7 @@ pub(super) fn numbered_rows(rows: usize, columns: usize, first: usize) -> String
 
 /// The stored standings of the seats' bot versions, under every model
 /// that rates their table.
-async fn load_standings(
+pub(super) async fn load_standings(
     tx: &mut AnyConnection,
     game: &str,
     variant: &str,
@@ -424,12 +424,17 @@ pub(super) type AnyQuery<'q> = sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyA
 
 /// The upsert of `rows` standings, its values numbered from `first`.
 pub(super) fn save_standings_sql(rows: usize, first: usize) -> String {
+    upsert_standings_sql(&format!("VALUES {}", numbered_rows(rows, 12, first)))
+}
+
+/// The upsert of the standings `source` (a `VALUES` list or a `SELECT`
+/// of [`save_standings_sql`]'s 12 columns) yields.
+pub(super) fn upsert_standings_sql(source: &str) -> String {
     format!(
         "INSERT INTO ratings (game, variant, model, bot_version_id, rating, uncertainty, volatility, games, wins, draws, losses, forfeits) \
-         VALUES {} ON CONFLICT (game, variant, model, bot_version_id) DO UPDATE SET \
+         {source} ON CONFLICT (game, variant, model, bot_version_id) DO UPDATE SET \
          rating = excluded.rating, uncertainty = excluded.uncertainty, volatility = excluded.volatility, \
-         games = excluded.games, wins = excluded.wins, draws = excluded.draws, losses = excluded.losses, forfeits = excluded.forfeits",
-        numbered_rows(rows, 12, first)
+         games = excluded.games, wins = excluded.wins, draws = excluded.draws, losses = excluded.losses, forfeits = excluded.forfeits"
     )
 }
 

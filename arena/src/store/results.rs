@@ -127,47 +127,44 @@ impl Store {
             return Err(super::cancel::lease_lost(&mut connection, match_id).await?);
         }
         (self.verifier)(&planned.planned, report)?;
-        let now = self.now_ms();
-        let rated = rated_seats(&report.seats);
-        let board = (planned.planned.game.as_str(), planned.variant.as_str());
+        let game = PendingGame {
+            runner,
+            lease_generation,
+            match_id,
+            report,
+            now: self.now_ms(),
+            rated: rated_seats(&report.seats),
+        };
         let recorded = self
             .write_concurrently(async |tx| {
-                // The board, then the match's row: another process's report
-                // of the same game waits here, and then finds it recorded.
-                // Every result of the match is written under its row's lock
-                // (or the exclusive write lock), and every rating of the
-                // board under the board's, so what is read next holds until
-                // the commit.
-                let state = tx.lock_board_and_match(board, match_id).await?;
-                let (progress, stored) =
-                    progress_and_standings(tx, match_id, planned.game_id, board, &rated).await?;
-                if progress.recorded {
-                    tx.touches_nothing_cached();
-                    return Ok(GameReportOutcome {
-                        outcome: ReportOutcome::AlreadyRecorded,
-                        match_done: state.status == "done",
-                    });
-                }
-                if !state.held_by(runner, lease_generation, now) {
-                    return Err(super::cancel::lease_lost(tx, match_id).await?);
-                }
-                let recorded = RecordedGame {
-                    runner_id: Some(runner.id),
-                    game_id: planned.game_id,
-                    match_id,
-                    report,
-                    now,
-                    // This game was the last one missing: the match is done
-                    // (counted under the match's lock, so no need to count
-                    // again).
-                    finishes_match: progress.missing == 1,
+                let recording = match self.dialect {
+                    Dialect::Sqlite => record_on_sqlite(tx, &planned, &game).await?,
+                    Dialect::Postgres => {
+                        super::results_postgres::record(tx, &planned, &game).await?
+                    }
                 };
-                let writes = super::leaderboard::rating_writes_from(&stored, &rated);
-                self.record_rated_game(tx, &planned, &recorded, &writes)
-                    .await?;
-                if recorded.finishes_match && planned.has_format_step {
+                let (finishes_match, saved) = match recording {
+                    Recording::AlreadyRecorded { match_done } => {
+                        tx.touches_nothing_cached();
+                        return Ok(GameReportOutcome {
+                            outcome: ReportOutcome::AlreadyRecorded,
+                            match_done,
+                        });
+                    }
+                    Recording::Recorded {
+                        finishes_match,
+                        saved,
+                    } => (finishes_match, saved),
+                };
+                // Under the board's lock (taken by the write), as is the
+                // format's step: a tournament is on one board.
+                if planned.has_sprt {
+                    super::formats::tally_recorded_game(tx, planned.game_id).await?;
+                }
+                if finishes_match && planned.has_format_step {
                     super::formats::after_match_done(tx, match_id).await?;
                 }
+                // What `report_touches` says, in its order.
                 tx.touches(Touch::Match {
                     tournament_id: planned.tournament_id,
                     match_index: planned.match_index,
@@ -175,11 +172,11 @@ impl Store {
                 tx.patches_board(BoardPatch {
                     game: planned.planned.game.clone(),
                     variant: planned.variant.clone(),
-                    standings: writes.saved,
+                    standings: saved,
                 });
                 Ok(GameReportOutcome {
                     outcome: ReportOutcome::Recorded,
-                    match_done: recorded.finishes_match,
+                    match_done: finishes_match,
                 })
             })
             .await?;
@@ -187,55 +184,6 @@ impl Store {
             self.notify_change();
         }
         Ok(recorded)
-    }
-
-    /// Writes a game's result, its rating updates `writes` (and its
-    /// format's tally), and marks its match done when it finishes it,
-    /// under its board's lock ([`WriteTransaction::lock_board_and_match`]).
-    /// The lock is held to the commit and orders every report of the board
-    /// in every process: the fewer round trips under it, the more reports
-    /// a second arena process adds.
-    async fn record_rated_game(
-        &self,
-        tx: &mut WriteTransaction,
-        planned: &PlannedResult,
-        recorded: &RecordedGame<'_>,
-        writes: &super::leaderboard::RatingWrites,
-    ) -> Result<(), ArenaError> {
-        let (game, variant) = (planned.planned.game.as_str(), planned.variant.as_str());
-        match self.dialect {
-            Dialect::Sqlite => {
-                let result_id = insert_result_row(tx, recorded).await?;
-                super::leaderboard::save_rating_writes(tx, (game, variant), result_id, writes)
-                    .await?;
-                if recorded.finishes_match {
-                    mark_match_done(tx, recorded.match_id, recorded.now).await?;
-                }
-            }
-            Dialect::Postgres => {
-                // What `report_game` declares it touched, notified by the
-                // insert itself rather than by a statement of its own.
-                let touched = Touched::Only(vec![
-                    Touch::Match {
-                        tournament_id: planned.tournament_id,
-                        match_index: planned.match_index,
-                    },
-                    Touch::Board {
-                        game: game.to_string(),
-                        variant: variant.to_string(),
-                    },
-                ]);
-                let notification = tx
-                    .notifier()
-                    .map(|me| super::invalidate::payload(me, &touched));
-                insert_rated_result(tx, recorded, (game, variant), writes, notification).await?;
-                tx.notified(touched);
-            }
-        }
-        if planned.has_sprt {
-            super::formats::tally_recorded_game(tx, recorded.game_id).await?;
-        }
-        Ok(())
     }
 
     /// Reports every game of a match in order, each on its own; stops at
@@ -400,6 +348,85 @@ pub(crate) fn rated_seats(seats: &[SeatResult]) -> Vec<RatedSeat> {
         .collect()
 }
 
+/// A game reported under a lease, about to be recorded.
+pub(super) struct PendingGame<'a> {
+    pub runner: &'a Runner,
+    pub lease_generation: i64,
+    pub match_id: i64,
+    pub report: &'a GameReport,
+    pub now: i64,
+    pub rated: Vec<RatedSeat>,
+}
+
+/// What a report's write did.
+pub(super) enum Recording {
+    /// Another report of the game was recorded first: nothing written.
+    AlreadyRecorded { match_done: bool },
+    /// Recorded with its rating updates (model, bot version, standing).
+    Recorded {
+        finishes_match: bool,
+        saved: Vec<(RatingModel, i64, Standing)>,
+    },
+}
+
+/// What a recorded report declares it touched, in the order `report_game`
+/// declares it (a statement that notifies it says exactly this).
+pub(super) fn report_touches(planned: &PlannedResult) -> Touched {
+    Touched::Only(vec![
+        Touch::Match {
+            tournament_id: planned.tournament_id,
+            match_index: planned.match_index,
+        },
+        Touch::Board {
+            game: planned.planned.game.clone(),
+            variant: planned.variant.clone(),
+        },
+    ])
+}
+
+/// A report's write on SQLite, whose transaction holds the database: the
+/// progress and standings read, the result, its ratings, the match done
+/// when this game finishes it.
+async fn record_on_sqlite(
+    tx: &mut WriteTransaction,
+    planned: &PlannedResult,
+    game: &PendingGame<'_>,
+) -> Result<Recording, ArenaError> {
+    let board = (planned.planned.game.as_str(), planned.variant.as_str());
+    let state = tx.lock_match(game.match_id).await?;
+    let (progress, stored) =
+        progress_and_standings(tx, game.match_id, planned.game_id, board, &game.rated).await?;
+    if progress.recorded {
+        return Ok(Recording::AlreadyRecorded {
+            match_done: state.status == "done",
+        });
+    }
+    if !state.held_by(game.runner, game.lease_generation, game.now) {
+        return Err(super::cancel::lease_lost(tx, game.match_id).await?);
+    }
+    let writes = super::leaderboard::rating_writes_from(&stored, &game.rated);
+    let replay = &game.report.replay;
+    let result_id: i64 = sqlx::query_scalar(RESULT_INSERT)
+        .bind(planned.game_id)
+        .bind(Some(game.runner.id))
+        .bind((!replay.is_empty()).then_some(replay))
+        .bind(game.now)
+        .fetch_one(&mut **tx)
+        .await?;
+    insert_result_seats(tx, planned.game_id, game.report).await?;
+    super::leaderboard::save_rating_writes(tx, board, result_id, &writes).await?;
+    // This game was the last one missing: the match is done (counted under
+    // the write lock, so no need to count again).
+    let finishes_match = progress.missing == 1;
+    if finishes_match {
+        mark_match_done(tx, game.match_id, game.now).await?;
+    }
+    Ok(Recording::Recorded {
+        finishes_match,
+        saved: writes.saved,
+    })
+}
+
 /// Whether a game of a match is recorded, and how many of the match's
 /// games are not.
 struct MatchProgress {
@@ -479,88 +506,11 @@ impl<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> for ProgressRow {
 /// game's result is looked up by its index in a scalar subquery, which
 /// PostgreSQL's planner keeps as one (a `NOT EXISTS` may become an anti
 /// join that hashes every result ever recorded, per report).
-fn unrecorded_games_sql(match_id: &str) -> String {
+pub(super) fn unrecorded_games_sql(match_id: &str) -> String {
     format!(
         "SELECT COUNT(*) FROM games g WHERE g.match_id = {match_id} \
          AND (SELECT r.id FROM results r WHERE r.game_id = g.id) IS NULL"
     )
-}
-
-/// A game about to be recorded.
-struct RecordedGame<'a> {
-    runner_id: Option<i64>,
-    game_id: i64,
-    match_id: i64,
-    report: &'a GameReport,
-    now: i64,
-    /// Whether it is the match's last game not recorded.
-    finishes_match: bool,
-}
-
-/// On PostgreSQL, the result, its seats, the new standings and their
-/// history, the match marked done when this game finishes it, and the
-/// transaction's notification (`notification`, its payload) in one
-/// statement: one round trip under the board's lock instead of six.
-async fn insert_rated_result(
-    tx: &mut AnyConnection,
-    recorded: &RecordedGame<'_>,
-    (game, variant): (&str, &str),
-    writes: &super::leaderboard::RatingWrites,
-    notification: Option<String>,
-) -> Result<(), ArenaError> {
-    use super::leaderboard::{bind_histories, bind_standings, history_rows, save_standings_sql};
-    let seats = &recorded.report.seats;
-    let mut parts = vec![format!("r AS ({RESULT_INSERT})")];
-    let mut next = 5;
-    if !seats.is_empty() {
-        parts.push(format!("s AS ({})", result_seats_sql(seats.len(), next)));
-        next += seats.len() * 8;
-    }
-    if !writes.saved.is_empty() {
-        parts.push(format!(
-            "k AS ({})",
-            save_standings_sql(writes.saved.len(), next)
-        ));
-        next += writes.saved.len() * 12;
-    }
-    if !writes.history.is_empty() {
-        parts.push(format!(
-            "h AS (INSERT INTO rating_history (result_id, game, variant, model, bot_version_id, rating_before, rating_after, uncertainty) VALUES {})",
-            history_rows(writes.history.len(), next - 1, "(SELECT id FROM r)")
-        ));
-        next += writes.history.len() * 7;
-    }
-    if recorded.finishes_match {
-        // A CTE that writes runs whether read or not.
-        parts.push(format!(
-            "d AS (UPDATE matches SET status = 'done', finished_at = $4 WHERE id = ${next})"
-        ));
-        next += 1;
-    }
-    // A CTE that only reads runs only when read: the final select counts it.
-    let mut last = "SELECT id FROM r".to_string();
-    if notification.is_some() {
-        parts.push(format!("n AS (SELECT pg_notify(${next}, ${}))", next + 1));
-        last = "SELECT (SELECT id FROM r), (SELECT COUNT(*) FROM n)".to_string();
-    }
-    let sql = format!("WITH {} {last}", parts.join(", "));
-    let replay = &recorded.report.replay;
-    let query = sqlx::query(sqlx::AssertSqlSafe(sql))
-        .bind(recorded.game_id)
-        .bind(recorded.runner_id)
-        .bind((!replay.is_empty()).then_some(replay))
-        .bind(recorded.now);
-    let query = bind_result_seats(query, recorded.game_id, recorded.report);
-    let query = bind_standings(query, game, variant, &writes.saved);
-    let mut query = bind_histories(query, game, variant, &writes.history);
-    if recorded.finishes_match {
-        query = query.bind(recorded.match_id);
-    }
-    if let Some(payload) = notification {
-        query = query.bind(super::invalidate::CHANNEL).bind(payload);
-    }
-    query.execute(&mut *tx).await?;
-    Ok(())
 }
 
 /// Marks the match done once every game has a result; says whether it is.
@@ -692,23 +642,6 @@ pub(crate) async fn insert_result(
     Ok(result_id)
 }
 
-/// The result and its seats, without the format's tally.
-async fn insert_result_row(
-    tx: &mut AnyConnection,
-    recorded: &RecordedGame<'_>,
-) -> Result<i64, ArenaError> {
-    let replay = &recorded.report.replay;
-    let result_id: i64 = sqlx::query_scalar(RESULT_INSERT)
-        .bind(recorded.game_id)
-        .bind(recorded.runner_id)
-        .bind((!replay.is_empty()).then_some(replay))
-        .bind(recorded.now)
-        .fetch_one(&mut *tx)
-        .await?;
-    insert_result_seats(tx, recorded.game_id, recorded.report).await?;
-    Ok(result_id)
-}
-
 /// A result's row, its id returned.
 const RESULT_INSERT: &str =
     "INSERT INTO results (game_id, runner_id, replay, recorded_at) VALUES ($1, $2, $3, $4) RETURNING id";
@@ -732,14 +665,22 @@ async fn insert_result_seats(
 
 /// The insert of `rows` seat results, its values numbered from `first`.
 fn result_seats_sql(rows: usize, first: usize) -> String {
-    format!(
-        "INSERT INTO result_seats (game_id, seat, bot_version_id, score, rank, forfeit_reason, forfeit_detail, stderr_tail) VALUES {}",
+    result_seats_insert_sql(&format!(
+        "VALUES {}",
         super::leaderboard::numbered_rows(rows, 8, first)
+    ))
+}
+
+/// The insert of the seat results `source` (a `VALUES` list or a `SELECT`
+/// of [`result_seats_sql`]'s 8 columns) yields.
+pub(super) fn result_seats_insert_sql(source: &str) -> String {
+    format!(
+        "INSERT INTO result_seats (game_id, seat, bot_version_id, score, rank, forfeit_reason, forfeit_detail, stderr_tail) {source}"
     )
 }
 
 /// Binds the values of [`result_seats_sql`].
-fn bind_result_seats<'q>(
+pub(super) fn bind_result_seats<'q>(
     mut query: super::leaderboard::AnyQuery<'q>,
     game_id: i64,
     game: &GameReport,
