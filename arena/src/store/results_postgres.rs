@@ -313,3 +313,120 @@ async fn insert_rated_result(
         &row,
     )?)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use cairn_engine::GameOptions;
+    use sqlx::Connection;
+
+    use super::super::tests::{duel, on_backend, owner_with_bots, test_store, Backend, LEASE_MS};
+    use super::super::{variant_key, Lease, Location, ReportOutcome};
+    use crate::testkit::{report_by_strength, TEST_DUEL};
+
+    /// The seat lock of `bot_version_id` on the test duel's board, held by
+    /// a transaction on a connection of its own until it is dropped.
+    async fn hold_seat_lock(url: &str, bot_version_id: i64) -> sqlx::AnyConnection {
+        let mut connection = sqlx::AnyConnection::connect(url).await.unwrap();
+        sqlx::raw_sql("BEGIN")
+            .execute(&mut connection)
+            .await
+            .unwrap();
+        sqlx::query("SELECT COUNT(*) FROM (SELECT pg_advisory_xact_lock(hashtext($1), $2)) AS l")
+            .bind(format!(
+                "{TEST_DUEL}\u{1f}{}",
+                variant_key(&GameOptions::new())
+            ))
+            .bind(bot_version_id as i32)
+            .execute(&mut connection)
+            .await
+            .unwrap();
+        connection
+    }
+
+    fn seated(lease: &Lease, bot_version_id: i64) -> bool {
+        lease
+            .seats
+            .iter()
+            .any(|seat| seat.bot_version_id == bot_version_id)
+    }
+
+    /// PostgreSQL only: a report waits for a report that rates one of its
+    /// seats' bot versions, and for no other report of the board.
+    #[tokio::test]
+    async fn a_report_waits_only_for_reports_that_share_a_bot_version() {
+        on_backend(Backend::Postgres, async {
+            let test = test_store().await;
+            let Location::Postgres(url) = &test.location else {
+                panic!("a PostgreSQL test on another backend");
+            };
+            let names = ["a", "b", "c", "d"];
+            let owner = owner_with_bots(&test.store, "ada", &names).await;
+            test.store
+                .create_tournament(&owner, &duel(&names, 2))
+                .await
+                .unwrap();
+            let (runner, _) = test.store.register_runner("box").await.unwrap();
+            let mut leases = Vec::new();
+            while let Some(lease) = test.store.lease_match(&runner, LEASE_MS).await.unwrap() {
+                leases.push(lease);
+            }
+            let held = leases[0].seats[0].bot_version_id;
+            let sharing = leases.iter().find(|lease| seated(lease, held)).unwrap();
+            let apart = leases.iter().find(|lease| !seated(lease, held)).unwrap();
+            let lock = hold_seat_lock(url, held).await;
+
+            let report = report_by_strength(apart, |id| id);
+            let recorded = tokio::time::timeout(
+                Duration::from_secs(30),
+                test.store.report_game(
+                    &runner,
+                    apart.match_id,
+                    apart.lease_generation,
+                    &report.games[0],
+                ),
+            )
+            .await
+            .expect("a report of other bot versions does not wait for the held one")
+            .unwrap();
+            assert_eq!(recorded.outcome, ReportOutcome::Recorded);
+
+            let report = report_by_strength(sharing, |id| id);
+            let (store, waiting_runner) = (test.store.clone(), runner.clone());
+            let (match_id, generation) = (sharing.match_id, sharing.lease_generation);
+            let waiting = tokio::spawn(async move {
+                store
+                    .report_game(&waiting_runner, match_id, generation, &report.games[0])
+                    .await
+            });
+            // The report is seen waiting for the held lock in the database.
+            let mut watcher = sqlx::AnyConnection::connect(url).await.unwrap();
+            let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+            loop {
+                let waiters: i64 = sqlx::query_scalar(
+                    "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted \
+                     AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) \
+                     AND objsubid = 2 AND CAST(objid AS BIGINT) = $1",
+                )
+                .bind(held)
+                .fetch_one(&mut watcher)
+                .await
+                .unwrap();
+                if waiters == 1 {
+                    break;
+                }
+                assert!(
+                    tokio::time::Instant::now() < deadline,
+                    "the report sharing the held bot version never waited for it"
+                );
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            assert!(!waiting.is_finished());
+            drop(lock);
+            let recorded = waiting.await.unwrap().unwrap();
+            assert_eq!(recorded.outcome, ReportOutcome::Recorded);
+        })
+        .await;
+    }
+}
