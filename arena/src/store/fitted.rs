@@ -266,12 +266,20 @@ impl Store {
         variant: &str,
         after_result_id: i64,
     ) -> Result<(Vec<FitGame>, i64), ArenaError> {
+        // The new results first (a range of the results' key), then their
+        // games, matches and tournaments by key: joined the other way
+        // round, from the board's tournaments down, PostgreSQL's planner
+        // walks every game the board ever planned to find a few new ones.
+        // Planned for its values each time, as a plan cached for any `$1`
+        // would be for a range that may hold the whole history.
         let rows: Vec<(i64, i64, i64, i64, i64)> = sqlx::query_as(
-            "SELECT r.id, t.id, g.seed, rs.bot_version_id, rs.rank FROM results r \
+            "WITH fresh AS MATERIALIZED (SELECT id, game_id FROM results WHERE id > $1) \
+             SELECT r.id, t.id, g.seed, rs.bot_version_id, rs.rank FROM fresh r \
              JOIN result_seats rs ON rs.game_id = r.game_id JOIN games g ON g.id = r.game_id \
              JOIN matches m ON m.id = g.match_id JOIN tournaments t ON t.id = m.tournament_id \
-             WHERE r.id > $1 AND t.game = $2 AND t.variant = $3 ORDER BY r.id, rs.seat",
+             WHERE t.game = $2 AND t.variant = $3 ORDER BY r.id, rs.seat",
         )
+        .persistent(false)
         .bind(after_result_id)
         .bind(game)
         .bind(variant)

@@ -257,16 +257,24 @@ pub(crate) async fn rating_writes(
     variant: &str,
     seats: &[RatedSeat],
 ) -> Result<RatingWrites, ArenaError> {
-    let models = RatingModel::for_seats(seats.len());
-    if models.is_empty() {
+    if RatingModel::for_seats(seats.len()).is_empty() {
         return Ok(RatingWrites::default());
     }
     // One statement each to read the seats' standings, write them back and
     // keep their history, whatever the number of seats and models: a
     // report's statements are most of what ingesting a result costs.
     let stored = load_standings(tx, game, variant, seats).await?;
+    Ok(rating_writes_from(&stored, seats))
+}
+
+/// Rates a game under every model that fits its table, from the seats'
+/// `stored` standings (model, bot version): what [`rating_writes`] writes.
+pub(crate) fn rating_writes_from(
+    stored: &HashMap<(RatingModel, i64), Standing>,
+    seats: &[RatedSeat],
+) -> RatingWrites {
     let mut writes = RatingWrites::default();
-    for &model in models {
+    for &model in RatingModel::for_seats(seats.len()) {
         let mut standings = Standings::new();
         for seat in seats {
             if let Some(standing) = stored.get(&(model, seat.bot_version_id)) {
@@ -290,7 +298,7 @@ pub(crate) async fn rating_writes(
             .history
             .extend(changes.into_iter().map(|change| (model, change)));
     }
-    Ok(writes)
+    writes
 }
 
 /// `($1, $2, ..), ($n+1, ..), ..`: `rows` groups of `columns` numbered
@@ -307,43 +315,90 @@ pub(super) fn numbered_rows(rows: usize, columns: usize, first: usize) -> String
         .join(", ")
 }
 
-/// The stored standings of the seats' bot versions, under every model.
-async fn load_standings(
+/// The stored standings of the seats' bot versions, under every model
+/// that rates their table.
+pub(super) async fn load_standings(
     tx: &mut AnyConnection,
     game: &str,
     variant: &str,
     seats: &[RatedSeat],
 ) -> Result<HashMap<(RatingModel, i64), Standing>, ArenaError> {
-    let ids: Vec<String> = (0..seats.len())
-        .map(|index| format!("${}", index + 3))
-        .collect();
     let sql = format!(
-        "SELECT model, bot_version_id, rating, uncertainty, volatility, games, wins, draws, losses, forfeits \
-         FROM ratings WHERE game = $1 AND variant = $2 AND bot_version_id IN ({})",
-        ids.join(", ")
+        "SELECT {STORED_STANDING_COLUMNS} FROM ratings WHERE {}",
+        seats_standings_filter("ratings", 1, seats.len())
     );
-    let mut query = sqlx::query_as::<_, StoredStanding>(sqlx::AssertSqlSafe(sql))
-        .bind(game)
-        .bind(variant);
+    let query = sqlx::query_as::<_, StoredStanding>(sqlx::AssertSqlSafe(sql));
+    let rows = bind_seats_standings_filter(query, game, variant, seats)
+        .fetch_all(&mut *tx)
+        .await?;
+    Ok(rows.into_iter().filter_map(StoredStanding::keyed).collect())
+}
+
+/// The columns of a `ratings` row that [`StoredStanding`] reads.
+pub(super) const STORED_STANDING_COLUMNS: &str =
+    "model, bot_version_id, rating, uncertainty, volatility, games, wins, draws, losses, forfeits";
+
+/// The condition on `ratings` rows (as `table`) that picks the standings of
+/// `n_seats` seats' bot versions under the models rating their table: its
+/// values numbered from `first` (game, variant, the models, the seats'
+/// bot versions), bound by [`bind_seats_standings_filter`]. Every column
+/// of the key is bound, so the lookup is by the whole primary key.
+pub(super) fn seats_standings_filter(table: &str, first: usize, n_seats: usize) -> String {
+    let n_models = RatingModel::for_seats(n_seats).len();
+    if n_models == 0 || n_seats == 0 {
+        return "1 = 0".to_string();
+    }
+    let numbers = |from: usize, n: usize| {
+        (from..from + n)
+            .map(|number| format!("${number}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    format!(
+        "{table}.game = ${} AND {table}.variant = ${} AND {table}.model IN ({}) AND {table}.bot_version_id IN ({})",
+        first,
+        first + 1,
+        numbers(first + 2, n_models),
+        numbers(first + 2 + n_models, n_seats),
+    )
+}
+
+/// Binds the values of [`seats_standings_filter`] (none when it binds none).
+pub(super) fn bind_seats_standings_filter<'q, O>(
+    mut query: sqlx::query::QueryAs<'q, sqlx::Any, O, sqlx::any::AnyArguments>,
+    game: &'q str,
+    variant: &'q str,
+    seats: &[RatedSeat],
+) -> sqlx::query::QueryAs<'q, sqlx::Any, O, sqlx::any::AnyArguments> {
+    let models = RatingModel::for_seats(seats.len());
+    if models.is_empty() || seats.is_empty() {
+        return query;
+    }
+    query = query.bind(game).bind(variant);
+    for model in models {
+        query = query.bind(model.id());
+    }
     for seat in seats {
         query = query.bind(seat.bot_version_id);
     }
-    let rows = query.fetch_all(&mut *tx).await?;
-    Ok(rows
-        .into_iter()
-        .filter_map(|row| {
-            let model = RatingModel::from_id(&row.model)?;
-            Some(((model, row.bot_version_id), row.columns.standing()))
-        })
-        .collect())
+    query
 }
 
 #[derive(sqlx::FromRow)]
-struct StoredStanding {
+pub(super) struct StoredStanding {
     model: String,
     bot_version_id: i64,
     #[sqlx(flatten)]
     columns: StandingColumns,
+}
+
+impl StoredStanding {
+    /// The standing under its model and bot version (none under a model
+    /// this build does not know).
+    pub(super) fn keyed(self) -> Option<((RatingModel, i64), Standing)> {
+        let model = RatingModel::from_id(&self.model)?;
+        Some(((model, self.bot_version_id), self.columns.standing()))
+    }
 }
 
 /// Writes `standings` (model, bot version, standing) in one statement.
@@ -369,12 +424,17 @@ pub(super) type AnyQuery<'q> = sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyA
 
 /// The upsert of `rows` standings, its values numbered from `first`.
 pub(super) fn save_standings_sql(rows: usize, first: usize) -> String {
+    upsert_standings_sql(&format!("VALUES {}", numbered_rows(rows, 12, first)))
+}
+
+/// The upsert of the standings `source` (a `VALUES` list or a `SELECT`
+/// of [`save_standings_sql`]'s 12 columns) yields.
+pub(super) fn upsert_standings_sql(source: &str) -> String {
     format!(
         "INSERT INTO ratings (game, variant, model, bot_version_id, rating, uncertainty, volatility, games, wins, draws, losses, forfeits) \
-         VALUES {} ON CONFLICT (game, variant, model, bot_version_id) DO UPDATE SET \
+         {source} ON CONFLICT (game, variant, model, bot_version_id) DO UPDATE SET \
          rating = excluded.rating, uncertainty = excluded.uncertainty, volatility = excluded.volatility, \
-         games = excluded.games, wins = excluded.wins, draws = excluded.draws, losses = excluded.losses, forfeits = excluded.forfeits",
-        numbered_rows(rows, 12, first)
+         games = excluded.games, wins = excluded.wins, draws = excluded.draws, losses = excluded.losses, forfeits = excluded.forfeits"
     )
 }
 

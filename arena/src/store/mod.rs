@@ -10,7 +10,8 @@
 //! - `quotas`: who may register, and per-owner quotas.
 //! - `page`: reading lists a bounded page at a time.
 //! - `planning`: writing a tournament's plan in short chunks, resumable.
-//! - `results`: reports written once, with their rating updates.
+//! - `results`: reports written once, with their rating updates;
+//!   `results_postgres`: their write beside other arena processes.
 //! - `leaderboard`: ratings read back, and recomputed from history.
 //! - [`pages`]: read-only queries for the web pages.
 //! - `fitted`: the fitted column of a leaderboard, one cached fit per board.
@@ -31,9 +32,11 @@
 //! three (leases, heartbeats, reports), which instead lock the rows they
 //! change: a lease takes its match `FOR UPDATE SKIP LOCKED` (two processes
 //! never take one match), a heartbeat or a report locks its match row (a
-//! game is recorded once), and a report takes its leaderboard's advisory
-//! lock before it writes its result, so one board's rating updates apply one
-//! at a time, in the order of their result ids, whichever process got them.
+//! game is recorded once), and a report takes an advisory lock per seat's
+//! bot version on its leaderboard, so the rating updates of a bot version
+//! apply one at a time whichever process got them, and its leaderboard's
+//! lock for its write and commit only, so a board's results take their ids
+//! in the order they become visible (see `results_postgres`).
 
 pub mod clock;
 
@@ -52,6 +55,7 @@ pub mod pages;
 mod planning;
 mod quotas;
 mod results;
+mod results_postgres;
 mod snapshots;
 mod sql;
 mod tournaments;
@@ -400,7 +404,7 @@ impl Store {
     /// reports): on SQLite the same as [`Store::begin_write`]; on
     /// PostgreSQL it runs beside the others of its kind, so it must lock
     /// the rows it reads to change ([`WriteTransaction::lock_match`],
-    /// [`WriteTransaction::lock_board`]).
+    /// `results_postgres`'s board and bot locks).
     async fn begin_concurrent_write(&self) -> Result<WriteTransaction, ArenaError> {
         match self.dialect {
             Dialect::Sqlite => self.begin_write().await,
@@ -550,23 +554,6 @@ impl WriteTransaction {
         .ok_or_else(|| ArenaError::not_found("match", match_id))
     }
 
-    /// Takes leaderboard (`game`, `variant`)'s lock until the transaction
-    /// ends (PostgreSQL; SQLite's transaction already holds the database):
-    /// its rating updates, which depend on their order, apply one at a time
-    /// across every arena process, and a result's id, taken under the lock,
-    /// records that order. A tournament is on one leaderboard, so its
-    /// format's bookkeeping after a game is serialised by it too.
-    pub(crate) async fn lock_board(&mut self, game: &str, variant: &str) -> Result<(), ArenaError> {
-        if self.notify_as.is_some() {
-            sqlx::query("SELECT pg_advisory_xact_lock($1, hashtext($2))")
-                .bind(BOARD_LOCK_SPACE)
-                .bind(format!("{game}\u{1f}{variant}"))
-                .execute(&mut *self.transaction)
-                .await?;
-        }
-        Ok(())
-    }
-
     /// Declares that this transaction changes the standings `patch` holds
     /// on its board, and nothing else on it: a cached copy of the board
     /// is patched on commit rather than read again.
@@ -670,7 +657,7 @@ const WRITE_LOCK_KEY: i64 = 0x63_6169_726e;
 
 /// The first key of leaderboard locks (`pg_advisory_xact_lock(int, int)`,
 /// the second the hash of the board's game and variant).
-const BOARD_LOCK_SPACE: i32 = 0x6361_6972;
+pub(super) const BOARD_LOCK_SPACE: i32 = 0x6361_6972;
 
 /// The first key of tournament planning locks (the second: the
 /// tournament's id, wrapping past 2^31, where two tournaments merely share

@@ -4,6 +4,8 @@
 //! stored with every seat's score, rank and forfeit, and rated, in one
 //! transaction. The match is done when its last game is recorded.
 
+use std::collections::HashMap;
+
 use cairn_engine::forfeit::{EndedBy, ForfeitReason};
 use cairn_engine::GameOptions;
 use sqlx::AnyConnection;
@@ -85,6 +87,9 @@ pub(crate) struct PlannedResult {
     pub match_index: i64,
     /// Whether the tournament runs an SPRT, whose tally follows each game.
     pub has_sprt: bool,
+    /// Whether its format does anything once a match is done (plans a
+    /// round, checks its SPRT): else that step is skipped, reads and all.
+    pub has_format_step: bool,
     /// The match's lease when the plan was read.
     pub lease: LeaseState,
 }
@@ -122,39 +127,44 @@ impl Store {
             return Err(super::cancel::lease_lost(&mut connection, match_id).await?);
         }
         (self.verifier)(&planned.planned, report)?;
-        let now = self.now_ms();
+        let game = PendingGame {
+            runner,
+            lease_generation,
+            match_id,
+            report,
+            now: self.now_ms(),
+            rated: rated_seats(&report.seats),
+        };
         let recorded = self
             .write_concurrently(async |tx| {
-                // The match's row, then its board: another process's report
-                // of the same game waits here, and then finds it recorded.
-                let state = tx.lock_match(match_id).await?;
-                // Every result of the match is written under its row's lock
-                // (or the exclusive write lock), so what is read here holds
-                // until the commit.
-                let progress = match_progress(tx, match_id, planned.game_id).await?;
-                if progress.recorded {
-                    tx.touches_nothing_cached();
-                    return Ok(GameReportOutcome {
-                        outcome: ReportOutcome::AlreadyRecorded,
-                        match_done: state.status == "done",
-                    });
-                }
-                if !state.held_by(runner, lease_generation, now) {
-                    return Err(super::cancel::lease_lost(tx, match_id).await?);
-                }
-                let recorded = RecordedGame {
-                    runner_id: Some(runner.id),
-                    game_id: planned.game_id,
-                    report,
-                    now,
+                let recording = match self.dialect {
+                    Dialect::Sqlite => record_on_sqlite(tx, &planned, &game).await?,
+                    Dialect::Postgres => {
+                        super::results_postgres::record(tx, &planned, &game).await?
+                    }
                 };
-                let standings = self.record_rated_game(tx, &planned, &recorded).await?;
-                // This game was the last one missing: the match is done
-                // (counted under the match's lock, so no need to count again).
-                let match_done = progress.missing == 1;
-                if match_done {
-                    finish_match(tx, match_id, now).await?;
+                let (finishes_match, saved) = match recording {
+                    Recording::AlreadyRecorded { match_done } => {
+                        tx.touches_nothing_cached();
+                        return Ok(GameReportOutcome {
+                            outcome: ReportOutcome::AlreadyRecorded,
+                            match_done,
+                        });
+                    }
+                    Recording::Recorded {
+                        finishes_match,
+                        saved,
+                    } => (finishes_match, saved),
+                };
+                // Under the board's lock (taken by the write), as is the
+                // format's step: a tournament is on one board.
+                if planned.has_sprt {
+                    super::formats::tally_recorded_game(tx, planned.game_id).await?;
                 }
+                if finishes_match && planned.has_format_step {
+                    super::formats::after_match_done(tx, match_id).await?;
+                }
+                // What `report_touches` says, in its order.
                 tx.touches(Touch::Match {
                     tournament_id: planned.tournament_id,
                     match_index: planned.match_index,
@@ -162,11 +172,11 @@ impl Store {
                 tx.patches_board(BoardPatch {
                     game: planned.planned.game.clone(),
                     variant: planned.variant.clone(),
-                    standings,
+                    standings: saved,
                 });
                 Ok(GameReportOutcome {
                     outcome: ReportOutcome::Recorded,
-                    match_done,
+                    match_done: finishes_match,
                 })
             })
             .await?;
@@ -174,53 +184,6 @@ impl Store {
             self.notify_change();
         }
         Ok(recorded)
-    }
-
-    /// Records a game with its rating updates (and its format's tally),
-    /// under its board's lock. The lock is held from here to the commit,
-    /// and orders every report of the board in every process: the fewer
-    /// round trips after it, the more reports a second arena process adds.
-    /// The seats' new standings (model, bot version, standing).
-    async fn record_rated_game(
-        &self,
-        tx: &mut WriteTransaction,
-        planned: &PlannedResult,
-        recorded: &RecordedGame<'_>,
-    ) -> Result<Vec<(RatingModel, i64, Standing)>, ArenaError> {
-        let (game, variant) = (planned.planned.game.as_str(), planned.variant.as_str());
-        tx.lock_board(game, variant).await?;
-        let rated = rated_seats(&recorded.report.seats);
-        let writes = super::leaderboard::rating_writes(tx, game, variant, &rated).await?;
-        match self.dialect {
-            Dialect::Sqlite => {
-                let result_id = insert_result_row(tx, recorded).await?;
-                super::leaderboard::save_rating_writes(tx, (game, variant), result_id, &writes)
-                    .await?;
-            }
-            Dialect::Postgres => {
-                // What `report_game` declares it touched, notified by the
-                // insert itself rather than by a statement of its own.
-                let touched = Touched::Only(vec![
-                    Touch::Match {
-                        tournament_id: planned.tournament_id,
-                        match_index: planned.match_index,
-                    },
-                    Touch::Board {
-                        game: game.to_string(),
-                        variant: variant.to_string(),
-                    },
-                ]);
-                let notification = tx
-                    .notifier()
-                    .map(|me| super::invalidate::payload(me, &touched));
-                insert_rated_result(tx, recorded, (game, variant), &writes, notification).await?;
-                tx.notified(touched);
-            }
-        }
-        if planned.has_sprt {
-            super::formats::tally_recorded_game(tx, recorded.game_id).await?;
-        }
-        Ok(writes.saved)
     }
 
     /// Reports every game of a match in order, each on its own; stops at
@@ -264,7 +227,8 @@ impl Store {
         let row: Option<PlannedRow> = sqlx::query_as(
             "SELECT g.id AS game_id, g.seed, t.game, t.options, t.variant, \
              EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.id) AS already_recorded, t.id AS tournament_id, m.match_index, \
-             t.sprt_elo0 IS NOT NULL AS has_sprt, m.status, m.lease_generation, m.lease_holder, m.lease_expires_at, \
+             t.sprt_elo0 IS NOT NULL AS has_sprt, \
+             t.sprt_elo0 IS NOT NULL OR t.format IN ('swiss', 'knockout', 'ladder') AS has_format_step, m.status, m.lease_generation, m.lease_holder, m.lease_expires_at, \
              (SELECT string_agg(CAST(s.bot_version_id AS TEXT), ',' ORDER BY s.seat) FROM seats s WHERE s.match_id = m.id) AS seats \
              FROM games g JOIN matches m ON m.id = g.match_id JOIN tournaments t ON t.id = m.tournament_id \
              WHERE g.match_id = $1 AND g.game_index = $2",
@@ -283,6 +247,7 @@ impl Store {
             tournament_id,
             match_index,
             has_sprt,
+            has_format_step,
             lease,
             seats,
         }) = row
@@ -321,6 +286,7 @@ impl Store {
             tournament_id,
             match_index,
             has_sprt,
+            has_format_step,
             lease,
         })
     }
@@ -383,6 +349,85 @@ pub(crate) fn rated_seats(seats: &[SeatResult]) -> Vec<RatedSeat> {
         .collect()
 }
 
+/// A game reported under a lease, about to be recorded.
+pub(super) struct PendingGame<'a> {
+    pub runner: &'a Runner,
+    pub lease_generation: i64,
+    pub match_id: i64,
+    pub report: &'a GameReport,
+    pub now: i64,
+    pub rated: Vec<RatedSeat>,
+}
+
+/// What a report's write did.
+pub(super) enum Recording {
+    /// Another report of the game was recorded first: nothing written.
+    AlreadyRecorded { match_done: bool },
+    /// Recorded with its rating updates (model, bot version, standing).
+    Recorded {
+        finishes_match: bool,
+        saved: Vec<(RatingModel, i64, Standing)>,
+    },
+}
+
+/// What a recorded report declares it touched, in the order `report_game`
+/// declares it (a statement that notifies it says exactly this).
+pub(super) fn report_touches(planned: &PlannedResult) -> Touched {
+    Touched::Only(vec![
+        Touch::Match {
+            tournament_id: planned.tournament_id,
+            match_index: planned.match_index,
+        },
+        Touch::Board {
+            game: planned.planned.game.clone(),
+            variant: planned.variant.clone(),
+        },
+    ])
+}
+
+/// A report's write on SQLite, whose transaction holds the database: the
+/// progress and standings read, the result, its ratings, the match done
+/// when this game finishes it.
+async fn record_on_sqlite(
+    tx: &mut WriteTransaction,
+    planned: &PlannedResult,
+    game: &PendingGame<'_>,
+) -> Result<Recording, ArenaError> {
+    let board = (planned.planned.game.as_str(), planned.variant.as_str());
+    let state = tx.lock_match(game.match_id).await?;
+    let (progress, stored) =
+        progress_and_standings(tx, game.match_id, planned.game_id, board, &game.rated).await?;
+    if progress.recorded {
+        return Ok(Recording::AlreadyRecorded {
+            match_done: state.status == "done",
+        });
+    }
+    if !state.held_by(game.runner, game.lease_generation, game.now) {
+        return Err(super::cancel::lease_lost(tx, game.match_id).await?);
+    }
+    let writes = super::leaderboard::rating_writes_from(&stored, &game.rated);
+    let replay = &game.report.replay;
+    let result_id: i64 = sqlx::query_scalar(RESULT_INSERT)
+        .bind(planned.game_id)
+        .bind(Some(game.runner.id))
+        .bind((!replay.is_empty()).then_some(replay))
+        .bind(game.now)
+        .fetch_one(&mut **tx)
+        .await?;
+    insert_result_seats(tx, planned.game_id, game.report).await?;
+    super::leaderboard::save_rating_writes(tx, board, result_id, &writes).await?;
+    // This game was the last one missing: the match is done (counted under
+    // the write lock, so no need to count again).
+    let finishes_match = progress.missing == 1;
+    if finishes_match {
+        mark_match_done(tx, game.match_id, game.now).await?;
+    }
+    Ok(Recording::Recorded {
+        finishes_match,
+        saved: writes.saved,
+    })
+}
+
 /// Whether a game of a match is recorded, and how many of the match's
 /// games are not.
 struct MatchProgress {
@@ -390,84 +435,83 @@ struct MatchProgress {
     missing: i64,
 }
 
-async fn match_progress(
+/// Whether game `game_id` of match `match_id` is recorded and how many
+/// of the match's games are not, with the stored standings of the seats'
+/// bot versions on `board` (game, variant): one statement, read after the
+/// transaction took the board's and the match's locks.
+async fn progress_and_standings(
     tx: &mut AnyConnection,
     match_id: i64,
     game_id: i64,
-) -> Result<MatchProgress, ArenaError> {
-    let (super::Flag(recorded), missing): (super::Flag, i64) = sqlx::query_as(
-        "SELECT EXISTS (SELECT 1 FROM results WHERE game_id = $1), \
-         (SELECT COUNT(*) FROM games g WHERE g.match_id = $2 AND NOT EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.id))",
-    )
-    .bind(game_id)
-    .bind(match_id)
-    .fetch_one(&mut *tx)
-    .await?;
-    Ok(MatchProgress { recorded, missing })
-}
-
-/// A game about to be recorded.
-struct RecordedGame<'a> {
-    runner_id: Option<i64>,
-    game_id: i64,
-    report: &'a GameReport,
-    now: i64,
-}
-
-/// On PostgreSQL, the result, its seats, the new standings and their
-/// history, and the transaction's notification (`notification`, its
-/// payload) in one statement: one round trip under the board's lock
-/// instead of five.
-async fn insert_rated_result(
-    tx: &mut AnyConnection,
-    recorded: &RecordedGame<'_>,
     (game, variant): (&str, &str),
-    writes: &super::leaderboard::RatingWrites,
-    notification: Option<String>,
-) -> Result<(), ArenaError> {
-    use super::leaderboard::{bind_histories, bind_standings, history_rows, save_standings_sql};
-    let seats = &recorded.report.seats;
-    let mut parts = vec![format!("r AS ({RESULT_INSERT})")];
-    let mut next = 5;
-    if !seats.is_empty() {
-        parts.push(format!("s AS ({})", result_seats_sql(seats.len(), next)));
-        next += seats.len() * 8;
+    seats: &[RatedSeat],
+) -> Result<(MatchProgress, HashMap<(RatingModel, i64), Standing>), ArenaError> {
+    use super::leaderboard::{bind_seats_standings_filter, seats_standings_filter};
+    // At least one row (the progress), then one per stored standing.
+    let sql = format!(
+        "SELECT p.recorded, p.missing, {} FROM (SELECT EXISTS (SELECT 1 FROM results WHERE game_id = $1) AS recorded, \
+         ({}) AS missing) AS p LEFT JOIN ratings r ON {}",
+        super::leaderboard::STORED_STANDING_COLUMNS
+            .split(", ")
+            .map(|column| format!("r.{column}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        unrecorded_games_sql("$2"),
+        seats_standings_filter("r", 3, seats.len()),
+    );
+    let query = sqlx::query_as::<_, ProgressRow>(sqlx::AssertSqlSafe(sql))
+        .bind(game_id)
+        .bind(match_id);
+    let rows = bind_seats_standings_filter(query, game, variant, seats)
+        .fetch_all(&mut *tx)
+        .await?;
+    let progress = match rows.first() {
+        Some(row) => MatchProgress {
+            recorded: row.recorded.0,
+            missing: row.missing,
+        },
+        None => return Err(ArenaError::Internal("no match progress read".into())),
+    };
+    let stored = rows
+        .into_iter()
+        .filter_map(|row| row.standing)
+        .filter_map(super::leaderboard::StoredStanding::keyed)
+        .collect();
+    Ok((progress, stored))
+}
+
+/// A row of [`progress_and_standings`]: the progress, and a stored
+/// standing unless none was found.
+struct ProgressRow {
+    recorded: super::Flag,
+    missing: i64,
+    standing: Option<super::leaderboard::StoredStanding>,
+}
+
+impl<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> for ProgressRow {
+    fn from_row(row: &'r sqlx::any::AnyRow) -> Result<Self, sqlx::Error> {
+        use sqlx::Row;
+        let model: Option<String> = row.try_get("model")?;
+        Ok(ProgressRow {
+            recorded: row.try_get("recorded")?,
+            missing: row.try_get("missing")?,
+            standing: match model {
+                Some(_) => Some(super::leaderboard::StoredStanding::from_row(row)?),
+                None => None,
+            },
+        })
     }
-    if !writes.saved.is_empty() {
-        parts.push(format!(
-            "k AS ({})",
-            save_standings_sql(writes.saved.len(), next)
-        ));
-        next += writes.saved.len() * 12;
-    }
-    if !writes.history.is_empty() {
-        parts.push(format!(
-            "h AS (INSERT INTO rating_history (result_id, game, variant, model, bot_version_id, rating_before, rating_after, uncertainty) VALUES {})",
-            history_rows(writes.history.len(), next - 1, "(SELECT id FROM r)")
-        ));
-        next += writes.history.len() * 7;
-    }
-    // A CTE that only reads runs only when read: the final select counts it.
-    let mut last = "SELECT id FROM r".to_string();
-    if notification.is_some() {
-        parts.push(format!("n AS (SELECT pg_notify(${next}, ${}))", next + 1));
-        last = "SELECT (SELECT id FROM r), (SELECT COUNT(*) FROM n)".to_string();
-    }
-    let sql = format!("WITH {} {last}", parts.join(", "));
-    let replay = &recorded.report.replay;
-    let query = sqlx::query(sqlx::AssertSqlSafe(sql))
-        .bind(recorded.game_id)
-        .bind(recorded.runner_id)
-        .bind((!replay.is_empty()).then_some(replay))
-        .bind(recorded.now);
-    let query = bind_result_seats(query, recorded.game_id, recorded.report);
-    let query = bind_standings(query, game, variant, &writes.saved);
-    let mut query = bind_histories(query, game, variant, &writes.history);
-    if let Some(payload) = notification {
-        query = query.bind(super::invalidate::CHANNEL).bind(payload);
-    }
-    query.execute(&mut *tx).await?;
-    Ok(())
+}
+
+/// The count of match `match_id`'s (SQL) games without a result. Each
+/// game's result is looked up by its index in a scalar subquery, which
+/// PostgreSQL's planner keeps as one (a `NOT EXISTS` may become an anti
+/// join that hashes every result ever recorded, per report).
+pub(super) fn unrecorded_games_sql(match_id: &str) -> String {
+    format!(
+        "SELECT COUNT(*) FROM games g WHERE g.match_id = {match_id} \
+         AND (SELECT r.id FROM results r WHERE r.game_id = g.id) IS NULL"
+    )
 }
 
 /// Marks the match done once every game has a result; says whether it is.
@@ -476,12 +520,10 @@ pub(crate) async fn finish_match_if_complete(
     match_id: i64,
     now: i64,
 ) -> Result<bool, ArenaError> {
-    let missing: i64 = sqlx::query_scalar(
-        "SELECT COUNT(*) FROM games g WHERE g.match_id = $1 AND NOT EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.id)",
-    )
-    .bind(match_id)
-    .fetch_one(&mut *tx)
-    .await?;
+    let missing: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(unrecorded_games_sql("$1")))
+        .bind(match_id)
+        .fetch_one(&mut *tx)
+        .await?;
     if missing > 0 {
         return Ok(false);
     }
@@ -492,13 +534,28 @@ pub(crate) async fn finish_match_if_complete(
 /// Marks a match whose every game has a result done, and lets its format
 /// plan what follows.
 async fn finish_match(tx: &mut AnyConnection, match_id: i64, now: i64) -> Result<(), ArenaError> {
-    sqlx::query("UPDATE matches SET status = 'done', finished_at = $1 WHERE id = $2")
+    mark_match_done(tx, match_id, now).await?;
+    super::formats::after_match_done(tx, match_id).await
+}
+
+/// Marks a match whose every game has a result done (its format's step
+/// aside).
+async fn mark_match_done(
+    tx: &mut AnyConnection,
+    match_id: i64,
+    now: i64,
+) -> Result<(), ArenaError> {
+    sqlx::query(MATCH_DONE_UPDATE)
         .bind(now)
         .bind(match_id)
         .execute(&mut *tx)
         .await?;
-    super::formats::after_match_done(tx, match_id).await
+    Ok(())
 }
+
+/// Marks match `$2` done at `$1`.
+const MATCH_DONE_UPDATE: &str =
+    "UPDATE matches SET status = 'done', finished_at = $1 WHERE id = $2";
 
 #[derive(sqlx::FromRow)]
 struct PlannedRow {
@@ -513,6 +570,8 @@ struct PlannedRow {
     match_index: i64,
     #[sqlx(try_from = "super::Flag")]
     has_sprt: bool,
+    #[sqlx(try_from = "super::Flag")]
+    has_format_step: bool,
     #[sqlx(flatten)]
     lease: LeaseState,
     seats: Option<String>,
@@ -584,23 +643,6 @@ pub(crate) async fn insert_result(
     Ok(result_id)
 }
 
-/// The result and its seats, without the format's tally.
-async fn insert_result_row(
-    tx: &mut AnyConnection,
-    recorded: &RecordedGame<'_>,
-) -> Result<i64, ArenaError> {
-    let replay = &recorded.report.replay;
-    let result_id: i64 = sqlx::query_scalar(RESULT_INSERT)
-        .bind(recorded.game_id)
-        .bind(recorded.runner_id)
-        .bind((!replay.is_empty()).then_some(replay))
-        .bind(recorded.now)
-        .fetch_one(&mut *tx)
-        .await?;
-    insert_result_seats(tx, recorded.game_id, recorded.report).await?;
-    Ok(result_id)
-}
-
 /// A result's row, its id returned.
 const RESULT_INSERT: &str =
     "INSERT INTO results (game_id, runner_id, replay, recorded_at) VALUES ($1, $2, $3, $4) RETURNING id";
@@ -624,14 +666,22 @@ async fn insert_result_seats(
 
 /// The insert of `rows` seat results, its values numbered from `first`.
 fn result_seats_sql(rows: usize, first: usize) -> String {
-    format!(
-        "INSERT INTO result_seats (game_id, seat, bot_version_id, score, rank, forfeit_reason, forfeit_detail, stderr_tail) VALUES {}",
+    result_seats_insert_sql(&format!(
+        "VALUES {}",
         super::leaderboard::numbered_rows(rows, 8, first)
+    ))
+}
+
+/// The insert of the seat results `source` (a `VALUES` list or a `SELECT`
+/// of [`result_seats_sql`]'s 8 columns) yields.
+pub(super) fn result_seats_insert_sql(source: &str) -> String {
+    format!(
+        "INSERT INTO result_seats (game_id, seat, bot_version_id, score, rank, forfeit_reason, forfeit_detail, stderr_tail) {source}"
     )
 }
 
 /// Binds the values of [`result_seats_sql`].
-fn bind_result_seats<'q>(
+pub(super) fn bind_result_seats<'q>(
     mut query: super::leaderboard::AnyQuery<'q>,
     game_id: i64,
     game: &GameReport,

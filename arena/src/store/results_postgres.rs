@@ -1,0 +1,432 @@
+//! A report's write on PostgreSQL, where reports reach several arena
+//! processes at once: three statements and the commit.
+//!
+//! 1. The seats' locks, then the match's row: one advisory lock per bot
+//!    version on the board (taken in the order of their keys, so two
+//!    reports never wait for each other in a cycle), then the match's row
+//!    `FOR UPDATE`, reading its lease and the seats' standings `FOR UPDATE`.
+//!    Rating updates that share a bot version apply one at a time, in every
+//!    process; those that share none commute (a game's update reads and
+//!    writes its seats' standings only), so they run at once.
+//! 2. Only if a seat had no standing in that read: the standings again. A
+//!    statement reads what committed before it started, except the rows it
+//!    locks, which it reads as last committed; a standing first written by
+//!    a report that committed while this one waited for its locks is no
+//!    such row, and the next statement sees it.
+//! 3. The write, under the board's lock, held to the commit: the result
+//!    (its id taken under the lock, so a board's results become visible in
+//!    the order of their ids, which the fitted column's reads rely on, and
+//!    ratings recomputed in id order apply each bot's games in the order
+//!    they were applied), its seats, the standings and their history, the
+//!    match done when this was its last game, and the notification. The
+//!    statement first checks, under the match's lock, that the game is not
+//!    recorded yet and counts the match's games that are not; when it is
+//!    recorded, it writes nothing.
+//!
+//! The board's lock is held for the write and the commit only, so reports
+//! of one board queue for two round trips each, not for the whole report.
+//! Deadlock-free: locks are taken in the order seats, match, board; no
+//! transaction holding a board or a match waits for a seat (a match's
+//! reports take its seats first, heartbeats and leases take no seat or
+//! board), and the board's holder waits for nothing.
+
+use std::collections::HashMap;
+
+use sqlx::AnyConnection;
+
+use super::leaderboard::{
+    bind_histories, bind_seats_standings_filter, bind_standings, load_standings, numbered_rows,
+    rating_writes_from, seats_standings_filter, upsert_standings_sql, RatingWrites, StoredStanding,
+    STORED_STANDING_COLUMNS,
+};
+use super::leases::LeaseState;
+use super::results::{
+    bind_result_seats, report_touches, result_seats_insert_sql, unrecorded_games_sql, PendingGame,
+    PlannedResult, Recording,
+};
+use super::{WriteTransaction, BOARD_LOCK_SPACE};
+use crate::error::ArenaError;
+use crate::ratings::{RatedSeat, RatingModel, Standing};
+
+/// Records `game` of `planned`'s match (see the module's steps).
+pub(super) async fn record(
+    tx: &mut WriteTransaction,
+    planned: &PlannedResult,
+    game: &PendingGame<'_>,
+) -> Result<Recording, ArenaError> {
+    let board = (planned.planned.game.as_str(), planned.variant.as_str());
+    let (state, mut stored) = lock_seats_and_match(tx, board, game.match_id, &game.rated).await?;
+    if !state.held_by(game.runner, game.lease_generation, game.now) {
+        // A report of this game that committed first (its match now done,
+        // say) is answered as such; else the lease is lost.
+        let super::Flag(recorded) =
+            sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM results WHERE game_id = $1)")
+                .bind(planned.game_id)
+                .fetch_one(&mut **tx)
+                .await?;
+        if recorded {
+            return Ok(Recording::AlreadyRecorded {
+                match_done: state.status == "done",
+            });
+        }
+        return Err(super::cancel::lease_lost(tx, game.match_id).await?);
+    }
+    if stored.len() < n_standings(&game.rated) {
+        stored = load_standings(tx, board.0, board.1, &game.rated).await?;
+    }
+    let writes = rating_writes_from(&stored, &game.rated);
+    let touched = report_touches(planned);
+    let notification = tx
+        .notifier()
+        .map(|me| super::invalidate::payload(me, &touched));
+    let notifies = notification.is_some();
+    let written = insert_rated_result(tx, planned, game, &writes, notification).await?;
+    if written.recorded == 0 {
+        return Ok(Recording::AlreadyRecorded {
+            match_done: state.status == "done",
+        });
+    }
+    if notifies && written.notified == 1 {
+        tx.notified(touched);
+    }
+    Ok(Recording::Recorded {
+        finishes_match: written.finished == 1,
+        saved: writes.saved,
+    })
+}
+
+/// How many standings rating `seats` reads: one per model and bot version.
+fn n_standings(seats: &[RatedSeat]) -> usize {
+    let mut bots: Vec<i64> = seats.iter().map(|seat| seat.bot_version_id).collect();
+    bots.sort_unstable();
+    bots.dedup();
+    RatingModel::for_seats(seats.len()).len() * bots.len()
+}
+
+/// The seats' lock keys on their board, in the order they are taken: the
+/// bot versions' ids (wrapping past 2^31, where two merely share a lock),
+/// sorted, each once. None when the table is not rated.
+fn seat_lock_keys(seats: &[RatedSeat]) -> Vec<i32> {
+    if RatingModel::for_seats(seats.len()).is_empty() {
+        return Vec::new();
+    }
+    let mut keys: Vec<i32> = seats
+        .iter()
+        .map(|seat| seat.bot_version_id as i32)
+        .collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys
+}
+
+/// Step 1: the seats' locks on `board`, the match's row locked, its
+/// lease, and the seats' standings as last committed (those found).
+async fn lock_seats_and_match(
+    tx: &mut AnyConnection,
+    (game, variant): (&str, &str),
+    match_id: i64,
+    seats: &[RatedSeat],
+) -> Result<(LeaseState, HashMap<(RatingModel, i64), Standing>), ArenaError> {
+    let keys = seat_lock_keys(seats);
+    // Each lock in a materialized CTE that reads the one before: taken in
+    // order, once, before the locked reads (a one-time filter).
+    let mut parts: Vec<String> = keys
+        .iter()
+        .enumerate()
+        .map(|(index, _)| {
+            let after = if index == 0 {
+                String::new()
+            } else {
+                format!(" FROM l{}", index - 1)
+            };
+            format!(
+                "l{index} AS MATERIALIZED (SELECT pg_advisory_xact_lock(hashtext($2), ${}){after})",
+                index + 3
+            )
+        })
+        .collect();
+    let gate = match keys.len() {
+        0 => String::new(),
+        n => format!(" AND EXISTS (SELECT 1 FROM l{})", n - 1),
+    };
+    let first_filter_value = if keys.is_empty() { 2 } else { 3 + keys.len() };
+    parts.push(format!(
+        "m AS (SELECT status, lease_generation, lease_holder, lease_expires_at FROM matches WHERE id = $1{gate} FOR UPDATE)"
+    ));
+    parts.push(format!(
+        "s AS (SELECT {STORED_STANDING_COLUMNS} FROM ratings WHERE {}{gate} FOR UPDATE)",
+        seats_standings_filter("ratings", first_filter_value, seats.len())
+    ));
+    let standing_columns: Vec<String> = STORED_STANDING_COLUMNS
+        .split(", ")
+        .map(|column| format!("s.{column}"))
+        .collect();
+    let sql = format!(
+        "WITH {} SELECT m.status, m.lease_generation, m.lease_holder, m.lease_expires_at, {} \
+         FROM m LEFT JOIN s ON TRUE",
+        parts.join(", "),
+        standing_columns.join(", ")
+    );
+    let mut query = sqlx::query_as::<_, LockedRow>(sqlx::AssertSqlSafe(sql)).bind(match_id);
+    if !keys.is_empty() {
+        query = query.bind(format!("{game}\u{1f}{variant}"));
+        for key in keys {
+            query = query.bind(key);
+        }
+    }
+    let rows = bind_seats_standings_filter(query, game, variant, seats)
+        .fetch_all(&mut *tx)
+        .await?;
+    let mut rows = rows.into_iter();
+    let Some(first) = rows.next() else {
+        return Err(ArenaError::not_found("match", match_id));
+    };
+    let state = first.lease.clone();
+    let stored = std::iter::once(first)
+        .chain(rows)
+        .filter_map(|row| row.standing)
+        .filter_map(StoredStanding::keyed)
+        .collect();
+    Ok((state, stored))
+}
+
+/// A row of [`lock_seats_and_match`]: the lease, and a standing unless
+/// none was found.
+struct LockedRow {
+    lease: LeaseState,
+    standing: Option<StoredStanding>,
+}
+
+impl<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> for LockedRow {
+    fn from_row(row: &'r sqlx::any::AnyRow) -> Result<Self, sqlx::Error> {
+        use sqlx::Row;
+        let model: Option<String> = row.try_get("model")?;
+        Ok(LockedRow {
+            lease: LeaseState::from_row(row)?,
+            standing: match model {
+                Some(_) => Some(StoredStanding::from_row(row)?),
+                None => None,
+            },
+        })
+    }
+}
+
+/// What step 3 wrote: 1 or 0 of each.
+#[derive(sqlx::FromRow)]
+struct Written {
+    recorded: i64,
+    finished: i64,
+    notified: i64,
+}
+
+/// Step 3, in one statement: the board's lock, then (unless the game is
+/// recorded) the result, its seats, the standings and their history, the
+/// match done when this game was its last, and the notification
+/// (`notification`, its payload).
+async fn insert_rated_result(
+    tx: &mut AnyConnection,
+    planned: &PlannedResult,
+    game: &PendingGame<'_>,
+    writes: &RatingWrites,
+    notification: Option<String>,
+) -> Result<Written, ArenaError> {
+    let (board_game, variant) = (planned.planned.game.as_str(), planned.variant.as_str());
+    let seats = &game.report.seats;
+    // Every write but the result's reads `r`: none when it wrote nothing.
+    let mut parts = vec![
+        format!(
+            "b AS MATERIALIZED (SELECT pg_advisory_xact_lock({BOARD_LOCK_SPACE}, hashtext($5)))"
+        ),
+        format!(
+            "go AS MATERIALIZED (SELECT NOT EXISTS (SELECT 1 FROM results WHERE game_id = $1) AS fresh, \
+             ({}) AS missing FROM b)",
+            unrecorded_games_sql("$6")
+        ),
+        "r AS (INSERT INTO results (game_id, runner_id, replay, recorded_at) \
+         SELECT $1, $2, $3, $4 FROM go WHERE go.fresh RETURNING id)"
+            .to_string(),
+    ];
+    let mut next = 7;
+    if !seats.is_empty() {
+        parts.push(format!(
+            "s AS ({})",
+            result_seats_insert_sql(&format!(
+                "SELECT * FROM (VALUES {}) AS v WHERE EXISTS (SELECT 1 FROM r)",
+                numbered_rows(seats.len(), 8, next)
+            ))
+        ));
+        next += seats.len() * 8;
+    }
+    if !writes.saved.is_empty() {
+        parts.push(format!(
+            "k AS ({})",
+            upsert_standings_sql(&format!(
+                "SELECT * FROM (VALUES {}) AS v WHERE EXISTS (SELECT 1 FROM r)",
+                numbered_rows(writes.saved.len(), 12, next)
+            ))
+        ));
+        next += writes.saved.len() * 12;
+    }
+    if !writes.history.is_empty() {
+        parts.push(format!(
+            "h AS (INSERT INTO rating_history (result_id, game, variant, model, bot_version_id, rating_before, rating_after, uncertainty) \
+             SELECT r.id, v.* FROM r, (VALUES {}) AS v)",
+            numbered_rows(writes.history.len(), 7, next)
+        ));
+        next += writes.history.len() * 7;
+    }
+    parts.push(
+        "d AS (UPDATE matches SET status = 'done', finished_at = $4 WHERE id = $6 \
+         AND (SELECT missing FROM go) = 1 AND EXISTS (SELECT 1 FROM r) RETURNING id)"
+            .to_string(),
+    );
+    // A CTE that only reads runs only when read: the final select counts it.
+    let mut notified = "CAST(0 AS BIGINT)";
+    if notification.is_some() {
+        parts.push(format!(
+            "n AS (SELECT pg_notify(${next}, ${}) FROM r)",
+            next + 1
+        ));
+        notified = "(SELECT COUNT(*) FROM n)";
+    }
+    let sql = format!(
+        "WITH {} SELECT (SELECT COUNT(*) FROM r) AS recorded, (SELECT COUNT(*) FROM d) AS finished, \
+         {notified} AS notified",
+        parts.join(", ")
+    );
+    let replay = &game.report.replay;
+    let query = sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(planned.game_id)
+        .bind(Some(game.runner.id))
+        .bind((!replay.is_empty()).then_some(replay))
+        .bind(game.now)
+        .bind(format!("{board_game}\u{1f}{variant}"))
+        .bind(game.match_id);
+    let query = bind_result_seats(query, planned.game_id, game.report);
+    let query = bind_standings(query, board_game, variant, &writes.saved);
+    let mut query = bind_histories(query, board_game, variant, &writes.history);
+    if let Some(payload) = notification {
+        query = query.bind(super::invalidate::CHANNEL).bind(payload);
+    }
+    let row = query.fetch_one(&mut *tx).await?;
+    Ok(<Written as sqlx::FromRow<'_, sqlx::any::AnyRow>>::from_row(
+        &row,
+    )?)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use cairn_engine::GameOptions;
+    use sqlx::Connection;
+
+    use super::super::tests::{duel, on_backend, owner_with_bots, test_store, Backend, LEASE_MS};
+    use super::super::{variant_key, Lease, Location, ReportOutcome};
+    use crate::testkit::{report_by_strength, TEST_DUEL};
+
+    /// The seat lock of `bot_version_id` on the test duel's board, held by
+    /// a transaction on a connection of its own until it is dropped.
+    async fn hold_seat_lock(url: &str, bot_version_id: i64) -> sqlx::AnyConnection {
+        let mut connection = sqlx::AnyConnection::connect(url).await.unwrap();
+        sqlx::raw_sql("BEGIN")
+            .execute(&mut connection)
+            .await
+            .unwrap();
+        sqlx::query("SELECT COUNT(*) FROM (SELECT pg_advisory_xact_lock(hashtext($1), $2)) AS l")
+            .bind(format!(
+                "{TEST_DUEL}\u{1f}{}",
+                variant_key(&GameOptions::new())
+            ))
+            .bind(bot_version_id as i32)
+            .execute(&mut connection)
+            .await
+            .unwrap();
+        connection
+    }
+
+    fn seated(lease: &Lease, bot_version_id: i64) -> bool {
+        lease
+            .seats
+            .iter()
+            .any(|seat| seat.bot_version_id == bot_version_id)
+    }
+
+    /// PostgreSQL only: a report waits for a report that rates one of its
+    /// seats' bot versions, and for no other report of the board.
+    #[tokio::test]
+    async fn a_report_waits_only_for_reports_that_share_a_bot_version() {
+        on_backend(Backend::Postgres, async {
+            let test = test_store().await;
+            let Location::Postgres(url) = &test.location else {
+                panic!("a PostgreSQL test on another backend");
+            };
+            let names = ["a", "b", "c", "d"];
+            let owner = owner_with_bots(&test.store, "ada", &names).await;
+            test.store
+                .create_tournament(&owner, &duel(&names, 2))
+                .await
+                .unwrap();
+            let (runner, _) = test.store.register_runner("box").await.unwrap();
+            let mut leases = Vec::new();
+            while let Some(lease) = test.store.lease_match(&runner, LEASE_MS).await.unwrap() {
+                leases.push(lease);
+            }
+            let held = leases[0].seats[0].bot_version_id;
+            let sharing = leases.iter().find(|lease| seated(lease, held)).unwrap();
+            let apart = leases.iter().find(|lease| !seated(lease, held)).unwrap();
+            let lock = hold_seat_lock(url, held).await;
+
+            let report = report_by_strength(apart, |id| id);
+            let recorded = tokio::time::timeout(
+                Duration::from_secs(30),
+                test.store.report_game(
+                    &runner,
+                    apart.match_id,
+                    apart.lease_generation,
+                    &report.games[0],
+                ),
+            )
+            .await
+            .expect("a report of other bot versions does not wait for the held one")
+            .unwrap();
+            assert_eq!(recorded.outcome, ReportOutcome::Recorded);
+
+            let report = report_by_strength(sharing, |id| id);
+            let (store, waiting_runner) = (test.store.clone(), runner.clone());
+            let (match_id, generation) = (sharing.match_id, sharing.lease_generation);
+            let waiting = tokio::spawn(async move {
+                store
+                    .report_game(&waiting_runner, match_id, generation, &report.games[0])
+                    .await
+            });
+            // The report is seen waiting for the held lock in the database.
+            let mut watcher = sqlx::AnyConnection::connect(url).await.unwrap();
+            let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+            loop {
+                let waiters: i64 = sqlx::query_scalar(
+                    "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted \
+                     AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) \
+                     AND objsubid = 2 AND CAST(objid AS BIGINT) = $1",
+                )
+                .bind(held)
+                .fetch_one(&mut watcher)
+                .await
+                .unwrap();
+                if waiters == 1 {
+                    break;
+                }
+                assert!(
+                    tokio::time::Instant::now() < deadline,
+                    "the report sharing the held bot version never waited for it"
+                );
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            assert!(!waiting.is_finished());
+            drop(lock);
+            let recorded = waiting.await.unwrap().unwrap();
+            assert_eq!(recorded.outcome, ReportOutcome::Recorded);
+        })
+        .await;
+    }
+}
