@@ -278,15 +278,7 @@ pub fn fit(games: &[FitGame], config: &FitConfig) -> Fit {
     let samples = (0..config.bootstrap_samples)
         .map(|_| bootstrap_sample(&deals, &stages, &rated, &theta, &mut rng))
         .collect();
-    let mut deals_played = vec![0_usize; bots.len()];
-    for games in &deals {
-        let mut present: Vec<u32> = games.iter().flatten().map(|&(bot, _)| bot).collect();
-        present.sort_unstable();
-        present.dedup();
-        for bot in present {
-            deals_played[bot as usize] += 1;
-        }
-    }
+    let deals_played = deals_played(&deals, bots.len());
     Fit {
         method,
         bots,
@@ -298,6 +290,22 @@ pub fn fit(games: &[FitGame], config: &FitConfig) -> Fit {
         n_deals: deals.len(),
         skipped_games,
     }
+}
+
+/// How many of the `deals` each of `n_bots` bots played.
+fn deals_played(deals: &[Vec<Table>], n_bots: usize) -> Vec<usize> {
+    let mut played = vec![0_usize; n_bots];
+    let mut last_deal = vec![usize::MAX; n_bots];
+    for (deal, games) in deals.iter().enumerate() {
+        for &(bot, _) in games.iter().flatten() {
+            let bot = bot as usize;
+            if last_deal[bot] != deal {
+                last_deal[bot] = deal;
+                played[bot] += 1;
+            }
+        }
+    }
+    played
 }
 
 /// Sorts every game's seats and the games, drops what cannot be fitted,
