@@ -17,8 +17,11 @@
 //!
 //! Speed: no opt-level override; in a debug build the two tests take about
 //! 4 and 8 CPU seconds (400 × 201 small fits each). Measured: two seats,
-//! gap covered 94.8%, copies not different 94.5%; four seats, 95.8% and
-//! 93.5%.
+//! gap covered 95.3%, copies not different 94.8%; four seats, 95.8% and
+//! 93.8% (94.8%, 94.5%, 95.8% and 93.5% before intervals were widened for
+//! few deals: every bot here plays 60 or 90 deals, a factor of 1.01).
+//!
+//! A third test puts a newcomer with 12 games among bots with 180.
 
 use super::*;
 
@@ -183,4 +186,119 @@ fn table_tournament(seed: u64) -> Vec<FitGame> {
 #[test]
 fn four_seat_intervals_cover_the_true_gaps_95_percent_of_the_time() {
     assert_calibrated("four seats", &TABLE_STRENGTH, table_tournament);
+}
+
+/// True strengths in Elo for the newcomer calibration: A, A2, B, C (well
+/// below) and the newcomer N (as strong as A).
+const NEWCOMER_STRENGTH: [f64; 5] = [0.0, 0.0, 150.0, -200.0, 0.0];
+/// The newcomer's deals: 4 against A, 2 against C (12 games).
+const NEWCOMER_DEALS: [(usize, usize); 2] = [(0, 4), (3, 2)];
+
+/// The two-seat round robin of A, A2, B and C (180 games each), then a
+/// newcomer's 12 games: the shape of a bot that just joined a busy board.
+/// Wins and losses only; half of the deals share one random number.
+fn newcomer_tournament(seed: u64) -> Vec<FitGame> {
+    let mut rng = Rng::seeded(seed);
+    let mut pairs = Vec::new();
+    for a in 0..4 {
+        for b in a + 1..4 {
+            pairs.push((a, b, DEALS_PER_PAIR));
+        }
+    }
+    pairs.extend(
+        NEWCOMER_DEALS
+            .iter()
+            .map(|&(opponent, deals)| (4, opponent, deals)),
+    );
+    let mut games = Vec::new();
+    let mut deal_seed = 0;
+    for (a, b, deals) in pairs {
+        let expected =
+            1.0 / (1.0 + 10_f64.powf(-(NEWCOMER_STRENGTH[a] - NEWCOMER_STRENGTH[b]) / 400.0));
+        for _ in 0..deals {
+            deal_seed += 1;
+            let shared = rng.below(2) == 0;
+            let first = uniform(&mut rng);
+            for seating in 0..2 {
+                let u = if shared || seating == 0 {
+                    first
+                } else {
+                    uniform(&mut rng)
+                };
+                let (rank_a, rank_b) = if u < expected { (1, 2) } else { (2, 1) };
+                let mut seats = vec![
+                    FitSeat {
+                        bot_version_id: a as i64,
+                        rank: rank_a,
+                    },
+                    FitSeat {
+                        bot_version_id: b as i64,
+                        rank: rank_b,
+                    },
+                ];
+                if seating == 1 {
+                    seats.reverse();
+                }
+                games.push(FitGame {
+                    deal: DealKey {
+                        tournament_id: 3,
+                        seed: deal_seed,
+                    },
+                    seats,
+                });
+            }
+        }
+    }
+    games
+}
+
+/// A bot with 12 games among bots with 180 each: its rating's interval
+/// (mean anchor) and its gap to A cover the truth 93-97% of the time.
+/// Before intervals were widened for few deals (see the RULING in
+/// `fit.rs`) this measured 87.9% and 87.9%; now 96.5% and 97.0% (with B and C
+/// 50 Elo either side of A: 97.2% and 96.5%). Samples that
+/// leave the newcomer unbeaten or winless are common here (its interval is
+/// then one-sided in most tournaments), so this also checks the percentile
+/// path. About 17 CPU seconds in a debug build.
+#[test]
+fn a_newcomers_interval_covers_its_true_rating_95_percent_of_the_time() {
+    let mean = NEWCOMER_STRENGTH.iter().sum::<f64>() / NEWCOMER_STRENGTH.len() as f64;
+    let truth = DEFAULT_MEAN + NEWCOMER_STRENGTH[4] - mean;
+    let (mut rated, mut covered, mut gap_covered) = (0, 0, 0);
+    for seed in 0..TOURNAMENTS {
+        let fit = fit(&newcomer_tournament(seed), &FitConfig::default());
+        let ratings = fit
+            .ratings(Anchor::default())
+            .expect("the mean is an anchor");
+        let Some(Ok(newcomer)) = ratings
+            .iter()
+            .find(|rating| rating.bot_version_id == 4)
+            .map(|rating| rating.estimate)
+        else {
+            continue;
+        };
+        rated += 1;
+        covered += usize::from(newcomer.low <= truth && truth <= newcomer.high);
+        let gap = fit.difference(4, 0).expect("the newcomer and A are rated");
+        let true_gap = NEWCOMER_STRENGTH[4] - NEWCOMER_STRENGTH[0];
+        gap_covered += usize::from(gap.low <= true_gap && true_gap <= gap.high);
+    }
+    let rate = |count: usize| count as f64 / rated as f64;
+    println!(
+        "calibration (newcomer): rated in {rated} of {TOURNAMENTS}, rating covered {:.3}, gap to A covered {:.3}",
+        rate(covered),
+        rate(gap_covered)
+    );
+    assert!(
+        rated >= 380,
+        "the newcomer was rated in {rated} of {TOURNAMENTS}"
+    );
+    assert!(
+        (0.93..=0.97).contains(&rate(covered)),
+        "the newcomer's true rating was covered in {covered} of {rated}"
+    );
+    assert!(
+        (0.93..=0.97).contains(&rate(gap_covered)),
+        "the newcomer's true gap to A was covered in {gap_covered} of {rated}"
+    );
 }

@@ -434,3 +434,27 @@ fn a_board_of_many_bots_is_fitted_by_conjugate_gradients_to_the_same_maximum() {
     assert_eq!(ratings.len(), n_bots);
     assert!(ratings.iter().all(|r| r.estimate.is_ok()));
 }
+
+#[test]
+fn an_interval_is_widened_by_students_t_for_the_deals_it_rests_on() {
+    // Six deals: t(5) = 2.571 against z = 1.960.
+    assert!((few_deals_factor(6) - 2.571 / Z_95).abs() < 1e-9);
+    // Past the table the expansion takes over without a jump: t(30) =
+    // 2.042, t(31) = 2.040, t(40) = 2.021, t(120) = 1.980.
+    for (deals, t) in [(31, 2.042), (32, 2.040), (41, 2.021), (121, 1.980)] {
+        let factor = few_deals_factor(deals);
+        assert!((factor * Z_95 - t).abs() < 1e-3, "{deals} deals: {factor}");
+    }
+    assert!(few_deals_factor(10_000) > 1.0 && few_deals_factor(10_000) < 1.0005);
+    // One deal says nothing about its own spread.
+    assert_eq!(few_deals_factor(1), f64::INFINITY);
+    assert_eq!(
+        interval(0.0, vec![0.1, -0.1, 0.2], 1),
+        (f64::NEG_INFINITY, f64::INFINITY)
+    );
+    // The widening keeps the estimate inside and stretches both sides.
+    let (low, high) = interval(0.0, vec![-1.0, 1.0], 6);
+    let plain = Z_95 * 2.0_f64.sqrt();
+    assert!((high - plain * few_deals_factor(6)).abs() < 1e-9);
+    assert!((low + plain * few_deals_factor(6)).abs() < 1e-9);
+}
