@@ -1,4 +1,4 @@
-//! `cairn demo`: the whole product on one machine in about a minute. An
+//! `cairn demo`: the whole product on one machine in well under a minute. An
 //! embedded arena on a SQLite file in a fresh folder, an in-process runner
 //! talking to it over loopback gRPC (the same code as `cairn runner`), the
 //! bundled bots (the Rust SDK's reference bots, run by this very binary with
