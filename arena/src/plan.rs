@@ -85,7 +85,59 @@ pub fn plan_round_robin(
             limit: MAX_PLANNED_GAMES,
         });
     }
-    Ok(rotations_of_tables(&tables, games_per_pairing, &mut rng))
+    let matches = rotations_of_tables(&tables, games_per_pairing, &mut rng);
+    Ok(in_rounds(&tables, matches, n_entries))
+}
+
+/// The matches of `tables` (as [`rotations_of_tables`] makes them, each
+/// table's rotations in a row) reordered so that matches played at the
+/// same time rarely seat the same bot: the tables are grouped into rounds
+/// of tables with no entry in common (greedily, in plan order), and each
+/// round is played rotation by rotation, as a Berger table orders a chess
+/// round robin. Runners lease matches in order, so the matches they play at
+/// once seat different bots: their reports do not queue on one bot's
+/// ratings, and every bot's game count stays even while the tournament
+/// runs. Only the order changes: every table keeps its seats and deals.
+fn in_rounds(
+    tables: &[Vec<usize>],
+    matches: Vec<PlannedMatch>,
+    n_entries: usize,
+) -> Vec<PlannedMatch> {
+    let rotations = matches.len() / tables.len().max(1);
+    let mut by_table: Vec<Vec<PlannedMatch>> = Vec::with_capacity(tables.len());
+    let mut matches = matches.into_iter();
+    for _ in tables {
+        by_table.push(matches.by_ref().take(rotations).collect());
+    }
+    let mut ordered = Vec::with_capacity(tables.len() * rotations);
+    let mut remaining: Vec<usize> = (0..tables.len()).collect();
+    while !remaining.is_empty() {
+        let mut seated = vec![false; n_entries];
+        let (round, later): (Vec<usize>, Vec<usize>) = remaining.into_iter().partition(|&table| {
+            let free = tables[table].iter().all(|&entry| !seated[entry]);
+            if free {
+                for &entry in &tables[table] {
+                    seated[entry] = true;
+                }
+            }
+            free
+        });
+        for rotation in 0..rotations {
+            for &table in &round {
+                if let Some(planned) = by_table[table].get_mut(rotation) {
+                    ordered.push(std::mem::replace(
+                        planned,
+                        PlannedMatch {
+                            seats: Vec::new(),
+                            game_seeds: Vec::new(),
+                        },
+                    ));
+                }
+            }
+        }
+        remaining = later;
+    }
+    ordered
 }
 
 /// Every table as one match per seat rotation, all rotations of a table on

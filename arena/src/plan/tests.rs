@@ -160,3 +160,29 @@ fn impossible_tournaments_are_refused_with_the_reason() {
         Err(PlanError::TooManyGames { .. })
     ));
 }
+
+#[test]
+fn matches_next_to_each_other_seat_different_bots_and_the_plan_is_a_reordering() {
+    for (entries, seats) in [(50, 2), (7, 2), (12, 3), (16, 4)] {
+        let plan = plan_round_robin(entries, seats, seats * 2, 5).unwrap();
+        // A round of disjoint tables is played rotation by rotation: the
+        // first several matches share no bot.
+        let first_round = entries / seats;
+        let mut seen = BTreeSet::new();
+        for planned in &plan[..first_round] {
+            for &entry in &planned.seats {
+                assert!(seen.insert(entry), "{entries} bots at {seats}: {plan:?}");
+            }
+        }
+        let adjacent_sharing = plan
+            .windows(2)
+            .filter(|pair| pair[0].seats.iter().any(|e| pair[1].seats.contains(e)))
+            .count();
+        assert!(
+            adjacent_sharing * 4 < plan.len(),
+            "{entries} bots at {seats}: {adjacent_sharing} of {} adjacent matches share a bot",
+            plan.len()
+        );
+        check_every_table_is_balanced(&plan, seats, seats * 2);
+    }
+}
