@@ -52,6 +52,11 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             .runner_token
             .as_deref()
             .filter(|token| !token.is_empty());
+        // A refused token leaves no database behind: checked before the
+        // lock creates the file.
+        if let Some(token) = given {
+            cairn_arena::store::check_runner_token(token)?;
+        }
         let _only_arena = match &args.db {
             Location::Sqlite(path) => Some(lock_sqlite_file(path)?),
             Location::Postgres(_) => None,
