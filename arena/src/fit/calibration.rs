@@ -48,6 +48,38 @@ fn ranks(gap: f64, u: f64) -> (u32, u32) {
     }
 }
 
+/// A game of bots `a` and `b` on deal `deal_seed` of tournament
+/// `tournament_id`, ranked `ranks` (a's, b's); `swapped`: b sits first (seat
+/// order differs by rotation, the fit must not care).
+fn two_seat_game(
+    tournament_id: i64,
+    deal_seed: i64,
+    (a, b): (usize, usize),
+    (rank_a, rank_b): (u32, u32),
+    swapped: bool,
+) -> FitGame {
+    let mut seats = vec![
+        FitSeat {
+            bot_version_id: a as i64,
+            rank: rank_a,
+        },
+        FitSeat {
+            bot_version_id: b as i64,
+            rank: rank_b,
+        },
+    ];
+    if swapped {
+        seats.reverse();
+    }
+    FitGame {
+        deal: DealKey {
+            tournament_id,
+            seed: deal_seed,
+        },
+        seats,
+    }
+}
+
 fn tournament(seed: u64) -> Vec<FitGame> {
     let mut rng = Rng::seeded(seed);
     let mut games = Vec::new();
@@ -64,28 +96,8 @@ fn tournament(seed: u64) -> Vec<FitGame> {
                     } else {
                         uniform(&mut rng)
                     };
-                    let (rank_a, rank_b) = ranks(strength_a - strength_b, u);
-                    // Seat order differs by rotation; the fit must not care.
-                    let mut seats = vec![
-                        FitSeat {
-                            bot_version_id: a as i64,
-                            rank: rank_a,
-                        },
-                        FitSeat {
-                            bot_version_id: b as i64,
-                            rank: rank_b,
-                        },
-                    ];
-                    if seating == 1 {
-                        seats.reverse();
-                    }
-                    games.push(FitGame {
-                        deal: DealKey {
-                            tournament_id: 1,
-                            seed: deal_seed,
-                        },
-                        seats,
-                    });
+                    let ranks = ranks(strength_a - strength_b, u);
+                    games.push(two_seat_game(1, deal_seed, (a, b), ranks, seating == 1));
                 }
             }
         }
@@ -225,27 +237,8 @@ fn newcomer_tournament(seed: u64) -> Vec<FitGame> {
                 } else {
                     uniform(&mut rng)
                 };
-                let (rank_a, rank_b) = if u < expected { (1, 2) } else { (2, 1) };
-                let mut seats = vec![
-                    FitSeat {
-                        bot_version_id: a as i64,
-                        rank: rank_a,
-                    },
-                    FitSeat {
-                        bot_version_id: b as i64,
-                        rank: rank_b,
-                    },
-                ];
-                if seating == 1 {
-                    seats.reverse();
-                }
-                games.push(FitGame {
-                    deal: DealKey {
-                        tournament_id: 3,
-                        seed: deal_seed,
-                    },
-                    seats,
-                });
+                let ranks = if u < expected { (1, 2) } else { (2, 1) };
+                games.push(two_seat_game(3, deal_seed, (a, b), ranks, seating == 1));
             }
         }
     }
