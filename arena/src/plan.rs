@@ -104,12 +104,19 @@ fn in_rounds(
     n_entries: usize,
 ) -> Vec<PlannedMatch> {
     let rotations = matches.len() / tables.len().max(1);
-    let mut by_table: Vec<Vec<PlannedMatch>> = Vec::with_capacity(tables.len());
+    let mut ordered = Vec::with_capacity(matches.len());
     let mut matches = matches.into_iter();
-    for _ in tables {
-        by_table.push(matches.by_ref().take(rotations).collect());
-    }
-    let mut ordered = Vec::with_capacity(tables.len() * rotations);
+    // Each table's rotations, taken in turn.
+    let mut by_table: Vec<std::vec::IntoIter<PlannedMatch>> = tables
+        .iter()
+        .map(|_| {
+            matches
+                .by_ref()
+                .take(rotations)
+                .collect::<Vec<_>>()
+                .into_iter()
+        })
+        .collect();
     let mut remaining: Vec<usize> = (0..tables.len()).collect();
     while !remaining.is_empty() {
         let mut seated = vec![false; n_entries];
@@ -122,17 +129,9 @@ fn in_rounds(
             }
             free
         });
-        for rotation in 0..rotations {
+        for _ in 0..rotations {
             for &table in &round {
-                if let Some(planned) = by_table[table].get_mut(rotation) {
-                    ordered.push(std::mem::replace(
-                        planned,
-                        PlannedMatch {
-                            seats: Vec::new(),
-                            game_seeds: Vec::new(),
-                        },
-                    ));
-                }
+                ordered.extend(by_table[table].next());
             }
         }
         remaining = later;

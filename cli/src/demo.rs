@@ -164,10 +164,14 @@ pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
 
 async fn demo(args: &DemoArgs, dir: &Path, db: &Path) -> anyhow::Result<()> {
     let location = cairn_arena::store::Location::Sqlite(db.to_path_buf());
-    let (store, _) = crate::serve::open_store(&location, Some(RUNNER_TOKEN)).await?;
+    // `served` keeps the database file claimed until the demo ends.
+    let served = crate::serve::open_store(&location, Some(RUNNER_TOKEN)).await?;
     // Bundled bots only, and the same games on every run: the demo deals
     // under the fixed, published secret (`cairn serve` never does).
-    let store = store.with_deal_secret(cairn_arena::deal::DealSecret::DEMO);
+    let store = served
+        .store
+        .clone()
+        .with_deal_secret(cairn_arena::deal::DealSecret::DEMO);
     let listener = TcpListener::bind("127.0.0.1:0").await?;
     let address = crate::serve::dial_address(listener.local_addr()?);
     let (stop_web, web_stopped) = tokio::sync::watch::channel(());

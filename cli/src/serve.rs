@@ -52,16 +52,11 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             .runner_token
             .as_deref()
             .filter(|token| !token.is_empty());
-        // A refused token leaves no database behind: checked before the
-        // lock creates the file.
-        if let Some(token) = given {
-            cairn_arena::store::check_runner_token(token)?;
-        }
-        let _only_arena = match &args.db {
-            Location::Sqlite(path) => Some(lock_sqlite_file(path)?),
-            Location::Postgres(_) => None,
-        };
-        let (store, runner_token) = open_store(&args.db, given).await?;
+        let ServedStore {
+            store,
+            runner_token,
+            claim: _only_arena,
+        } = open_store(&args.db, given).await?;
         let registration = match (args.open_registration, args.admin_token.as_deref()) {
             (true, _) => Registration::Open,
             (false, Some(token)) if !token.is_empty() => Registration::admin_token(token),
@@ -166,17 +161,27 @@ fn lock_sqlite_file(path: &std::path::Path) -> anyhow::Result<std::fs::File> {
     }
 }
 
-/// Opens the store and makes sure a runner with `runner_token` (or a fresh
-/// token) exists; returns the token.
-pub async fn open_store(
-    db: &Location,
-    runner_token: Option<&str>,
-) -> anyhow::Result<(Store, String)> {
+/// An arena's store, its runner's token, and (on SQLite) the file claimed
+/// for this process until it is dropped.
+#[derive(Debug)]
+pub struct ServedStore {
+    pub store: Store,
+    pub runner_token: String,
+    pub claim: Option<std::fs::File>,
+}
+
+/// Claims a SQLite file for this arena process, opens the store and makes
+/// sure a runner with `runner_token` (or a fresh token) exists.
+pub async fn open_store(db: &Location, runner_token: Option<&str>) -> anyhow::Result<ServedStore> {
     // Refused before the database is touched, so a bad token leaves no
     // half-made database behind.
     if let Some(token) = runner_token {
         cairn_arena::store::check_runner_token(token)?;
     }
+    let claim = match db {
+        Location::Sqlite(path) => Some(lock_sqlite_file(path)?),
+        Location::Postgres(_) => None,
+    };
     let store = Store::open_location(db, std::sync::Arc::new(cairn_arena::store::SystemClock))
         .await
         .with_context(|| format!("cannot open the database {db}"))?;
@@ -198,7 +203,11 @@ pub async fn open_store(
             }
         }
     };
-    Ok((store, token))
+    Ok(ServedStore {
+        store,
+        runner_token: token,
+        claim,
+    })
 }
 
 fn unix_ms() -> u128 {

@@ -35,9 +35,22 @@ fn uniform(rng: &mut Rng) -> f64 {
     (rng.next_u64() >> 11) as f64 / (1_u64 << 53) as f64
 }
 
+/// The random numbers of a deal's two games: half the deals use one for
+/// both (the two games of a deal agree far more often than chance).
+fn deal_draws(rng: &mut Rng) -> [f64; 2] {
+    let shared = rng.below(2) == 0;
+    let first = uniform(rng);
+    [first, if shared { first } else { uniform(rng) }]
+}
+
+/// The expected score of a bot `gap` Elo above its opponent.
+fn expected_score(gap: f64) -> f64 {
+    1.0 / (1.0 + 10_f64.powf(-gap / 400.0))
+}
+
 /// Bot 0's rank and bot 1's for a game whose random number is `u`.
 fn ranks(gap: f64, u: f64) -> (u32, u32) {
-    let expected = 1.0 / (1.0 + 10_f64.powf(-gap / 400.0));
+    let expected = expected_score(gap);
     let win = expected - DRAW_RATE / 2.0;
     if u < win {
         (1, 2)
@@ -88,14 +101,7 @@ fn tournament(seed: u64) -> Vec<FitGame> {
         for (b, &strength_b) in STRENGTH.iter().enumerate().skip(a + 1) {
             for _ in 0..DEALS_PER_PAIR {
                 deal_seed += 1;
-                let shared = rng.below(2) == 0;
-                let first = uniform(&mut rng);
-                for seating in 0..2 {
-                    let u = if shared || seating == 0 {
-                        first
-                    } else {
-                        uniform(&mut rng)
-                    };
+                for (seating, u) in deal_draws(&mut rng).into_iter().enumerate() {
                     let ranks = ranks(strength_a - strength_b, u);
                     games.push(two_seat_game(1, deal_seed, (a, b), ranks, seating == 1));
                 }
@@ -225,18 +231,10 @@ fn newcomer_tournament(seed: u64) -> Vec<FitGame> {
     let mut games = Vec::new();
     let mut deal_seed = 0;
     for (a, b, deals) in pairs {
-        let expected =
-            1.0 / (1.0 + 10_f64.powf(-(NEWCOMER_STRENGTH[a] - NEWCOMER_STRENGTH[b]) / 400.0));
+        let expected = expected_score(NEWCOMER_STRENGTH[a] - NEWCOMER_STRENGTH[b]);
         for _ in 0..deals {
             deal_seed += 1;
-            let shared = rng.below(2) == 0;
-            let first = uniform(&mut rng);
-            for seating in 0..2 {
-                let u = if shared || seating == 0 {
-                    first
-                } else {
-                    uniform(&mut rng)
-                };
+            for (seating, u) in deal_draws(&mut rng).into_iter().enumerate() {
                 let ranks = if u < expected { (1, 2) } else { (2, 1) };
                 games.push(two_seat_game(3, deal_seed, (a, b), ranks, seating == 1));
             }

@@ -338,6 +338,15 @@ pub(super) async fn load_standings(
 pub(super) const STORED_STANDING_COLUMNS: &str =
     "model, bot_version_id, rating, uncertainty, volatility, games, wins, draws, losses, forfeits";
 
+/// [`STORED_STANDING_COLUMNS`], each prefixed with `table.`.
+pub(super) fn stored_standing_columns_of(table: &str) -> String {
+    STORED_STANDING_COLUMNS
+        .split(", ")
+        .map(|column| format!("{table}.{column}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The condition on `ratings` rows (as `table`) that picks the standings of
 /// `n_seats` seats' bot versions under the models rating their table: its
 /// values numbered from `first` (game, variant, the models, the seats'
@@ -393,6 +402,14 @@ pub(super) struct StoredStanding {
 }
 
 impl StoredStanding {
+    /// The standing a row of a `LEFT JOIN ratings` carries, none when the
+    /// join found no row (its `model` is null).
+    pub(super) fn joined(row: &sqlx::any::AnyRow) -> Result<Option<StoredStanding>, sqlx::Error> {
+        use sqlx::{FromRow, Row};
+        let model: Option<String> = row.try_get("model")?;
+        model.map(|_| StoredStanding::from_row(row)).transpose()
+    }
+
     /// The standing under its model and bot version (none under a model
     /// this build does not know).
     pub(super) fn keyed(self) -> Option<((RatingModel, i64), Standing)> {

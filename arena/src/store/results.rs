@@ -451,11 +451,7 @@ async fn progress_and_standings(
     let sql = format!(
         "SELECT p.recorded, p.missing, {} FROM (SELECT EXISTS (SELECT 1 FROM results WHERE game_id = $1) AS recorded, \
          ({}) AS missing) AS p LEFT JOIN ratings r ON {}",
-        super::leaderboard::STORED_STANDING_COLUMNS
-            .split(", ")
-            .map(|column| format!("r.{column}"))
-            .collect::<Vec<_>>()
-            .join(", "),
+        super::leaderboard::stored_standing_columns_of("r"),
         unrecorded_games_sql("$2"),
         seats_standings_filter("r", 3, seats.len()),
     );
@@ -491,14 +487,10 @@ struct ProgressRow {
 impl<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> for ProgressRow {
     fn from_row(row: &'r sqlx::any::AnyRow) -> Result<Self, sqlx::Error> {
         use sqlx::Row;
-        let model: Option<String> = row.try_get("model")?;
         Ok(ProgressRow {
             recorded: row.try_get("recorded")?,
             missing: row.try_get("missing")?,
-            standing: match model {
-                Some(_) => Some(super::leaderboard::StoredStanding::from_row(row)?),
-                None => None,
-            },
+            standing: super::leaderboard::StoredStanding::joined(row)?,
         })
     }
 }

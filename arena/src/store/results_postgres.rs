@@ -36,8 +36,8 @@ use sqlx::AnyConnection;
 
 use super::leaderboard::{
     bind_histories, bind_seats_standings_filter, bind_standings, load_standings, numbered_rows,
-    rating_writes_from, seats_standings_filter, upsert_standings_sql, RatingWrites, StoredStanding,
-    STORED_STANDING_COLUMNS,
+    rating_writes_from, seats_standings_filter, stored_standing_columns_of, upsert_standings_sql,
+    RatingWrites, StoredStanding, STORED_STANDING_COLUMNS,
 };
 use super::leases::LeaseState;
 use super::results::{
@@ -157,15 +157,11 @@ async fn lock_seats_and_match(
         "s AS (SELECT {STORED_STANDING_COLUMNS} FROM ratings WHERE {}{gate} FOR UPDATE)",
         seats_standings_filter("ratings", first_filter_value, seats.len())
     ));
-    let standing_columns: Vec<String> = STORED_STANDING_COLUMNS
-        .split(", ")
-        .map(|column| format!("s.{column}"))
-        .collect();
     let sql = format!(
         "WITH {} SELECT m.status, m.lease_generation, m.lease_holder, m.lease_expires_at, {} \
          FROM m LEFT JOIN s ON TRUE",
         parts.join(", "),
-        standing_columns.join(", ")
+        stored_standing_columns_of("s")
     );
     let mut query = sqlx::query_as::<_, LockedRow>(sqlx::AssertSqlSafe(sql)).bind(match_id);
     if !keys.is_empty() {
@@ -199,14 +195,9 @@ struct LockedRow {
 
 impl<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> for LockedRow {
     fn from_row(row: &'r sqlx::any::AnyRow) -> Result<Self, sqlx::Error> {
-        use sqlx::Row;
-        let model: Option<String> = row.try_get("model")?;
         Ok(LockedRow {
             lease: LeaseState::from_row(row)?,
-            standing: match model {
-                Some(_) => Some(StoredStanding::from_row(row)?),
-                None => None,
-            },
+            standing: StoredStanding::joined(row)?,
         })
     }
 }

@@ -37,14 +37,18 @@ async fn listed_seeds(store: &Store, tournament_id: i64) -> HashMap<i64, u64> {
         .collect()
 }
 
+/// `store` checking games and re-refereeing reports with the engine.
+fn refereed(store: &Store) -> Store {
+    store
+        .clone()
+        .with_game_check(engine_game_check)
+        .with_verifier(verify_game)
+}
+
 both_backends! {
 async fn a_lease_carries_deal_seeds_not_the_listed_ones_and_its_report_verifies() {
     let test = test_store().await;
-    let store = test
-        .store
-        .clone()
-        .with_game_check(engine_game_check)
-        .with_verifier(verify_game);
+    let store = refereed(&test.store);
     let owner = owner_with_bots(&store, "ada", &["a", "b"]).await;
     let tournament = store
         .create_tournament(&owner, &schotten_totten(&["a", "b"]))
@@ -138,11 +142,7 @@ async fn two_stores_making_the_first_secret_at_once_keep_the_first_written() {
 both_backends! {
 async fn solo_boards_deal_every_entry_the_same_unlisted_deals() {
     let test = test_store().await;
-    let store = test
-        .store
-        .clone()
-        .with_game_check(engine_game_check)
-        .with_verifier(verify_game);
+    let store = refereed(&test.store);
     let owner = owner_with_bots(&store, "ada", &["a", "b"]).await;
     let solo = NewTournament {
         game: "bullfrogs".into(),
