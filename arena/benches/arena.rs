@@ -12,8 +12,13 @@
 //! Prints `bench: arena/results_per_s` (no readers),
 //! `bench: arena/list_matches_p99_ms`, `bench: arena/leaderboard_p99_ms_under_load`
 //! and `bench: arena/ingest_slowdown_under_load` (results/s alone divided by
-//! results/s under the readers' load); then the same on PostgreSQL, and on
-//! two arena servers sharing it (`postgres/`).
+//! results/s under the readers' load); then, the last report answered, the
+//! same readers for a few seconds with nothing reported:
+//! `bench: arena/reads_per_s_no_ingest` and both p99s `_no_ingest`. On a
+//! machine whose cores the readers share with the arena, those show what
+//! the readers alone take: with 200 back-to-back readers, their p99 is
+//! about 2.4 times 200 divided by the reads per second. Then the same on
+//! PostgreSQL, and on two arena servers sharing it (`postgres/`).
 
 mod postgres;
 
@@ -21,7 +26,7 @@ mod postgres;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -43,6 +48,8 @@ const GAMES_PER_PAIRING: u32 = 10;
 const N_RUNNERS: usize = 2;
 const N_READERS: usize = 200;
 const RUNNER_TOKEN: &str = "bench-runner-token-0123456789";
+/// How long the readers go on after the last report, timed alone.
+const READS_ALONE_FOR: Duration = Duration::from_secs(5);
 
 fn authorized<T>(message: T, token: &str) -> Request<T> {
     let mut request = Request::new(message);
@@ -150,16 +157,27 @@ async fn ingest_over(arenas: &[SocketAddr], n_runners: usize, n_matches: usize) 
     (games, games as f64 / started.elapsed().as_secs_f64())
 }
 
-/// Reads until `stop`, alternating nothing: a reader asks one thing only.
+/// What the readers are timing: reads under ingest, reads alone, or
+/// nothing (stop).
+const UNDER_INGEST: u8 = 0;
+const NO_INGEST: u8 = 1;
+const STOP: u8 = 2;
+
+/// Reads until `phase` says stop, asking one thing only; the latencies of
+/// the reads begun under ingest and of those begun after it.
 async fn reader(
     address: SocketAddr,
     tournament_id: i64,
     leaderboard: bool,
-    stop: Arc<AtomicBool>,
-) -> Vec<Duration> {
+    phase: Arc<AtomicU8>,
+) -> [Vec<Duration>; 2] {
     let mut client = ArenaClient::new(connect(address).await);
-    let mut latencies = Vec::new();
-    while !stop.load(Ordering::Relaxed) {
+    let mut latencies = [Vec::new(), Vec::new()];
+    loop {
+        let began_in = phase.load(Ordering::Relaxed);
+        if began_in == STOP {
+            return latencies;
+        }
         let started = Instant::now();
         if leaderboard {
             let board = client
@@ -180,9 +198,8 @@ async fn reader(
                 .expect("matches");
             assert_eq!(page.into_inner().matches.len(), 100);
         }
-        latencies.push(started.elapsed());
+        latencies[usize::from(began_in)].push(started.elapsed());
     }
-    latencies
 }
 
 /// CPU time used by this process and by each group of its threads (by
@@ -341,30 +358,44 @@ fn bench(processes: &Processes) {
     let (n_alone, alone) = processes.runners.block_on(ingest(address, 300));
     let cpu_alone = CpuTimes::now().since(&before_alone);
     println!("bench: arena/results_per_s {alone:.0} results/s");
-    let stop = Arc::new(AtomicBool::new(false));
+    let phase = Arc::new(AtomicU8::new(UNDER_INGEST));
     let readers: Vec<_> = (0..N_READERS)
         .map(|index| {
             processes.readers.spawn(reader(
                 address,
                 tournament_id,
                 index % 2 == 0,
-                Arc::clone(&stop),
+                Arc::clone(&phase),
             ))
         })
         .collect();
     let before_loaded = CpuTimes::now();
     let (n_loaded, loaded) = processes.runners.block_on(ingest(address, 300));
     let cpu_loaded = CpuTimes::now().since(&before_loaded);
-    stop.store(true, Ordering::Relaxed);
-    let (mut boards, mut lists) = (Vec::new(), Vec::new());
+    // The same readers with nothing reported: what reads alone cost on
+    // this machine, and their latencies without ingest beside them.
+    phase.store(NO_INGEST, Ordering::Relaxed);
+    let before_reads_alone = CpuTimes::now();
+    let reads_began = Instant::now();
+    std::thread::sleep(READS_ALONE_FOR);
+    phase.store(STOP, Ordering::Relaxed);
+    let reads_took = reads_began.elapsed();
+    let cpu_reads_alone = CpuTimes::now().since(&before_reads_alone);
+    let mut boards = [Vec::new(), Vec::new()];
+    let mut lists = [Vec::new(), Vec::new()];
     for (index, task) in readers.into_iter().enumerate() {
         let latencies = processes.readers.block_on(task).expect("reader task");
-        if index % 2 == 0 {
-            boards.extend(latencies);
+        let kind = if index % 2 == 0 {
+            &mut boards
         } else {
-            lists.extend(latencies);
+            &mut lists
+        };
+        for (into, from) in kind.iter_mut().zip(latencies) {
+            into.extend(from);
         }
     }
+    let [boards, boards_alone] = boards;
+    let [lists, lists_alone] = lists;
     println!(
         "({} ListMatches and {} leaderboard reads; {alone:.0} results/s alone, {loaded:.0} under load)",
         lists.len(),
@@ -389,6 +420,25 @@ fn bench(processes: &Processes) {
     println!(
         "bench: arena/ingest_slowdown_under_load {:.2} x",
         alone / loaded
+    );
+    let n_reads_alone = lists_alone.len() + boards_alone.len();
+    println!(
+        "(with no ingest: {:.2} of 2 cores busy, {:.0} µs per read in the arena's runtime and {:.0} µs in the readers')",
+        cpu_reads_alone.total_us / reads_took.as_secs_f64() / 1e6,
+        cpu_reads_alone.group_us("bench-arena") / n_reads_alone.max(1) as f64,
+        cpu_reads_alone.group_us("bench-readers") / n_reads_alone.max(1) as f64,
+    );
+    println!(
+        "bench: arena/reads_per_s_no_ingest {:.0} reads/s",
+        n_reads_alone as f64 / reads_took.as_secs_f64()
+    );
+    println!(
+        "bench: arena/list_matches_p99_ms_no_ingest {:.2} ms",
+        p99_ms(lists_alone)
+    );
+    println!(
+        "bench: arena/leaderboard_p99_ms_no_ingest {:.2} ms",
+        p99_ms(boards_alone)
     );
     stop_server.send(()).expect("server running");
     processes

@@ -14,7 +14,7 @@
 //! Without a PostgreSQL server these figures are skipped, loudly.
 
 use std::net::SocketAddr;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -28,7 +28,7 @@ use tokio::sync::oneshot;
 
 use super::{
     ingest_over, p99_ms, reader, set_up, ticks_us, CpuTimes, N_BOTS, N_READERS, N_RUNNERS,
-    RUNNER_TOKEN,
+    RUNNER_TOKEN, STOP, UNDER_INGEST,
 };
 
 /// Matches each runner reports per measurement (the tournament has 2,450:
@@ -209,26 +209,26 @@ pub(crate) fn bench(runners: &Runtime, readers: &Runtime) {
     println!("(one arena server, {N_RUNNERS} runners: {cpu_alone})");
     println!("bench: arena/results_per_s_postgres {alone:.0} results/s");
 
-    let stop = Arc::new(AtomicBool::new(false));
+    let phase = Arc::new(AtomicU8::new(UNDER_INGEST));
     let reading: Vec<_> = (0..N_READERS)
         .map(|index| {
             readers.spawn(reader(
                 first.address,
                 tournament_id,
                 index % 2 == 0,
-                Arc::clone(&stop),
+                Arc::clone(&phase),
             ))
         })
         .collect();
     let loaded = runners
         .block_on(ingest_over(&[first.address], N_RUNNERS, per_runner))
         .1;
-    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    phase.store(STOP, Ordering::Relaxed);
     let mut boards = Vec::new();
     for (index, task) in reading.into_iter().enumerate() {
-        let latencies = readers.block_on(task).expect("reader task");
+        let [under_ingest, _] = readers.block_on(task).expect("reader task");
         if index % 2 == 0 {
-            boards.extend(latencies);
+            boards.extend(under_ingest);
         }
     }
     println!(

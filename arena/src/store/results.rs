@@ -127,6 +127,10 @@ impl Store {
             return Err(super::cancel::lease_lost(&mut connection, match_id).await?);
         }
         (self.verifier)(&planned.planned, report)?;
+        // Readers of the board's fit take it as busy until the report ends.
+        let _under_way = self
+            .reads
+            .report_under_way(&planned.planned.game, &planned.variant);
         let game = PendingGame {
             runner,
             lease_generation,

@@ -105,6 +105,25 @@ pub(crate) struct BoardVersion {
     writes: u64,
 }
 
+/// A report of a board under way (see [`ReadCache::report_under_way`]).
+#[derive(Debug)]
+pub(crate) struct ReportUnderWay {
+    reads: Arc<ReadCache>,
+    board: (String, String),
+}
+
+impl Drop for ReportUnderWay {
+    fn drop(&mut self) {
+        let mut under_way = lock(&self.reads.reports_under_way);
+        if let Some(count) = under_way.get_mut(&self.board) {
+            *count -= 1;
+            if *count == 0 {
+                under_way.remove(&self.board);
+            }
+        }
+    }
+}
+
 /// The store's snapshots, shared by every clone of the store.
 #[derive(Debug, Default)]
 pub(crate) struct ReadCache {
@@ -116,6 +135,9 @@ pub(crate) struct ReadCache {
     /// nothing last committed (it may have written any board).
     board_written_at: Mutex<HashMap<(String, String), Instant>>,
     everything_written_at: Mutex<Option<Instant>>,
+    /// Reports under way in this process, by board (see
+    /// [`ReadCache::report_under_way`]).
+    reports_under_way: Mutex<HashMap<(String, String), usize>>,
 }
 
 impl ReadCache {
@@ -169,13 +191,31 @@ impl ReadCache {
     }
 
     /// Whether a write may have touched a game and variant's board after
-    /// `since`.
+    /// `since`, or a report of the board is under way.
     pub(crate) fn board_written_after(&self, game: &str, variant: &str, since: Instant) -> bool {
+        let board_key = (game.to_string(), variant.to_string());
+        if lock(&self.reports_under_way).contains_key(&board_key) {
+            return true;
+        }
         let everything = *lock(&self.everything_written_at);
-        let board = lock(&self.board_written_at)
-            .get(&(game.to_string(), variant.to_string()))
-            .copied();
+        let board = lock(&self.board_written_at).get(&board_key).copied();
         everything.max(board).is_some_and(|at| at > since)
+    }
+
+    /// Marks a report of a board as under way until the guard drops: the
+    /// board is busy meanwhile, however long the report waits for its
+    /// turn. Without it, a board whose reports stalled for longer than a
+    /// refit (a writer starved of CPU under many readers) looked quiet, and
+    /// its readers waited for a refit the next result made stale at once.
+    pub(crate) fn report_under_way(self: &Arc<Self>, game: &str, variant: &str) -> ReportUnderWay {
+        let board = (game.to_string(), variant.to_string());
+        *lock(&self.reports_under_way)
+            .entry(board.clone())
+            .or_default() += 1;
+        ReportUnderWay {
+            reads: Arc::clone(self),
+            board,
+        }
     }
 
     /// Drops every snapshot a committed write touched.

@@ -348,3 +348,18 @@ async fn a_page_of_long_matches_holds_fewer_matches_and_every_size_is_answered_r
         assert_eq!(*cached, truth.unwrap());
     }
 }
+
+#[test]
+fn a_board_is_busy_while_a_report_of_it_is_under_way() {
+    let reads = Arc::new(ReadCache::default());
+    let quiet = |game: &str| !reads.board_written_after(game, "", Instant::now());
+    assert!(quiet(TEST_DUEL));
+    let first = reads.report_under_way(TEST_DUEL, "");
+    let second = reads.report_under_way(TEST_DUEL, "");
+    assert!(!quiet(TEST_DUEL));
+    assert!(quiet("another-game"), "only the reported board is busy");
+    drop(first);
+    assert!(!quiet(TEST_DUEL), "one report is still under way");
+    drop(second);
+    assert!(quiet(TEST_DUEL));
+}
