@@ -423,8 +423,9 @@ fn bench(processes: &Processes) {
     );
     let n_reads_alone = lists_alone.len() + boards_alone.len();
     println!(
-        "(with no ingest: {:.2} of 2 cores busy, {:.0} µs per read in the arena's runtime and {:.0} µs in the readers')",
+        "(with no ingest: {:.2} of {} cores busy, {:.0} µs per read in the arena's runtime and {:.0} µs in the readers')",
         cpu_reads_alone.total_us / reads_took.as_secs_f64() / 1e6,
+        std::thread::available_parallelism().map_or(0, usize::from),
         cpu_reads_alone.group_us("bench-arena") / n_reads_alone.max(1) as f64,
         cpu_reads_alone.group_us("bench-readers") / n_reads_alone.max(1) as f64,
     );

@@ -158,6 +158,9 @@ pub struct Sprt {
     pub beta: f64,
 }
 
+/// The largest Elo difference an SPRT may test.
+pub const MAX_SPRT_ELO: f64 = 1000.0;
+
 /// Where an SPRT stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
@@ -169,15 +172,27 @@ pub enum Verdict {
 }
 
 impl Sprt {
-    /// Checks the parameters: elo0 < elo1, α and β in (0, 1).
+    /// Checks the parameters: elo0 < elo1, both within ±[`MAX_SPRT_ELO`],
+    /// α and β in (0, 1) with α + β < 1 (else the bounds cross and any
+    /// first game decides).
     pub fn new(elo0: f64, elo1: f64, alpha: f64, beta: f64) -> Result<Sprt, String> {
         let in_unit = |p: f64| p > 0.0 && p < 1.0;
         if !(elo0.is_finite() && elo1.is_finite() && elo0 < elo1) {
             return Err(format!("sprt: elo0 ({elo0}) must be below elo1 ({elo1})"));
         }
+        if elo0.abs() > MAX_SPRT_ELO || elo1.abs() > MAX_SPRT_ELO {
+            return Err(format!(
+                "sprt: elo0 and elo1 must be within ±{MAX_SPRT_ELO} (a score of 99.7%)"
+            ));
+        }
         if !(in_unit(alpha) && in_unit(beta)) {
             return Err(format!(
                 "sprt: alpha ({alpha}) and beta ({beta}) must be between 0 and 1"
+            ));
+        }
+        if alpha + beta >= 1.0 {
+            return Err(format!(
+                "sprt: alpha ({alpha}) plus beta ({beta}) must be below 1, or the test decides before any game"
             ));
         }
         Ok(Sprt {
@@ -287,6 +302,20 @@ mod tests {
 
     fn close(a: f64, b: f64, tolerance: f64) -> bool {
         (a - b).abs() <= tolerance
+    }
+
+    #[test]
+    fn an_sprt_whose_bounds_would_cross_or_whose_elo_is_absurd_is_refused() {
+        for (elo0, elo1, alpha, beta, says) in [
+            (0.0, 5.0, 0.5, 0.5, "below 1"),
+            (0.0, 5.0, 0.999_999, 0.999_999, "below 1"),
+            (0.0, 1e308, 0.05, 0.05, "within"),
+            (-5000.0, 0.0, 0.05, 0.05, "within"),
+        ] {
+            let refused = Sprt::new(elo0, elo1, alpha, beta).unwrap_err();
+            assert!(refused.contains(says), "{refused}");
+        }
+        assert!(Sprt::new(-1000.0, 1000.0, 0.49, 0.5).is_ok());
     }
 
     #[test]

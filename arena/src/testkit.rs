@@ -43,6 +43,7 @@ const DUEL: GameDescriptor = GameDescriptor {
     options: FAST,
     actions: &[],
     solo_rank_title: None,
+    solo_forfeit_score: None,
 };
 
 const TABLE: GameDescriptor = GameDescriptor {
@@ -56,6 +57,7 @@ const TABLE: GameDescriptor = GameDescriptor {
     options: FAST,
     actions: &[],
     solo_rank_title: None,
+    solo_forfeit_score: None,
 };
 
 /// Knows [`TEST_DUEL`] and [`TEST_TABLE`], each taking the option `fast`
@@ -187,7 +189,7 @@ pub fn played_game_report(planned: &PlannedGame) -> GameReport {
         actions.push(first);
         hashes.push(hash_text(state.state_hash()));
     }
-    let score = final_score(state.outcome().as_ref(), n_seats, &[]);
+    let score = final_score(&planned.game, state.outcome().as_ref(), n_seats, &[]);
     let n_actions = actions.len();
     let seats = planned
         .seats
@@ -205,7 +207,7 @@ pub fn played_game_report(planned: &PlannedGame) -> GameReport {
         game: planned.game.clone(),
         options: planned.options.clone(),
         seed: planned.seed,
-        seats: (0..n_seats).map(|seat| format!("bot{seat}")).collect(),
+        seats: planned.seat_names.clone(),
         actions,
         hashes,
         forfeits: Vec::new(),

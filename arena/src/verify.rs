@@ -26,6 +26,8 @@ pub struct PlannedGame {
     pub seed: u64,
     /// Bot version ids by seat.
     pub seats: Vec<i64>,
+    /// Each seat's bot as a replay names it (`name@version`), by seat.
+    pub seat_names: Vec<String>,
 }
 
 /// Checks a reported game against the plan and against its own replay.
@@ -58,6 +60,14 @@ pub fn verify_game(planned: &PlannedGame, report: &GameReport) -> Result<(), Are
         return Err(invalid(
             "the replay is not of the planned game, options, seed and seats".into(),
         ));
+    }
+    // The replay is kept and shown as it came: its names must be the
+    // seated bots', or it would credit a game to another bot.
+    if record.seats != planned.seat_names {
+        return Err(invalid(format!(
+            "the replay's seats are not the seated bots ({})",
+            planned.seat_names.join(", ")
+        )));
     }
     if let Some(forfeit) = record
         .forfeits

@@ -57,7 +57,8 @@ pub const PAGE_SIZE: u32 = 1000;
 
 /// One line for a failed call.
 pub fn status_error(status: Status) -> anyhow::Error {
-    let message = status.message();
+    // An arena's message may quote what an owner, a bot or a runner sent.
+    let message = crate::escape::line(status.message());
     match status.code() {
         Code::Unauthenticated => {
             anyhow!("the arena refused the token: {message} (check --token or CAIRN_TOKEN)")

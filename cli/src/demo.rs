@@ -176,7 +176,11 @@ async fn demo(args: &DemoArgs, dir: &Path, db: &Path) -> anyhow::Result<()> {
     let address = crate::serve::dial_address(listener.local_addr()?);
     let (stop_web, web_stopped) = tokio::sync::watch::channel(());
     let web = match &args.serve {
-        Some(http) => Some(crate::serve::start_web(http, store.clone(), web_stopped).await?),
+        Some(http) => Some(crate::serve::start_web(
+            crate::serve::bind_web(http).await?,
+            store.clone(),
+            web_stopped,
+        )?),
         None => None,
     };
     let (stop_arena, arena_stopped) = oneshot::channel::<()>();

@@ -130,10 +130,25 @@ fn main() -> std::process::ExitCode {
         // The reader of our output left (`cairn replay f.json | head`).
         Err(error) if out::is_broken_pipe(&error) => std::process::ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("error: {error:#}");
+            eprintln!("error: {}", error_text(&error));
             std::process::ExitCode::from(2)
         }
     }
+}
+
+/// An error and its causes, each said once: many errors already end with
+/// their cause's text (`cannot read F: No such file...`), which `{:#}`
+/// would repeat.
+fn error_text(error: &anyhow::Error) -> String {
+    let mut text = error.to_string();
+    for cause in error.chain().skip(1) {
+        let cause = cause.to_string();
+        if !text.ends_with(&cause) {
+            text.push_str(": ");
+            text.push_str(&cause);
+        }
+    }
+    text
 }
 
 /// Library crates (arena, runner) log through `tracing`; their events go to
@@ -168,5 +183,23 @@ mod tests {
     #[test]
     fn every_command_is_well_formed() {
         super::Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn an_error_says_each_cause_once() {
+        let missing = std::io::Error::from(std::io::ErrorKind::NotFound);
+        let said_with_cause = anyhow::Error::new(missing).context(format!(
+            "cannot read f.json: {}",
+            std::io::Error::from(std::io::ErrorKind::NotFound)
+        ));
+        assert_eq!(
+            super::error_text(&said_with_cause),
+            "cannot read f.json: entity not found"
+        );
+        let said_apart = anyhow::anyhow!("entity not found").context("cannot start the bot `x`");
+        assert_eq!(
+            super::error_text(&said_apart),
+            "cannot start the bot `x`: entity not found"
+        );
     }
 }

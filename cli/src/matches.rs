@@ -179,6 +179,7 @@ const NOT_PLAYED: &str = "it was never played (a seat forfeited before it began)
 
 fn game_text(answer: &pb::Replay, replay: &Value) -> String {
     let record = &replay["games"][0];
+    // The replay's names; a game never played has none, the arena's do.
     let names: Vec<String> = record["seats"]
         .as_array()
         .map(|seats| {
@@ -187,7 +188,7 @@ fn game_text(answer: &pb::Replay, replay: &Value) -> String {
                 .map(|s| s.as_str().unwrap_or("?").to_string())
                 .collect()
         })
-        .unwrap_or_default();
+        .unwrap_or_else(|| answer.seat_bots.clone());
     let mut table = Table::new(&[">seat", "bot", ">score", ">rank", "forfeit"]);
     for (seat, result) in answer.result.iter().enumerate() {
         let forfeit = result.forfeit.as_ref().map_or(String::new(), |f| {

@@ -7,6 +7,8 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
@@ -79,9 +81,13 @@ pub struct PlayArgs {
     /// CPU time bank per bot per game.
     #[arg(long, default_value_t = 10_000)]
     bank_ms: u64,
-    /// Skip the bot folders' build commands.
+    /// Run the bot folders as they are, without their build commands (an
+    /// earlier build in the cache is not used).
     #[arg(long)]
     no_build: bool,
+    /// How long a bot's build may run before it is killed.
+    #[arg(long, value_name = "SECONDS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
+    build_wall_s: u64,
     /// Run the bots as plain processes, without the sandbox (trusted bots only).
     #[arg(long)]
     no_sandbox: bool,
@@ -104,6 +110,12 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
     };
     if args.bots.is_empty() {
         bail!("name the bots, one per seat: bot folders or `cmd:COMMAND`");
+    }
+    if args.concurrency == Some(0) {
+        bail!("--concurrency must be at least 1");
+    }
+    if args.decision_ms == 0 && args.bank_ms == 0 {
+        bail!("--decision-ms 0 with --bank-ms 0 leaves no time for any decision");
     }
     // --mirror plays every deal from each rotation of the seats: a deal
     // left without its rotations would count in no deal pair.
@@ -154,11 +166,12 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
     } else {
         Box::new(SandboxLauncher::new(Limits::default()))
     };
+    let interrupted = Arc::new(AtomicBool::new(false));
+    watch_interrupts(Arc::clone(&interrupted));
     eprintln!("{}", launcher.describe());
     let concurrency = args
         .concurrency
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1);
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let unit = unit_len(
         spec.games.len(),
         if args.mirror { n_seats } else { 1 },
@@ -167,6 +180,9 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
     let mut progress = Progress::new(spec.games.len());
     let mut decided = None;
     let played = batch::play_units(&spec, unit, concurrency, launcher.as_ref(), |games| {
+        if interrupted.load(Ordering::SeqCst) {
+            return Next::Stop;
+        }
         let head = (n_seats == 2).then(|| HeadToHead::of(games, args.mirror));
         let state = sprt
             .zip(head.as_ref())
@@ -189,6 +205,14 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
         ),
         Err(error) => return Err(error).context("the match could not be played"),
     };
+    let interrupted = interrupted.load(Ordering::SeqCst);
+    if interrupted {
+        eprintln!(
+            "interrupted: {} of {} games played",
+            result.games.len(),
+            spec.games.len()
+        );
+    }
     for line in start_failures(&spec, &result, &from_folders, args.no_sandbox) {
         eprintln!("{line}");
     }
@@ -242,7 +266,48 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
     if !beaten.is_empty() {
         return Ok(ExitCode::from(3));
     }
+    // As a shell reports a command ended by Ctrl-C.
+    if interrupted {
+        return Ok(ExitCode::from(130));
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Sets `interrupted` at the first Ctrl-C: no game starts after it, the
+/// games under way finish (bots run in process groups of their own, so the
+/// terminal's signal does not reach them), and the results so far are
+/// printed and written as fastchess prints them. A second Ctrl-C quits at
+/// once.
+fn watch_interrupts(interrupted: Arc<AtomicBool>) {
+    use tokio::signal::unix::{signal, SignalKind};
+    // Taken here, before any game starts: from now on Ctrl-C is ours.
+    let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    else {
+        return;
+    };
+    let Ok(mut ctrl_c) = runtime.block_on(async { signal(SignalKind::interrupt()) }) else {
+        return;
+    };
+    let watch = move || {
+        runtime.block_on(async {
+            if ctrl_c.recv().await.is_none() {
+                return;
+            }
+            interrupted.store(true, Ordering::SeqCst);
+            eprintln!(
+                "\ninterrupted: the games under way finish, then the results so far (Ctrl-C again quits at once)"
+            );
+            if ctrl_c.recv().await.is_some() {
+                std::process::exit(130);
+            }
+        });
+    };
+    // Without the thread, Ctrl-C ends the run as it always would.
+    let _ = std::thread::Builder::new()
+        .name("cairn-play-ctrl-c".into())
+        .spawn(watch);
 }
 
 /// `exit (exited with code 1)`: bot `bot`'s first forfeit.
@@ -294,9 +359,13 @@ fn sprt_of(args: &mut PlayArgs) -> anyhow::Result<Option<Sprt>> {
 }
 
 fn prepare_bots(args: &PlayArgs) -> anyhow::Result<Vec<PreparedBot>> {
+    let limits = BuildLimits {
+        wall: Duration::from_secs(args.build_wall_s),
+        ..BuildLimits::default()
+    };
     let builder = match args.no_sandbox {
-        true => Builder::plain(BuildLimits::default()),
-        false => Builder::sandboxed(BuildLimits::default()),
+        true => Builder::plain(limits),
+        false => Builder::sandboxed(limits),
     };
     let cache = build_cache();
     let mut bots = Vec::new();

@@ -48,32 +48,38 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn describe_game(index: u64, game: &GameRecord) -> String {
+    // A replay file may come from anywhere: its names, actions and details
+    // are escaped like every bot-written text.
+    use crate::escape::line;
     let mut out = format!(
         "game {index}: {} {}, seed {}\n",
-        crate::escape::line(&game.game),
+        line(&game.game),
         crate::view::options_text(&game.options),
         game.seed
     );
     for (seat, name) in game.seats.iter().enumerate() {
-        out.push_str(&format!("  seat {seat}: {name}\n"));
+        out.push_str(&format!("  seat {seat}: {}\n", line(name)));
     }
+    let forfeit_line = |forfeit: &cairn_engine::forfeit::Forfeit| {
+        format!(
+            "  -- seat {} forfeits: {} ({})\n",
+            forfeit.seat,
+            forfeit.reason.as_str(),
+            line(&forfeit.detail)
+        )
+    };
     // Who moved comes from the engine; a record that does not re-simulate
     // is still printed, with `?` for unknown seats.
     let mut state = new_game(&game.game, &game.options, game.seats.len(), game.seed).ok();
     for (step, action) in game.actions.iter().enumerate() {
         for forfeit in game.forfeits.iter().filter(|f| f.after_actions == step) {
-            out.push_str(&format!(
-                "  -- seat {} forfeits: {} ({})\n",
-                forfeit.seat,
-                forfeit.reason.as_str(),
-                forfeit.detail
-            ));
+            out.push_str(&forfeit_line(forfeit));
         }
         let seat = state
             .as_ref()
             .and_then(|s| s.current_seat())
             .map_or("?".to_string(), |s| s.to_string());
-        out.push_str(&format!("  {step:>4}  seat {seat}  {action}\n"));
+        out.push_str(&format!("  {step:>4}  seat {seat}  {}\n", line(action)));
         if let Some(live) = state.as_mut() {
             if live.apply_text(action).is_err() {
                 state = None;
@@ -85,12 +91,7 @@ fn describe_game(index: u64, game: &GameRecord) -> String {
         .iter()
         .filter(|f| f.after_actions >= game.actions.len())
     {
-        out.push_str(&format!(
-            "  -- seat {} forfeits: {} ({})\n",
-            forfeit.seat,
-            forfeit.reason.as_str(),
-            forfeit.detail
-        ));
+        out.push_str(&forfeit_line(forfeit));
     }
     out.push_str(&format!(
         "  ended by {}; scores {:?}, ranks {:?}\n\n",
@@ -99,4 +100,33 @@ fn describe_game(index: u64, game: &GameRecord) -> String {
         game.score.ranks
     ));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use cairn_engine::forfeit::{final_score, Forfeit, ForfeitReason};
+    use cairn_proto::record::GameRecord;
+
+    #[test]
+    fn a_replay_files_names_actions_and_details_are_printed_escaped() {
+        let forfeit = Forfeit::new(0, ForfeitReason::Crash, "\u{1b}[2Jgone", 1);
+        let record = GameRecord {
+            game: "schotten-totten".into(),
+            options: Default::default(),
+            seed: 1,
+            seats: vec!["\u{1b}]0;evil\u{7}".into(), "b@1".into()],
+            actions: vec!["\u{1b}[31mplay".into()],
+            hashes: vec![String::new()],
+            forfeits: vec![forfeit.clone()],
+            score: final_score("schotten-totten", None, 2, &[forfeit]),
+            cpu_us: Vec::new(),
+        };
+        let text = super::describe_game(0, &record);
+        assert!(!text.contains('\u{1b}'), "{text}");
+        assert!(text.contains("\\u{1b}]0;evil\\u{7}"), "{text}");
+        assert!(
+            text.contains("\\u{1b}[2Jgone") && text.contains("\\u{1b}[31mplay"),
+            "{text}"
+        );
+    }
 }

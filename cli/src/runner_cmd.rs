@@ -35,6 +35,10 @@ pub struct RunnerArgs {
     /// Stop once no match is waiting.
     #[arg(long)]
     exit_when_idle: bool,
+    /// How long a bot's build may run before it is killed and the bot
+    /// version marked broken.
+    #[arg(long, value_name = "SECONDS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
+    build_wall_s: u64,
 }
 
 pub fn run(args: RunnerArgs) -> anyhow::Result<ExitCode> {
@@ -45,6 +49,7 @@ pub fn run(args: RunnerArgs) -> anyhow::Result<ExitCode> {
     config.cache_dir = args.cache.unwrap_or_else(default_cache_dir);
     config.no_sandbox = args.no_sandbox;
     config.exit_when_idle = args.exit_when_idle;
+    config.build_limits.wall = Duration::from_secs(args.build_wall_s);
     config.verbose = true;
     crate::client::runtime()?.block_on(async {
         let shutdown = crate::serve::shutdown_signal();

@@ -21,8 +21,8 @@ pub struct ServeArgs {
     #[arg(long, default_value = "127.0.0.1:50051")]
     listen: String,
     /// A token for a runner named `runner` (at least 16 characters); without
-    /// one (or with an empty one) a runner with a fresh token is added and
-    /// the token printed. More runners: `cairn runners add NAME`.
+    /// one (or with an empty one) a runner `runner-PID` with a fresh token is
+    /// added and the token printed. More runners: `cairn runners add NAME`.
     #[arg(long, env = "CAIRN_RUNNER_TOKEN", hide_env_values = true)]
     runner_token: Option<String>,
     /// Give a match up as failed (never rated) after this many attempts
@@ -52,6 +52,15 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             .runner_token
             .as_deref()
             .filter(|token| !token.is_empty());
+        // Both addresses first: an arena that cannot listen leaves no
+        // runner (nor its token) behind in the database.
+        let listener = TcpListener::bind(&args.listen)
+            .await
+            .with_context(|| format!("cannot listen on {}", args.listen))?;
+        let web_listener = match &args.http {
+            Some(http) => Some(bind_web(http).await?),
+            None => None,
+        };
         let ServedStore {
             store,
             runner_token,
@@ -69,9 +78,6 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         if let Some(bytes) = args.max_report_bytes {
             store = store.with_max_report_bytes(bytes);
         }
-        let listener = TcpListener::bind(&args.listen)
-            .await
-            .with_context(|| format!("cannot listen on {}", args.listen))?;
         let address = listener.local_addr()?;
         if given.is_none() {
             eprintln!("runner token (give it to `cairn runner --token`): {runner_token}");
@@ -89,8 +95,8 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         });
         let shutdown = shutdown_signal();
         let (stop_web, web_stopped) = tokio::sync::watch::channel(());
-        let web = match &args.http {
-            Some(http) => Some(start_web(http, store.clone(), web_stopped).await?),
+        let web = match web_listener {
+            Some(web_listener) => Some(start_web(web_listener, store.clone(), web_stopped)?),
             None => None,
         };
         // Scripts and tests read the address from this line.
@@ -112,16 +118,20 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// Serves the web pages on `http` until `stop` changes; prints the address
-/// (scripts and tests read it from this line).
-pub async fn start_web(
-    http: &str,
+/// The web pages' listener on `http`.
+pub async fn bind_web(http: &str) -> anyhow::Result<TcpListener> {
+    TcpListener::bind(http)
+        .await
+        .with_context(|| format!("cannot listen on {http}"))
+}
+
+/// Serves the web pages on `listener` until `stop` changes; prints the
+/// address (scripts and tests read it from this line).
+pub fn start_web(
+    listener: TcpListener,
     store: Store,
     mut stop: tokio::sync::watch::Receiver<()>,
 ) -> anyhow::Result<tokio::task::JoinHandle<std::io::Result<()>>> {
-    let listener = TcpListener::bind(http)
-        .await
-        .with_context(|| format!("cannot listen on {http}"))?;
     println!("cairn web pages on http://{}/", listener.local_addr()?);
     std::io::stdout().flush()?;
     Ok(tokio::spawn(cairn_arena::web::serve(

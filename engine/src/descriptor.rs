@@ -25,6 +25,9 @@ pub struct GameDescriptor {
     pub actions: &'static [ActionForm],
     /// The rulebook's rank title for a solo score, if the game has one.
     pub solo_rank_title: Option<fn(i32) -> &'static str>,
+    /// The score of a solo game its seat forfeits or cannot start (see
+    /// [`crate::forfeit::final_score`]), if the game has a solo mode.
+    pub solo_forfeit_score: Option<i32>,
 }
 
 /// The seats a game takes, under a condition on one option.
@@ -316,6 +319,7 @@ mod tests {
             examples: &["play pad3 at 0,1"],
         }],
         solo_rank_title: None,
+        solo_forfeit_score: None,
     };
 
     fn canonical(words: &[&str]) -> Result<GameOptions, SetupError> {

@@ -157,8 +157,15 @@ pub struct FinalScore {
 ///
 /// RULING (ours): "ranked last" for several forfeits means the later a seat
 /// dropped out the better it ranks, and a game stopped by forfeits scores
-/// zero points for everyone (the ranks carry the result).
-pub fn final_score(engine: Option<&Outcome>, n_seats: usize, forfeits: &[Forfeit]) -> FinalScore {
+/// zero points for everyone (the ranks carry the result). A solo game has
+/// no one to rank against: its forfeited seat scores the game's
+/// `solo_forfeit_score` (see the Bullfrogs ruling there).
+pub fn final_score(
+    game: &str,
+    engine: Option<&Outcome>,
+    n_seats: usize,
+    forfeits: &[Forfeit],
+) -> FinalScore {
     let out: Vec<bool> = (0..n_seats)
         .map(|seat| forfeits.iter().any(|f| f.seat == seat))
         .collect();
@@ -178,12 +185,25 @@ pub fn final_score(engine: Option<&Outcome>, n_seats: usize, forfeits: &[Forfeit
         Some(EndReason::MoveLimit) => EndedBy::MoveLimit,
         None => EndedBy::Forfeit,
     };
-    let scores = engine.map_or_else(|| vec![0; n_seats], |o| o.scores.clone());
+    let mut scores = engine.map_or_else(|| vec![0; n_seats], |o| o.scores.clone());
+    if let Some(floor) = solo_forfeit_score(game, n_seats) {
+        for forfeit in forfeits {
+            scores[forfeit.seat] = floor;
+        }
+    }
     FinalScore {
         scores,
         ranks,
         ended_by,
     }
+}
+
+/// The score of a forfeited seat when `n_seats` is one and `game` has a
+/// solo mode.
+fn solo_forfeit_score(game: &str, n_seats: usize) -> Option<i32> {
+    (n_seats == 1)
+        .then(|| crate::registry::descriptor(game)?.solo_forfeit_score)
+        .flatten()
 }
 
 /// The score of a game that never started because some seats' bots could
@@ -192,11 +212,16 @@ pub fn final_score(engine: Option<&Outcome>, n_seats: usize, forfeits: &[Forfeit
 /// RULING (ours): a seat whose bot cannot be built forfeits with
 /// `build_failed`; the game is not played. The broken seats share the last
 /// rank, the others share first, and everyone scores 0: no seat earned
-/// points, and a seat with a working bot is not charged for another's.
-pub fn build_failed_score(broken: &[bool]) -> FinalScore {
+/// points, and a seat with a working bot is not charged for another's (a
+/// solo seat scores as a forfeited solo game, as in [`final_score`]).
+pub fn build_failed_score(game: &str, broken: &[bool]) -> FinalScore {
     let n_working = broken.iter().filter(|broken| !**broken).count() as u32;
+    let floor = solo_forfeit_score(game, broken.len());
     FinalScore {
-        scores: vec![0; broken.len()],
+        scores: broken
+            .iter()
+            .map(|&broken| floor.filter(|_| broken).unwrap_or(0))
+            .collect(),
         ranks: broken
             .iter()
             .map(|&broken| if broken { n_working + 1 } else { 1 })
@@ -299,7 +324,7 @@ pub fn referee_replay(replay: &Replay, forfeits: &[Forfeit]) -> Result<Refereed,
             })?;
         hashes.push(state.state_hash());
     }
-    let score = final_score(state.outcome().as_ref(), n_seats, forfeits);
+    let score = final_score(&replay.game, state.outcome().as_ref(), n_seats, forfeits);
     Ok(Refereed { hashes, score })
 }
 

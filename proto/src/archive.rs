@@ -79,6 +79,9 @@ pub enum ArchiveError {
     BadManifest(String),
 }
 
+/// The largest `cairn-bot.toml` taken.
+pub const MAX_MANIFEST_BYTES: usize = 16 * 1024;
+
 /// The parsed `cairn-bot.toml`. Unknown keys are refused, so a typo such as
 /// `buld` is an error rather than a bot that is silently never built.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
@@ -95,6 +98,14 @@ pub struct Manifest {
 impl Manifest {
     /// Reads and checks a manifest's text.
     pub fn parse(text: &str) -> Result<Manifest, ArchiveError> {
+        // Every lease carries its seats' manifests: one past a runner's
+        // message limit would make its matches impossible to hand out.
+        if text.len() > MAX_MANIFEST_BYTES {
+            return Err(ArchiveError::BadManifest(format!(
+                "it is {} bytes; at most {MAX_MANIFEST_BYTES} are taken",
+                text.len()
+            )));
+        }
         let manifest: Manifest = toml::from_str(text)
             .map_err(|error| ArchiveError::BadManifest(error.message().to_string()))?;
         if manifest.name.trim().is_empty() {
@@ -118,10 +129,30 @@ impl Manifest {
                 "`build`, when given, must be a non-empty argv list".into(),
             ));
         }
+        let words = std::iter::once(&manifest.name)
+            .chain(&manifest.command)
+            .chain(manifest.build.iter().flatten())
+            .chain(manifest.games.iter().flatten());
+        if words.into_iter().any(|word| word.contains('\0')) {
+            return Err(ArchiveError::BadManifest(
+                "a NUL character cannot be passed to a program".into(),
+            ));
+        }
         if manifest.games.as_ref().is_some_and(Vec::is_empty) {
             return Err(ArchiveError::BadManifest(
                 "`games`, when given, must list at least one game".into(),
             ));
+        }
+        if let Some(unknown) = manifest
+            .games
+            .iter()
+            .flatten()
+            .find(|game| cairn_engine::descriptor(game).is_none())
+        {
+            return Err(ArchiveError::BadManifest(format!(
+                "`games` lists `{unknown}`, which is not a game (games: {})",
+                cairn_engine::game_ids().collect::<Vec<_>>().join(", ")
+            )));
         }
         Ok(manifest)
     }

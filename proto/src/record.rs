@@ -240,7 +240,7 @@ mod tests {
             actions,
             hashes,
             forfeits: Vec::new(),
-            score: final_score(state.outcome().as_ref(), 2, &[]),
+            score: final_score("schotten-totten", state.outcome().as_ref(), 2, &[]),
         }
     }
 

@@ -312,7 +312,12 @@ fn play_game(
     };
     table.greet(launcher, slots, index)?;
     table.play(slots)?;
-    let score = final_score(table.state.outcome().as_ref(), n_seats, &table.forfeits);
+    let score = final_score(
+        &spec.game,
+        table.state.outcome().as_ref(),
+        n_seats,
+        &table.forfeits,
+    );
     table.announce(slots, &score);
     Ok(table.finish(index, score, slots))
 }

@@ -13,6 +13,7 @@ use arena_support::{
     add_bot, add_bot_folder, cairn_binary, create_round_robin, register_owner, wait_for_progress,
     Arena, Running, RUNNER_TOKEN,
 };
+use cairn_proto::arena::v1 as pb;
 use cairn_tests::files_holding;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -68,4 +69,53 @@ async fn a_hostile_build_on_a_real_runner_is_sandboxed_and_the_tournament_finish
     assert!(!escape.exists(), "nothing was written outside");
     assert!(files_holding(&cache, RUNNER_TOKEN).is_empty(), "{text}");
     assert!(files_holding(&cache, "CAIRN_").is_empty(), "{text}");
+}
+
+/// A build that never ends holds its lease with heartbeats until its time
+/// limit kills it; the failure is reported under that lease, so the bot
+/// version is broken once and its matches end, rather than each new lease
+/// building it again (attack finding: the lease expired mid-build).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_build_that_hangs_breaks_its_version_under_a_lease_kept_alive() {
+    let arena = Arena::start();
+    let token = register_owner(&arena, "eve").await;
+    add_bot(&arena, &token, "plain", "first");
+    let folder = arena.folder.path().join("bots").join("hanging-build");
+    std::fs::create_dir_all(&folder).unwrap();
+    let manifest = format!(
+        "name = \"hanging-build\"\nbuild = [\"sh\", \"-c\", \"trap '' TERM; while true; do sleep 1; done\"]\ncommand = [{:?}, \"bot-run\", \"random\"]\n",
+        cairn_binary().display().to_string()
+    );
+    std::fs::write(folder.join("cairn-bot.toml"), manifest).unwrap();
+    add_bot_folder(&arena, &token, &folder);
+    let tournament = create_round_robin(&arena, &token, &["plain", "hanging-build"], 2).await;
+    // The lease is shorter than the build's limit: only heartbeats during
+    // the build keep it.
+    let _runner = Running(
+        Command::new(cairn_binary())
+            .args(["runner", "--arena", &arena.address, "--token", RUNNER_TOKEN])
+            .args(["--poll-ms", "50", "--lease-ms", "900", "--jobs", "1"])
+            .args(["--build-wall-s", "3"])
+            .arg("--cache")
+            .arg(arena.folder.path().join("hanging-cache"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("cairn runner starts"),
+    );
+    wait_for_progress(&arena, tournament.id, |p| p.finished).await;
+    let shown = arena
+        .client()
+        .await
+        .show_bot(pb::ShowBotRequest {
+            name: "hanging-build".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(shown.versions[0].broken, "{shown:?}");
+    assert!(
+        shown.versions[0].build_log.contains("wall-clock"),
+        "{shown:?}"
+    );
 }

@@ -89,6 +89,7 @@ async fn a_bot_whose_build_fails_is_charged_and_the_runner_and_tournament_go_on(
         text.contains("no replay: it was never played") && text.contains("build_failed"),
         "{text}"
     );
+    assert!(text.contains("unbuildable@1"), "seats named: {text}");
     let board = cairn(&["match", "show", &id, "--at", "1", "--arena", &arena.address]);
     let refused = String::from_utf8_lossy(&board.stderr);
     assert!(!board.status.success(), "{refused}");
@@ -259,6 +260,28 @@ fn serve_without_a_runner_token_makes_one_and_a_short_one_leaves_no_database() {
     ]);
     assert!(!refused.status.success());
     assert!(!db.exists(), "a refused start left a database");
+    // An address already taken: nothing is written, no runner token made.
+    let holder = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let taken = holder.local_addr().unwrap().to_string();
+    let refused = cairn(&[
+        "serve",
+        "--db",
+        db.to_str().unwrap(),
+        "--listen",
+        "127.0.0.1:0",
+        "--http",
+        &taken,
+    ]);
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        !refused.status.success() && said.contains("cannot listen"),
+        "{said}"
+    );
+    assert!(!said.contains("runner token"), "{said}");
+    assert!(
+        !db.exists(),
+        "a start that could not listen left a database"
+    );
     let mut serve = std::process::Command::new(cairn_binary())
         .args([
             "serve",

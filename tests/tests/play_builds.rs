@@ -111,3 +111,85 @@ fn a_command_that_cannot_start_is_one_line_naming_the_fix() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(stdout.contains("forfeit: start_failed"), "{stdout}");
 }
+
+#[test]
+fn settings_that_cannot_play_and_a_bad_manifest_are_refused_in_one_clear_line() {
+    let scratch = tempfile::tempdir().unwrap();
+    let python = workspace_root().join("sdk/python");
+    let refused = |extra: &[&str], bots: &[&Path]| {
+        let output = Command::new(cairn_binary())
+            .args(["play", "--game", "schotten-totten"])
+            .args(extra)
+            .args(bots)
+            .env("XDG_CACHE_HOME", scratch.path().join("cache"))
+            .output()
+            .expect("cairn runs");
+        assert_eq!(output.status.code(), Some(2));
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let stderr = refused(&["--concurrency", "0"], &[&python, &python]);
+    assert!(
+        stderr.contains("--concurrency must be at least 1"),
+        "{stderr}"
+    );
+    let stderr = refused(
+        &["--decision-ms", "0", "--bank-ms", "0"],
+        &[&python, &python],
+    );
+    assert!(
+        stderr.contains("leaves no time for any decision"),
+        "{stderr}"
+    );
+    let folder = python_folder(
+        scratch.path(),
+        "name = \"typo\"\ncommand = \"python3 random_bot.py\"\n",
+    );
+    let stderr = refused(&[], &[&folder, &python]);
+    assert_eq!(
+        stderr.matches("expected a sequence").count(),
+        1,
+        "the cause is said once: {stderr}"
+    );
+}
+
+/// Ctrl-C stops a long run as fastchess does: the game under way ends, the
+/// results so far are printed and written, and the exit status says so.
+#[test]
+fn ctrl_c_ends_a_long_run_with_the_results_so_far() {
+    use std::io::BufRead;
+    let scratch = tempfile::tempdir().unwrap();
+    let replay = scratch.path().join("so-far.json");
+    let bot = format!("cmd:{} bot-run random", cairn_binary().display());
+    let mut child = Command::new(cairn_binary())
+        .args(["play", "--game", "schotten-totten", "--games", "100000"])
+        .args(["--concurrency", "1", "--no-sandbox", "--quiet", "--replay"])
+        .arg(&replay)
+        .args([&bot, &bot])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("cairn runs");
+    // The launcher's line comes once Ctrl-C is taken over.
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    let interrupt = Command::new("sh")
+        .args(["-c", &format!("kill -INT {}", child.id())])
+        .status()
+        .unwrap();
+    assert!(interrupt.success());
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(130), "{line}{rest}");
+    assert!(
+        rest.contains("interrupted:") && rest.contains("of 100000 games played"),
+        "{rest}"
+    );
+    let written: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&replay).unwrap()).unwrap();
+    let n_games = written["games"].as_array().unwrap().len();
+    assert!((1..100_000).contains(&n_games), "{n_games} games written");
+    assert!(stdout.contains(&format!("{n_games} games")), "{stdout}");
+}

@@ -382,7 +382,7 @@ impl Arena for ArenaApi {
         let game_id = request.into_inner().game_id;
         let replay = self.store.replay(game_id).await?.unwrap_or_default();
         let result = self.store.game_result(game_id).await?;
-        let (game_index, tails) = self.store.game_details(game_id).await?;
+        let (game_index, tails, seat_bots) = self.store.game_details(game_id).await?;
         let result = result
             .iter()
             .zip(tails.into_iter().chain(std::iter::repeat(String::new())))
@@ -396,6 +396,7 @@ impl Arena for ArenaApi {
             replay,
             result,
             game_index,
+            seat_bots,
         }))
     }
 

@@ -131,8 +131,14 @@ pub fn check_runner_token(token: &str) -> Result<(), ArenaError> {
 pub(crate) fn check_name(what: &str, name: &str) -> Result<(), ArenaError> {
     let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
     if name.is_empty() || name.len() > 64 || !name.chars().all(allowed) {
+        // Echoed at most 64 characters long: a refusal must fit in a
+        // status (a 100,000-character name did not).
+        let mut shown: String = name.chars().take(64).collect();
+        if shown.len() < name.len() {
+            shown.push('…');
+        }
         return Err(ArenaError::invalid(format!(
-            "{what} name `{name}` must be 1 to 64 characters of letters, digits, `-`, `_` or `.`"
+            "{what} name `{shown}` must be 1 to 64 characters of letters, digits, `-`, `_` or `.`"
         )));
     }
     Ok(())
@@ -293,5 +299,23 @@ impl Store {
         }).await?;
         self.notify_change();
         Ok(requeued)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_name;
+
+    #[test]
+    fn a_refused_name_is_echoed_short() {
+        let refused = check_name("owner", &"é".repeat(100_000))
+            .unwrap_err()
+            .to_string();
+        assert!(refused.len() < 400, "{} bytes", refused.len());
+        assert!(
+            refused.contains('…') && refused.contains("1 to 64"),
+            "{refused}"
+        );
+        assert!(check_name("owner", "ada-1.x_y").is_ok());
     }
 }

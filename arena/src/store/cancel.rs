@@ -8,7 +8,8 @@ use sqlx::AnyConnection;
 use super::{Owner, Store};
 use crate::error::ArenaError;
 
-/// The failure a cancelled match is given up with.
+/// The failure a cancelled match is given up with (written out in
+/// `shown_match_status!`).
 pub(crate) const CANCELLED: &str = "cancelled";
 
 impl Store {
@@ -21,12 +22,15 @@ impl Store {
     ) -> Result<i64, ArenaError> {
         let now = self.now_ms();
         let dropped = self.write(async |tx| {
-            let row: Option<(i64, super::Flag)> =
-                sqlx::query_as("SELECT owner_id, planning_done FROM tournaments WHERE id = $1")
-                    .bind(tournament_id)
-                    .fetch_optional(&mut **tx)
-                    .await?;
-            let Some((owner_id, super::Flag(planning_done))) = row else {
+            let row: Option<(i64, super::Flag, super::Flag, Option<i64>)> = sqlx::query_as(
+                "SELECT owner_id, planning_done, cancelled_at IS NOT NULL, planned_matches FROM tournaments WHERE id = $1",
+            )
+            .bind(tournament_id)
+            .fetch_optional(&mut **tx)
+            .await?;
+            let Some((owner_id, super::Flag(planning_done), super::Flag(cancelled), planned_matches)) =
+                row
+            else {
                 return Err(ArenaError::not_found("tournament", tournament_id));
             };
             if owner_id != owner.id {
@@ -52,6 +56,20 @@ impl Store {
             .execute(&mut **tx)
             .await?
             .rows_affected();
+            // Finished as `tournament show` says it (every planned match
+            // exists and none is left to play): its history stays as it is.
+            if dropped == 0 && !cancelled {
+                let matches: i64 =
+                    sqlx::query_scalar("SELECT COUNT(*) FROM matches WHERE tournament_id = $1")
+                        .bind(tournament_id)
+                        .fetch_one(&mut **tx)
+                        .await?;
+                if matches >= planned_matches.unwrap_or(0) {
+                    return Err(ArenaError::FailedPrecondition(format!(
+                        "tournament {tournament_id} is finished: nothing to cancel"
+                    )));
+                }
+            }
             sqlx::query(
                 "UPDATE tournaments SET cancelled_at = COALESCE(cancelled_at, $1) WHERE id = $2",
             )

@@ -176,7 +176,13 @@ async fn end_with_build_failures(
     .fetch_all(&mut *tx)
     .await?;
     let broken: Vec<bool> = seats.iter().map(|(_, log)| log.is_some()).collect();
-    let score = build_failed_score(&broken);
+    let game: String = sqlx::query_scalar(
+        "SELECT t.game FROM matches m JOIN tournaments t ON t.id = m.tournament_id WHERE m.id = $1",
+    )
+    .bind(match_id)
+    .fetch_one(&mut *tx)
+    .await?;
+    let score = build_failed_score(&game, &broken);
     let results: Vec<SeatResult> = seats
         .iter()
         .enumerate()

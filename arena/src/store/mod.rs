@@ -40,6 +40,15 @@
 
 pub mod clock;
 
+/// A match's status as listings show it (SQL over `matches m`): given up
+/// matches are `cancelled` (with their tournament) or `failed` (every
+/// attempt hit a host fault), not `done`.
+macro_rules! shown_match_status {
+    () => {
+        "CASE WHEN m.failure IS NULL THEN m.status WHEN m.failure = 'cancelled' THEN 'cancelled' ELSE 'failed' END"
+    };
+}
+
 mod accounts;
 mod bots;
 mod cancel;

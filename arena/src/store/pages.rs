@@ -30,7 +30,12 @@ pub struct TournamentLine {
     pub created_at: i64,
     pub entries: i64,
     pub matches_total: i64,
+    /// Played to the end (not given up).
     pub matches_done: i64,
+    /// Given up after host faults.
+    pub matches_failed: i64,
+    /// When its owner cancelled it (its unplayed matches were dropped).
+    pub cancelled_at: Option<i64>,
     pub games_total: i64,
     pub games_done: i64,
 }
@@ -122,7 +127,9 @@ macro_rules! tournament_line {
         "SELECT t.id, o.name AS owner, t.game, t.variant, t.seats_per_game, t.created_at, \
      (SELECT COUNT(*) FROM tournament_entries e WHERE e.tournament_id = t.id) AS entries, \
      (SELECT COUNT(*) FROM matches m WHERE m.tournament_id = t.id) AS matches_total, \
-     (SELECT COUNT(*) FROM matches m WHERE m.tournament_id = t.id AND m.status = 'done') AS matches_done, \
+     (SELECT COUNT(*) FROM matches m WHERE m.tournament_id = t.id AND m.status = 'done' AND m.failure IS NULL) AS matches_done, \
+     (SELECT COUNT(*) FROM matches m WHERE m.tournament_id = t.id AND m.failure IS NOT NULL AND m.failure <> 'cancelled') AS matches_failed, \
+     t.cancelled_at, \
      (SELECT COUNT(*) FROM games g JOIN matches m ON m.id = g.match_id WHERE m.tournament_id = t.id) AS games_total, \
      (SELECT COUNT(*) FROM results r JOIN games g ON g.id = r.game_id JOIN matches m ON m.id = g.match_id \
       WHERE m.tournament_id = t.id) AS games_done \
@@ -176,13 +183,13 @@ impl Store {
     /// worth), each with its seats and results.
     pub async fn tournament_games(&self, tournament_id: i64) -> Result<Vec<GameLine>, ArenaError> {
         let rows: Vec<GameSeatRow> = sqlx::query_as(
-            "SELECT g.id AS game_id, m.id AS match_id, m.match_index, g.game_index, m.status, \
+            concat!("SELECT g.id AS game_id, m.id AS match_id, m.match_index, g.game_index, ", shown_match_status!(), " AS status, \
              s.seat, b.name AS bot_name, v.version, rs.score, rs.rank, rs.forfeit_reason, rs.forfeit_detail \
              FROM games g JOIN matches m ON m.id = g.match_id \
              JOIN seats s ON s.match_id = m.id \
              JOIN bot_versions v ON v.id = s.bot_version_id JOIN bots b ON b.id = v.bot_id \
              LEFT JOIN result_seats rs ON rs.game_id = g.id AND rs.seat = s.seat \
-             WHERE m.tournament_id = $1 ORDER BY m.match_index, g.game_index, s.seat LIMIT $2",
+             WHERE m.tournament_id = $1 ORDER BY m.match_index, g.game_index, s.seat LIMIT $2"),
         )
         .bind(tournament_id)
         .bind(PAGE_ROWS * 5)

@@ -2,6 +2,8 @@
 //! versions per bot, queued games and unfinished tournaments. A refusal
 //! names the quota and the figures, and changes nothing.
 
+use sqlx::AnyConnection;
+
 use super::accounts::Owner;
 use super::Store;
 use crate::error::ArenaError;
@@ -108,18 +110,26 @@ impl Store {
         }
     }
 
+    /// Checks an owner's tournament quotas on `tx`, the transaction that
+    /// creates the tournament: under the write lock, so concurrent
+    /// creations are counted one after another. A tournament still being
+    /// planned counts with every game of its plan.
     pub(crate) async fn check_tournament_quota(
         &self,
+        tx: &mut AnyConnection,
         owner: &Owner,
         new_games: i64,
     ) -> Result<(), ArenaError> {
         let (unfinished, queued_games): (i64, i64) = sqlx::query_as(
-            "SELECT COUNT(DISTINCT m.tournament_id), CAST(COALESCE(SUM((SELECT COUNT(*) FROM games g WHERE g.match_id = m.id)), 0) AS BIGINT) \
-             FROM matches m JOIN tournaments t ON t.id = m.tournament_id \
-             WHERE t.owner_id = $1 AND m.status != 'done'",
+            "SELECT COUNT(*), CAST(COALESCE(SUM(CASE WHEN t.planning_done = 0 \
+             THEN COALESCE(t.planned_matches, 0) * (t.games_per_pairing / t.seats_per_game) \
+             ELSE (SELECT COUNT(*) FROM games g JOIN matches m ON m.id = g.match_id \
+                   WHERE m.tournament_id = t.id AND m.status != 'done') END), 0) AS BIGINT) \
+             FROM tournaments t WHERE t.owner_id = $1 AND t.cancelled_at IS NULL \
+             AND (t.planning_done = 0 OR EXISTS (SELECT 1 FROM matches m WHERE m.tournament_id = t.id AND m.status != 'done'))",
         )
         .bind(owner.id)
-        .fetch_one(self.pool())
+        .fetch_one(&mut *tx)
         .await?;
         over(
             "unfinished tournaments",
@@ -197,6 +207,31 @@ mod tests {
             store.create_tournament(&owner, &duel(&["a", "b"], 2)).await,
             Err(ArenaError::Quota(m)) if m.contains("unfinished tournaments")
         ));
+    }
+    }
+
+    both_backends! {
+    async fn tournaments_created_at_once_are_counted_one_after_another() {
+        let kept = test_store().await;
+        let quotas = Quotas {
+            unfinished_tournaments: 2,
+            ..Quotas::default()
+        };
+        let store = kept.store.clone().with_quotas(quotas);
+        let owner = owner_with_bots(&store, "ada", &["a", "b"]).await;
+        let creations = (0..6).map(|_| {
+            let (store, owner) = (store.clone(), owner.clone());
+            tokio::spawn(async move { store.create_tournament(&owner, &duel(&["a", "b"], 2)).await })
+        });
+        let mut created = 0;
+        for creation in creations.collect::<Vec<_>>() {
+            match creation.await.unwrap() {
+                Ok(_) => created += 1,
+                Err(ArenaError::Quota(_)) => {}
+                Err(other) => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(created, 2);
     }
     }
 }

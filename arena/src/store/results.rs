@@ -233,7 +233,9 @@ impl Store {
              EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.id) AS already_recorded, t.id AS tournament_id, m.match_index, \
              t.sprt_elo0 IS NOT NULL AS has_sprt, \
              t.sprt_elo0 IS NOT NULL OR t.format IN ('swiss', 'knockout', 'ladder') AS has_format_step, m.status, m.lease_generation, m.lease_holder, m.lease_expires_at, \
-             (SELECT string_agg(CAST(s.bot_version_id AS TEXT), ',' ORDER BY s.seat) FROM seats s WHERE s.match_id = m.id) AS seats \
+             (SELECT string_agg(CAST(s.bot_version_id AS TEXT), ',' ORDER BY s.seat) FROM seats s WHERE s.match_id = m.id) AS seats, \
+             (SELECT string_agg(b.name || '@' || CAST(v.version AS TEXT), ',' ORDER BY s.seat) FROM seats s \
+              JOIN bot_versions v ON v.id = s.bot_version_id JOIN bots b ON b.id = v.bot_id WHERE s.match_id = m.id) AS seat_names \
              FROM games g JOIN matches m ON m.id = g.match_id JOIN tournaments t ON t.id = m.tournament_id \
              WHERE g.match_id = $1 AND g.game_index = $2",
         )
@@ -254,6 +256,7 @@ impl Store {
             has_format_step,
             lease,
             seats,
+            seat_names,
         }) = row
         else {
             return Err(ArenaError::not_found(
@@ -275,6 +278,14 @@ impl Store {
                 })
             })
             .collect::<Result<Vec<i64>, ArenaError>>()?;
+        // Names hold no comma (letters, digits, `-`, `_`, `.`).
+        let seat_names = seat_names
+            .as_deref()
+            .unwrap_or_default()
+            .split(',')
+            .filter(|name| !name.is_empty())
+            .map(str::to_string)
+            .collect();
         Ok(PlannedResult {
             planned: PlannedGame {
                 game,
@@ -283,6 +294,7 @@ impl Store {
                 // Reports are re-refereed on the deal the lease carried.
                 seed: self.deal_seed(tournament_id, seed as u64),
                 seats,
+                seat_names,
             },
             game_id,
             variant,
@@ -316,14 +328,42 @@ impl Store {
         .fetch_all(self.pool())
         .await?;
         if rows.is_empty() {
-            return Err(ArenaError::not_found("result of game", game_id));
+            return Err(self.why_no_result(game_id).await?);
         }
         rows.into_iter().map(SeatRow::into_result).collect()
     }
 
-    /// A finished game's index in its match and its seats' stderr tails
-    /// (by seat, empty when none was kept).
-    pub async fn game_details(&self, game_id: i64) -> Result<(i64, Vec<String>), ArenaError> {
+    /// Why game `game_id` has no result: there is no such game, its match
+    /// was given up, or it is still to be played.
+    async fn why_no_result(&self, game_id: i64) -> Result<ArenaError, ArenaError> {
+        let row: Option<(String, Option<String>)> = sqlx::query_as(
+            "SELECT m.status, m.failure FROM games g JOIN matches m ON m.id = g.match_id WHERE g.id = $1",
+        )
+        .bind(game_id)
+        .fetch_optional(self.pool())
+        .await?;
+        let Some((status, failure)) = row else {
+            return Ok(ArenaError::not_found("game", game_id));
+        };
+        let why = match failure.as_deref() {
+            Some(super::cancel::CANCELLED) => {
+                "it was never played: its tournament was cancelled".to_string()
+            }
+            Some(failure) => format!("it was never played: its match failed ({failure})"),
+            None if status == "leased" => "it is being played".to_string(),
+            None => "it is not played yet".to_string(),
+        };
+        Ok(ArenaError::FailedPrecondition(format!(
+            "game {game_id} has no result: {why}"
+        )))
+    }
+
+    /// A finished game's index in its match, its seats' stderr tails (by
+    /// seat, empty when none was kept) and its seats' bots (`name@version`).
+    pub async fn game_details(
+        &self,
+        game_id: i64,
+    ) -> Result<(i64, Vec<String>, Vec<String>), ArenaError> {
         let index: Option<i64> = sqlx::query_scalar("SELECT game_index FROM games WHERE id = $1")
             .bind(game_id)
             .fetch_optional(self.pool())
@@ -335,9 +375,20 @@ impl Store {
         .bind(game_id)
         .fetch_all(self.pool())
         .await?;
+        let bots: Vec<(String, i64)> = sqlx::query_as(
+            "SELECT b.name, v.version FROM games g JOIN seats s ON s.match_id = g.match_id \
+             JOIN bot_versions v ON v.id = s.bot_version_id JOIN bots b ON b.id = v.bot_id \
+             WHERE g.id = $1 ORDER BY s.seat",
+        )
+        .bind(game_id)
+        .fetch_all(self.pool())
+        .await?;
         Ok((
             index,
             tails.into_iter().map(Option::unwrap_or_default).collect(),
+            bots.into_iter()
+                .map(|(name, version)| format!("{name}@{version}"))
+                .collect(),
         ))
     }
 }
@@ -571,6 +622,7 @@ struct PlannedRow {
     #[sqlx(flatten)]
     lease: LeaseState,
     seats: Option<String>,
+    seat_names: Option<String>,
 }
 
 #[derive(sqlx::FromRow)]

@@ -170,7 +170,6 @@ impl Store {
         let expected_matches = format::expected_matches(&spec)?;
         let new_games =
             (expected_matches * (request.games_per_pairing / request.seats_per_game)) as i64;
-        self.check_tournament_quota(owner, new_games).await?;
         let challengers = match &spec.format {
             Format::Gauntlet { challengers } => serde_json::to_string(challengers)
                 .map_err(|error| ArenaError::Internal(error.to_string()))?,
@@ -188,6 +187,7 @@ impl Store {
         let options = serde_json::to_string(&canonical)
             .map_err(|error| ArenaError::Internal(error.to_string()))?;
         let tournament_id = self.write(async |tx| {
+            self.check_tournament_quota(tx, owner, new_games).await?;
             let tournament_id: i64 = sqlx::query_scalar(
                 "INSERT INTO tournaments (owner_id, game, options, variant, seats_per_game, games_per_pairing, seed, created_at, planned_matches, planning_done, \
                  format, rounds, ladder_width, challengers, sprt_elo0, sprt_elo1, sprt_alpha, sprt_beta) \
@@ -493,16 +493,16 @@ impl Store {
         // version] (SQLite's and PostgreSQL's JSON functions differ).
         let sql = match self.dialect() {
             super::Dialect::Sqlite => {
-                "SELECT m.id, m.match_index, CASE WHEN m.failure IS NULL THEN m.status ELSE 'failed' END AS status, m.failure, \
+                concat!("SELECT m.id, m.match_index, ", shown_match_status!(), " AS status, m.failure, \
                  (SELECT json_group_array(json_array(s.seat, s.bot_version_id, b.name, v.version)) FROM seats s \
                   JOIN bot_versions v ON v.id = s.bot_version_id JOIN bots b ON b.id = v.bot_id WHERE s.match_id = m.id) AS seats \
-                 FROM matches m WHERE m.tournament_id = $1 AND m.match_index > $2 ORDER BY m.match_index LIMIT $3"
+                 FROM matches m WHERE m.tournament_id = $1 AND m.match_index > $2 ORDER BY m.match_index LIMIT $3")
             }
             super::Dialect::Postgres => {
-                "SELECT m.id, m.match_index, CASE WHEN m.failure IS NULL THEN m.status ELSE 'failed' END AS status, m.failure, \
+                concat!("SELECT m.id, m.match_index, ", shown_match_status!(), " AS status, m.failure, \
                  COALESCE((SELECT json_agg(json_build_array(s.seat, s.bot_version_id, b.name, v.version) ORDER BY s.seat) FROM seats s \
                   JOIN bot_versions v ON v.id = s.bot_version_id JOIN bots b ON b.id = v.bot_id WHERE s.match_id = m.id)::text, '[]') AS seats \
-                 FROM matches m WHERE m.tournament_id = $1 AND m.match_index > $2 ORDER BY m.match_index LIMIT $3"
+                 FROM matches m WHERE m.tournament_id = $1 AND m.match_index > $2 ORDER BY m.match_index LIMIT $3")
             }
         };
         let rows: Vec<MatchRow> = sqlx::query_as(sql)

@@ -13,6 +13,7 @@ fn planned() -> PlannedGame {
         game_index: 0,
         seed: 11,
         seats: vec![7, 9],
+        seat_names: vec!["a@1".into(), "b@2".into()],
     }
 }
 
@@ -40,7 +41,7 @@ fn forfeited_report() -> GameReport {
         "slow",
         3,
     );
-    let score = final_score(None, 2, std::slice::from_ref(&forfeit));
+    let score = final_score(&planned.game, None, 2, std::slice::from_ref(&forfeit));
     let seats = (0..2)
         .map(|seat| SeatResult {
             bot_version_id: planned.seats[seat],
@@ -56,7 +57,7 @@ fn forfeited_report() -> GameReport {
         game: planned.game.clone(),
         options: planned.options.clone(),
         seed: planned.seed,
-        seats: vec!["a".into(), "b".into()],
+        seats: planned.seat_names.clone(),
         actions,
         hashes,
         forfeits: vec![forfeit],
@@ -207,4 +208,18 @@ fn a_replay_over_the_cap_is_too_large() {
         verify_game(&planned(), &report),
         Err(ArenaError::TooLarge(_))
     ));
+}
+
+#[test]
+fn a_replay_naming_other_bots_is_refused() {
+    // Played on the planned deal, but labelled with the seats swapped.
+    let swapped = PlannedGame {
+        seat_names: vec!["b@2".into(), "a@1".into()],
+        ..planned()
+    };
+    let message = refused(&played_game_report(&swapped));
+    assert!(
+        message.contains("not the seated bots (a@1, b@2)"),
+        "{message}"
+    );
 }

@@ -156,7 +156,12 @@ fn report(lease: &Lease, forfeit: bool) -> MatchReport {
         .iter()
         .position(|s| s.bot_name == "alpha")
         .unwrap();
-    let names: Vec<&str> = lease.seats.iter().map(|s| s.bot_name.as_str()).collect();
+    let labels: Vec<String> = lease
+        .seats
+        .iter()
+        .map(|s| format!("{}@{}", s.bot_name, s.version))
+        .collect();
+    let names: Vec<&str> = labels.iter().map(String::as_str).collect();
     let games = lease
         .games
         .iter()

@@ -37,7 +37,8 @@ pub fn play_units(
     let stop = AtomicBool::new(false);
     let (sender, receiver) = mpsc::channel();
     let mut finished: Vec<GameResult> = Vec::new();
-    let mut stderr = vec![String::new(); spec.bots.len()];
+    // Each unit's stderr per bot, merged in plan order at the end.
+    let mut unit_stderr: Vec<Vec<String>> = vec![Vec::new(); units.len()];
     let mut failure = None;
     // Several threads: each on a CPU of its own, round robin over the
     // allowed ones, so a match's ping-pong with its bots never wakes
@@ -80,11 +81,7 @@ pub fn play_units(
                         game.index += (unit * unit_len) as u32;
                     }
                     finished.extend(result.games);
-                    for (kept, text) in stderr.iter_mut().zip(result.stderr) {
-                        if !text.is_empty() {
-                            *kept = text;
-                        }
-                    }
+                    unit_stderr[unit] = result.stderr;
                     if on_unit(&finished) == Next::Stop {
                         stop.store(true, Ordering::SeqCst);
                     }
@@ -100,8 +97,59 @@ pub fn play_units(
         return Err(error);
     }
     finished.sort_by_key(|game| game.index);
+    let stderr = (0..spec.bots.len())
+        .map(|bot| {
+            let texts = unit_stderr.iter().filter_map(|unit| unit.get(bot));
+            first_bytes(texts, spec.limits.stderr_cap)
+        })
+        .collect();
     Ok(MatchResult {
         games: finished,
         stderr,
     })
+}
+
+/// A bot's stderr over the whole match: each set of its processes' kept
+/// text in plan order, the first `cap` bytes of them all, with a note of
+/// how much was cut (as one process's log says it).
+fn first_bytes<'a>(texts: impl Iterator<Item = &'a String>, cap: usize) -> String {
+    let mut kept = String::new();
+    let mut dropped = 0;
+    for text in texts {
+        let room = cap.saturating_sub(kept.len());
+        let mut end = room.min(text.len());
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        kept.push_str(&text[..end]);
+        dropped += text.len() - end;
+    }
+    if dropped > 0 {
+        kept.push_str(&format!("\n[... {dropped} more bytes of stderr not kept]"));
+    }
+    kept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_bytes;
+
+    #[test]
+    fn a_bots_stderr_keeps_every_set_of_processes_in_plan_order() {
+        let texts = ["traceback of game 0\n", "", "hello as seat 1\n"].map(String::from);
+        assert_eq!(
+            first_bytes(texts.iter(), 1 << 16),
+            "traceback of game 0\nhello as seat 1\n"
+        );
+    }
+
+    #[test]
+    fn a_bots_stderr_past_the_cap_is_cut_on_a_character_and_says_how_much() {
+        let texts = ["abc", "é and more"].map(String::from);
+        // 4 bytes: "abc" and half of "é", which is not cut.
+        assert_eq!(
+            first_bytes(texts.iter(), 4),
+            "abc\n[... 11 more bytes of stderr not kept]"
+        );
+    }
 }

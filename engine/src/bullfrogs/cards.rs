@@ -137,6 +137,28 @@ pub const SOLO_RANKS: [(i32, &str); 6] = [
     (i32::MIN, "Squire Frog"),
 ];
 
+/// The score of a solo game the player forfeits or whose bot cannot start:
+/// below any score a game played to its end can reach.
+///
+/// RULING (ours): a solo score is the player's points minus Isaac's, so it
+/// can be negative, and zero (the score of a game stopped early) would rank
+/// a bot that crashes above one that plays and loses. A forfeited solo game
+/// is scored as if Isaac had won every card on the table (the starting pads
+/// and the player's whole deck) and put every frog on the log with its
+/// majority, and the player nothing: the solo counterpart of ranking last.
+pub const SOLO_FORFEIT_SCORE: i32 = -solo_isaac_most();
+
+/// The most points Isaac could ever take (see [`SOLO_FORFEIT_SCORE`]).
+const fn solo_isaac_most() -> i32 {
+    let mut points = STARTING_PADS as i32 * PAD_KINDS[START_PAD as usize].victory_points as i32;
+    let mut kind = 1;
+    while kind < N_PAD_KINDS {
+        points += PAD_KINDS[kind].per_deck as i32 * PAD_KINDS[kind].victory_points as i32;
+        kind += 1;
+    }
+    points + ISAAC_FROGS as i32 * LOG_POINTS_PER_FROG + LOG_MAJORITY_BONUS
+}
+
 /// The kind of a pad by its index.
 pub fn pad_kind(kind: u8) -> &'static PadKind {
     &PAD_KINDS[kind as usize]
@@ -160,6 +182,13 @@ pub fn solo_rank_title(score: i32) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_forfeited_solo_game_scores_below_every_point_isaac_could_take() {
+        // 4 starting pads of 6, a deck of 3x3 + 4x4 + 3x5, 14 frogs on the
+        // log and its majority.
+        assert_eq!(SOLO_FORFEIT_SCORE, -(24 + 40 + 14 + 3));
+    }
 
     #[test]
     fn every_deck_pad_has_seven_spaces_plus_actions_and_ten_copies() {

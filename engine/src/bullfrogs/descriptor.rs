@@ -71,4 +71,5 @@ pub const DESCRIPTOR: GameDescriptor = GameDescriptor {
         },
     ],
     solo_rank_title: Some(super::cards::solo_rank_title),
+    solo_forfeit_score: Some(super::cards::SOLO_FORFEIT_SCORE),
 };

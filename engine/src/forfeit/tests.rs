@@ -25,7 +25,7 @@ fn played(game: &str, n_seats: usize, stop_after: Option<usize>) -> Replay {
 
 #[test]
 fn in_a_two_seat_game_the_opponent_of_a_forfeit_wins() {
-    let score = final_score(None, 2, &[forfeit(0, 0)]);
+    let score = final_score("schotten-totten", None, 2, &[forfeit(0, 0)]);
     assert_eq!(score.ranks, vec![2, 1]);
     assert_eq!(score.scores, vec![0, 0]);
     assert_eq!(score.ended_by, EndedBy::Forfeit);
@@ -34,7 +34,12 @@ fn in_a_two_seat_game_the_opponent_of_a_forfeit_wins() {
 #[test]
 fn forfeited_seats_rank_last_and_the_earliest_forfeit_lowest() {
     let engine = Outcome::from_scores(vec![9, 5, 7, 1], EndReason::Finished);
-    let score = final_score(Some(&engine), 4, &[forfeit(0, 0), forfeit(2, 0)]);
+    let score = final_score(
+        "bullfrogs",
+        Some(&engine),
+        4,
+        &[forfeit(0, 0), forfeit(2, 0)],
+    );
     assert_eq!(score.ranks, vec![4, 1, 3, 2]);
     assert_eq!(score.scores, vec![9, 5, 7, 1]);
     assert_eq!(score.ended_by, EndedBy::Finished);
@@ -43,15 +48,47 @@ fn forfeited_seats_rank_last_and_the_earliest_forfeit_lowest() {
 #[test]
 fn without_forfeits_the_engine_ranks_stand() {
     let engine = Outcome::from_scores(vec![3, 3, 1], EndReason::Finished);
-    assert_eq!(final_score(Some(&engine), 3, &[]).ranks, vec![1, 1, 3]);
+    assert_eq!(
+        final_score("bullfrogs", Some(&engine), 3, &[]).ranks,
+        vec![1, 1, 3]
+    );
 }
 
 #[test]
 fn unbuildable_seats_share_the_last_rank_and_nobody_scores() {
-    let score = build_failed_score(&[false, true, false, true]);
+    let score = build_failed_score("bullfrogs", &[false, true, false, true]);
     assert_eq!(score.ranks, vec![1, 3, 1, 3]);
     assert_eq!(score.scores, vec![0; 4]);
     assert_eq!(score.ended_by, EndedBy::Forfeit);
+}
+
+#[test]
+fn a_forfeited_or_unbuildable_solo_seat_scores_below_any_played_solo_game() {
+    use crate::bullfrogs::cards::SOLO_FORFEIT_SCORE;
+    let stopped = final_score("bullfrogs", None, 1, &[forfeit(0, 3)]);
+    assert_eq!(stopped.scores, vec![SOLO_FORFEIT_SCORE]);
+    assert_eq!(stopped.ranks, vec![1]);
+    let unbuildable = build_failed_score("bullfrogs", &[true]);
+    assert_eq!(unbuildable.scores, vec![SOLO_FORFEIT_SCORE]);
+    // Worse than the solo games first legal actions play, over 20 deals.
+    let options: GameOptions = [("solo".to_string(), "true".to_string())].into();
+    for seed in 0..20 {
+        let mut state = new_game("bullfrogs", &options, 1, seed).unwrap();
+        while state.current_seat().is_some() {
+            let first = state.legal_actions()[0].clone();
+            state.apply_text(&first).unwrap();
+        }
+        let played = final_score("bullfrogs", state.outcome().as_ref(), 1, &[]);
+        assert!(
+            played.scores[0] > SOLO_FORFEIT_SCORE,
+            "seed {seed}: {played:?}"
+        );
+    }
+    // A game without a solo mode keeps scoring zero.
+    assert_eq!(
+        final_score("schotten-totten", None, 1, &[forfeit(0, 0)]).scores,
+        vec![0]
+    );
 }
 
 #[test]

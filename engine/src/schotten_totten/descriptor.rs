@@ -88,4 +88,5 @@ pub const DESCRIPTOR: GameDescriptor = GameDescriptor {
         },
     ],
     solo_rank_title: None,
+    solo_forfeit_score: None,
 };

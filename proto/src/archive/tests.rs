@@ -198,7 +198,22 @@ fn bad_manifests_say_what_is_wrong() {
         ("name = \"x\"\ncommand = [\"a\"]\ngames = []\n", "games"),
         ("name = \"x\"\ncommand = \"python3 bot.py\"\n", "sequence"),
         ("this is [not toml", ""),
+        ("name = \"x\"\ncommand = [\"a\\u0000b\"]\n", "NUL"),
+        (
+            "name = \"x\"\ncommand = [\"a\"]\ngames = [\"<script>\"]\n",
+            "not a game",
+        ),
+        (
+            "name = \"x\"\ncommand = [\"a\"]\nbuild = [\"make\", \"\\u0000\"]\n",
+            "NUL",
+        ),
     ];
+    // A command too long for a lease to carry.
+    let huge = format!(
+        "name = \"x\"\ncommand = [\"{}\"]\n",
+        "a".repeat(MAX_MANIFEST_BYTES)
+    );
+    let cases = cases.into_iter().chain([(huge.as_str(), "at most 16384")]);
     for (text, mentions) in cases {
         let message = check_archive(&archive_of(&[("cairn-bot.toml", text.as_bytes())]))
             .unwrap_err()

@@ -6,7 +6,9 @@
 //! built (unpacked and built in a private folder, then renamed), so runners
 //! sharing one cache, or a runner killed half way, never see half a bot.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use cairn_proto::archive::{unpack_archive, MAX_ARCHIVE_BYTES};
 use cairn_proto::arena::v1 as pb;
@@ -24,9 +26,10 @@ pub struct ArtifactCache {
     root: PathBuf,
     /// How builds run: sandboxed unless the runner runs with `--no-sandbox`.
     builder: Builder,
-    /// One fetch-and-build at a time in this process, so two workers that
-    /// need the same new bot do not both build it.
-    preparing: Mutex<()>,
+    /// One fetch-and-build at a time per bot in this process, so two
+    /// workers that need the same new bot do not both build it, and one
+    /// slow build holds up no other bot's.
+    preparing: std::sync::Mutex<HashMap<String, Arc<Mutex<()>>>>,
 }
 
 impl ArtifactCache {
@@ -34,7 +37,7 @@ impl ArtifactCache {
         ArtifactCache {
             root,
             builder,
-            preparing: Mutex::new(()),
+            preparing: std::sync::Mutex::default(),
         }
     }
 
@@ -49,7 +52,14 @@ impl ArtifactCache {
         if folder.is_dir() {
             return Ok(folder);
         }
-        let _preparing = self.preparing.lock().await;
+        let this_bot = Arc::clone(
+            self.preparing
+                .lock()
+                .unwrap_or_else(|poison| poison.into_inner())
+                .entry(hash.clone())
+                .or_default(),
+        );
+        let _preparing = this_bot.lock().await;
         if folder.is_dir() {
             return Ok(folder);
         }

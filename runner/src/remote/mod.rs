@@ -50,6 +50,8 @@ pub struct RunnerConfig {
     /// Run bots as plain processes (trusted bots only).
     pub no_sandbox: bool,
     pub time_control: TimeControl,
+    /// The limits of every bot's build.
+    pub build_limits: BuildLimits,
     /// Stop (after finishing the current matches) once the queue is empty.
     pub exit_when_idle: bool,
     /// Print one line per match to stderr.
@@ -68,6 +70,7 @@ impl RunnerConfig {
             idle_poll: Duration::from_millis(500),
             no_sandbox: false,
             time_control: TimeControl::default(),
+            build_limits: BuildLimits::default(),
             exit_when_idle: false,
             verbose: false,
         }
@@ -142,7 +145,7 @@ pub async fn run_runner(
         );
     }
     let (stop, stopping) = watch::channel(false);
-    let build_limits = BuildLimits::default();
+    let build_limits = config.build_limits;
     let builder = if config.no_sandbox {
         Builder::plain(build_limits)
     } else {
@@ -323,18 +326,31 @@ async fn play_lease(shared: &Shared, lease: pb::MatchLease) -> Result<(), Remote
 
 /// Fetches, builds, plays and reports one leased match.
 async fn run_lease(shared: &Shared, lease: &pb::MatchLease) -> Result<(), RemoteError> {
-    let mut folders = Vec::with_capacity(lease.seats.len());
-    for seat in &lease.seats {
-        folders.push(shared.cache.bot_folder(&shared.connection, seat).await?);
-    }
-    let spec = report::match_spec(lease, &folders, shared.config.time_control);
-    let launcher = Arc::clone(&shared.launcher);
-    let mut playing =
-        tokio::task::spawn_blocking(move || crate::play_match(&spec, launcher.as_ref()));
     // A zero period would panic; a lease shorter than 300 ms is not useful anyway.
     let mut heartbeats =
         tokio::time::interval((shared.config.lease / 3).max(Duration::from_millis(100)));
     heartbeats.tick().await;
+    // The lease is kept alive from the start: a build may take minutes, and
+    // a build that fails (or hangs until its time limit) is reported under
+    // this lease, which breaks the bot version for good.
+    let preparing = async {
+        let mut folders = Vec::with_capacity(lease.seats.len());
+        for seat in &lease.seats {
+            folders.push(shared.cache.bot_folder(&shared.connection, seat).await?);
+        }
+        Ok::<_, RemoteError>(folders)
+    };
+    tokio::pin!(preparing);
+    let folders = loop {
+        tokio::select! {
+            folders = &mut preparing => break folders?,
+            _ = heartbeats.tick() => heartbeat(shared, lease).await?,
+        }
+    };
+    let spec = report::match_spec(lease, &folders, shared.config.time_control);
+    let launcher = Arc::clone(&shared.launcher);
+    let mut playing =
+        tokio::task::spawn_blocking(move || crate::play_match(&spec, launcher.as_ref()));
     let played = loop {
         tokio::select! {
             played = &mut playing => break played.map_err(|error| RemoteError::Task(error.to_string()))?,

@@ -423,6 +423,11 @@ pub fn planned_game(lease: &pb::MatchLease, game: usize) -> cairn_arena::verify:
         game_index: lease.games[game].game_index,
         seed: lease.games[game].seed,
         seats: lease.seats.iter().map(|seat| seat.bot_version_id).collect(),
+        seat_names: lease
+            .seats
+            .iter()
+            .map(|seat| format!("{}@{}", seat.bot_name, seat.version))
+            .collect(),
     }
 }
 

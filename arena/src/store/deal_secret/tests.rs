@@ -68,6 +68,11 @@ async fn a_lease_carries_deal_seeds_not_the_listed_ones_and_its_report_verifies(
                 game_index: game.game_index,
                 seed: game.seed,
                 seats: lease.seats.iter().map(|seat| seat.bot_version_id).collect(),
+                seat_names: lease
+                    .seats
+                    .iter()
+                    .map(|seat| format!("{}@{}", seat.bot_name, seat.version))
+                    .collect(),
             };
             // A runner (or a bot's table) that played the listed seed is
             // refused, with nothing written.

@@ -81,10 +81,10 @@ async function homePage() {
   sections.push(el("h1", {}, "Tournaments"), list);
   show(sections);
   renderTournaments(list, tournaments);
-  if (tournaments.some((t) => t.games_done < t.games_total)) follow(list, async () => {
+  if (!tournaments.every(settled)) follow(list, async () => {
     const fresh = await api("/api/tournaments");
     renderTournaments(list, fresh);
-    return fresh.every((t) => t.games_done >= t.games_total);
+    return fresh.every(settled);
   });
 }
 
@@ -104,6 +104,17 @@ function leaderboardTable(board) {
     el("tbody", {}, rows));
 }
 
+// Whether a tournament will change no more: every game recorded, every
+// match played or given up, or cancelled by its owner.
+function settled(t) {
+  return t.cancelled_at !== null || t.games_done >= t.games_total || t.matches_done + t.matches_failed >= t.matches_total;
+}
+
+// What became of a tournament's matches besides being played.
+function givenUp(t) {
+  return (t.matches_failed ? " · " + t.matches_failed + " failed" : "") + (t.cancelled_at !== null ? " · cancelled" : "");
+}
+
 function renderTournaments(list, tournaments) {
   if (tournaments.length === 0) {
     list.replaceChildren(el("p", { class: "muted" }, "No tournaments yet."));
@@ -113,7 +124,7 @@ function renderTournaments(list, tournaments) {
     tournaments.map((t) => el("tr", {},
       td(el("a", { href: "/tournaments/" + t.id }, "#" + t.id)),
       td(t.game), td(variantName(t.variant)), td(t.owner), td(t.entries, "num"),
-      td(progressCell(t.games_done, t.games_total)),
+      td([progressCell(t.games_done, t.games_total), givenUp(t)]),
       td(when(t.created_at))))));
 }
 
@@ -142,9 +153,9 @@ async function tournamentPage(id) {
     progress, games);
   const render = (fresh) => {
     const tt = fresh.tournament;
-    progress.replaceChildren(progressCell(tt.games_done, tt.games_total), " games recorded · " + tt.matches_done + "/" + tt.matches_total + " matches done");
+    progress.replaceChildren(progressCell(tt.games_done, tt.games_total), " games recorded · " + tt.matches_done + "/" + tt.matches_total + " matches played" + givenUp(tt));
     games.replaceChildren(gamesTable(fresh.games));
-    return tt.games_done >= tt.games_total;
+    return settled(tt);
   };
   if (!render(data)) follow(games, async () => render(await api("/api/tournaments/" + encodeURIComponent(id))));
 }
