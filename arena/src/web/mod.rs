@@ -200,9 +200,40 @@ async fn leaderboards(State(store): State<Store>) -> Answer {
                 })
             })
             .collect();
-        boards.push(json!({ "game": played.game, "variant": played.variant, "rows": rows }));
+        // A solo variant has no rated rows: its board ranks mean scores.
+        let solo: Vec<Value> =
+            match rows.is_empty() && store.plays_solo(&played.game, &played.options) {
+                true => store
+                    .solo_leaderboard(&played.game, &played.variant)
+                    .await?
+                    .iter()
+                    .enumerate()
+                    .map(|(index, row)| {
+                        json!({
+                            "position": index + 1,
+                            "bot": row.bot_name,
+                            "version": row.version,
+                            "deals": row.standing.deals,
+                            // null when unbounded (fewer than two deals)
+                            "mean": row.standing.score.rating,
+                            "low": finite(row.standing.score.low),
+                            "high": finite(row.standing.score.high),
+                            "title": row.title,
+                        })
+                    })
+                    .collect(),
+                false => Vec::new(),
+            };
+        boards.push(
+            json!({ "game": played.game, "variant": played.variant, "rows": rows, "solo": solo }),
+        );
     }
     answer(boards)
+}
+
+/// A bound of an interval, `None` (JSON null) when unbounded.
+fn finite(bound: f64) -> Option<f64> {
+    bound.is_finite().then_some(bound)
 }
 
 async fn tournaments(State(store): State<Store>) -> Answer {

@@ -233,6 +233,11 @@ async fn served() -> Server {
             .await
             .unwrap();
     }
+    serve_store(store, folder).await
+}
+
+/// The web pages of `store` (kept in `folder`) on 127.0.0.1:0.
+async fn serve_store(store: Store, folder: tempfile::TempDir) -> Server {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap().to_string();
     let (stop, stopped) = oneshot::channel::<()>();
@@ -244,6 +249,73 @@ async fn served() -> Server {
         _stop: stop,
         _folder: folder,
     }
+}
+
+/// A solo board lists its bots by mean score (it has no rated rows).
+#[tokio::test]
+async fn a_solo_board_ranks_its_bots_by_mean_score() {
+    let folder = tempfile::tempdir().unwrap();
+    let store = Store::open(folder.path().join("arena.db")).await.unwrap();
+    let (owner, _) = store.register_owner("ada").await.unwrap();
+    for bot in ["alpha", "beta"] {
+        store
+            .submit_bot_version(&owner, &bot_archive(bot, 1))
+            .await
+            .unwrap();
+    }
+    let solo = NewTournament {
+        game: "bullfrogs".into(),
+        options: [("solo".to_string(), "true".to_string())].into(),
+        bots: vec!["alpha".into(), "beta".into()],
+        seats_per_game: 1,
+        games_per_pairing: 2,
+        seed: 3,
+        format: Default::default(),
+    };
+    store.create_tournament(&owner, &solo).await.unwrap();
+    let (runner, _) = store.register_runner("r1").await.unwrap();
+    while let Some(lease) = store.lease_match(&runner, 60_000).await.unwrap() {
+        for game in &lease.games {
+            let planned = crate::verify::PlannedGame {
+                game: lease.game.clone(),
+                options: lease.options.clone(),
+                game_index: game.game_index,
+                seed: game.seed,
+                seats: lease.seats.iter().map(|seat| seat.bot_version_id).collect(),
+                seat_names: lease
+                    .seats
+                    .iter()
+                    .map(|seat| format!("{}@{}", seat.bot_name, seat.version))
+                    .collect(),
+            };
+            store
+                .report_game(
+                    &runner,
+                    lease.match_id,
+                    lease.lease_generation,
+                    &crate::testkit::played_game_report(&planned),
+                )
+                .await
+                .unwrap();
+        }
+    }
+    let server = serve_store(store, folder).await;
+    let boards = get(&server, "/api/leaderboards").await.json();
+    let board = &boards[0];
+    assert_eq!(board["variant"], "solo=true", "{boards}");
+    assert_eq!(board["rows"].as_array().unwrap().len(), 0, "{boards}");
+    let solo = board["solo"].as_array().unwrap();
+    let bots: Vec<&str> = solo
+        .iter()
+        .map(|row| row["bot"].as_str().unwrap())
+        .collect();
+    assert_eq!(bots.len(), 2, "{boards}");
+    assert!(
+        bots.contains(&"alpha") && bots.contains(&"beta"),
+        "{boards}"
+    );
+    assert_eq!(solo[0]["position"], 1);
+    assert!(solo[0]["mean"].is_f64(), "{boards}");
 }
 
 #[tokio::test]

@@ -75,7 +75,7 @@ async function homePage() {
   if (boards.length === 0) sections.push(el("p", { class: "muted" }, "No rated games yet."));
   for (const board of boards) {
     sections.push(el("h2", { class: "board-title" }, board.game + " · " + variantName(board.variant)));
-    sections.push(leaderboardTable(board));
+    sections.push(board.solo.length ? soloTable(board.solo) : leaderboardTable(board));
   }
   const list = el("div", { id: "tournaments" });
   sections.push(el("h1", {}, "Tournaments"), list);
@@ -102,6 +102,21 @@ function leaderboardTable(board) {
   return el("table", { class: "leaderboard" },
     el("thead", {}, el("tr", {}, ["#", "bot", "owner", "rating", "model", "games", "W / D / L", "forfeits"].map((h) => el("th", {}, h)))),
     el("tbody", {}, rows));
+}
+
+// A solo board: bots ranked by their mean score per deal.
+function soloTable(rows) {
+  const bound = (value) => value === null ? "unbounded" : value.toFixed(1);
+  return el("table", { class: "leaderboard" },
+    el("thead", {}, el("tr", {}, ["#", "bot", "mean score", "95% interval", "deals", "title"].map((h) => el("th", {}, h)))),
+    el("tbody", {}, rows.map((row) =>
+      el("tr", { class: "leader" },
+        td(row.position, "num"),
+        td(botLink(row.bot, row.version)),
+        td(row.mean.toFixed(1), "num rating"),
+        td(bound(row.low) + " .. " + bound(row.high), "num"),
+        td(row.deals, "num"),
+        td(row.title || "")))));
 }
 
 // Whether a tournament will change no more: every game recorded, every
