@@ -17,7 +17,7 @@ use cairn_engine::new_game;
 use cairn_proto::record::{hash_text, GameRecord, ReplayFile};
 
 use crate::error::ArenaError;
-use crate::store::{Forfeit, GameReport, Lease, MatchReport, SeatResult};
+use crate::store::{Forfeit, GameReport, Lease, LeasedGame, MatchReport, SeatResult};
 use crate::verify::{check_against_plan, verify_game, PlannedGame};
 
 /// A two-seat game known only to [`test_game_check`].
@@ -174,6 +174,22 @@ pub fn test_verifier(planned: &PlannedGame, report: &GameReport) -> Result<(), A
         ));
     }
     Ok(())
+}
+
+/// What the plan says of one leased game, as the store reads it back.
+pub fn planned_from_lease(lease: &Lease, game: &LeasedGame) -> PlannedGame {
+    PlannedGame {
+        game: lease.game.clone(),
+        options: lease.options.clone(),
+        game_index: game.game_index,
+        seed: game.seed,
+        seats: lease.seats.iter().map(|seat| seat.bot_version_id).collect(),
+        seat_names: lease
+            .seats
+            .iter()
+            .map(|seat| format!("{}@{}", seat.bot_name, seat.version))
+            .collect(),
+    }
 }
 
 /// An honest report of a real game as planned, every seat playing its

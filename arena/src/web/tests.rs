@@ -203,9 +203,13 @@ fn report(lease: &Lease, forfeit: bool) -> MatchReport {
     }
 }
 
-/// A store with one Schotten Totten tournament between two bots, its two
-/// one-game matches reported (the second forfeited), served on 127.0.0.1:0.
-async fn served() -> Server {
+/// A store with bots alpha and beta in one round robin of `game` (2 games
+/// a pairing, at `seats` seats) and a runner to play it.
+async fn with_tournament(
+    game: &str,
+    options: GameOptions,
+    seats: usize,
+) -> (Store, tempfile::TempDir, crate::store::Runner) {
     let folder = tempfile::tempdir().unwrap();
     let store = Store::open(folder.path().join("arena.db")).await.unwrap();
     let (owner, _) = store.register_owner("ada").await.unwrap();
@@ -216,16 +220,23 @@ async fn served() -> Server {
             .unwrap();
     }
     let tournament = NewTournament {
-        game: "schotten-totten".into(),
-        options: GameOptions::new(),
+        game: game.into(),
+        options,
         bots: vec!["alpha".into(), "beta".into()],
-        seats_per_game: 2,
+        seats_per_game: seats,
         games_per_pairing: 2,
         seed: 9,
         format: Default::default(),
     };
     store.create_tournament(&owner, &tournament).await.unwrap();
     let (runner, _) = store.register_runner("r1").await.unwrap();
+    (store, folder, runner)
+}
+
+/// A store with one Schotten Totten tournament between two bots, its two
+/// one-game matches reported (the second forfeited), served on 127.0.0.1:0.
+async fn served() -> Server {
+    let (store, folder, runner) = with_tournament("schotten-totten", GameOptions::new(), 2).await;
     for forfeit in [false, true] {
         let lease = store.lease_match(&runner, 60_000).await.unwrap().unwrap();
         store
@@ -254,40 +265,11 @@ async fn serve_store(store: Store, folder: tempfile::TempDir) -> Server {
 /// A solo board lists its bots by mean score (it has no rated rows).
 #[tokio::test]
 async fn a_solo_board_ranks_its_bots_by_mean_score() {
-    let folder = tempfile::tempdir().unwrap();
-    let store = Store::open(folder.path().join("arena.db")).await.unwrap();
-    let (owner, _) = store.register_owner("ada").await.unwrap();
-    for bot in ["alpha", "beta"] {
-        store
-            .submit_bot_version(&owner, &bot_archive(bot, 1))
-            .await
-            .unwrap();
-    }
-    let solo = NewTournament {
-        game: "bullfrogs".into(),
-        options: [("solo".to_string(), "true".to_string())].into(),
-        bots: vec!["alpha".into(), "beta".into()],
-        seats_per_game: 1,
-        games_per_pairing: 2,
-        seed: 3,
-        format: Default::default(),
-    };
-    store.create_tournament(&owner, &solo).await.unwrap();
-    let (runner, _) = store.register_runner("r1").await.unwrap();
+    let solo = [("solo".to_string(), "true".to_string())].into();
+    let (store, folder, runner) = with_tournament("bullfrogs", solo, 1).await;
     while let Some(lease) = store.lease_match(&runner, 60_000).await.unwrap() {
         for game in &lease.games {
-            let planned = crate::verify::PlannedGame {
-                game: lease.game.clone(),
-                options: lease.options.clone(),
-                game_index: game.game_index,
-                seed: game.seed,
-                seats: lease.seats.iter().map(|seat| seat.bot_version_id).collect(),
-                seat_names: lease
-                    .seats
-                    .iter()
-                    .map(|seat| format!("{}@{}", seat.bot_name, seat.version))
-                    .collect(),
-            };
+            let planned = crate::testkit::planned_from_lease(&lease, game);
             store
                 .report_game(
                     &runner,

@@ -62,18 +62,7 @@ async fn a_lease_carries_deal_seeds_not_the_listed_ones_and_its_report_verifies(
             let planned_seed = listed[&game.game_id];
             assert_ne!(game.seed, planned_seed, "the lease deals the listed seed");
             assert_eq!(game.seed, store.deal_seed(tournament.id, planned_seed));
-            let planned = PlannedGame {
-                game: lease.game.clone(),
-                options: lease.options.clone(),
-                game_index: game.game_index,
-                seed: game.seed,
-                seats: lease.seats.iter().map(|seat| seat.bot_version_id).collect(),
-                seat_names: lease
-                    .seats
-                    .iter()
-                    .map(|seat| format!("{}@{}", seat.bot_name, seat.version))
-                    .collect(),
-            };
+            let planned = crate::testkit::planned_from_lease(&lease, game);
             // A runner (or a bot's table) that played the listed seed is
             // refused, with nothing written.
             let on_listed = played_game_report(&PlannedGame {
