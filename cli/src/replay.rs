@@ -94,7 +94,7 @@ fn describe_game(index: u64, game: &GameRecord) -> String {
         out.push_str(&forfeit_line(forfeit));
     }
     out.push_str(&format!(
-        "  ended by {}; scores {:?}, ranks {:?}\n\n",
+        "  ended: {}; scores {:?}, ranks {:?}\n\n",
         game.score.ended_by.as_str(),
         game.score.scores,
         game.score.ranks

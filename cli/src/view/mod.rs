@@ -255,7 +255,7 @@ impl Viewer<'_> {
         let ranks: Vec<String> = score.ranks.iter().map(u32::to_string).collect();
         let _ = writeln!(
             out,
-            "ended by {} · scores {} · ranks {}",
+            "ended: {} · scores {} · ranks {}",
             score.ended_by.as_str(),
             scores.join(" : "),
             ranks.join(" : ")

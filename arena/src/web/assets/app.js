@@ -119,6 +119,11 @@ function soloTable(rows) {
         td(row.title || "")))));
 }
 
+// "1 bot", "3 bots".
+function plural(n, word) {
+  return n + " " + word + (n === 1 ? "" : "s");
+}
+
 // Whether a tournament will change no more: every game recorded, every
 // match played or given up, or cancelled by its owner.
 function settled(t) {
@@ -164,7 +169,7 @@ async function tournamentPage(id) {
   const progress = el("p", { id: "progress" });
   const games = el("div", { id: "games" });
   show(el("h1", {}, "Tournament #" + t.id + " · " + t.game + " · " + variantName(t.variant)),
-    el("p", { class: "muted" }, "by " + t.owner + " · " + t.entries + " bots · " + t.seats_per_game + " seats per game · created " + when(t.created_at)),
+    el("p", { class: "muted" }, "by " + t.owner + " · " + plural(t.entries, "bot") + " · " + plural(t.seats_per_game, "seat") + " per game · created " + when(t.created_at)),
     progress, games);
   const render = (fresh) => {
     const tt = fresh.tournament;
