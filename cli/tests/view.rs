@@ -77,7 +77,7 @@ fn schotten_totten_shows_the_stones_both_hands_and_the_card_just_played() {
     let seat_one = show(&path, &["--at", "1", "--seat", "1"]);
     assert_eq!(seat_one.matches("hidden").count(), 1, "{seat_one}");
     let every_step = show(&path, &[]);
-    assert!(every_step.contains("step 0/") && every_step.contains("ended by"));
+    assert!(every_step.contains("step 0/") && every_step.contains("ended: "));
     std::fs::remove_file(&path).unwrap();
 }
 
@@ -114,7 +114,7 @@ fn lords_of_scotland_shows_recruits_scores_followers_and_hands() {
     assert!(text.contains("supporters to win: "), "{text}");
     assert_eq!(text.matches(" · score ").count(), 3, "{text}");
     assert_eq!(text.matches("followers: ").count(), 3, "{text}");
-    assert!(text.contains("ended by "), "{text}");
+    assert!(text.contains("ended: "), "{text}");
     let deal = show(&path, &["--at", "0", "--seat", "2"]);
     assert!(deal.contains("the deal"), "{deal}");
     assert_eq!(deal.matches("hidden; known").count(), 2, "{deal}");
