@@ -14,7 +14,7 @@ use std::io::Write;
 use cairn_engine::descriptor::{GameDescriptor, OptionKind, OptionSpec, SeatRule};
 use cairn_engine::forfeit::{final_score, EndedBy};
 use cairn_engine::new_game;
-use cairn_proto::record::{hash_text, GameRecord, ReplayFile};
+use cairn_proto::record::{hash_text, seat_label, GameRecord, ReplayFile};
 
 use crate::error::ArenaError;
 use crate::store::{Forfeit, GameReport, Lease, LeasedGame, MatchReport, SeatResult};
@@ -187,7 +187,7 @@ pub fn planned_from_lease(lease: &Lease, game: &LeasedGame) -> PlannedGame {
         seat_names: lease
             .seats
             .iter()
-            .map(|seat| format!("{}@{}", seat.bot_name, seat.version))
+            .map(|seat| seat_label(&seat.bot_name, seat.version))
             .collect(),
     }
 }

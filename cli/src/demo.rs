@@ -177,7 +177,7 @@ async fn demo(args: &DemoArgs, dir: &Path, db: &Path) -> anyhow::Result<()> {
     let (stop_web, web_stopped) = tokio::sync::watch::channel(());
     let web = match &args.serve {
         Some(http) => Some(crate::serve::start_web(
-            crate::serve::bind_web(http).await?,
+            crate::serve::listen_on(http).await?,
             store.clone(),
             web_stopped,
         )?),

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context};
 use cairn_runner::bot_folder::{load_bot, PreparedBot};
-use cairn_runner::build::{BuildError, BuildLimits, Builder};
+use cairn_runner::build::{BuildError, Builder};
 use cairn_runner::sandbox::Limits;
 use cairn_runner::{
     mirrored_plan, rotating_plan, BotLauncher, ForfeitReason, MatchResult, MatchSpec,
@@ -85,9 +85,8 @@ pub struct PlayArgs {
     /// earlier build in the cache is not used).
     #[arg(long)]
     no_build: bool,
-    /// How long a bot's build may run before it is killed.
-    #[arg(long, value_name = "SECONDS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
-    build_wall_s: u64,
+    #[command(flatten)]
+    build: crate::runner_cmd::BuildTimeArgs,
     /// Run the bots as plain processes, without the sandbox (trusted bots only).
     #[arg(long)]
     no_sandbox: bool,
@@ -359,10 +358,7 @@ fn sprt_of(args: &mut PlayArgs) -> anyhow::Result<Option<Sprt>> {
 }
 
 fn prepare_bots(args: &PlayArgs) -> anyhow::Result<Vec<PreparedBot>> {
-    let limits = BuildLimits {
-        wall: Duration::from_secs(args.build_wall_s),
-        ..BuildLimits::default()
-    };
+    let limits = args.build.limits();
     let builder = match args.no_sandbox {
         true => Builder::plain(limits),
         false => Builder::sandboxed(limits),

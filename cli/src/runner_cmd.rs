@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use cairn_runner::build::BuildLimits;
 use cairn_runner::remote::{default_cache_dir, run_runner, RunnerConfig};
 
 use crate::client::DEFAULT_ARENA;
@@ -35,10 +36,27 @@ pub struct RunnerArgs {
     /// Stop once no match is waiting.
     #[arg(long)]
     exit_when_idle: bool,
-    /// How long a bot's build may run before it is killed and the bot
-    /// version marked broken.
+    #[command(flatten)]
+    build: BuildTimeArgs,
+}
+
+/// How long a bot's build may run (`cairn runner` and `cairn play`).
+#[derive(Debug, clap::Args)]
+pub struct BuildTimeArgs {
+    /// How long a bot's build may run before it is killed (on a runner,
+    /// the bot version is then marked broken).
     #[arg(long, value_name = "SECONDS", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..))]
     build_wall_s: u64,
+}
+
+impl BuildTimeArgs {
+    /// The default build limits with this wall-clock time.
+    pub fn limits(&self) -> BuildLimits {
+        BuildLimits {
+            wall: Duration::from_secs(self.build_wall_s),
+            ..BuildLimits::default()
+        }
+    }
 }
 
 pub fn run(args: RunnerArgs) -> anyhow::Result<ExitCode> {
@@ -49,7 +67,7 @@ pub fn run(args: RunnerArgs) -> anyhow::Result<ExitCode> {
     config.cache_dir = args.cache.unwrap_or_else(default_cache_dir);
     config.no_sandbox = args.no_sandbox;
     config.exit_when_idle = args.exit_when_idle;
-    config.build_limits.wall = Duration::from_secs(args.build_wall_s);
+    config.build_limits = args.build.limits();
     config.verbose = true;
     crate::client::runtime()?.block_on(async {
         let shutdown = crate::serve::shutdown_signal();

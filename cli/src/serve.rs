@@ -54,11 +54,9 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             .filter(|token| !token.is_empty());
         // Both addresses first: an arena that cannot listen leaves no
         // runner (nor its token) behind in the database.
-        let listener = TcpListener::bind(&args.listen)
-            .await
-            .with_context(|| format!("cannot listen on {}", args.listen))?;
+        let listener = listen_on(&args.listen).await?;
         let web_listener = match &args.http {
-            Some(http) => Some(bind_web(http).await?),
+            Some(http) => Some(listen_on(http).await?),
             None => None,
         };
         let ServedStore {
@@ -118,11 +116,11 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// The web pages' listener on `http`.
-pub async fn bind_web(http: &str) -> anyhow::Result<TcpListener> {
-    TcpListener::bind(http)
+/// A listener on `address`, or why not.
+pub async fn listen_on(address: &str) -> anyhow::Result<TcpListener> {
+    TcpListener::bind(address)
         .await
-        .with_context(|| format!("cannot listen on {http}"))
+        .with_context(|| format!("cannot listen on {address}"))
 }
 
 /// Serves the web pages on `listener` until `stop` changes; prints the

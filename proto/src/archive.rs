@@ -129,11 +129,11 @@ impl Manifest {
                 "`build`, when given, must be a non-empty argv list".into(),
             ));
         }
-        let words = std::iter::once(&manifest.name)
+        let mut words = std::iter::once(&manifest.name)
             .chain(&manifest.command)
             .chain(manifest.build.iter().flatten())
             .chain(manifest.games.iter().flatten());
-        if words.into_iter().any(|word| word.contains('\0')) {
+        if words.any(|word| word.contains('\0')) {
             return Err(ArchiveError::BadManifest(
                 "a NUL character cannot be passed to a program".into(),
             ));

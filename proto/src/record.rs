@@ -33,6 +33,12 @@ fn is_zero(index: &u64) -> bool {
 }
 
 /// One game.
+/// How an arena's replays name a seat: its bot and version, `name@version`
+/// (the runner writes it, the arena checks it).
+pub fn seat_label(bot_name: &str, version: i64) -> String {
+    format!("{bot_name}@{version}")
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GameRecord {
     pub game: String,

@@ -111,6 +111,11 @@ fn tournament(seed: u64) -> Vec<FitGame> {
     games
 }
 
+/// 1 if `interval` holds `value`, else 0 (for counting).
+fn covers(interval: &Estimate, value: f64) -> usize {
+    usize::from(interval.low <= value && value <= interval.high)
+}
+
 /// Fits 400 tournaments and checks both rates: the interval of B - C (bots
 /// 2 and 3) covers the true gap, and that of A - A2 (bots 0 and 1) holds 0.
 fn assert_calibrated(label: &str, strength: &[f64], tournament: impl Fn(u64) -> Vec<FitGame>) {
@@ -120,9 +125,9 @@ fn assert_calibrated(label: &str, strength: &[f64], tournament: impl Fn(u64) -> 
         let fit = fit(&tournament(seed), &FitConfig::default());
         let gap = fit.difference(2, 3).expect("B and C are rated");
         let truth = strength[2] - strength[3];
-        covered += usize::from(gap.low <= truth && truth <= gap.high);
+        covered += covers(&gap, truth);
         let copies = fit.difference(0, 1).expect("A and A2 are rated");
-        copies_same += usize::from(copies.low <= 0.0 && 0.0 <= copies.high);
+        copies_same += covers(&copies, 0.0);
     }
     let rate = |count: usize| count as f64 / TOURNAMENTS as f64;
     println!(
@@ -269,10 +274,10 @@ fn a_newcomers_interval_covers_its_true_rating_95_percent_of_the_time() {
             continue;
         };
         rated += 1;
-        covered += usize::from(newcomer.low <= truth && truth <= newcomer.high);
+        covered += covers(&newcomer, truth);
         let gap = fit.difference(4, 0).expect("the newcomer and A are rated");
         let true_gap = NEWCOMER_STRENGTH[4] - NEWCOMER_STRENGTH[0];
-        gap_covered += usize::from(gap.low <= true_gap && true_gap <= gap.high);
+        gap_covered += covers(&gap, true_gap);
     }
     let rate = |count: usize| count as f64 / rated as f64;
     println!(

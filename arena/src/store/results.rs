@@ -8,6 +8,7 @@ use std::collections::HashMap;
 
 use cairn_engine::forfeit::{EndedBy, ForfeitReason};
 use cairn_engine::GameOptions;
+use cairn_proto::record::seat_label;
 use sqlx::AnyConnection;
 
 use super::accounts::Runner;
@@ -278,7 +279,8 @@ impl Store {
                 })
             })
             .collect::<Result<Vec<i64>, ArenaError>>()?;
-        // Names hold no comma (letters, digits, `-`, `_`, `.`).
+        // Names hold no comma (letters, digits, `-`, `_`, `.`); the SQL
+        // writes each as `seat_label` does.
         let seat_names = seat_names
             .as_deref()
             .unwrap_or_default()
@@ -386,8 +388,8 @@ impl Store {
         Ok((
             index,
             tails.into_iter().map(Option::unwrap_or_default).collect(),
-            bots.into_iter()
-                .map(|(name, version)| format!("{name}@{version}"))
+            bots.iter()
+                .map(|(name, version)| seat_label(name, *version))
                 .collect(),
         ))
     }

@@ -159,7 +159,7 @@ fn report(lease: &Lease, forfeit: bool) -> MatchReport {
     let labels: Vec<String> = lease
         .seats
         .iter()
-        .map(|s| format!("{}@{}", s.bot_name, s.version))
+        .map(|s| cairn_proto::record::seat_label(&s.bot_name, s.version))
         .collect();
     let names: Vec<&str> = labels.iter().map(String::as_str).collect();
     let games = lease

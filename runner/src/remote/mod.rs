@@ -340,24 +340,14 @@ async fn run_lease(shared: &Shared, lease: &pb::MatchLease) -> Result<(), Remote
         }
         Ok::<_, RemoteError>(folders)
     };
-    tokio::pin!(preparing);
-    let folders = loop {
-        tokio::select! {
-            folders = &mut preparing => break folders?,
-            _ = heartbeats.tick() => heartbeat(shared, lease).await?,
-        }
-    };
+    let folders = beating(shared, lease, &mut heartbeats, preparing).await??;
     let spec = report::match_spec(lease, &folders, shared.config.time_control);
     let launcher = Arc::clone(&shared.launcher);
-    let mut playing =
-        tokio::task::spawn_blocking(move || crate::play_match(&spec, launcher.as_ref()));
-    let played = loop {
-        tokio::select! {
-            played = &mut playing => break played.map_err(|error| RemoteError::Task(error.to_string()))?,
-            _ = heartbeats.tick() => heartbeat(shared, lease).await?,
-        }
-    };
-    let result = played.map_err(|error| RemoteError::Play(error.to_string()))?;
+    let playing = tokio::task::spawn_blocking(move || crate::play_match(&spec, launcher.as_ref()));
+    let result = beating(shared, lease, &mut heartbeats, playing)
+        .await?
+        .map_err(|error| RemoteError::Task(error.to_string()))?
+        .map_err(|error| RemoteError::Play(error.to_string()))?;
     // The games are reported one at a time, which takes a while for a long
     // match on a busy arena: the lease is kept alive until the last one is
     // in, or its expiry would refuse the rest and another runner would
@@ -381,13 +371,7 @@ async fn run_lease(shared: &Shared, lease: &pb::MatchLease) -> Result<(), Remote
         }
         Ok(false)
     };
-    tokio::pin!(reporting);
-    let lost = loop {
-        tokio::select! {
-            lost = &mut reporting => break lost?,
-            _ = heartbeats.tick() => heartbeat(shared, lease).await?,
-        }
-    };
+    let lost = beating(shared, lease, &mut heartbeats, reporting).await??;
     if lost {
         shared.lost.fetch_add(1, Ordering::Relaxed);
         return Ok(());
@@ -401,6 +385,22 @@ async fn run_lease(shared: &Shared, lease: &pb::MatchLease) -> Result<(), Remote
         );
     }
     Ok(())
+}
+
+/// Runs `work` while sending `lease`'s heartbeats on `heartbeats`' ticks.
+async fn beating<T>(
+    shared: &Shared,
+    lease: &pb::MatchLease,
+    heartbeats: &mut tokio::time::Interval,
+    work: impl Future<Output = T>,
+) -> Result<T, RemoteError> {
+    tokio::pin!(work);
+    loop {
+        tokio::select! {
+            done = &mut work => return Ok(done),
+            _ = heartbeats.tick() => heartbeat(shared, lease).await?,
+        }
+    }
 }
 
 /// Sends one game's report; an arena restarting is waited for (the report

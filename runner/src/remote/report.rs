@@ -28,7 +28,7 @@ pub fn match_spec(
             let mut entry =
                 super::artifacts::prepared_bot(folder, &seat.manifest.clone().unwrap_or_default())
                     .entry;
-            entry.name = format!("{}@{}", seat.bot_name, seat.version);
+            entry.name = cairn_proto::record::seat_label(&seat.bot_name, seat.version);
             entry
         })
         .collect();

@@ -426,7 +426,7 @@ pub fn planned_game(lease: &pb::MatchLease, game: usize) -> cairn_arena::verify:
         seat_names: lease
             .seats
             .iter()
-            .map(|seat| format!("{}@{}", seat.bot_name, seat.version))
+            .map(|seat| cairn_proto::record::seat_label(&seat.bot_name, seat.version))
             .collect(),
     }
 }
