@@ -10,14 +10,21 @@
 //! Invalidation happens after the commit and before the write's caller is
 //! answered, so a read that starts after a write was answered sees it. A
 //! snapshot is replaced whole, never edited: a reader sees a result
-//! entirely or not at all. A snapshot that is being built is invalidated by
-//! any touch of its tournament (its last match index is not known yet), so
-//! a write that commits while the build reads is never lost.
+//! entirely or not at all.
+//!
+//! A snapshot being built keeps the writes of its kind that commit while it
+//! reads (its last match index is not known yet, and the build may or may
+//! not see them). When it is built, a board is patched with them, and a
+//! page checks whether one was on it: if so it is dropped, and a reader
+//! that joined after that write was answered reads on its own. Under a
+//! steady stream of reports a build is thus never thrown away for writes
+//! it does not hold; it used to be, and under load readers rebuilt the
+//! same page back to back.
 
 use std::collections::HashMap;
 use std::future::Future;
 use std::hash::Hash;
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -72,26 +79,100 @@ pub(crate) type BoardKey = (String, String, Option<RatingModel>);
 /// One build of a snapshot.
 #[derive(Debug)]
 struct Generation<T> {
-    /// The highest match index the snapshot holds: `i64::MAX` while it is
-    /// being built, or when a new match would join it (a page not full).
-    last_index: AtomicI64,
+    /// What writes did to it: the writes that committed while it was
+    /// being built, then, once built, the highest match index it holds.
+    state: Mutex<State>,
     value: OnceCell<Arc<T>>,
 }
+
+/// A generation's state (see [`Generation::state`]).
+#[derive(Debug)]
+enum State {
+    /// Being built: the writes of its kind that committed meanwhile, in
+    /// commit order. The build may or may not have read each of them.
+    Building(Vec<Pending>),
+    /// Built: the highest match index it holds, `i64::MAX` when a new
+    /// match would join it (a page not full) or when it is not a page.
+    /// `stale_from` is the first write of the build's that it may be
+    /// missing: readers who joined after that write was answered must not
+    /// take it.
+    Built {
+        last_index: i64,
+        stale_from: Option<usize>,
+    },
+}
+
+/// A write that committed while a snapshot was being built.
+#[derive(Debug, Clone)]
+enum Pending {
+    /// A match of the page's tournament, by index.
+    Match(i64),
+    /// The standings a write gave on the board, or `None` when it changed
+    /// the board in a way a patch cannot follow.
+    Board(Option<Vec<(RatingModel, i64, Standing)>>),
+}
+
+/// The most writes a build keeps while it runs; past that it is dropped
+/// as any build was before writes were kept (a build that slow is rare).
+const MAX_PENDING: usize = 10_000;
 
 impl<T> Generation<T> {
     fn new() -> Generation<T> {
         Generation {
-            last_index: AtomicI64::new(i64::MAX),
+            state: Mutex::new(State::Building(Vec::new())),
             value: OnceCell::new(),
         }
     }
 
     fn ready(value: T) -> Generation<T> {
         Generation {
-            last_index: AtomicI64::new(i64::MAX),
+            state: Mutex::new(State::Built {
+                last_index: i64::MAX,
+                stale_from: None,
+            }),
             value: OnceCell::new_with(Some(Arc::new(value))),
         }
     }
+
+    /// Whether a write touching match `match_index` leaves it current: a
+    /// build under way keeps the touch for when it is done.
+    fn outlives_match(&self, match_index: i64) -> bool {
+        match &mut *lock(&self.state) {
+            State::Building(pending) => keep_pending(pending, Pending::Match(match_index)),
+            State::Built { last_index, .. } => match_index > *last_index,
+        }
+    }
+
+    /// The writes it has kept so far: a reader joining now needs every
+    /// one of them in what it reads.
+    fn writes_seen(&self) -> usize {
+        match &*lock(&self.state) {
+            State::Building(pending) => pending.len(),
+            State::Built { .. } => 0,
+        }
+    }
+
+    /// Whether a reader that joined after `seen` kept writes may take the
+    /// built value.
+    fn current_for(&self, seen: usize) -> bool {
+        match &*lock(&self.state) {
+            State::Built {
+                stale_from: Some(from),
+                ..
+            } => seen <= *from,
+            _ => true,
+        }
+    }
+}
+
+/// Keeps a write for a build under way; false (drop the build) when it
+/// has kept too many.
+fn keep_pending(pending: &mut Vec<Pending>, write: Pending) -> bool {
+    if pending.len() >= MAX_PENDING {
+        return false;
+    }
+    pending.push(write);
+    true
 }
 
 type Snapshots<K, T> = Mutex<HashMap<K, Arc<Generation<T>>>>;
@@ -149,10 +230,23 @@ impl ReadCache {
         build: F,
     ) -> Result<Arc<PageOf<MatchSummary>>, ArenaError>
     where
-        F: FnOnce() -> Fut,
+        F: Fn() -> Fut,
         Fut: Future<Output = Result<(PageOf<MatchSummary>, i64), ArenaError>>,
     {
-        snapshot(&self.first_pages, key, build).await
+        snapshot(
+            &self.first_pages,
+            key,
+            build,
+            |page, last_index, pending| {
+                // A match on the page that changed while it was read: the
+                // page may be missing that write.
+                let stale_from = pending.iter().position(
+                    |write| matches!(write, Pending::Match(index) if *index <= last_index),
+                );
+                (page, stale_from)
+            },
+        )
+        .await
     }
 
     /// A leaderboard's live rows, built by `build` unless a current one exists.
@@ -162,12 +256,29 @@ impl ReadCache {
         build: F,
     ) -> Result<Arc<Vec<LeaderboardRow>>, ArenaError>
     where
-        F: FnOnce() -> Fut,
+        F: Fn() -> Fut,
         Fut: Future<Output = Result<Vec<LeaderboardRow>, ArenaError>>,
     {
-        snapshot(&self.boards, key, || async {
-            build().await.map(|rows| (rows, i64::MAX))
-        })
+        snapshot(
+            &self.boards,
+            key,
+            || async { build().await.map(|rows| (rows, i64::MAX)) },
+            |mut rows, _, pending| {
+                // Each result recorded while the board was read patches it
+                // (a standing it already holds is left as it is).
+                for (position, write) in pending.iter().enumerate() {
+                    let patched = match write {
+                        Pending::Board(Some(standings)) => patched_rows(&rows, standings),
+                        _ => None,
+                    };
+                    match patched {
+                        Some(patched) => rows = patched,
+                        None => return (rows, Some(position)),
+                    }
+                }
+                (rows, None)
+            },
+        )
         .await
     }
 
@@ -243,8 +354,7 @@ impl ReadCache {
                     tournament_id,
                     match_index,
                 } => lock(&self.first_pages).retain(|&(tournament, _), generation| {
-                    tournament != *tournament_id
-                        || *match_index > generation.last_index.load(Ordering::Acquire)
+                    tournament != *tournament_id || generation.outlives_match(*match_index)
                 }),
                 Touch::Board { game, variant } => {
                     *lock(&self.board_writes)
@@ -274,10 +384,21 @@ impl ReadCache {
             .cloned()
             .collect();
         for key in keys {
-            let patched = patch.and_then(|patch| {
-                let rows = boards.get(&key)?.value.get()?;
-                patched_rows(rows, &patch.standings)
-            });
+            let Some(generation) = boards.get(&key) else {
+                continue;
+            };
+            let standings = patch.map(|patch| patch.standings.clone());
+            let patched = match &mut *lock(&generation.state) {
+                // Patched when its build is done.
+                State::Building(pending) => {
+                    if keep_pending(pending, Pending::Board(standings)) {
+                        continue;
+                    }
+                    None
+                }
+                State::Built { .. } => standings
+                    .and_then(|standings| patched_rows(generation.value.get()?, &standings)),
+            };
             match patched {
                 Some(rows) => {
                     boards.insert(key, Arc::new(Generation::ready(rows)));
@@ -388,42 +509,74 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|poison| poison.into_inner())
 }
 
-/// The current snapshot under `key`, or a new one: the generation is
-/// registered before the build reads, so a write committing meanwhile
-/// drops it and the next reader builds again.
+/// The current snapshot under `key`, or a new one. A generation is
+/// registered before its build reads, and the writes of its kind that
+/// commit meanwhile are kept on it: when the build is done, `settle` brings
+/// the value up to date with them (a board is patched) or names the first
+/// one it may be missing, and the generation is dropped from `snapshots`.
+/// A reader that joined after that write was answered reads on its own,
+/// so no reader ever misses a write answered before it began; the others
+/// share the build, however many writes commit while it runs.
 async fn snapshot<K, T, F, Fut>(
     snapshots: &Snapshots<K, T>,
     key: K,
     build: F,
+    settle: impl FnOnce(T, i64, &[Pending]) -> (T, Option<usize>),
 ) -> Result<Arc<T>, ArenaError>
 where
-    K: Eq + Hash,
-    F: FnOnce() -> Fut,
+    K: Eq + Hash + Clone,
+    F: Fn() -> Fut,
     Fut: Future<Output = Result<(T, i64), ArenaError>>,
 {
-    let generation = {
+    let (generation, seen) = {
         let mut snapshots = lock(snapshots);
         if let Some(current) = snapshots.get(&key) {
-            Arc::clone(current)
+            let seen = current.writes_seen();
+            (Arc::clone(current), seen)
         } else {
             if snapshots.len() >= MAX_SNAPSHOTS {
                 // Readers holding a dropped generation still get its value.
                 snapshots.clear();
             }
             let generation = Arc::new(Generation::new());
-            snapshots.insert(key, Arc::clone(&generation));
-            generation
+            snapshots.insert(key.clone(), Arc::clone(&generation));
+            (generation, 0)
         }
     };
     let value = generation
         .value
         .get_or_try_init(|| async {
             let (value, last_index) = build().await?;
-            generation.last_index.store(last_index, Ordering::Release);
+            // Under the map's lock, so no write lands between settling and
+            // dropping a stale generation.
+            let mut current = lock(snapshots);
+            let mut state = lock(&generation.state);
+            let pending = match &*state {
+                State::Building(pending) => pending.clone(),
+                State::Built { .. } => Vec::new(),
+            };
+            let (value, stale_from) = settle(value, last_index, &pending);
+            *state = State::Built {
+                last_index,
+                stale_from,
+            };
+            if stale_from.is_some()
+                && current
+                    .get(&key)
+                    .is_some_and(|held| Arc::ptr_eq(held, &generation))
+            {
+                current.remove(&key);
+            }
             Ok::<_, ArenaError>(Arc::new(value))
         })
         .await?;
-    Ok(Arc::clone(value))
+    if generation.current_for(seen) {
+        return Ok(Arc::clone(value));
+    }
+    // A write this reader must see came after the build read: read anew,
+    // uncached (the next reader builds the next generation).
+    let (value, _) = build().await?;
+    Ok(Arc::new(value))
 }
 
 #[cfg(test)]

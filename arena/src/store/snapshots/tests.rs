@@ -363,3 +363,170 @@ fn a_board_is_busy_while_a_report_of_it_is_under_way() {
     drop(second);
     assert!(quiet(TEST_DUEL));
 }
+
+/// Builds that each wait for a permit, numbered from 1 in the order they
+/// begin; a page built by build `n` carries `n` as its token.
+struct GatedBuilds {
+    gate: tokio::sync::Semaphore,
+    begun: std::sync::atomic::AtomicUsize,
+}
+
+impl GatedBuilds {
+    fn new() -> Arc<GatedBuilds> {
+        Arc::new(GatedBuilds {
+            gate: tokio::sync::Semaphore::new(0),
+            begun: std::sync::atomic::AtomicUsize::new(0),
+        })
+    }
+
+    fn begun(&self) -> usize {
+        self.begun.load(Ordering::SeqCst)
+    }
+
+    /// The first page of tournament 1 (size 10) as a reader in a task of
+    /// its own reads it; the page holds matches up to index 9.
+    fn read(self: &Arc<Self>, reads: &Arc<ReadCache>) -> tokio::task::JoinHandle<String> {
+        let (builds, reads) = (Arc::clone(self), Arc::clone(reads));
+        tokio::spawn(async move {
+            let page = reads
+                .first_page((1, 10), || async {
+                    let number = builds.begun.fetch_add(1, Ordering::SeqCst) + 1;
+                    builds.gate.acquire().await.unwrap().forget();
+                    let page = PageOf {
+                        items: Vec::new(),
+                        next_page_token: Some(number.to_string()),
+                    };
+                    Ok((page, 9))
+                })
+                .await
+                .unwrap();
+            page.next_page_token.clone().unwrap()
+        })
+    }
+}
+
+fn touch_match(reads: &ReadCache, match_index: i64) {
+    reads.invalidate(&Touched::Only(vec![Touch::Match {
+        tournament_id: 1,
+        match_index,
+    }]));
+}
+
+/// Lets every spawned task run until it waits (the test runtime has one
+/// thread).
+async fn settle_tasks() {
+    for _ in 0..10 {
+        tokio::task::yield_now().await;
+    }
+}
+
+/// A reader's answer; a reader left waiting for a build nobody releases
+/// fails the test rather than hanging it.
+async fn answer<T>(reader: tokio::task::JoinHandle<T>) -> T {
+    tokio::time::timeout(std::time::Duration::from_secs(60), reader)
+        .await
+        .expect("the reader waits for a build never released")
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_page_being_built_outlives_writes_past_it_and_no_reader_misses_one_on_it() {
+    let reads = Arc::new(ReadCache::default());
+    let builds = GatedBuilds::new();
+
+    // Writes past the page while it is read leave the build shared: under
+    // a steady stream of reports, readers no longer rebuild it forever.
+    let first = builds.read(&reads);
+    settle_tasks().await;
+    touch_match(&reads, 40);
+    let joined = builds.read(&reads);
+    settle_tasks().await;
+    touch_match(&reads, 41);
+    builds.gate.add_permits(1);
+    assert_eq!(answer(first).await, "1");
+    assert_eq!(answer(joined).await, "1");
+    assert_eq!(answer(builds.read(&reads)).await, "1", "still cached");
+    assert_eq!(builds.begun(), 1);
+
+    // A write on the page drops the built page.
+    touch_match(&reads, 3);
+    let before_write = builds.read(&reads);
+    settle_tasks().await;
+    assert_eq!(builds.begun(), 2);
+    // Match 5 changes while build 2 reads: the reader that began before
+    // that write may take build 2; one that began after it must not.
+    touch_match(&reads, 5);
+    let after_write = builds.read(&reads);
+    settle_tasks().await;
+    builds.gate.add_permits(2);
+    assert_eq!(answer(before_write).await, "2");
+    assert_eq!(answer(after_write).await, "3", "read anew, on its own");
+    // Build 2 may be missing match 5's write: nobody takes it again.
+    builds.gate.add_permits(1);
+    assert_eq!(answer(builds.read(&reads)).await, "4");
+    assert_eq!(answer(builds.read(&reads)).await, "4");
+}
+
+/// A board of two bot versions (ids 1 and 2), both with `games` games.
+fn two_rows(games: i64) -> Vec<LeaderboardRow> {
+    (1..=2)
+        .map(|id| LeaderboardRow {
+            position: usize::try_from(id).unwrap(),
+            bot_version_id: id,
+            bot_name: format!("bot-{id}"),
+            version: 1,
+            owner: "ada".into(),
+            model: RatingModel::Elo,
+            standing: Standing {
+                games,
+                ..Standing::initial(RatingModel::Elo)
+            },
+            provisional: true,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_board_being_built_is_patched_by_the_results_recorded_meanwhile() {
+    let reads = Arc::new(ReadCache::default());
+    let gate = Arc::new(tokio::sync::Semaphore::new(0));
+    let key: BoardKey = (TEST_DUEL.into(), String::new(), None);
+    let reader = {
+        let (reads, gate, key) = (Arc::clone(&reads), Arc::clone(&gate), key.clone());
+        tokio::spawn(async move {
+            let rows = reads
+                .board(key, || async {
+                    gate.acquire().await.unwrap().forget();
+                    Ok(two_rows(4))
+                })
+                .await
+                .unwrap();
+            rows.to_vec()
+        })
+    };
+    settle_tasks().await;
+    // Bot 2 wins its fifth game while the board is read.
+    let mut won = two_rows(5)[1].standing;
+    won.rating.value += 16.0;
+    let patch = BoardPatch {
+        game: TEST_DUEL.into(),
+        variant: String::new(),
+        standings: vec![(RatingModel::Elo, 2, won)],
+    };
+    reads.invalidate_patching(
+        &Touched::Only(vec![Touch::Board {
+            game: TEST_DUEL.into(),
+            variant: String::new(),
+        }]),
+        &[patch],
+    );
+    gate.add_permits(1);
+    let rows = answer(reader).await;
+    assert_eq!(rows[0].bot_version_id, 2, "the patched bot leads");
+    assert_eq!((rows[0].standing.games, rows[0].position), (5, 1));
+    let cached = reads
+        .board(key, || async { panic!("the patched build is kept") })
+        .await
+        .unwrap();
+    assert_eq!(*cached, rows);
+}
