@@ -682,12 +682,17 @@ async fn open_sqlite(path: &Path) -> Result<(Dialect, AnyPool, AnyPool), ArenaEr
     // create flag but no pragmas: each connection sets them as it opens.
     let options = AnyConnectOptions::from_url(&options.to_url_lossy())?;
     let pool_options = || {
-        AnyPoolOptions::new().after_connect(|connection, _| {
-            Box::pin(async move {
-                sqlx::raw_sql(SQLITE_PRAGMAS).execute(connection).await?;
-                Ok(())
+        AnyPoolOptions::new()
+            // No ping before every use: on SQLite a ping is a round trip
+            // to the connection's thread and finds nothing (the file is
+            // in this process).
+            .test_before_acquire(false)
+            .after_connect(|connection, _| {
+                Box::pin(async move {
+                    sqlx::raw_sql(SQLITE_PRAGMAS).execute(connection).await?;
+                    Ok(())
+                })
             })
-        })
     };
     let writer = pool_options()
         .max_connections(1)
