@@ -6,8 +6,9 @@
 //! match with its game counts; its games come only with `with_games`).
 //!
 //! Each side runs as it would in its own process: the server on its own
-//! runtime, the runners on another, each with its own connection, and the
-//! readers on a third, each reader with its own connection.
+//! runtime, the runners on another, each with its own connection to the
+//! server's runner port, and the readers on a third, each reader with its
+//! own connection to the public port.
 //!
 //! Prints `bench: arena/results_per_s` (no readers),
 //! `bench: arena/list_matches_p99_ms`, `bench: arena/leaderboard_p99_ms_under_load`
@@ -40,8 +41,11 @@ use std::net::SocketAddr;
 
 use tokio::net::TcpListener;
 use tokio::runtime::Runtime;
+use tonic::client::Grpc;
+use tonic::codegen::http::uri::PathAndQuery;
 use tonic::transport::Channel;
 use tonic::Request;
+use tonic_prost::ProstCodec;
 
 const N_BOTS: usize = 50;
 const GAMES_PER_PAIRING: u32 = 10;
@@ -163,15 +167,50 @@ const UNDER_INGEST: u8 = 0;
 const NO_INGEST: u8 = 1;
 const STOP: u8 = 2;
 
+/// A leaderboard as a reader checks it: its rows counted, left encoded.
+#[derive(Clone, PartialEq, prost::Message)]
+struct SkimmedBoard {
+    #[prost(bytes = "bytes", repeated, tag = "4")]
+    rows: Vec<prost::bytes::Bytes>,
+}
+
+/// A page of matches as a reader checks it: its matches counted, left
+/// encoded.
+#[derive(Clone, PartialEq, prost::Message)]
+struct SkimmedPage {
+    #[prost(bytes = "bytes", repeated, tag = "1")]
+    matches: Vec<prost::bytes::Bytes>,
+}
+
+/// One call whose answer is decoded as `Skimmed`.
+async fn skim<Asked, Skimmed>(grpc: &mut Grpc<Channel>, path: &'static str, asked: Asked) -> Skimmed
+where
+    Asked: prost::Message + Send + Sync + 'static,
+    Skimmed: prost::Message + Default + Send + Sync + 'static,
+{
+    grpc.ready().await.expect("ready");
+    grpc.unary(
+        Request::new(asked),
+        PathAndQuery::from_static(path),
+        ProstCodec::<Asked, Skimmed>::default(),
+    )
+    .await
+    .expect(path)
+    .into_inner()
+}
+
 /// Reads until `phase` says stop, asking one thing only; the latencies of
-/// the reads begun under ingest and of those begun after it.
+/// the reads begun under ingest and of those begun after it. A reader
+/// stands for a caller on another machine: it checks each answer's row
+/// count but leaves the rows encoded, so that its own decoding takes as
+/// little as it can of the cores it shares here with the arena.
 async fn reader(
     address: SocketAddr,
     tournament_id: i64,
     leaderboard: bool,
     phase: Arc<AtomicU8>,
 ) -> [Vec<Duration>; 2] {
-    let mut client = ArenaClient::new(connect(address).await);
+    let mut grpc = Grpc::new(connect(address).await);
     let mut latencies = [Vec::new(), Vec::new()];
     loop {
         let began_in = phase.load(Ordering::Relaxed);
@@ -180,23 +219,21 @@ async fn reader(
         }
         let started = Instant::now();
         if leaderboard {
-            let board = client
-                .get_leaderboard(pb::GetLeaderboardRequest {
-                    game: TEST_DUEL.into(),
-                    ..Default::default()
-                })
-                .await
-                .expect("leaderboard");
-            assert_eq!(board.into_inner().rows.len(), N_BOTS);
+            let asked = pb::GetLeaderboardRequest {
+                game: TEST_DUEL.into(),
+                ..Default::default()
+            };
+            let board: SkimmedBoard =
+                skim(&mut grpc, "/cairn.arena.v1.Arena/GetLeaderboard", asked).await;
+            assert_eq!(board.rows.len(), N_BOTS);
         } else {
-            let page = client
-                .list_matches(pb::ListMatchesRequest {
-                    tournament_id,
-                    ..Default::default()
-                })
-                .await
-                .expect("matches");
-            assert_eq!(page.into_inner().matches.len(), 100);
+            let asked = pb::ListMatchesRequest {
+                tournament_id,
+                ..Default::default()
+            };
+            let page: SkimmedPage =
+                skim(&mut grpc, "/cairn.arena.v1.Arena/ListMatches", asked).await;
+            assert_eq!(page.matches.len(), 100);
         }
         latencies[usize::from(began_in)].push(started.elapsed());
     }
@@ -345,17 +382,26 @@ fn bench(processes: &Processes) {
         (store, TcpListener::bind("127.0.0.1:0").await.expect("bind"))
     });
     let address = listener.local_addr().expect("address");
+    let runner_listener = processes
+        .arena
+        .block_on(async { TcpListener::bind("127.0.0.1:0").await.expect("bind") });
+    let runner_address = runner_listener.local_addr().expect("address");
     let (stop_server, stopped) = tokio::sync::oneshot::channel::<()>();
     let server = processes
         .arena
-        .spawn(cairn_arena::run(listener, store.clone(), async move {
-            let _ = stopped.await;
-        }));
+        .spawn(cairn_arena::service::run_with_runner_port(
+            listener,
+            Some(runner_listener),
+            store.clone(),
+            async move {
+                let _ = stopped.await;
+            },
+        ));
     let tournament_id = processes.runners.block_on(set_up(store, address));
 
     // 2,450 matches: 300 per runner alone, then 300 each under load.
     let before_alone = CpuTimes::now();
-    let (n_alone, alone) = processes.runners.block_on(ingest(address, 300));
+    let (n_alone, alone) = processes.runners.block_on(ingest(runner_address, 300));
     let cpu_alone = CpuTimes::now().since(&before_alone);
     println!("bench: arena/results_per_s {alone:.0} results/s");
     let phase = Arc::new(AtomicU8::new(UNDER_INGEST));
@@ -370,7 +416,7 @@ fn bench(processes: &Processes) {
         })
         .collect();
     let before_loaded = CpuTimes::now();
-    let (n_loaded, loaded) = processes.runners.block_on(ingest(address, 300));
+    let (n_loaded, loaded) = processes.runners.block_on(ingest(runner_address, 300));
     let cpu_loaded = CpuTimes::now().since(&before_loaded);
     // The same readers with nothing reported: what reads alone cost on
     // this machine, and their latencies without ingest beside them.

@@ -20,6 +20,12 @@ pub struct ServeArgs {
     /// The address to listen on (port 0: any free port, printed on start).
     #[arg(long, default_value = "127.0.0.1:50051")]
     listen: String,
+    /// Also serve the runners' calls (and health, nothing else) on this
+    /// address, e.g. 10.0.0.5:50052 (port 0: any free port): runners given
+    /// it (`cairn runner --arena http://ADDR`) never wait behind the public
+    /// reads, and the port may be closed to all but the runners.
+    #[arg(long, value_name = "ADDR")]
+    runner_listen: Option<String>,
     /// A token for a runner named `runner` (at least 16 characters); without
     /// one (or with an empty one) a runner `runner-PID` with a fresh token is
     /// added and the token printed. More runners: `cairn runners add NAME`.
@@ -52,11 +58,15 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             .runner_token
             .as_deref()
             .filter(|token| !token.is_empty());
-        // Both addresses first: an arena that cannot listen leaves no
+        // Every address first: an arena that cannot listen leaves no
         // runner (nor its token) behind in the database.
         let listener = listen_on(&args.listen).await?;
         let web_listener = match &args.http {
             Some(http) => Some(listen_on(http).await?),
+            None => None,
+        };
+        let runner_listener = match &args.runner_listen {
+            Some(runner_listen) => Some(listen_on(runner_listen).await?),
             None => None,
         };
         let ServedStore {
@@ -98,12 +108,19 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             None => None,
         };
         // Scripts and tests read the address from this line.
+        // One line, whose first address is the arena's.
+        let runner_port = match &runner_listener {
+            Some(runner_listener) => {
+                format!("; runners' port http://{}", runner_listener.local_addr()?)
+            }
+            None => String::new(),
+        };
         println!(
-            "cairn arena listening on http://{address} (database {})",
+            "cairn arena listening on http://{address} (database {}{runner_port})",
             args.db
         );
         std::io::stdout().flush()?;
-        cairn_arena::run(listener, store, async move {
+        cairn_arena::service::run_with_runner_port(listener, runner_listener, store, async move {
             shutdown.await;
             let _ = stop_web.send(());
         })

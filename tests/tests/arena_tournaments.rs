@@ -175,3 +175,57 @@ async fn a_bots_build_command_runs_before_it_plays_and_each_artifact_is_cached_o
         "{cached:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_runner_on_the_runners_port_plays_a_tournament_and_that_port_serves_runner_calls_only() {
+    let folder = tempfile::tempdir().unwrap();
+    let (_process, line) = serve_line(
+        &folder.path().join("arena.sqlite"),
+        "127.0.0.1:0",
+        &["--open-registration", "--runner-listen", "127.0.0.1:0"],
+    );
+    let address_after = |label: &str| -> String {
+        let (_, rest) = line.split_once(label).unwrap_or_else(|| panic!("{line:?}"));
+        let address = rest.split([' ', ')', ';']).next().unwrap();
+        assert!(address.starts_with("http://"), "{line:?}");
+        address.to_string()
+    };
+    let arena = Arena {
+        address: address_after("listening on "),
+        process: _process,
+        folder,
+    };
+    let runner_port = address_after("runners' port ");
+    assert_ne!(runner_port, arena.address);
+
+    let token = register_owner(&arena, "ada").await;
+    add_bot(&arena, &token, "first", "first");
+    add_bot(&arena, &token, "random", "random");
+    let tournament = create_round_robin(&arena, &token, &["first", "random"], 4).await;
+    let _runner = runner_at(
+        &runner_port,
+        &arena.folder.path().join("runner-cache"),
+        10_000,
+        2,
+    );
+    wait_for_progress(&arena, tournament.id, |p| p.finished).await;
+    assert_complete_and_exact(&arena, &tournament, 4).await;
+
+    // Runner calls need their token there as anywhere; the owners' and
+    // viewers' API is not served there at all.
+    let channel = tonic::transport::Channel::from_shared(runner_port)
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let unauthenticated = pb::runner_service_client::RunnerServiceClient::new(channel.clone())
+        .lease_match(pb::LeaseMatchRequest { lease_ms: 0 })
+        .await
+        .unwrap_err();
+    assert_eq!(unauthenticated.code(), tonic::Code::Unauthenticated);
+    let public = pb::arena_client::ArenaClient::new(channel)
+        .list_tournaments(pb::ListTournamentsRequest::default())
+        .await
+        .unwrap_err();
+    assert_eq!(public.code(), tonic::Code::Unimplemented, "{public:?}");
+}

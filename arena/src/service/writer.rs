@@ -80,4 +80,12 @@ impl WriterHandle {
             .await
             .map_err(|error| ArenaError::Internal(format!("the writer stopped: {error}")))?
     }
+
+    /// Runs `work` on the writer thread, beside the runners' calls.
+    pub(crate) fn spawn<T: Send + 'static>(
+        &self,
+        work: impl Future<Output = T> + Send + 'static,
+    ) -> tokio::task::JoinHandle<T> {
+        self.0.spawn(work)
+    }
 }

@@ -164,6 +164,18 @@ fn serve(db: &Path, listen: &str) -> (Running, String) {
 /// Starts `cairn serve` on `listen` with the runner token and `flags` (and
 /// no admin token from the environment); the process and its address.
 pub fn serve_with(db: &Path, listen: &str, flags: &[&str]) -> (Running, String) {
+    let (process, line) = serve_line(db, listen, flags);
+    let address = line
+        .split_whitespace()
+        .find(|word| word.starts_with("http://"))
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_string();
+    (process, address)
+}
+
+/// Starts `cairn serve` as [`serve_with`] does; the process and the line
+/// it announces itself with.
+pub fn serve_line(db: &Path, listen: &str, flags: &[&str]) -> (Running, String) {
     let mut child = Command::new(cairn_binary())
         .args([
             "serve",
@@ -185,12 +197,7 @@ pub fn serve_with(db: &Path, listen: &str, flags: &[&str]) -> (Running, String) 
     BufReader::new(stdout)
         .read_line(&mut line)
         .expect("cairn serve prints its address");
-    let address = line
-        .split_whitespace()
-        .find(|word| word.starts_with("http://"))
-        .unwrap_or_else(|| panic!("no address in {line:?}"))
-        .to_string();
-    (Running(child), address)
+    (Running(child), line)
 }
 
 async fn channel(address: &str) -> Channel {
