@@ -491,15 +491,21 @@ async fn insert_histories(
     if changes.is_empty() {
         return Ok(());
     }
-    let sql = format!(
-        "INSERT INTO rating_history (result_id, game, variant, model, bot_version_id, rating_before, rating_after, uncertainty) VALUES {}",
-        history_rows(changes.len(), 1, "$1")
-    );
+    let sql = history_insert_sql(changes.len(), 1, "$1");
     let query = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(result_id);
     bind_histories(query, game, variant, changes)
         .execute(&mut *tx)
         .await?;
     Ok(())
+}
+
+/// The insert of `rows` rating changes of the result whose id is
+/// `result_id` (SQL), their other values numbered after `first`.
+pub(super) fn history_insert_sql(rows: usize, first: usize, result_id: &str) -> String {
+    format!(
+        "INSERT INTO rating_history (result_id, game, variant, model, bot_version_id, rating_before, rating_after, uncertainty) VALUES {}",
+        history_rows(rows, first, result_id)
+    )
 }
 
 /// `rows` rows of a `rating_history` insert, each starting with the result

@@ -442,17 +442,18 @@ pub(super) fn report_touches(planned: &PlannedResult) -> Touched {
     ])
 }
 
-/// A report's write on SQLite, whose transaction holds the database: the
-/// progress and standings read, the result, its ratings, the match done
-/// when this game finishes it.
+/// A report's write on SQLite, whose transaction holds the database: one
+/// read (the match's lease and progress, the seats' standings), then one
+/// batch of statements (the result, its ratings, the match done when this
+/// game finishes it). Every statement is a round trip to SQLite's thread,
+/// and under many readers each round trip waits for a core.
 async fn record_on_sqlite(
     tx: &mut WriteTransaction,
     planned: &PlannedResult,
     game: &PendingGame<'_>,
 ) -> Result<Recording, ArenaError> {
     let board = (planned.planned.game.as_str(), planned.variant.as_str());
-    let state = tx.lock_match(game.match_id).await?;
-    let (progress, stored) =
+    let (state, progress, stored) =
         progress_and_standings(tx, game.match_id, planned.game_id, board, &game.rated).await?;
     if progress.recorded {
         return Ok(Recording::AlreadyRecorded {
@@ -463,27 +464,66 @@ async fn record_on_sqlite(
         return Err(super::cancel::lease_lost(tx, game.match_id).await?);
     }
     let writes = super::leaderboard::rating_writes_from(&stored, &game.rated);
-    let replay = &game.report.replay;
-    let result_id: i64 = sqlx::query_scalar(RESULT_INSERT)
-        .bind(planned.game_id)
-        .bind(Some(game.runner.id))
-        .bind((!replay.is_empty()).then_some(replay))
-        .bind(game.now)
-        .fetch_one(&mut **tx)
-        .await?;
-    insert_result_seats(tx, planned.game_id, game.report).await?;
-    super::leaderboard::save_rating_writes(tx, board, result_id, &writes).await?;
     // This game was the last one missing: the match is done (counted under
     // the write lock, so no need to count again).
     let finishes_match = progress.missing == 1;
-    if finishes_match {
-        mark_match_done(tx, game.match_id, game.now).await?;
-    }
+    write_result_batch(tx, planned.game_id, board, game, &writes, finishes_match).await?;
     Ok(Recording::Recorded {
         finishes_match,
         saved: writes.saved,
     })
 }
+
+/// Writes a game's result, its seats, the standings it gives and their
+/// history, and the match done if `finishes_match`, as one batch of
+/// statements (SQLite runs them in one call).
+async fn write_result_batch(
+    tx: &mut AnyConnection,
+    game_id: i64,
+    (board_game, variant): (&str, &str),
+    game: &PendingGame<'_>,
+    writes: &super::leaderboard::RatingWrites,
+    finishes_match: bool,
+) -> Result<(), ArenaError> {
+    use super::leaderboard::{bind_histories, bind_standings, history_insert_sql, save_standings_sql};
+    // $1 game, $2 runner, $3 replay, $4 now, $5 match; then the seats',
+    // standings' and history's values, numbered on.
+    let report = game.report;
+    let mut statements = vec![RESULT_INSERT_BATCHED.to_string()];
+    let mut next = 6;
+    if !report.seats.is_empty() {
+        statements.push(result_seats_sql(report.seats.len(), next));
+        next += 8 * report.seats.len();
+    }
+    if !writes.saved.is_empty() {
+        statements.push(save_standings_sql(writes.saved.len(), next));
+        next += 12 * writes.saved.len();
+    }
+    if !writes.history.is_empty() {
+        let result_id = "(SELECT id FROM results WHERE game_id = $1)";
+        statements.push(history_insert_sql(writes.history.len(), next - 1, result_id));
+    }
+    if finishes_match {
+        statements.push("UPDATE matches SET status = 'done', finished_at = $4 WHERE id = $5".into());
+    }
+    let replay = &report.replay;
+    let query = sqlx::query(sqlx::AssertSqlSafe(statements.join(";\n")))
+        .bind(game_id)
+        .bind(Some(game.runner.id))
+        .bind((!replay.is_empty()).then_some(replay))
+        .bind(game.now)
+        .bind(game.match_id);
+    let query = bind_result_seats(query, game_id, report);
+    let query = bind_standings(query, board_game, variant, &writes.saved);
+    bind_histories(query, board_game, variant, &writes.history)
+        .execute(&mut *tx)
+        .await?;
+    Ok(())
+}
+
+/// [`RESULT_INSERT`] with nothing returned (the batch looks the id up).
+const RESULT_INSERT_BATCHED: &str =
+    "INSERT INTO results (game_id, runner_id, replay, recorded_at) VALUES ($1, $2, $3, $4)";
 
 /// Whether a game of a match is recorded, and how many of the match's
 /// games are not.
@@ -492,22 +532,23 @@ struct MatchProgress {
     missing: i64,
 }
 
-/// Whether game `game_id` of match `match_id` is recorded and how many
-/// of the match's games are not, with the stored standings of the seats'
+/// Match `match_id`'s lease, whether game `game_id` of it is recorded and
+/// how many of its games are not, with the stored standings of the seats'
 /// bot versions on `board` (game, variant): one statement, read after the
-/// transaction took the board's and the match's locks.
+/// transaction took the write lock.
 async fn progress_and_standings(
     tx: &mut AnyConnection,
     match_id: i64,
     game_id: i64,
     (game, variant): (&str, &str),
     seats: &[RatedSeat],
-) -> Result<(MatchProgress, HashMap<(RatingModel, i64), Standing>), ArenaError> {
+) -> Result<(LeaseState, MatchProgress, HashMap<(RatingModel, i64), Standing>), ArenaError> {
     use super::leaderboard::{bind_seats_standings_filter, seats_standings_filter};
-    // At least one row (the progress), then one per stored standing.
+    // One row (the lease and progress) per stored standing, at least one.
     let sql = format!(
-        "SELECT p.recorded, p.missing, {} FROM (SELECT EXISTS (SELECT 1 FROM results WHERE game_id = $1) AS recorded, \
-         ({}) AS missing) AS p LEFT JOIN ratings r ON {}",
+        "SELECT p.*, {} FROM (SELECT m.status, m.lease_generation, m.lease_holder, m.lease_expires_at, \
+         EXISTS (SELECT 1 FROM results WHERE game_id = $1) AS recorded, ({}) AS missing \
+         FROM matches m WHERE m.id = $2) AS p LEFT JOIN ratings r ON {}",
         super::leaderboard::stored_standing_columns_of("r"),
         unrecorded_games_sql("$2"),
         seats_standings_filter("r", 3, seats.len()),
@@ -518,24 +559,28 @@ async fn progress_and_standings(
     let rows = bind_seats_standings_filter(query, game, variant, seats)
         .fetch_all(&mut *tx)
         .await?;
-    let progress = match rows.first() {
-        Some(row) => MatchProgress {
-            recorded: row.recorded.0,
-            missing: row.missing,
-        },
-        None => return Err(ArenaError::Internal("no match progress read".into())),
+    let Some(first) = rows.first() else {
+        return Err(ArenaError::not_found("match", match_id));
     };
+    let (state, progress) = (
+        first.lease.clone(),
+        MatchProgress {
+            recorded: first.recorded.0,
+            missing: first.missing,
+        },
+    );
     let stored = rows
         .into_iter()
         .filter_map(|row| row.standing)
         .filter_map(super::leaderboard::StoredStanding::keyed)
         .collect();
-    Ok((progress, stored))
+    Ok((state, progress, stored))
 }
 
-/// A row of [`progress_and_standings`]: the progress, and a stored
-/// standing unless none was found.
+/// A row of [`progress_and_standings`]: the lease and progress, and a
+/// stored standing unless none was found.
 struct ProgressRow {
+    lease: LeaseState,
     recorded: super::Flag,
     missing: i64,
     standing: Option<super::leaderboard::StoredStanding>,
@@ -545,6 +590,7 @@ impl<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> for ProgressRow {
     fn from_row(row: &'r sqlx::any::AnyRow) -> Result<Self, sqlx::Error> {
         use sqlx::Row;
         Ok(ProgressRow {
+            lease: LeaseState::from_row(row)?,
             recorded: row.try_get("recorded")?,
             missing: row.try_get("missing")?,
             standing: super::leaderboard::StoredStanding::joined(row)?,

@@ -1095,3 +1095,69 @@ async fn a_lease_half_taken_by_a_killed_process_is_undone() {
     })
     .await;
 }
+
+/// Every row a report writes is there and points where it should: seats,
+/// ratings and their history under the game's own result, matches done.
+#[tokio::test]
+async fn a_report_writes_its_result_seats_ratings_history_and_match_done_together() {
+    for backend in [Backend::Sqlite, Backend::Postgres] {
+        on_backend(backend, async {
+            let test = test_store().await;
+            let names = ["a", "b", "c"];
+            let owner = owner_with_bots(&test.store, "ada", &names).await;
+            let tournament = test
+                .store
+                .create_tournament(&owner, &duel(&names, 4))
+                .await
+                .unwrap();
+            let (runner, _) = test.store.register_runner("box-1").await.unwrap();
+            while let Some(lease) = test.store.lease_match(&runner, LEASE_MS).await.unwrap() {
+                let report = report_by_strength(&lease, |id| id);
+                test.store.report_result(&runner, &report).await.unwrap();
+            }
+            let results = count(&test.store, "results").await;
+            assert_eq!(results, 12);
+            assert_eq!(count(&test.store, "result_seats").await, 2 * results);
+            let models = RatingModel::for_seats(2).len() as i64;
+            let history_of_own_seats: i64 = sqlx::query_scalar(
+                "SELECT COUNT(*) FROM rating_history h JOIN results r ON r.id = h.result_id \
+                 JOIN result_seats s ON s.game_id = r.game_id AND s.bot_version_id = h.bot_version_id",
+            )
+            .fetch_one(test.store.pool())
+            .await
+            .unwrap();
+            assert_eq!(history_of_own_seats, 2 * models * results);
+            assert_eq!(count(&test.store, "rating_history").await, history_of_own_seats);
+            let unfinished: i64 = sqlx::query_scalar(
+                "SELECT COUNT(*) FROM matches WHERE tournament_id = $1 \
+                 AND (status <> 'done' OR finished_at IS NULL)",
+            )
+            .bind(tournament.id)
+            .fetch_one(test.store.pool())
+            .await
+            .unwrap();
+            assert_eq!(unfinished, 0);
+            // Each bot's last change is its live rating, under every model.
+            for model in RatingModel::for_seats(2) {
+                let query = LeaderboardQuery {
+                    game: TEST_DUEL.into(),
+                    options: GameOptions::new(),
+                    model: Some(*model),
+                };
+                for row in test.store.read_leaderboard(&query).await.unwrap() {
+                    let last: f64 = sqlx::query_scalar(
+                        "SELECT rating_after FROM rating_history WHERE model = $1 \
+                         AND bot_version_id = $2 ORDER BY result_id DESC LIMIT 1",
+                    )
+                    .bind(model.id())
+                    .bind(row.bot_version_id)
+                    .fetch_one(test.store.pool())
+                    .await
+                    .unwrap();
+                    assert_eq!(last, row.standing.rating.value, "{model:?} {}", row.bot_name);
+                }
+            }
+        })
+        .await;
+    }
+}
