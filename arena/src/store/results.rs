@@ -485,11 +485,13 @@ async fn write_result_batch(
     writes: &super::leaderboard::RatingWrites,
     finishes_match: bool,
 ) -> Result<(), ArenaError> {
-    use super::leaderboard::{bind_histories, bind_standings, history_insert_sql, save_standings_sql};
+    use super::leaderboard::{
+        bind_histories, bind_standings, history_insert_sql, save_standings_sql,
+    };
     // $1 game, $2 runner, $3 replay, $4 now, $5 match; then the seats',
     // standings' and history's values, numbered on.
     let report = game.report;
-    let mut statements = vec![RESULT_INSERT_BATCHED.to_string()];
+    let mut statements = vec![RESULT_INSERT.to_string()];
     let mut next = 6;
     if !report.seats.is_empty() {
         statements.push(result_seats_sql(report.seats.len(), next));
@@ -501,10 +503,14 @@ async fn write_result_batch(
     }
     if !writes.history.is_empty() {
         let result_id = "(SELECT id FROM results WHERE game_id = $1)";
-        statements.push(history_insert_sql(writes.history.len(), next - 1, result_id));
+        statements.push(history_insert_sql(
+            writes.history.len(),
+            next - 1,
+            result_id,
+        ));
     }
     if finishes_match {
-        statements.push("UPDATE matches SET status = 'done', finished_at = $4 WHERE id = $5".into());
+        statements.push(match_done_sql("$4", "$5"));
     }
     let replay = &report.replay;
     let query = sqlx::query(sqlx::AssertSqlSafe(statements.join(";\n")))
@@ -520,10 +526,6 @@ async fn write_result_batch(
         .await?;
     Ok(())
 }
-
-/// [`RESULT_INSERT`] with nothing returned (the batch looks the id up).
-const RESULT_INSERT_BATCHED: &str =
-    "INSERT INTO results (game_id, runner_id, replay, recorded_at) VALUES ($1, $2, $3, $4)";
 
 /// Whether a game of a match is recorded, and how many of the match's
 /// games are not.
@@ -542,7 +544,14 @@ async fn progress_and_standings(
     game_id: i64,
     (game, variant): (&str, &str),
     seats: &[RatedSeat],
-) -> Result<(LeaseState, MatchProgress, HashMap<(RatingModel, i64), Standing>), ArenaError> {
+) -> Result<
+    (
+        LeaseState,
+        MatchProgress,
+        HashMap<(RatingModel, i64), Standing>,
+    ),
+    ArenaError,
+> {
     use super::leaderboard::{bind_seats_standings_filter, seats_standings_filter};
     // One row (the lease and progress) per stored standing, at least one.
     let sql = format!(
@@ -640,7 +649,7 @@ async fn mark_match_done(
     match_id: i64,
     now: i64,
 ) -> Result<(), ArenaError> {
-    sqlx::query(MATCH_DONE_UPDATE)
+    sqlx::query(sqlx::AssertSqlSafe(match_done_sql("$1", "$2")))
         .bind(now)
         .bind(match_id)
         .execute(&mut *tx)
@@ -648,9 +657,10 @@ async fn mark_match_done(
     Ok(())
 }
 
-/// Marks match `$2` done at `$1`.
-const MATCH_DONE_UPDATE: &str =
-    "UPDATE matches SET status = 'done', finished_at = $1 WHERE id = $2";
+/// Marks match `match_id` done at `now` (SQL, both).
+fn match_done_sql(now: &str, match_id: &str) -> String {
+    format!("UPDATE matches SET status = 'done', finished_at = {now} WHERE id = {match_id}")
+}
 
 #[derive(sqlx::FromRow)]
 struct PlannedRow {
@@ -727,7 +737,8 @@ pub(crate) async fn insert_result(
     now: i64,
 ) -> Result<i64, ArenaError> {
     let replay = (!game.replay.is_empty()).then_some(&game.replay);
-    let result_id: i64 = sqlx::query_scalar(RESULT_INSERT)
+    let returning = format!("{RESULT_INSERT} RETURNING id");
+    let result_id: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(returning))
         .bind(game_id)
         .bind(runner_id)
         .bind(replay)
@@ -739,9 +750,9 @@ pub(crate) async fn insert_result(
     Ok(result_id)
 }
 
-/// A result's row, its id returned.
+/// A result's row: game `$1`, runner `$2`, replay `$3`, recorded at `$4`.
 const RESULT_INSERT: &str =
-    "INSERT INTO results (game_id, runner_id, replay, recorded_at) VALUES ($1, $2, $3, $4) RETURNING id";
+    "INSERT INTO results (game_id, runner_id, replay, recorded_at) VALUES ($1, $2, $3, $4)";
 
 /// Every seat's result of a game, in one statement.
 async fn insert_result_seats(
