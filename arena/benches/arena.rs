@@ -6,7 +6,8 @@
 //! match with its game counts; its games come only with `with_games`).
 //!
 //! Each side runs as it would in its own process: the server on its own
-//! runtime, the runners on another, each with its own connection to the
+//! runtime (a worker per core but one, as `cairn serve` runs it), the
+//! runners on another, each with its own connection to the
 //! server's runner port, and the readers on a third, each reader with its
 //! own connection to the public port.
 //!
@@ -497,7 +498,13 @@ fn bench(processes: &Processes) {
 
 fn main() {
     let processes = Processes {
-        arena: runtime("bench-arena", 2),
+        // As `cairn serve` runs it.
+        arena: runtime(
+            "bench-arena",
+            cairn_arena::service::api_threads(
+                std::thread::available_parallelism().map_or(1, usize::from),
+            ),
+        ),
         runners: runtime("bench-runners", 1),
         readers: runtime("bench-readers", 2),
     };

@@ -26,6 +26,10 @@ pub struct ServeArgs {
     /// reads, and the port may be closed to all but the runners.
     #[arg(long, value_name = "ADDR")]
     runner_listen: Option<String>,
+    /// Threads serving the public API and web pages (default: one per core
+    /// but one, left to the arena's writes and the runners' calls).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    api_threads: Option<u16>,
     /// A token for a runner named `runner` (at least 16 characters); without
     /// one (or with an empty one) a runner `runner-PID` with a fresh token is
     /// added and the token printed. More runners: `cairn runners add NAME`.
@@ -53,7 +57,15 @@ pub struct ServeArgs {
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
-    crate::client::runtime()?.block_on(async {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let threads = args
+        .api_threads
+        .map_or(cairn_arena::service::api_threads(cores), usize::from);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads)
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
         let given = args
             .runner_token
             .as_deref()

@@ -182,7 +182,14 @@ async fn a_runner_on_the_runners_port_plays_a_tournament_and_that_port_serves_ru
     let (_process, line) = serve_line(
         &folder.path().join("arena.sqlite"),
         "127.0.0.1:0",
-        &["--open-registration", "--runner-listen", "127.0.0.1:0"],
+        &[
+            "--open-registration",
+            "--runner-listen",
+            "127.0.0.1:0",
+            // One thread for the public API, as on a 2-core machine.
+            "--api-threads",
+            "1",
+        ],
     );
     let address_after = |label: &str| -> String {
         let (_, rest) = line.split_once(label).unwrap_or_else(|| panic!("{line:?}"));

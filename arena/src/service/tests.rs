@@ -1071,3 +1071,11 @@ async fn thousands_of_concurrent_readers_on_one_connection_all_get_the_same_page
     assert_eq!(pages.len(), 1, "every reader got the same bytes");
     app.stop().await;
 }
+
+#[test]
+fn a_server_leaves_one_core_to_the_writes_and_never_has_no_thread() {
+    assert_eq!(super::api_threads(0), 1);
+    assert_eq!(super::api_threads(1), 1);
+    assert_eq!(super::api_threads(2), 1);
+    assert_eq!(super::api_threads(8), 7);
+}

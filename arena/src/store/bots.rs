@@ -86,7 +86,12 @@ impl Store {
         owner: &Owner,
         archive: &[u8],
     ) -> Result<SubmittedVersion, ArenaError> {
-        let checked = check_archive(archive)?;
+        // Unpacking a large archive takes long enough to hold up every
+        // other call on a runtime thread: on a blocking thread instead.
+        let bytes = archive.to_vec();
+        let checked = tokio::task::spawn_blocking(move || check_archive(&bytes))
+            .await
+            .map_err(|error| ArenaError::Internal(format!("archive check: {error}")))??;
         check_name("bot", &checked.manifest.name)?;
         let (version_id, created) = self
             .write(async |tx| {
