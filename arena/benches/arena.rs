@@ -1,9 +1,10 @@
 //! Arena latency and ingest under load, over a real server on 127.0.0.1
 //! with a SQLite file: a 12,250-game round robin (50 bots, 10 games per
-//! pairing, matches of 5 games) reported game by game by 2 runners, first
-//! alone, then while 200 concurrent readers ask for the leaderboard and for
-//! the first page of `ListMatches` as any caller gets it by default (each
-//! match with its game counts; its games come only with `with_games`).
+//! pairing, matches of 5 games) reported game by game by 2 runners, in
+//! rounds: alone, then while 200 concurrent readers ask for the leaderboard
+//! and for the first page of `ListMatches` as any caller gets it by default
+//! (each match with its game counts; its games come only with
+//! `with_games`). The readers pause while ingest is timed alone.
 //!
 //! Each side runs as it would in its own process: the server on its own
 //! runtime (a worker per core but one, as `cairn serve` runs it), the
@@ -11,10 +12,11 @@
 //! server's runner port, and the readers on a third, each reader with its
 //! own connection to the public port.
 //!
-//! Prints `bench: arena/results_per_s` (no readers),
+//! Prints `bench: arena/results_per_s` (no readers, the rounds' median),
 //! `bench: arena/list_matches_p99_ms`, `bench: arena/leaderboard_p99_ms_under_load`
-//! and `bench: arena/ingest_slowdown_under_load` (results/s alone divided by
-//! results/s under the readers' load); then, the last report answered, the
+//! and `bench: arena/ingest_slowdown_under_load` (the median over the
+//! rounds of results/s alone divided by results/s under the readers' load);
+//! then, the last report answered, the
 //! same readers for a few seconds with nothing reported:
 //! `bench: arena/reads_per_s_no_ingest` and both p99s `_no_ingest`. On a
 //! machine whose cores the readers share with the arena, those show what
@@ -28,8 +30,6 @@ mod postgres;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use cairn_arena::service::pb;
@@ -42,6 +42,7 @@ use std::net::SocketAddr;
 
 use tokio::net::TcpListener;
 use tokio::runtime::Runtime;
+use tokio::sync::watch;
 use tonic::client::Grpc;
 use tonic::codegen::http::uri::PathAndQuery;
 use tonic::transport::Channel;
@@ -162,11 +163,19 @@ async fn ingest_over(arenas: &[SocketAddr], n_runners: usize, n_matches: usize) 
     (games, games as f64 / started.elapsed().as_secs_f64())
 }
 
-/// What the readers are timing: reads under ingest, reads alone, or
-/// nothing (stop).
+/// What the readers are timing: reads under ingest, reads alone, nothing
+/// for now (paused while ingest is timed alone), or nothing (stop).
 const UNDER_INGEST: u8 = 0;
 const NO_INGEST: u8 = 1;
 const STOP: u8 = 2;
+const PAUSED: u8 = 3;
+
+/// Rounds of ingest timed alone then under the readers, each phase this
+/// many matches per runner. The slowdown is the median of the rounds'
+/// ratios: on a shared machine one hiccup in one phase of two or three
+/// seconds moved a single ratio by a third.
+const ROUNDS: usize = 3;
+const MATCHES_PER_PHASE: usize = 120;
 
 /// A leaderboard as a reader checks it: its rows counted, left encoded.
 #[derive(Clone, PartialEq, prost::Message)]
@@ -209,14 +218,19 @@ async fn reader(
     address: SocketAddr,
     tournament_id: i64,
     leaderboard: bool,
-    phase: Arc<AtomicU8>,
+    mut phase: watch::Receiver<u8>,
 ) -> [Vec<Duration>; 2] {
     let mut grpc = Grpc::new(connect(address).await);
     let mut latencies = [Vec::new(), Vec::new()];
     loop {
-        let began_in = phase.load(Ordering::Relaxed);
-        if began_in == STOP {
-            return latencies;
+        let began_in = *phase.borrow_and_update();
+        match began_in {
+            STOP => return latencies,
+            PAUSED => {
+                let _ = phase.wait_for(|now| *now != PAUSED).await;
+                continue;
+            }
+            _ => {}
         }
         let started = Instant::now();
         if leaderboard {
@@ -286,6 +300,13 @@ impl CpuTimes {
         }
     }
 
+    fn add(&mut self, more: &CpuTimes) {
+        self.total_us += more.total_us;
+        for (name, us) in &more.groups {
+            *self.groups.entry(name.clone()).or_default() += us;
+        }
+    }
+
     fn group_us(&self, name: &str) -> f64 {
         self.groups.get(name).copied().unwrap_or_default()
     }
@@ -299,6 +320,12 @@ fn ticks_us(stat: &str) -> Option<(String, f64)> {
     let user: f64 = fields.get(11)?.parse().ok()?;
     let system: f64 = fields.get(12)?.parse().ok()?;
     Some((name, (user + system) * TICK_US))
+}
+
+fn median(values: impl Iterator<Item = f64>) -> f64 {
+    let mut values: Vec<f64> = values.collect();
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
 }
 
 fn p99_ms(mut latencies: Vec<Duration>) -> f64 {
@@ -400,32 +427,49 @@ fn bench(processes: &Processes) {
         ));
     let tournament_id = processes.runners.block_on(set_up(store, address));
 
-    // 2,450 matches: 300 per runner alone, then 300 each under load.
-    let before_alone = CpuTimes::now();
-    let (n_alone, alone) = processes.runners.block_on(ingest(runner_address, 300));
-    let cpu_alone = CpuTimes::now().since(&before_alone);
-    println!("bench: arena/results_per_s {alone:.0} results/s");
-    let phase = Arc::new(AtomicU8::new(UNDER_INGEST));
+    // 2,450 matches: ROUNDS x 2 phases x MATCHES_PER_PHASE per runner.
+    let (phase, reading) = watch::channel(PAUSED);
     let readers: Vec<_> = (0..N_READERS)
         .map(|index| {
             processes.readers.spawn(reader(
                 address,
                 tournament_id,
                 index % 2 == 0,
-                Arc::clone(&phase),
+                reading.clone(),
             ))
         })
         .collect();
-    let before_loaded = CpuTimes::now();
-    let (n_loaded, loaded) = processes.runners.block_on(ingest(runner_address, 300));
-    let cpu_loaded = CpuTimes::now().since(&before_loaded);
+    let (mut cpu_alone, mut cpu_loaded) = (CpuTimes::default(), CpuTimes::default());
+    let (mut n_alone, mut n_loaded) = (0, 0);
+    let mut rounds = Vec::new();
+    for _ in 0..ROUNDS {
+        phase.send_replace(PAUSED);
+        let before = CpuTimes::now();
+        let (games, alone) = processes
+            .runners
+            .block_on(ingest(runner_address, MATCHES_PER_PHASE));
+        cpu_alone.add(&CpuTimes::now().since(&before));
+        n_alone += games;
+        phase.send_replace(UNDER_INGEST);
+        let before = CpuTimes::now();
+        let (games, loaded) = processes
+            .runners
+            .block_on(ingest(runner_address, MATCHES_PER_PHASE));
+        cpu_loaded.add(&CpuTimes::now().since(&before));
+        n_loaded += games;
+        rounds.push((alone, loaded));
+    }
+    let alone = median(rounds.iter().map(|(alone, _)| *alone));
+    let loaded = median(rounds.iter().map(|(_, loaded)| *loaded));
+    let slowdown = median(rounds.iter().map(|(alone, loaded)| alone / loaded));
+    println!("bench: arena/results_per_s {alone:.0} results/s");
     // The same readers with nothing reported: what reads alone cost on
     // this machine, and their latencies without ingest beside them.
-    phase.store(NO_INGEST, Ordering::Relaxed);
+    phase.send_replace(NO_INGEST);
     let before_reads_alone = CpuTimes::now();
     let reads_began = Instant::now();
     std::thread::sleep(READS_ALONE_FOR);
-    phase.store(STOP, Ordering::Relaxed);
+    phase.send_replace(STOP);
     let reads_took = reads_began.elapsed();
     let cpu_reads_alone = CpuTimes::now().since(&before_reads_alone);
     let mut boards = [Vec::new(), Vec::new()];
@@ -443,10 +487,15 @@ fn bench(processes: &Processes) {
     }
     let [boards, boards_alone] = boards;
     let [lists, lists_alone] = lists;
+    let by_round: Vec<String> = rounds
+        .iter()
+        .map(|(alone, loaded)| format!("{alone:.0}/{loaded:.0}"))
+        .collect();
     println!(
-        "({} ListMatches and {} leaderboard reads; {alone:.0} results/s alone, {loaded:.0} under load)",
+        "({} ListMatches and {} leaderboard reads; median {alone:.0} results/s alone, {loaded:.0} under load; alone/loaded by round: {})",
         lists.len(),
-        boards.len()
+        boards.len(),
+        by_round.join(", ")
     );
     let n_reads = (lists.len() + boards.len()).max(1) as f64;
     println!(
@@ -464,10 +513,7 @@ fn bench(processes: &Processes) {
         "bench: arena/leaderboard_p99_ms_under_load {:.2} ms",
         p99_ms(boards)
     );
-    println!(
-        "bench: arena/ingest_slowdown_under_load {:.2} x",
-        alone / loaded
-    );
+    println!("bench: arena/ingest_slowdown_under_load {slowdown:.2} x");
     let n_reads_alone = lists_alone.len() + boards_alone.len();
     println!(
         "(with no ingest: {:.2} of {} cores busy, {:.0} µs per read in the arena's runtime and {:.0} µs in the readers')",

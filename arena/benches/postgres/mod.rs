@@ -14,8 +14,6 @@
 //! Without a PostgreSQL server these figures are skipped, loudly.
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::Arc;
 use std::time::Instant;
 
 use cairn_arena::store::Quotas;
@@ -209,21 +207,21 @@ pub(crate) fn bench(runners: &Runtime, readers: &Runtime) {
     println!("(one arena server, {N_RUNNERS} runners: {cpu_alone})");
     println!("bench: arena/results_per_s_postgres {alone:.0} results/s");
 
-    let phase = Arc::new(AtomicU8::new(UNDER_INGEST));
+    let (phase, reading) = tokio::sync::watch::channel(UNDER_INGEST);
     let reading: Vec<_> = (0..N_READERS)
         .map(|index| {
             readers.spawn(reader(
                 first.address,
                 tournament_id,
                 index % 2 == 0,
-                Arc::clone(&phase),
+                reading.clone(),
             ))
         })
         .collect();
     let loaded = runners
         .block_on(ingest_over(&[first.address], N_RUNNERS, per_runner))
         .1;
-    phase.store(STOP, Ordering::Relaxed);
+    phase.send_replace(STOP);
     let mut boards = Vec::new();
     for (index, task) in reading.into_iter().enumerate() {
         let [under_ingest, _] = readers.block_on(task).expect("reader task");
