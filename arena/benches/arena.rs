@@ -442,21 +442,21 @@ fn bench(processes: &Processes) {
     let (mut cpu_alone, mut cpu_loaded) = (CpuTimes::default(), CpuTimes::default());
     let (mut n_alone, mut n_loaded) = (0, 0);
     let mut rounds = Vec::new();
+    // One phase of a round: the readers set to `reading`, then ingest
+    // timed; its rate, its CPU time and games added to `cpu` and `games`.
+    let timed = |reading: u8, cpu: &mut CpuTimes, games: &mut u64| {
+        phase.send_replace(reading);
+        let before = CpuTimes::now();
+        let (done, rate) = processes
+            .runners
+            .block_on(ingest(runner_address, MATCHES_PER_PHASE));
+        cpu.add(&CpuTimes::now().since(&before));
+        *games += done;
+        rate
+    };
     for _ in 0..ROUNDS {
-        phase.send_replace(PAUSED);
-        let before = CpuTimes::now();
-        let (games, alone) = processes
-            .runners
-            .block_on(ingest(runner_address, MATCHES_PER_PHASE));
-        cpu_alone.add(&CpuTimes::now().since(&before));
-        n_alone += games;
-        phase.send_replace(UNDER_INGEST);
-        let before = CpuTimes::now();
-        let (games, loaded) = processes
-            .runners
-            .block_on(ingest(runner_address, MATCHES_PER_PHASE));
-        cpu_loaded.add(&CpuTimes::now().since(&before));
-        n_loaded += games;
+        let alone = timed(PAUSED, &mut cpu_alone, &mut n_alone);
+        let loaded = timed(UNDER_INGEST, &mut cpu_loaded, &mut n_loaded);
         rounds.push((alone, loaded));
     }
     let alone = median(rounds.iter().map(|(alone, _)| *alone));
