@@ -119,14 +119,14 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             Some(web_listener) => Some(start_web(web_listener, store.clone(), web_stopped)?),
             None => None,
         };
-        // Scripts and tests read the address from this line.
-        // One line, whose first address is the arena's.
         let runner_port = match &runner_listener {
             Some(runner_listener) => {
                 format!("; runners' port http://{}", runner_listener.local_addr()?)
             }
             None => String::new(),
         };
+        // Scripts and tests read the address from this line: one line,
+        // whose first address is the arena's.
         println!(
             "cairn arena listening on http://{address} (database {}{runner_port})",
             args.db
