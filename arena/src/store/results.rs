@@ -737,8 +737,7 @@ pub(crate) async fn insert_result(
     now: i64,
 ) -> Result<i64, ArenaError> {
     let replay = (!game.replay.is_empty()).then_some(&game.replay);
-    let returning = format!("{RESULT_INSERT} RETURNING id");
-    let result_id: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(returning))
+    let result_id: i64 = sqlx::query_scalar(concat!(result_insert!(), " RETURNING id"))
         .bind(game_id)
         .bind(runner_id)
         .bind(replay)
@@ -750,9 +749,16 @@ pub(crate) async fn insert_result(
     Ok(result_id)
 }
 
-/// A result's row: game `$1`, runner `$2`, replay `$3`, recorded at `$4`.
-const RESULT_INSERT: &str =
-    "INSERT INTO results (game_id, runner_id, replay, recorded_at) VALUES ($1, $2, $3, $4)";
+/// A result's row: game `$1`, runner `$2`, replay `$3`, recorded at `$4`
+/// (a macro, so the insert that returns its id is the same text).
+macro_rules! result_insert {
+    () => {
+        "INSERT INTO results (game_id, runner_id, replay, recorded_at) VALUES ($1, $2, $3, $4)"
+    };
+}
+use result_insert;
+
+const RESULT_INSERT: &str = result_insert!();
 
 /// Every seat's result of a game, in one statement.
 async fn insert_result_seats(

@@ -551,8 +551,9 @@ where
             // dropping a stale generation.
             let mut current = lock(snapshots);
             let mut state = lock(&generation.state);
-            let pending = match &*state {
-                State::Building(pending) => pending.clone(),
+            // Built from here on: the kept writes are settled once.
+            let pending = match &mut *state {
+                State::Building(pending) => std::mem::take(pending),
                 State::Built { .. } => Vec::new(),
             };
             let (value, stale_from) = settle(value, last_index, &pending);
