@@ -54,13 +54,28 @@ impl RunnerApi {
         F: FnOnce(Store, Runner, M) -> Fut + Send + 'static,
         Fut: Future<Output = Result<T, ArenaError>> + Send + 'static,
     {
-        let token = bearer_token(request.metadata(), "runner")?;
-        let store = self.store.clone();
-        let message = request.into_inner();
-        let job = async move {
+        self.write_with_token(request, |store, token, message| async move {
             let runner = store.runner_by_token(&token).await?;
             work(store, runner, message).await
-        };
+        })
+        .await
+    }
+
+    /// Runs `work` on the writer thread with the store and the call's
+    /// runner token, which `work` must check.
+    async fn write_with_token<M, T, F, Fut>(
+        &self,
+        request: Request<M>,
+        work: F,
+    ) -> Result<T, Status>
+    where
+        M: Send + 'static,
+        T: Send + 'static,
+        F: FnOnce(Store, String, M) -> Fut + Send + 'static,
+        Fut: Future<Output = Result<T, ArenaError>> + Send + 'static,
+    {
+        let token = bearer_token(request.metadata(), "runner")?;
+        let job = work(self.store.clone(), token, request.into_inner());
         let answer = match &self.writer {
             Some(writer) => writer.run(job).await,
             None => job.await,
@@ -146,14 +161,28 @@ impl RunnerService for RunnerApi {
         &self,
         request: Request<pb::ReportGameRequest>,
     ) -> Result<Response<pb::ReportGameResponse>, Status> {
+        // The token is checked in the report's first read; a malformed
+        // report is answered as such only to a runner.
         let recorded = self
-            .write(request, |store, runner, request| async move {
-                let game = request
+            .write_with_token(request, |store, token, request| async move {
+                let report = request
                     .game
-                    .ok_or_else(|| ArenaError::invalid("a game report needs its game"))?;
-                let report = convert::game_report(game)?;
+                    .ok_or_else(|| ArenaError::invalid("a game report needs its game"))
+                    .and_then(convert::game_report);
+                let report = match report {
+                    Ok(report) => report,
+                    Err(error) => {
+                        store.runner_by_token(&token).await?;
+                        return Err(error);
+                    }
+                };
                 store
-                    .report_game(&runner, request.match_id, request.lease_generation, &report)
+                    .report_game_with_token(
+                        &token,
+                        request.match_id,
+                        request.lease_generation,
+                        &report,
+                    )
                     .await
             })
             .await?;

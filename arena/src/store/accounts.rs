@@ -241,8 +241,9 @@ impl Store {
         // makes the answer untrusted at once.
         let (epoch, looked_up) = (self.reads.epoch(), Instant::now());
         // Only PostgreSQL announces another process's revocation (`cairn
-        // runners revoke --db FILE` on a SQLite file announces nothing), and
-        // a SQLite lookup costs no round trip anyway: SQLite asks every time.
+        // runners revoke --db FILE` on a SQLite file announces nothing), so
+        // SQLite asks every time (a report asks in its first read:
+        // `report_game_with_token`).
         let cached = self.dialect == Dialect::Postgres;
         if let Some(runner) = cached.then(|| self.runners.trusted(&hash, epoch)).flatten() {
             return Ok(runner);

@@ -14,7 +14,7 @@ use sqlx::AnyConnection;
 use super::accounts::Runner;
 use super::leases::LeaseState;
 use super::snapshots::Touched;
-use super::{BoardPatch, Dialect, Store, Touch, WriteTransaction};
+use super::{token_hash, BoardPatch, Dialect, Store, Touch, WriteTransaction};
 use crate::error::ArenaError;
 use crate::ratings::{RatedSeat, RatingModel, Standing};
 use crate::verify::PlannedGame;
@@ -108,11 +108,50 @@ impl Store {
     ) -> Result<GameReportOutcome, ArenaError> {
         // One read before the write transaction: the game's plan and its
         // match's lease.
-        let planned = {
-            let mut connection = self.pool().acquire().await?;
-            self.planned_result_on(&mut connection, match_id, report.game_index)
-                .await?
+        let (planned, _) = self
+            .planned_and_runner(match_id, report.game_index, None)
+            .await?;
+        self.record_game(runner, planned, match_id, lease_generation, report)
+            .await
+    }
+
+    /// [`Store::report_game`] for the runner whose token a call carried,
+    /// checked in the read of the game's plan (one round trip fewer than
+    /// [`Store::runner_by_token`] first): `Unauthenticated` for a token of
+    /// no runner, or of a revoked one, whatever the report says.
+    pub async fn report_game_with_token(
+        &self,
+        token: &str,
+        match_id: i64,
+        lease_generation: i64,
+        report: &GameReport,
+    ) -> Result<GameReportOutcome, ArenaError> {
+        let hash = token_hash(token);
+        let found = self
+            .planned_and_runner(match_id, report.game_index, Some(&hash))
+            .await;
+        let (planned, runner) = match found {
+            Ok((planned, Some(runner))) => (planned, runner),
+            Ok((_, None)) => return Err(ArenaError::Unauthenticated("runner")),
+            // No such game: the caller hears that only with a runner's token.
+            Err(error) => {
+                self.runner_by_token(token).await?;
+                return Err(error);
+            }
         };
+        self.record_game(&runner, planned, match_id, lease_generation, report)
+            .await
+    }
+
+    /// Records a game of `match_id` as `planned`, for `runner`.
+    async fn record_game(
+        &self,
+        runner: &Runner,
+        planned: PlannedResult,
+        match_id: i64,
+        lease_generation: i64,
+        report: &GameReport,
+    ) -> Result<GameReportOutcome, ArenaError> {
         if planned.already_recorded {
             return Ok(GameReportOutcome {
                 outcome: ReportOutcome::AlreadyRecorded,
@@ -217,20 +256,21 @@ impl Store {
         match_id: i64,
         game_index: i64,
     ) -> Result<PlannedResult, ArenaError> {
-        let mut connection = self.pool().acquire().await?;
-        self.planned_result_on(&mut connection, match_id, game_index)
-            .await
+        Ok(self.planned_and_runner(match_id, game_index, None).await?.0)
     }
 
-    /// The plan of one game of a match, read on `connection`.
-    async fn planned_result_on(
+    /// The plan of one game of a match, and the unrevoked runner whose
+    /// token hashes to `token_hash` (`None` without one): one statement.
+    async fn planned_and_runner(
         &self,
-        connection: &mut AnyConnection,
         match_id: i64,
         game_index: i64,
-    ) -> Result<PlannedResult, ArenaError> {
+        token_hash: Option<&str>,
+    ) -> Result<(PlannedResult, Option<Runner>), ArenaError> {
         let row: Option<PlannedRow> = sqlx::query_as(
-            "SELECT g.id AS game_id, g.seed, t.game, t.options, t.variant, \
+            "SELECT (SELECT id FROM runners WHERE token_hash = $3 AND revoked_at IS NULL) AS runner_id, \
+             (SELECT name FROM runners WHERE token_hash = $3 AND revoked_at IS NULL) AS runner_name, \
+             g.id AS game_id, g.seed, t.game, t.options, t.variant, \
              EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.id) AS already_recorded, t.id AS tournament_id, m.match_index, \
              t.sprt_elo0 IS NOT NULL AS has_sprt, \
              t.sprt_elo0 IS NOT NULL OR t.format IN ('swiss', 'knockout', 'ladder') AS has_format_step, m.status, m.lease_generation, m.lease_holder, m.lease_expires_at, \
@@ -242,9 +282,12 @@ impl Store {
         )
         .bind(match_id)
         .bind(game_index)
-        .fetch_optional(&mut *connection)
+        .bind(token_hash)
+        .fetch_optional(self.pool())
         .await?;
         let Some(PlannedRow {
+            runner_id,
+            runner_name,
             game_id,
             seed,
             game,
@@ -288,7 +331,10 @@ impl Store {
             .filter(|name| !name.is_empty())
             .map(str::to_string)
             .collect();
-        Ok(PlannedResult {
+        let runner = runner_id
+            .zip(runner_name)
+            .map(|(id, name)| Runner { id, name });
+        let planned = PlannedResult {
             planned: PlannedGame {
                 game,
                 options,
@@ -306,7 +352,8 @@ impl Store {
             has_sprt,
             has_format_step,
             lease,
-        })
+        };
+        Ok((planned, runner))
     }
 
     /// The replay a runner stored for a finished game; `None` when the game
@@ -664,6 +711,8 @@ fn match_done_sql(now: &str, match_id: &str) -> String {
 
 #[derive(sqlx::FromRow)]
 struct PlannedRow {
+    runner_id: Option<i64>,
+    runner_name: Option<String>,
     game_id: i64,
     seed: i64,
     game: String,

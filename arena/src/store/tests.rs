@@ -738,7 +738,7 @@ async fn a_revoked_runner_is_refused_at_once_and_its_leases_go_back_to_the_queue
         .await
         .unwrap();
     let (bad, bad_token) = test.store.register_runner("box-1").await.unwrap();
-    let (good, _) = test.store.register_runner("box-2").await.unwrap();
+    let (good, good_token) = test.store.register_runner("box-2").await.unwrap();
     let lease = test
         .store
         .lease_match(&bad, LEASE_MS)
@@ -779,6 +779,38 @@ async fn a_revoked_runner_is_refused_at_once_and_its_leases_go_back_to_the_queue
             .await,
         Err(ArenaError::LeaseLost { .. })
     ));
+    // A report checks its token in its first read: a revoked or unknown
+    // token hears nothing else, not even that no such match exists.
+    let game = &report_by_strength(&retaken, |id| id).games[0];
+    let by_token = async |token: &str, match_id: i64| {
+        test.store
+            .report_game_with_token(token, match_id, retaken.lease_generation, game)
+            .await
+    };
+    for (token, match_id) in [
+        (bad_token.as_str(), retaken.match_id),
+        (bad_token.as_str(), -1),
+        ("no-such-token", retaken.match_id),
+    ] {
+        assert!(
+            matches!(
+                by_token(token, match_id).await,
+                Err(ArenaError::Unauthenticated("runner"))
+            ),
+            "{token} {match_id}"
+        );
+    }
+    assert!(matches!(
+        by_token(&good_token, -1).await,
+        Err(ArenaError::NotFound { .. })
+    ));
+    let recorded = by_token(&good_token, retaken.match_id).await.unwrap();
+    assert_eq!(recorded.outcome, ReportOutcome::Recorded);
+    let recorded_by: i64 = sqlx::query_scalar("SELECT runner_id FROM results")
+        .fetch_one(test.store.pool())
+        .await
+        .unwrap();
+    assert_eq!(recorded_by, good.id);
     assert!(matches!(
         test.store.revoke_runner("nobody").await,
         Err(ArenaError::NotFound { .. })
