@@ -24,7 +24,12 @@
 //! and the rollback awaited (a transaction merely dropped keeps its locks
 //! until its connection is next used).
 //! On SQLite it is `BEGIN IMMEDIATE` behind an in-process lock: writers
-//! queue instead of failing to upgrade a read lock. On PostgreSQL several
+//! queue instead of failing to upgrade a read lock. The lock holds the one
+//! writer connection itself, out of any pool: taking it is no round trip
+//! to SQLite's thread, and giving it back no ping (sqlx pings every pooled
+//! connection it takes back). A report's write opens with its first read
+//! and commits with its batch ([`WriteTransaction::begin_sql`],
+//! [`WriteTransaction::commit_sql`]): two round trips under the lock. On PostgreSQL several
 //! arena processes write at once and nothing rests on a lock in one
 //! process: a write takes an advisory lock in the database, exclusive for
 //! the rare writes (accounts, bots, tournaments, planning, give-backs), so
@@ -196,8 +201,9 @@ fn redact_password(url: &str) -> String {
 pub struct Store {
     /// Readers: a small bounded pool.
     pool: AnyPool,
-    /// Write transactions run here: on SQLite one connection, so writers
-    /// never queue behind readers for a connection; on PostgreSQL a few.
+    /// Write transactions run here on PostgreSQL (a few connections); on
+    /// SQLite this pool only opens the writer connection the write lock
+    /// holds, so writers never queue behind readers for a connection.
     writer: AnyPool,
     dialect: Dialect,
     clock: Arc<dyn Clock>,
@@ -213,9 +219,11 @@ pub struct Store {
     /// How much one owner may ask.
     quotas: Quotas,
     /// SQLite writers queue here, in the process, rather than in SQLite's
-    /// busy handler, which sleeps in growing steps and wrecks latency.
+    /// busy handler, which sleeps in growing steps and wrecks latency; it
+    /// holds the writer connection between transactions (none until the
+    /// first, or after one whose end failed: the next opens another).
     /// PostgreSQL writers do not take it: they lock rows in the database.
-    write_lock: Arc<Mutex<()>>,
+    write_lock: Arc<Mutex<Option<AnyConnection>>>,
     /// Bumped after every recorded result, so watchers wake on progress.
     changes: Arc<watch::Sender<u64>>,
     /// One rating fit per leaderboard, refitted off the request path.
@@ -281,7 +289,7 @@ impl Store {
             max_attempts: DEFAULT_MAX_ATTEMPTS,
             registration: Registration::Open,
             quotas: Quotas::default(),
-            write_lock: Arc::new(Mutex::new(())),
+            write_lock: Arc::new(Mutex::new(None)),
             changes: Arc::new(changes),
             fits: Arc::default(),
             reads: Arc::default(),
@@ -356,6 +364,9 @@ impl Store {
     /// Closes every connection (after which the file may be removed).
     pub async fn close(&self) {
         self.pool.close().await;
+        if let Some(writer) = self.write_lock.lock().await.take() {
+            let _ = writer.close().await;
+        }
         self.writer.close().await;
     }
 
@@ -398,15 +409,46 @@ impl Store {
     async fn begin_write(&self) -> Result<WriteTransaction, ArenaError> {
         match self.dialect {
             Dialect::Sqlite => {
-                let guard = Arc::clone(&self.write_lock).lock_owned().await;
-                let transaction = self.writer.begin_with("BEGIN IMMEDIATE").await?;
-                Ok(self.write_transaction(transaction, Some(guard)))
+                let mut tx = self.begin_sqlite_write().await?;
+                let begin = tx.begin_sql();
+                if let Err(error) = sqlx::raw_sql(begin).execute(&mut *tx).await {
+                    return Err(tx.roll_back(error.into()).await);
+                }
+                Ok(tx)
             }
             // Every process's writers queue on this one lock, as SQLite's
             // `BEGIN IMMEDIATE` queues them on the file: the transaction
             // sees and writes the database alone.
             Dialect::Postgres => self.begin_postgres_write("pg_advisory_xact_lock").await,
         }
+    }
+
+    /// An SQLite write transaction holding the write lock and the writer
+    /// connection, its `BEGIN` not sent yet: its first statement must
+    /// open with [`WriteTransaction::begin_sql`].
+    async fn begin_sqlite_write(&self) -> Result<WriteTransaction, ArenaError> {
+        let mut lock = Arc::clone(&self.write_lock).lock_owned().await;
+        let connection = match lock.take() {
+            Some(connection) => connection,
+            None => self.writer.acquire().await?.detach(),
+        };
+        Ok(self.write_transaction(Open::Sqlite {
+            connection,
+            lock,
+            state: SqliteState::NotBegun,
+        }))
+    }
+
+    /// [`Store::write_concurrently`] for an SQLite body that opens the
+    /// transaction with its first statement
+    /// ([`WriteTransaction::begin_sql`]): one round trip fewer.
+    pub(crate) async fn write_sqlite_begun_by_body<T>(
+        &self,
+        body: impl AsyncFnOnce(&mut WriteTransaction) -> Result<T, ArenaError>,
+    ) -> Result<T, ArenaError> {
+        let mut tx = self.begin_sqlite_write().await?;
+        let outcome = body(&mut tx).await;
+        tx.finish(outcome).await
     }
 
     /// A write transaction for the hot paths (leases, heartbeats,
@@ -432,22 +474,17 @@ impl Store {
         // fails, sqlx rolls the half-open transaction back.
         let begin = format!("BEGIN; SELECT {lock}({WRITE_LOCK_KEY})");
         let transaction = self.writer.begin_with(sqlx::AssertSqlSafe(begin)).await?;
-        Ok(self.write_transaction(transaction, None))
+        Ok(self.write_transaction(Open::Pooled(transaction)))
     }
 
-    fn write_transaction(
-        &self,
-        transaction: Transaction<'static, Any>,
-        guard: Option<OwnedMutexGuard<()>>,
-    ) -> WriteTransaction {
+    fn write_transaction(&self, open: Open) -> WriteTransaction {
         WriteTransaction {
-            transaction,
+            open,
             notify_as: self.notify_as(),
             touched: Touched::Everything,
             notified: None,
             board_patches: Vec::new(),
             reads: Arc::clone(&self.reads),
-            _guard: guard,
         }
     }
 
@@ -513,7 +550,7 @@ impl Store {
 /// A write transaction holding the store's write lock until it ends.
 #[derive(Debug)]
 pub(crate) struct WriteTransaction {
-    transaction: Transaction<'static, Any>,
+    open: Open,
     /// On PostgreSQL, the store's id: the commit tells the other arena
     /// processes what it touched (see `invalidate`).
     notify_as: Option<u64>,
@@ -525,8 +562,34 @@ pub(crate) struct WriteTransaction {
     /// The boards the commit patches rather than drops (when cached).
     board_patches: Vec<BoardPatch>,
     reads: Arc<ReadCache>,
-    /// SQLite's in-process write lock (none on PostgreSQL).
-    _guard: Option<OwnedMutexGuard<()>>,
+}
+
+/// The connection a write transaction runs on.
+#[derive(Debug)]
+enum Open {
+    /// PostgreSQL: a pooled connection's transaction (if dropped unended,
+    /// sqlx rolls it back when the connection is next used).
+    Pooled(Transaction<'static, Any>),
+    /// SQLite: the writer connection, out of the write lock it goes back
+    /// to when the transaction ends well. Dropped unended (its future
+    /// dropped), the connection closes, which rolls the transaction back,
+    /// and the next writer opens another.
+    Sqlite {
+        connection: AnyConnection,
+        lock: OwnedMutexGuard<Option<AnyConnection>>,
+        state: SqliteState,
+    },
+}
+
+/// Where an SQLite transaction's `BEGIN` and `COMMIT` are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SqliteState {
+    /// Not sent: the next statement must open with it.
+    NotBegun,
+    /// Sent with a statement (which may have failed before it ran).
+    Begun,
+    /// `COMMIT` sent with the last statement: nothing may follow.
+    CommitSent,
 }
 
 impl WriteTransaction {
@@ -558,9 +621,36 @@ impl WriteTransaction {
             "SELECT status, lease_generation, lease_holder, lease_expires_at FROM matches WHERE id = $1{locking}"
         )))
         .bind(match_id)
-        .fetch_optional(&mut *self.transaction)
+        .fetch_optional(&mut **self)
         .await?
         .ok_or_else(|| ArenaError::not_found("match", match_id))
+    }
+
+    /// What the next statement must open with: `BEGIN IMMEDIATE` on an
+    /// SQLite transaction not begun yet (taken as begun from here on),
+    /// else nothing.
+    pub(crate) fn begin_sql(&mut self) -> &'static str {
+        match &mut self.open {
+            Open::Sqlite { state, .. } if *state == SqliteState::NotBegun => {
+                *state = SqliteState::Begun;
+                "BEGIN IMMEDIATE;\n"
+            }
+            _ => "",
+        }
+    }
+
+    /// What the transaction's last statement may end with to commit in the
+    /// same round trip: `COMMIT` on SQLite (no statement may follow; the
+    /// transaction's end then only drops the snapshots it touched), else
+    /// nothing (PostgreSQL commits when the transaction ends).
+    pub(crate) fn commit_sql(&mut self) -> &'static str {
+        match &mut self.open {
+            Open::Sqlite { state, .. } => {
+                *state = SqliteState::CommitSent;
+                ";\nCOMMIT"
+            }
+            Open::Pooled(_) => "",
+        }
     }
 
     /// Declares that this transaction changes the standings `patch` holds
@@ -615,7 +705,33 @@ impl WriteTransaction {
     /// Rolls back (waiting for it) a transaction refused with `error`,
     /// which it returns.
     async fn roll_back(self, error: ArenaError) -> ArenaError {
-        if let Err(rollback_error) = self.transaction.rollback().await {
+        let rolled_back = match self.open {
+            Open::Pooled(transaction) => transaction.rollback().await,
+            Open::Sqlite {
+                state: SqliteState::NotBegun,
+                connection,
+                mut lock,
+            } => {
+                *lock = Some(connection);
+                Ok(())
+            }
+            Open::Sqlite {
+                mut connection,
+                mut lock,
+                ..
+            } => {
+                // A connection whose rollback fails is dropped: closing it
+                // ends its transaction, and the next writer opens another.
+                // (A `BEGIN` that failed itself leaves nothing to roll
+                // back, and its connection goes the same way.)
+                let rolled_back = sqlx::raw_sql("ROLLBACK").execute(&mut connection).await;
+                if rolled_back.is_ok() {
+                    *lock = Some(connection);
+                }
+                rolled_back.map(|_| ())
+            }
+        };
+        if let Err(rollback_error) = rolled_back {
             // The connection is broken: the server ends the transaction
             // with it. The caller hears the first error.
             tracing::warn!(%rollback_error, %error, "rolling back a refused write");
@@ -633,15 +749,33 @@ impl WriteTransaction {
             let notified = sqlx::query("SELECT pg_notify($1, $2)")
                 .bind(invalidate::CHANNEL)
                 .bind(invalidate::payload(me, &self.touched))
-                .execute(&mut *self.transaction)
+                .execute(&mut *self)
                 .await;
             if let Err(error) = notified {
                 return Err(self.roll_back(error.into()).await);
             }
         }
-        self.transaction.commit().await?;
-        self.reads
-            .invalidate_patching(&self.touched, &self.board_patches);
+        let (touched, board_patches, reads) = (self.touched, self.board_patches, self.reads);
+        match self.open {
+            Open::Pooled(transaction) => transaction.commit().await?,
+            Open::Sqlite {
+                connection,
+                mut lock,
+                state: SqliteState::CommitSent | SqliteState::NotBegun,
+            } => *lock = Some(connection),
+            Open::Sqlite {
+                mut connection,
+                mut lock,
+                state: SqliteState::Begun,
+            } => {
+                if let Err(error) = sqlx::raw_sql("COMMIT").execute(&mut connection).await {
+                    // Whatever SQLite left open closes with the connection.
+                    return Err(error.into());
+                }
+                *lock = Some(connection);
+            }
+        }
+        reads.invalidate_patching(&touched, &board_patches);
         Ok(())
     }
 }
@@ -650,13 +784,19 @@ impl std::ops::Deref for WriteTransaction {
     type Target = AnyConnection;
 
     fn deref(&self) -> &AnyConnection {
-        &self.transaction
+        match &self.open {
+            Open::Pooled(transaction) => transaction,
+            Open::Sqlite { connection, .. } => connection,
+        }
     }
 }
 
 impl std::ops::DerefMut for WriteTransaction {
     fn deref_mut(&mut self) -> &mut AnyConnection {
-        &mut self.transaction
+        match &mut self.open {
+            Open::Pooled(transaction) => transaction,
+            Open::Sqlite { connection, .. } => connection,
+        }
     }
 }
 

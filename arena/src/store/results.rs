@@ -179,51 +179,52 @@ impl Store {
             now: self.now_ms(),
             rated: rated_seats(&report.seats),
         };
-        let recorded = self
-            .write_concurrently(async |tx| {
-                let recording = match self.dialect {
-                    Dialect::Sqlite => record_on_sqlite(tx, &planned, &game).await?,
-                    Dialect::Postgres => {
-                        super::results_postgres::record(tx, &planned, &game).await?
-                    }
-                };
-                let (finishes_match, saved) = match recording {
-                    Recording::AlreadyRecorded { match_done } => {
-                        tx.touches_nothing_cached();
-                        return Ok(GameReportOutcome {
-                            outcome: ReportOutcome::AlreadyRecorded,
-                            match_done,
-                        });
-                    }
-                    Recording::Recorded {
-                        finishes_match,
-                        saved,
-                    } => (finishes_match, saved),
-                };
-                // Under the board's lock (taken by the write), as is the
-                // format's step: a tournament is on one board.
-                if planned.has_sprt {
-                    super::formats::tally_recorded_game(tx, planned.game_id).await?;
+        let body = async |tx: &mut WriteTransaction| {
+            let recording = match self.dialect {
+                Dialect::Sqlite => record_on_sqlite(tx, &planned, &game).await?,
+                Dialect::Postgres => super::results_postgres::record(tx, &planned, &game).await?,
+            };
+            let (finishes_match, saved) = match recording {
+                Recording::AlreadyRecorded { match_done } => {
+                    tx.touches_nothing_cached();
+                    return Ok(GameReportOutcome {
+                        outcome: ReportOutcome::AlreadyRecorded,
+                        match_done,
+                    });
                 }
-                if finishes_match && planned.has_format_step {
-                    super::formats::after_match_done(tx, match_id).await?;
-                }
-                // What `report_touches` says, in its order.
-                tx.touches(Touch::Match {
-                    tournament_id: planned.tournament_id,
-                    match_index: planned.match_index,
-                });
-                tx.patches_board(BoardPatch {
-                    game: planned.planned.game.clone(),
-                    variant: planned.variant.clone(),
-                    standings: saved,
-                });
-                Ok(GameReportOutcome {
-                    outcome: ReportOutcome::Recorded,
-                    match_done: finishes_match,
-                })
+                Recording::Recorded {
+                    finishes_match,
+                    saved,
+                } => (finishes_match, saved),
+            };
+            // Under the board's lock (taken by the write), as is the
+            // format's step: a tournament is on one board.
+            if planned.has_sprt {
+                super::formats::tally_recorded_game(tx, planned.game_id).await?;
+            }
+            if finishes_match && planned.has_format_step {
+                super::formats::after_match_done(tx, match_id).await?;
+            }
+            // What `report_touches` says, in its order.
+            tx.touches(Touch::Match {
+                tournament_id: planned.tournament_id,
+                match_index: planned.match_index,
+            });
+            tx.patches_board(BoardPatch {
+                game: planned.planned.game.clone(),
+                variant: planned.variant.clone(),
+                standings: saved,
+            });
+            Ok(GameReportOutcome {
+                outcome: ReportOutcome::Recorded,
+                match_done: finishes_match,
             })
-            .await?;
+        };
+        let recorded = match self.dialect {
+            // The body's first read opens the transaction.
+            Dialect::Sqlite => self.write_sqlite_begun_by_body(body).await?,
+            Dialect::Postgres => self.write_concurrently(body).await?,
+        };
         if recorded.outcome == ReportOutcome::Recorded {
             self.notify_change();
         }
@@ -490,10 +491,12 @@ pub(super) fn report_touches(planned: &PlannedResult) -> Touched {
 }
 
 /// A report's write on SQLite, whose transaction holds the database: one
-/// read (the match's lease and progress, the seats' standings), then one
-/// batch of statements (the result, its ratings, the match done when this
-/// game finishes it). Every statement is a round trip to SQLite's thread,
-/// and under many readers each round trip waits for a core.
+/// read that opens the transaction (the match's lease and progress, the
+/// seats' standings), then one batch of statements (the result, its
+/// ratings, the match done when this game finishes it) that commits it
+/// unless a format's step follows. Every statement is a round trip to
+/// SQLite's thread, and under many readers each round trip waits for a
+/// core.
 async fn record_on_sqlite(
     tx: &mut WriteTransaction,
     planned: &PlannedResult,
@@ -514,7 +517,17 @@ async fn record_on_sqlite(
     // This game was the last one missing: the match is done (counted under
     // the write lock, so no need to count again).
     let finishes_match = progress.missing == 1;
-    write_result_batch(tx, planned.game_id, board, game, &writes, finishes_match).await?;
+    let format_step_follows = planned.has_sprt || (finishes_match && planned.has_format_step);
+    write_result_batch(
+        tx,
+        planned.game_id,
+        board,
+        game,
+        &writes,
+        finishes_match,
+        !format_step_follows,
+    )
+    .await?;
     Ok(Recording::Recorded {
         finishes_match,
         saved: writes.saved,
@@ -523,14 +536,16 @@ async fn record_on_sqlite(
 
 /// Writes a game's result, its seats, the standings it gives and their
 /// history, and the match done if `finishes_match`, as one batch of
-/// statements (SQLite runs them in one call).
+/// statements (SQLite runs them in one call), which commits the
+/// transaction if `commits`.
 async fn write_result_batch(
-    tx: &mut AnyConnection,
+    tx: &mut WriteTransaction,
     game_id: i64,
     (board_game, variant): (&str, &str),
     game: &PendingGame<'_>,
     writes: &super::leaderboard::RatingWrites,
     finishes_match: bool,
+    commits: bool,
 ) -> Result<(), ArenaError> {
     use super::leaderboard::{
         bind_histories, bind_standings, history_insert_sql, save_standings_sql,
@@ -559,8 +574,12 @@ async fn write_result_batch(
     if finishes_match {
         statements.push(match_done_sql("$4", "$5"));
     }
+    let mut sql = statements.join(";\n");
+    if commits {
+        sql.push_str(tx.commit_sql());
+    }
     let replay = &report.replay;
-    let query = sqlx::query(sqlx::AssertSqlSafe(statements.join(";\n")))
+    let query = sqlx::query(sqlx::AssertSqlSafe(sql))
         .bind(game_id)
         .bind(Some(game.runner.id))
         .bind((!replay.is_empty()).then_some(replay))
@@ -569,7 +588,7 @@ async fn write_result_batch(
     let query = bind_result_seats(query, game_id, report);
     let query = bind_standings(query, board_game, variant, &writes.saved);
     bind_histories(query, board_game, variant, &writes.history)
-        .execute(&mut *tx)
+        .execute(&mut **tx)
         .await?;
     Ok(())
 }
@@ -586,7 +605,7 @@ struct MatchProgress {
 /// bot versions on `board` (game, variant): one statement, read after the
 /// transaction took the write lock.
 async fn progress_and_standings(
-    tx: &mut AnyConnection,
+    tx: &mut WriteTransaction,
     match_id: i64,
     game_id: i64,
     (game, variant): (&str, &str),
@@ -602,9 +621,10 @@ async fn progress_and_standings(
     use super::leaderboard::{bind_seats_standings_filter, seats_standings_filter};
     // One row (the lease and progress) per stored standing, at least one.
     let sql = format!(
-        "SELECT p.*, {} FROM (SELECT m.status, m.lease_generation, m.lease_holder, m.lease_expires_at, \
+        "{}SELECT p.*, {} FROM (SELECT m.status, m.lease_generation, m.lease_holder, m.lease_expires_at, \
          EXISTS (SELECT 1 FROM results WHERE game_id = $1) AS recorded, ({}) AS missing \
          FROM matches m WHERE m.id = $2) AS p LEFT JOIN ratings r ON {}",
+        tx.begin_sql(),
         super::leaderboard::stored_standing_columns_of("r"),
         unrecorded_games_sql("$2"),
         seats_standings_filter("r", 3, seats.len()),
@@ -613,7 +633,7 @@ async fn progress_and_standings(
         .bind(game_id)
         .bind(match_id);
     let rows = bind_seats_standings_filter(query, game, variant, seats)
-        .fetch_all(&mut *tx)
+        .fetch_all(&mut **tx)
         .await?;
     let Some(first) = rows.first() else {
         return Err(ArenaError::not_found("match", match_id));

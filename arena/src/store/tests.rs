@@ -1193,3 +1193,72 @@ async fn a_report_writes_its_result_seats_ratings_history_and_match_done_togethe
         .await;
     }
 }
+
+/// SQLite: the writer connection the write lock holds survives every way a
+/// transaction ends. A body refused after its folded `BEGIN`, a batch that
+/// fails before its folded `COMMIT`, and a transaction whose future is
+/// dropped half-way each leave nothing written, and the next write works.
+#[tokio::test]
+async fn an_sqlite_write_that_fails_or_is_dropped_half_way_leaves_nothing_and_the_next_one_works() {
+    let test = test_store().await;
+    let owners = async || count(&test.store, "owners").await;
+    let insert = |name: &str| {
+        format!("INSERT INTO owners (name, token_hash, created_at) VALUES ('{name}', '{name}', 0)")
+    };
+    // Refused after the statement that opened the transaction.
+    let refused = test
+        .store
+        .write_sqlite_begun_by_body(async |tx| {
+            let sql = format!("{}{}", tx.begin_sql(), insert("refused"));
+            sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
+                .execute(&mut **tx)
+                .await?;
+            Err::<(), _>(ArenaError::invalid("no"))
+        })
+        .await;
+    assert!(matches!(refused, Err(ArenaError::InvalidArgument(_))));
+    // A batch whose second statement fails never reaches its `COMMIT`.
+    let failed = test
+        .store
+        .write_sqlite_begun_by_body(async |tx| {
+            let sql = format!(
+                "{}{}; INSERT INTO no_such_table VALUES (1){}",
+                tx.begin_sql(),
+                insert("failed"),
+                tx.commit_sql()
+            );
+            sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
+                .execute(&mut **tx)
+                .await?;
+            Ok(())
+        })
+        .await;
+    assert!(failed.is_err());
+    // Dropped half-way, holding the write lock with a row written.
+    let (written, wait) = tokio::sync::oneshot::channel();
+    let hung = test.store.write(async |tx| {
+        sqlx::raw_sql(sqlx::AssertSqlSafe(insert("dropped")))
+            .execute(&mut **tx)
+            .await?;
+        let _ = written.send(());
+        std::future::pending::<Result<(), ArenaError>>().await
+    });
+    tokio::select! {
+        _ = hung => unreachable!("the write never ends"),
+        _ = wait => {}
+    }
+    assert_eq!(owners().await, 0, "nothing of the three");
+    // The next writes open, commit in their batch, and commit at the end.
+    test.store
+        .write_sqlite_begun_by_body(async |tx| {
+            let sql = format!("{}{}{}", tx.begin_sql(), insert("folded"), tx.commit_sql());
+            sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
+                .execute(&mut **tx)
+                .await?;
+            Ok(())
+        })
+        .await
+        .unwrap();
+    test.store.register_owner("ada").await.unwrap();
+    assert_eq!(owners().await, 2);
+}
