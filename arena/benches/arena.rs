@@ -10,7 +10,9 @@
 //! runtime (a worker per core but one, as `cairn serve` runs it), the
 //! runners on another, each with its own connection to the
 //! server's runner port, and the readers on a third, each reader with its
-//! own connection to the public port.
+//! own connection to the public port. The readers speak gRPC over HTTP/2
+//! by hand (`caller/`): a general client took as much of the shared
+//! cores per call as the arena's answer did.
 //!
 //! Prints `bench: arena/results_per_s` (no readers, the rounds' median),
 //! `bench: arena/list_matches_p99_ms`, `bench: arena/leaderboard_p99_ms_under_load`
@@ -24,6 +26,7 @@
 //! about 2.4 times 200 divided by the reads per second. Then the same on
 //! PostgreSQL, and on two arena servers sharing it (`postgres/`).
 
+mod caller;
 mod postgres;
 
 /// The `cairn` binary's allocator (see `cli/src/main.rs`).
@@ -38,16 +41,14 @@ use cairn_arena::service::pb::runner_service_client::RunnerServiceClient;
 use cairn_arena::store::Quotas;
 use cairn_arena::testkit::{bot_archive, test_game_check, test_replay, test_verifier, TEST_DUEL};
 use cairn_arena::Store;
+use caller::Caller;
 use std::net::SocketAddr;
 
 use tokio::net::TcpListener;
 use tokio::runtime::Runtime;
 use tokio::sync::watch;
-use tonic::client::Grpc;
-use tonic::codegen::http::uri::PathAndQuery;
 use tonic::transport::Channel;
 use tonic::Request;
-use tonic_prost::ProstCodec;
 
 const N_BOTS: usize = 50;
 const GAMES_PER_PAIRING: u32 = 10;
@@ -192,35 +193,18 @@ struct SkimmedPage {
     matches: Vec<prost::bytes::Bytes>,
 }
 
-/// One call whose answer is decoded as `Skimmed`.
-async fn skim<Asked, Skimmed>(grpc: &mut Grpc<Channel>, path: &'static str, asked: Asked) -> Skimmed
-where
-    Asked: prost::Message + Send + Sync + 'static,
-    Skimmed: prost::Message + Default + Send + Sync + 'static,
-{
-    grpc.ready().await.expect("ready");
-    grpc.unary(
-        Request::new(asked),
-        PathAndQuery::from_static(path),
-        ProstCodec::<Asked, Skimmed>::default(),
-    )
-    .await
-    .expect(path)
-    .into_inner()
-}
-
 /// Reads until `phase` says stop, asking one thing only; the latencies of
 /// the reads begun under ingest and of those begun after it. A reader
 /// stands for a caller on another machine: it checks each answer's row
-/// count but leaves the rows encoded, so that its own decoding takes as
-/// little as it can of the cores it shares here with the arena.
+/// count but leaves the rows encoded, so that it takes as little as it can
+/// of the cores it shares here with the arena.
 async fn reader(
     address: SocketAddr,
     tournament_id: i64,
     leaderboard: bool,
     mut phase: watch::Receiver<u8>,
 ) -> [Vec<Duration>; 2] {
-    let mut grpc = Grpc::new(connect(address).await);
+    let mut caller = Caller::connect(address).await;
     let mut latencies = [Vec::new(), Vec::new()];
     loop {
         let began_in = *phase.borrow_and_update();
@@ -238,16 +222,18 @@ async fn reader(
                 game: TEST_DUEL.into(),
                 ..Default::default()
             };
-            let board: SkimmedBoard =
-                skim(&mut grpc, "/cairn.arena.v1.Arena/GetLeaderboard", asked).await;
+            let board: SkimmedBoard = caller
+                .call("/cairn.arena.v1.Arena/GetLeaderboard", &asked)
+                .await;
             assert_eq!(board.rows.len(), N_BOTS);
         } else {
             let asked = pb::ListMatchesRequest {
                 tournament_id,
                 ..Default::default()
             };
-            let page: SkimmedPage =
-                skim(&mut grpc, "/cairn.arena.v1.Arena/ListMatches", asked).await;
+            let page: SkimmedPage = caller
+                .call("/cairn.arena.v1.Arena/ListMatches", &asked)
+                .await;
             assert_eq!(page.matches.len(), 100);
         }
         latencies[usize::from(began_in)].push(started.elapsed());
