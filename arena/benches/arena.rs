@@ -337,6 +337,29 @@ fn runtime(name: &str, threads: usize) -> Runtime {
         .expect("runtime")
 }
 
+/// The arena's runtime as `cairn serve` builds it: a worker per core but
+/// one, each [`cairn_arena::service::API_NICE`] lower than the threads that
+/// start the server (the writer thread and SQLite's for the writes).
+fn arena_runtime() -> Runtime {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    // SAFETY: getpriority and setpriority take no pointers; a failure is
+    // reported through the return value and errno only.
+    let nice = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
+    let lowered = (nice + i32::from(cairn_arena::service::API_NICE)).min(19);
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(cairn_arena::service::api_threads(cores))
+        .thread_name("bench-arena")
+        .on_thread_start(move || {
+            // SAFETY: as above; the thread's own id.
+            let set =
+                unsafe { libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as u32, lowered) };
+            assert_eq!(set, 0, "the arena's threads run lower");
+        })
+        .enable_all()
+        .build()
+        .expect("runtime")
+}
+
 /// The arena with its bots and the tournament; the tournament's id.
 async fn set_up(store: Store, address: SocketAddr) -> i64 {
     let mut arena = ArenaClient::new(connect(address).await);
@@ -401,16 +424,18 @@ fn bench(processes: &Processes) {
         .block_on(async { TcpListener::bind("127.0.0.1:0").await.expect("bind") });
     let runner_address = runner_listener.local_addr().expect("address");
     let (stop_server, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = processes
-        .arena
-        .spawn(cairn_arena::service::run_with_runner_port(
-            listener,
-            Some(runner_listener),
-            store.clone(),
-            async move {
-                let _ = stopped.await;
-            },
-        ));
+    // Served from a thread at the arena's own priority, as `cairn serve`
+    // serves from its main thread: the writer thread starts from it.
+    let serving = cairn_arena::service::run_with_runner_port(
+        listener,
+        Some(runner_listener),
+        store.clone(),
+        async move {
+            let _ = stopped.await;
+        },
+    );
+    let arena = processes.arena.handle().clone();
+    let server = std::thread::spawn(move || arena.block_on(serving));
     let tournament_id = processes.runners.block_on(set_up(store, address));
 
     // 2,450 matches: ROUNDS x 2 phases x MATCHES_PER_PHASE per runner.
@@ -521,22 +546,15 @@ fn bench(processes: &Processes) {
         p99_ms(boards_alone)
     );
     stop_server.send(()).expect("server running");
-    processes
-        .arena
-        .block_on(server)
-        .expect("server task")
+    server
+        .join()
+        .expect("server thread")
         .expect("server stops cleanly");
 }
 
 fn main() {
     let processes = Processes {
-        // As `cairn serve` runs it.
-        arena: runtime(
-            "bench-arena",
-            cairn_arena::service::api_threads(
-                std::thread::available_parallelism().map_or(1, usize::from),
-            ),
-        ),
+        arena: arena_runtime(),
         runners: runtime("bench-runners", 1),
         readers: runtime("bench-readers", 2),
     };

@@ -30,6 +30,13 @@ pub struct ServeArgs {
     /// but one, left to the arena's writes and the runners' calls).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=1024))]
     api_threads: Option<u16>,
+    /// How much lower than the arena's writes those threads run (niceness
+    /// added to the arena's, 0-19; 0: the same): when the cores are busy,
+    /// they go to the runners' reports and leases first, and reads take
+    /// what is left. An idle core still serves reads at full speed.
+    #[arg(long, value_name = "N", default_value_t = cairn_arena::service::API_NICE,
+          value_parser = clap::value_parser!(u8).range(0..=19))]
+    api_nice: u8,
     /// A token for a runner named `runner` (at least 16 characters); without
     /// one (or with an empty one) a runner `runner-PID` with a fresh token is
     /// added and the token printed. More runners: `cairn runners add NAME`.
@@ -61,8 +68,14 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let threads = args
         .api_threads
         .map_or(cairn_arena::service::api_threads(cores), usize::from);
+    // The runtime's threads serve the public calls; the writer thread, the
+    // runners' port and SQLite's threads for writes start from this one
+    // (`block_on` runs here), at the arena's own priority.
+    let api_priority = lowered_priority(args.api_nice);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(threads)
+        .thread_name("cairn-api")
+        .on_thread_start(move || run_at_priority(api_priority))
         .enable_all()
         .build()?;
     runtime.block_on(async {
@@ -143,6 +156,29 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         eprintln!("cairn arena stopped");
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// The niceness `by` lower than this thread's (at most 19); `None` for
+/// the same.
+fn lowered_priority(by: u8) -> Option<i32> {
+    let nice = rustix::process::getpriority_process(None).ok()?;
+    (by > 0).then(|| (nice + i32::from(by)).min(19))
+}
+
+/// Runs the calling thread at niceness `nice` (a thread of the runtime
+/// may start from one already lowered, so this sets, not adds); a thread
+/// it cannot lower runs as it is (said once).
+fn run_at_priority(nice: Option<i32>) {
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    let Some(nice) = nice else {
+        return;
+    };
+    let me = Some(rustix::thread::gettid());
+    if let Err(error) = rustix::process::setpriority_process(me, nice) {
+        WARNED.call_once(|| {
+            eprintln!("cairn arena: public calls run at the writes' priority: lowering it failed: {error}");
+        });
+    }
 }
 
 /// A listener on `address`, or why not.

@@ -218,6 +218,30 @@ async fn a_runner_on_the_runners_port_plays_a_tournament_and_that_port_serves_ru
     wait_for_progress(&arena, tournament.id, |p| p.finished).await;
     assert_complete_and_exact(&arena, &tournament, 4).await;
 
+    // The public calls' threads yield the cores to the writes: they run
+    // 10 lower (`--api-nice`'s default) than the arena's own thread, the
+    // writer thread and SQLite's threads for the writes and the runners'
+    // reads, which all started before them. (SQLite's threads for the
+    // public reads start from the public threads, at their priority.)
+    let threads = thread_nices(arena.process.0.id());
+    let base = threads[0].1;
+    let of = |name: &str| -> Vec<i32> {
+        let nices = threads.iter().filter(|(comm, _)| comm == name);
+        nices.map(|(_, nice)| *nice).collect()
+    };
+    // (Its blocking threads, if any started, share its name.)
+    let api = of("cairn-api");
+    assert!(
+        !api.is_empty() && api.iter().all(|nice| *nice == base + 10),
+        "{threads:?}"
+    );
+    assert_eq!(of("cairn-arena-wri"), [base], "{threads:?}");
+    let sqlite = of("sqlx-sqlite-wor");
+    assert!(
+        sqlite.iter().filter(|nice| **nice == base).count() >= 2,
+        "{threads:?}"
+    );
+
     // Runner calls need their token there as anywhere; the owners' and
     // viewers' API is not served there at all.
     let channel = tonic::transport::Channel::from_shared(runner_port)
@@ -235,4 +259,26 @@ async fn a_runner_on_the_runners_port_plays_a_tournament_and_that_port_serves_ru
         .await
         .unwrap_err();
     assert_eq!(public.code(), tonic::Code::Unimplemented, "{public:?}");
+}
+
+/// Each thread of process `pid` (the main thread first): its name, as Linux
+/// shortens it to 15 bytes, and its niceness.
+fn thread_nices(pid: u32) -> Vec<(String, i32)> {
+    let mut threads: Vec<(u32, String, i32)> = std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .flatten()
+        .filter_map(|task| {
+            let tid = task.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(task.path().join("stat")).ok()?;
+            let (head, rest) = stat.rsplit_once(") ")?;
+            let comm = head.split_once(" (")?.1.to_string();
+            let nice = rest.split_whitespace().nth(16)?.parse().ok()?;
+            Some((tid, comm, nice))
+        })
+        .collect();
+    threads.sort_by_key(|(tid, ..)| (*tid != pid, *tid));
+    threads
+        .into_iter()
+        .map(|(_, comm, nice)| (comm, nice))
+        .collect()
 }

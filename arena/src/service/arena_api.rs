@@ -1,6 +1,7 @@
 //! The `Arena` service: owners submit bots and create tournaments; anyone
 //! reads bots, tournaments, matches, replays and leaderboards.
 
+use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
@@ -10,6 +11,7 @@ use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
 use super::pb::arena_server::Arena;
+use super::writer::WriterHandle;
 use super::{bearer_token, convert, pb};
 use crate::error::ArenaError;
 use crate::ratings::RatingModel;
@@ -22,11 +24,38 @@ use crate::store::{
 #[derive(Debug, Clone)]
 pub struct ArenaApi {
     store: Store,
+    /// Where the owners' writes run: the writer thread when serving (see
+    /// [`super::writer`]), else the caller's runtime.
+    writer: Option<WriterHandle>,
 }
 
 impl ArenaApi {
     pub fn new(store: Store) -> ArenaApi {
-        ArenaApi { store }
+        ArenaApi {
+            store,
+            writer: None,
+        }
+    }
+
+    pub(crate) fn with_writer(mut self, writer: WriterHandle) -> ArenaApi {
+        self.writer = Some(writer);
+        self
+    }
+
+    /// Runs an owner's write, `work` with the store, on the writer thread:
+    /// it holds the write lock, so it must not wait for a core behind the
+    /// public calls, whose threads `cairn serve` runs at a lower priority
+    /// (the runners' reports would wait with it).
+    async fn write<T, Fut>(&self, work: impl FnOnce(Store) -> Fut) -> Result<T, ArenaError>
+    where
+        T: Send + 'static,
+        Fut: Future<Output = Result<T, ArenaError>> + Send + 'static,
+    {
+        let job = work(self.store.clone());
+        match &self.writer {
+            Some(writer) => writer.run(job).await,
+            None => job.await,
+        }
     }
 
     pub(super) fn store(&self) -> &Store {
@@ -226,9 +255,9 @@ impl Arena for ArenaApi {
     ) -> Result<Response<pb::RegisterOwnerResponse>, Status> {
         let bearer = bearer_token(request.metadata(), "admin").ok();
         self.store.registration().check(bearer.as_deref())?;
+        let name = request.into_inner().name;
         let (owner, token) = self
-            .store
-            .register_owner(&request.into_inner().name)
+            .write(async move |store| store.register_owner(&name).await)
             .await?;
         Ok(Response::new(pb::RegisterOwnerResponse {
             owner_id: owner.id,
@@ -241,14 +270,17 @@ impl Arena for ArenaApi {
         request: Request<pb::SubmitBotVersionRequest>,
     ) -> Result<Response<pb::SubmitBotVersionResponse>, Status> {
         let owner = self.owner(&request).await?;
+        let archive = request.into_inner().archive;
         let submitted = self
-            .store
-            .submit_bot_version(&owner, &request.into_inner().archive)
+            .write(async move |store| {
+                let submitted = store.submit_bot_version(&owner, &archive).await?;
+                if submitted.created {
+                    // A new version joins every ladder of a game it plays.
+                    store.enter_ladders(submitted.version.id).await?;
+                }
+                Ok(submitted)
+            })
             .await?;
-        if submitted.created {
-            // A new version joins every ladder of a game it plays.
-            self.store.enter_ladders(submitted.version.id).await?;
-        }
         Ok(Response::new(pb::SubmitBotVersionResponse {
             version: Some(convert::bot_version(&submitted.version)),
             created: submitted.created,
@@ -286,8 +318,8 @@ impl Arena for ArenaApi {
         request: Request<pb::DeleteBotRequest>,
     ) -> Result<Response<pb::DeleteBotResponse>, Status> {
         let owner = self.owner(&request).await?;
-        self.store
-            .delete_bot(&owner, &request.into_inner().name)
+        let name = request.into_inner().name;
+        self.write(async move |store| store.delete_bot(&owner, &name).await)
             .await?;
         Ok(Response::new(pb::DeleteBotResponse {}))
     }
@@ -297,9 +329,9 @@ impl Arena for ArenaApi {
         request: Request<pb::CancelTournamentRequest>,
     ) -> Result<Response<pb::CancelTournamentResponse>, Status> {
         let owner = self.owner(&request).await?;
+        let tournament_id = request.into_inner().tournament_id;
         let matches_dropped = self
-            .store
-            .cancel_tournament(&owner, request.into_inner().tournament_id)
+            .write(async move |store| store.cancel_tournament(&owner, tournament_id).await)
             .await?;
         Ok(Response::new(pb::CancelTournamentResponse {
             matches_dropped,
@@ -311,9 +343,9 @@ impl Arena for ArenaApi {
         request: Request<pb::CreateTournamentRequest>,
     ) -> Result<Response<pb::Tournament>, Status> {
         let owner = self.owner(&request).await?;
+        let asked = convert::new_tournament(request.into_inner())?;
         let tournament = self
-            .store
-            .create_tournament(&owner, &convert::new_tournament(request.into_inner())?)
+            .write(async move |store| store.create_tournament(&owner, &asked).await)
             .await?;
         self.store.notify_change();
         Ok(Response::new(convert::tournament(&tournament)))

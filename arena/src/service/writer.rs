@@ -1,5 +1,7 @@
-//! The runners' calls run on a thread of their own, so they never queue
-//! behind readers on the server's runtime.
+//! The runners' calls, and the owners' writes, run on a thread of their
+//! own, so they never queue behind readers on the server's runtime (nor
+//! wait, holding the write lock, for a core behind the public calls, whose
+//! threads `cairn serve` runs at a lower priority).
 //!
 //! A report is some twenty statements, each a round trip between a task and
 //! SQLite's connection thread. On the server's runtime every one of those

@@ -224,6 +224,13 @@ pub struct Store {
     /// first, or after one whose end failed: the next opens another).
     /// PostgreSQL writers do not take it: they lock rows in the database.
     write_lock: Arc<Mutex<Option<AnyConnection>>>,
+    /// On SQLite, the connection the runners' reports read their game's
+    /// plan on, out of the read pool: no ping when it comes back, and its
+    /// thread (SQLite's, for this connection) is started where the store
+    /// opens, so it runs at the store opener's priority, not at that of the
+    /// public calls' threads (`cairn serve --api-nice`). `None` until
+    /// first used, or after a read on it failed (the next opens another).
+    runner_reads: Arc<Mutex<Option<AnyConnection>>>,
     /// Bumped after every recorded result, so watchers wake on progress.
     changes: Arc<watch::Sender<u64>>,
     /// One rating fit per leaderboard, refitted off the request path.
@@ -278,6 +285,15 @@ impl Store {
         getrandom::fill(&mut id_bytes)
             .map_err(|error| ArenaError::Internal(format!("no randomness for an id: {error}")))?;
         let deal_secret = deal_secret::load_or_make(&writer).await?;
+        // SQLite's connection threads for the writes and the runners'
+        // reads start here, at the opener's priority (see `runner_reads`).
+        let (writer_connection, runner_reads) = match dialect {
+            Dialect::Sqlite => (
+                Some(writer.acquire().await?.detach()),
+                Some(pool.acquire().await?.detach()),
+            ),
+            Dialect::Postgres => (None, None),
+        };
         let (changes, _) = watch::channel(0);
         let store = Store {
             pool,
@@ -289,7 +305,8 @@ impl Store {
             max_attempts: DEFAULT_MAX_ATTEMPTS,
             registration: Registration::Open,
             quotas: Quotas::default(),
-            write_lock: Arc::new(Mutex::new(None)),
+            write_lock: Arc::new(Mutex::new(writer_connection)),
+            runner_reads: Arc::new(Mutex::new(runner_reads)),
             changes: Arc::new(changes),
             fits: Arc::default(),
             reads: Arc::default(),
@@ -364,8 +381,10 @@ impl Store {
     /// Closes every connection (after which the file may be removed).
     pub async fn close(&self) {
         self.pool.close().await;
-        if let Some(writer) = self.write_lock.lock().await.take() {
-            let _ = writer.close().await;
+        for held in [&self.write_lock, &self.runner_reads] {
+            if let Some(connection) = held.lock().await.take() {
+                let _ = connection.close().await;
+            }
         }
         self.writer.close().await;
     }
@@ -515,6 +534,27 @@ impl Store {
 
     pub(crate) fn pool(&self) -> &AnyPool {
         &self.pool
+    }
+
+    /// Runs `read` on the connection for the runners' reads on SQLite
+    /// (see `runner_reads`), on the read pool on PostgreSQL. A failed read
+    /// drops the SQLite connection (the next read opens another).
+    pub(crate) async fn runner_read<T>(
+        &self,
+        read: impl AsyncFnOnce(&mut AnyConnection) -> Result<T, sqlx::Error>,
+    ) -> Result<T, ArenaError> {
+        if self.dialect == Dialect::Postgres {
+            let mut connection = self.pool.acquire().await?;
+            return Ok(read(&mut connection).await?);
+        }
+        let mut held = self.runner_reads.lock().await;
+        let mut connection = match held.take() {
+            Some(connection) => connection,
+            None => self.pool.acquire().await?.detach(),
+        };
+        let answer = read(&mut connection).await?;
+        *held = Some(connection);
+        Ok(answer)
     }
 
     /// `options` of `game` in their canonical form (an option equal to its

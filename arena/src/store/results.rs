@@ -268,7 +268,7 @@ impl Store {
         game_index: i64,
         token_hash: Option<&str>,
     ) -> Result<(PlannedResult, Option<Runner>), ArenaError> {
-        let row: Option<PlannedRow> = sqlx::query_as(
+        let row = sqlx::query_as(
             "SELECT (SELECT id FROM runners WHERE token_hash = $3 AND revoked_at IS NULL) AS runner_id, \
              (SELECT name FROM runners WHERE token_hash = $3 AND revoked_at IS NULL) AS runner_name, \
              g.id AS game_id, g.seed, t.game, t.options, t.variant, \
@@ -283,9 +283,10 @@ impl Store {
         )
         .bind(match_id)
         .bind(game_index)
-        .bind(token_hash)
-        .fetch_optional(self.pool())
-        .await?;
+        .bind(token_hash);
+        let row: Option<PlannedRow> = self
+            .runner_read(async |connection| row.fetch_optional(connection).await)
+            .await?;
         let Some(PlannedRow {
             runner_id,
             runner_name,
