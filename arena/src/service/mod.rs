@@ -55,13 +55,13 @@ pub fn api_threads(cores: usize) -> usize {
 
 /// How much lower than the arena's writes `cairn serve` runs the threads
 /// serving the public calls (niceness; `--api-nice`). Readers on other
-/// machines cannot starve the writes of one core, but with both cores
-/// busy (in the arena bench, 200 back-to-back readers sharing the machine)
+/// machines leave the writes their core, but with every core busy (in the
+/// arena bench, 200 back-to-back readers sharing 2 cores with the arena)
 /// an even share gave ingest about half its speed alone, whatever the
-/// arena did per report. At 10, the scheduler gives a busy core to the
-/// writer thread and SQLite's write connection about ten times as often
-/// as to a public thread: ingest slowed 1.3-1.4x instead of 2.0-2.4x, and
-/// the readers' p99 went from 20-30 ms to 40-47 ms (at 5: 1.8x, 34-38 ms).
+/// arena did per report: 1.97-2.37x slower. At 10 the scheduler weighs a
+/// busy writer thread or SQLite write connection about ten times a public
+/// thread: ingest slowed 1.46-1.65x, and the readers' p99 went from
+/// 20-30 ms to 31-42 ms. At 15: 1.33-1.51x, but a p99 reached 85 ms.
 pub const API_NICE: u8 = 10;
 
 /// Serves the arena on `listener` until `shutdown` completes.
