@@ -29,8 +29,8 @@
 //! to SQLite's thread, and giving it back no ping (sqlx pings every pooled
 //! connection it takes back). A report's write opens with its first read
 //! and commits with its batch ([`WriteTransaction::begin_sql`],
-//! [`WriteTransaction::commit_sql`]): two round trips under the lock. On PostgreSQL several
-//! arena processes write at once and nothing rests on a lock in one
+//! [`WriteTransaction::commit_sql`]): two round trips under the lock.
+//! On PostgreSQL several arena processes write at once and nothing rests on a lock in one
 //! process: a write takes an advisory lock in the database, exclusive for
 //! the rare writes (accounts, bots, tournaments, planning, give-backs), so
 //! they see and write the database alone as on SQLite, shared for the hot
@@ -220,16 +220,17 @@ pub struct Store {
     quotas: Quotas,
     /// SQLite writers queue here, in the process, rather than in SQLite's
     /// busy handler, which sleeps in growing steps and wrecks latency; it
-    /// holds the writer connection between transactions (none until the
-    /// first, or after one whose end failed: the next opens another).
+    /// holds the writer connection between transactions (opened with the
+    /// store; none after a transaction whose end failed: the next opens
+    /// another).
     /// PostgreSQL writers do not take it: they lock rows in the database.
     write_lock: Arc<Mutex<Option<AnyConnection>>>,
     /// On SQLite, the connection the runners' reports read their game's
     /// plan on, out of the read pool: no ping when it comes back, and its
     /// thread (SQLite's, for this connection) is started where the store
     /// opens, so it runs at the store opener's priority, not at that of the
-    /// public calls' threads (`cairn serve --api-nice`). `None` until
-    /// first used, or after a read on it failed (the next opens another).
+    /// public calls' threads (`cairn serve --api-nice`). `None` after a
+    /// read on it failed (the next opens another).
     runner_reads: Arc<Mutex<Option<AnyConnection>>>,
     /// Bumped after every recorded result, so watchers wake on progress.
     changes: Arc<watch::Sender<u64>>,
@@ -407,9 +408,7 @@ impl Store {
         &self,
         body: impl AsyncFnOnce(&mut WriteTransaction) -> Result<T, ArenaError>,
     ) -> Result<T, ArenaError> {
-        let mut tx = self.begin_write().await?;
-        let outcome = body(&mut tx).await;
-        tx.finish(outcome).await
+        self.begin_write().await?.run(body).await
     }
 
     /// [`Store::write`] for the hot paths, in a transaction of
@@ -418,9 +417,7 @@ impl Store {
         &self,
         body: impl AsyncFnOnce(&mut WriteTransaction) -> Result<T, ArenaError>,
     ) -> Result<T, ArenaError> {
-        let mut tx = self.begin_concurrent_write().await?;
-        let outcome = body(&mut tx).await;
-        tx.finish(outcome).await
+        self.begin_concurrent_write().await?.run(body).await
     }
 
     /// A write transaction that holds the write lock from its first
@@ -465,9 +462,7 @@ impl Store {
         &self,
         body: impl AsyncFnOnce(&mut WriteTransaction) -> Result<T, ArenaError>,
     ) -> Result<T, ArenaError> {
-        let mut tx = self.begin_sqlite_write().await?;
-        let outcome = body(&mut tx).await;
-        tx.finish(outcome).await
+        self.begin_sqlite_write().await?.run(body).await
     }
 
     /// A write transaction for the hot paths (leases, heartbeats,
@@ -723,6 +718,16 @@ impl WriteTransaction {
         if self.touched == Touched::Everything {
             self.touched = Touched::Only(Vec::new());
         }
+    }
+
+    /// Runs `body` in the transaction, then ends it as `body`'s outcome
+    /// says ([`WriteTransaction::finish`]).
+    async fn run<T>(
+        mut self,
+        body: impl AsyncFnOnce(&mut WriteTransaction) -> Result<T, ArenaError>,
+    ) -> Result<T, ArenaError> {
+        let outcome = body(&mut self).await;
+        self.finish(outcome).await
     }
 
     /// Ends the transaction as `outcome` says, and returns it: on `Ok`
