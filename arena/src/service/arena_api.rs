@@ -271,9 +271,14 @@ impl Arena for ArenaApi {
     ) -> Result<Response<pb::SubmitBotVersionResponse>, Status> {
         let owner = self.owner(&request).await?;
         let archive = request.into_inner().archive;
+        // Checked here, off the writer thread, at the public calls'
+        // priority: an owner's archives never take the writes' cores.
+        let checked = crate::store::check_submitted_archive(&archive).await?;
         let submitted = self
             .write(async move |store| {
-                let submitted = store.submit_bot_version(&owner, &archive).await?;
+                let submitted = store
+                    .submit_checked_bot_version(&owner, &archive, &checked)
+                    .await?;
                 if submitted.created {
                     // A new version joins every ladder of a game it plays.
                     store.enter_ladders(submitted.version.id).await?;

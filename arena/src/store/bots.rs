@@ -78,6 +78,19 @@ impl VersionRow {
     }
 }
 
+/// Checks a submitted archive (as a runner will unpack it) and its bot's
+/// name. Unpacking a large archive takes long enough to hold up every
+/// other call on a runtime thread: it runs on one of the caller's
+/// runtime's blocking threads.
+pub(crate) async fn check_submitted_archive(archive: &[u8]) -> Result<CheckedArchive, ArenaError> {
+    let bytes = archive.to_vec();
+    let checked = tokio::task::spawn_blocking(move || check_archive(&bytes))
+        .await
+        .map_err(|error| ArenaError::Internal(format!("archive check: {error}")))??;
+    check_name("bot", &checked.manifest.name)?;
+    Ok(checked)
+}
+
 impl Store {
     /// Checks and stores a bot archive as a new version of the bot its
     /// manifest names, creating the bot for `owner` if it is new.
@@ -86,13 +99,19 @@ impl Store {
         owner: &Owner,
         archive: &[u8],
     ) -> Result<SubmittedVersion, ArenaError> {
-        // Unpacking a large archive takes long enough to hold up every
-        // other call on a runtime thread: on a blocking thread instead.
-        let bytes = archive.to_vec();
-        let checked = tokio::task::spawn_blocking(move || check_archive(&bytes))
+        let checked = check_submitted_archive(archive).await?;
+        self.submit_checked_bot_version(owner, archive, &checked)
             .await
-            .map_err(|error| ArenaError::Internal(format!("archive check: {error}")))??;
-        check_name("bot", &checked.manifest.name)?;
+    }
+
+    /// [`Store::submit_bot_version`] for an archive that
+    /// [`check_submitted_archive`] passed.
+    pub(crate) async fn submit_checked_bot_version(
+        &self,
+        owner: &Owner,
+        archive: &[u8],
+        checked: &CheckedArchive,
+    ) -> Result<SubmittedVersion, ArenaError> {
         let (version_id, created) = self
             .write(async |tx| {
                 let bot_id = self
@@ -110,7 +129,7 @@ impl Store {
                     None => {
                         self.check_bot_quota(tx, owner, Some(bot_id)).await?;
                         (
-                            self.insert_version(tx, bot_id, archive, &checked).await?,
+                            self.insert_version(tx, bot_id, archive, checked).await?,
                             true,
                         )
                     }

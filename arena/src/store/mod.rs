@@ -91,6 +91,7 @@ use sqlx::{Any, AnyConnection, AnyPool, ConnectOptions, Connection, Transaction}
 use tokio::sync::{watch, Mutex, OwnedMutexGuard};
 
 pub use self::accounts::{check_runner_token, Owner, Runner, RunnerInfo, MIN_RUNNER_TOKEN_LEN};
+pub(crate) use self::bots::check_submitted_archive;
 pub use self::bots::{BotSummary, BotVersion, SubmittedVersion};
 pub use self::clock::{Clock, ManualClock, SystemClock};
 pub use self::faults::{GiveBack, DEFAULT_MAX_ATTEMPTS, MAX_FAULT_TEXT_BYTES};
