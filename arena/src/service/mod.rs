@@ -61,8 +61,9 @@ pub fn api_threads(cores: usize) -> usize {
 /// arena did per report: 1.97-2.37x slower. At 10 the scheduler weighs a
 /// busy writer thread or SQLite write connection about ten times a public
 /// thread: ingest slowed 1.22-1.65x (about 1.5 as a rule), and the
-/// readers' p99 went from 20-30 ms to 31-56 ms (over 50 in 2 runs of 7).
-/// At 15: 1.33-1.51x, but a p99 reached 85 ms.
+/// readers' p99 went from 20-30 ms to 31-63 ms (over 50 in 4 runs of 10,
+/// most while the machine ran slow). At 15: 1.33-1.51x, but a p99 reached
+/// 85 ms.
 pub const API_NICE: u8 = 10;
 
 /// Serves the arena on `listener` until `shutdown` completes.
