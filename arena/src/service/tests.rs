@@ -330,6 +330,41 @@ async fn tokens_are_required_and_a_stranger_cannot_touch_anothers_bot() {
         .await
         .unwrap_err();
     assert_eq!(runner_with_owner_token.code(), Code::Unauthenticated);
+    // A report is checked for its token before anything else: without a
+    // runner's token, a report with no game and one of a match that does
+    // not exist hear the same; with one, what is wrong with them.
+    let no_game = pb::ReportGameRequest {
+        match_id: 1,
+        lease_generation: 1,
+        game: None,
+    };
+    let no_match = pb::ReportGameRequest {
+        match_id: -1,
+        game: Some(pb::GameResult {
+            end_reason: pb::EndReason::Finished as i32,
+            ..Default::default()
+        }),
+        ..no_game.clone()
+    };
+    for (token, expected) in [
+        (
+            owner.as_str(),
+            [Code::Unauthenticated, Code::Unauthenticated],
+        ),
+        (RUNNER_TOKEN, [Code::InvalidArgument, Code::NotFound]),
+    ] {
+        for (request, code) in [no_game.clone(), no_match.clone()]
+            .into_iter()
+            .zip(expected)
+        {
+            let refused = app
+                .runners()
+                .report_game(authorized(request, token))
+                .await
+                .unwrap_err();
+            assert_eq!(refused.code(), code, "{token}: {refused:?}");
+        }
+    }
     app.stop().await;
 }
 
