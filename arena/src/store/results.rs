@@ -269,9 +269,7 @@ impl Store {
         token_hash: Option<&str>,
     ) -> Result<(PlannedResult, Option<Runner>), ArenaError> {
         let row = sqlx::query_as(
-            "SELECT (SELECT id FROM runners WHERE token_hash = $3 AND revoked_at IS NULL) AS runner_id, \
-             (SELECT name FROM runners WHERE token_hash = $3 AND revoked_at IS NULL) AS runner_name, \
-             g.id AS game_id, g.seed, t.game, t.options, t.variant, \
+            "SELECT rn.id AS runner_id, rn.name AS runner_name, g.id AS game_id, g.seed, t.game, t.options, t.variant, \
              EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.id) AS already_recorded, t.id AS tournament_id, m.match_index, \
              t.sprt_elo0 IS NOT NULL AS has_sprt, \
              t.sprt_elo0 IS NOT NULL OR t.format IN ('swiss', 'knockout', 'ladder') AS has_format_step, m.status, m.lease_generation, m.lease_holder, m.lease_expires_at, \
@@ -279,6 +277,7 @@ impl Store {
              (SELECT string_agg(b.name || '@' || CAST(v.version AS TEXT), ',' ORDER BY s.seat) FROM seats s \
               JOIN bot_versions v ON v.id = s.bot_version_id JOIN bots b ON b.id = v.bot_id WHERE s.match_id = m.id) AS seat_names \
              FROM games g JOIN matches m ON m.id = g.match_id JOIN tournaments t ON t.id = m.tournament_id \
+             LEFT JOIN runners rn ON rn.token_hash = $3 AND rn.revoked_at IS NULL \
              WHERE g.match_id = $1 AND g.game_index = $2",
         )
         .bind(match_id)
