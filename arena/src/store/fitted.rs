@@ -361,13 +361,36 @@ impl Store {
 
 /// Refits one board (reusing the fit when none of the new results are the
 /// board's) and publishes it; on a busy board, only after a pause.
+///
+/// The whole refit runs on a blocking thread, reading its rows included:
+/// on the server's runtime, streaming a few thousand new rows through the
+/// driver held a public thread for about 10 ms, in which no read was
+/// answered (the first reads after a burst of results waited 40 ms under
+/// load in the arena bench). The fit it replaces is dropped there too.
 async fn refresh(store: Store, board: Arc<BoardFit>, game: String, variant: String) {
     let previous = board.state.borrow().fit.clone();
     if let Some(previous) = previous.filter(|fit| fit.busy) {
         let pause = previous.took * REFIT_PAUSE_FACTOR;
         tokio::time::sleep_until((previous.finished + pause).into()).await;
     }
-    let outcome = refit(&store, &board, &game, &variant).await;
+    let runtime = tokio::runtime::Handle::current();
+    let refitted = Arc::clone(&board);
+    let refitting = tokio::task::spawn_blocking(move || {
+        let outcome = runtime.block_on(refit(&store, &refitted, &game, &variant));
+        publish(&refitted, outcome);
+    });
+    if let Err(error) = refitting.await {
+        publish(
+            &board,
+            Err(ArenaError::Internal(format!(
+                "the rating fit failed: {error}"
+            ))),
+        );
+    }
+}
+
+/// Ends a refresh: its fit, or its failure, for the readers.
+fn publish(board: &BoardFit, outcome: Result<Arc<StampedFit>, ArenaError>) {
     board.refreshing.store(false, Ordering::Release);
     board.state.send_modify(|state| match outcome {
         Ok(fit) => {
@@ -378,6 +401,7 @@ async fn refresh(store: Store, board: Arc<BoardFit>, game: String, variant: Stri
     });
 }
 
+/// A board's new fit; blocks its thread while it fits (see [`refresh`]).
 async fn refit(
     store: &Store,
     board: &BoardFit,
@@ -398,12 +422,7 @@ async fn refit(
     }
     let mut games = previous.map_or_else(Vec::new, |fit| fit.games.as_ref().clone());
     games.extend(new_games);
-    let (games, fit) = tokio::task::spawn_blocking(move || {
-        let fitted = fit(&games, &FitConfig::default());
-        (games, fitted)
-    })
-    .await
-    .map_err(|error| ArenaError::Internal(format!("the rating fit failed: {error}")))?;
+    let fit = fit(&games, &FitConfig::default());
     Ok(Arc::new(StampedFit {
         stamp,
         busy: store.reads.board_version(game, variant) != stamp,
