@@ -5,6 +5,7 @@
 //! This module maps [`ArenaError`] to a gRPC status, in one place.
 
 mod arena_api;
+mod coalesce;
 mod convert;
 mod hot_reads;
 mod runner_api;
@@ -113,7 +114,10 @@ pub async fn run_with_runner_port(
         .build_v1alpha()
         .map_err(reflection_error)?;
     // Without TCP_NODELAY, small answers wait ~40 ms on delayed ACKs.
-    let incoming = TcpIncoming::from(listener).with_nodelay(Some(true));
+    let incoming = tokio_stream::StreamExt::map(
+        TcpIncoming::from(listener).with_nodelay(Some(true)),
+        |accepted| accepted.map(coalesce::Coalesced::new),
+    );
     let (stop_runner_port, runner_port_stopped) = tokio::sync::watch::channel(false);
     let runner_port = runner_listener.map(|runner_listener| {
         let mut stopped = runner_port_stopped.clone();
