@@ -173,10 +173,14 @@ const PAUSED: u8 = 3;
 
 /// Rounds of ingest timed alone then under the readers, each phase this
 /// many matches per runner. The slowdown is the median of the rounds'
-/// ratios: on a shared machine one hiccup in one phase of two or three
-/// seconds moved a single ratio by a third.
-const ROUNDS: usize = 3;
+/// ratios: on a shared machine one hiccup in one phase of one or two
+/// seconds moved a single ratio by a third, and with three rounds two
+/// such hiccups moved the median; with five it takes three.
+const ROUNDS: usize = 5;
 const MATCHES_PER_PHASE: usize = 120;
+/// The tournament's matches: 1,225 pairings of 10 games, 5 games a match.
+const MATCHES: usize = 2_450;
+const _: () = assert!(ROUNDS * 2 * MATCHES_PER_PHASE * N_RUNNERS <= MATCHES);
 
 /// The repeated field holding a leaderboard's rows, and a page's matches.
 const BOARD_ROWS: u64 = 4;
@@ -427,7 +431,7 @@ fn bench(processes: &Processes) {
     let server = std::thread::spawn(move || arena.block_on(serving));
     let tournament_id = processes.runners.block_on(set_up(store, address));
 
-    // 2,450 matches: ROUNDS x 2 phases x MATCHES_PER_PHASE per runner.
+    // ROUNDS x 2 phases x MATCHES_PER_PHASE per runner: 2,400 of MATCHES.
     let (phase, reading) = watch::channel(PAUSED);
     let readers: Vec<_> = (0..N_READERS)
         .map(|index| {
