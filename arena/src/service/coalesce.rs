@@ -70,18 +70,6 @@ impl<T: AsyncWrite + Unpin> Coalesced<T> {
         self.holding = false;
         Poll::Ready(Ok(()))
     }
-
-    /// Makes room for `incoming` more bytes, sending what is held if need be.
-    fn poll_room_for(
-        &mut self,
-        context: &mut Context<'_>,
-        incoming: usize,
-    ) -> Poll<io::Result<()>> {
-        if self.held.len() + incoming > MAX_HELD_BYTES {
-            ready!(self.poll_send_held(context))?;
-        }
-        Poll::Ready(Ok(()))
-    }
 }
 
 impl Connected for Coalesced<TcpStream> {
@@ -104,14 +92,11 @@ impl<T: AsyncRead + Unpin> AsyncRead for Coalesced<T> {
 
 impl<T: AsyncWrite + Unpin> AsyncWrite for Coalesced<T> {
     fn poll_write(
-        mut self: Pin<&mut Self>,
+        self: Pin<&mut Self>,
         context: &mut Context<'_>,
         bytes: &[u8],
     ) -> Poll<io::Result<usize>> {
-        ready!(self.poll_room_for(context, bytes.len()))?;
-        self.frames.saw(bytes);
-        self.held.extend_from_slice(bytes);
-        Poll::Ready(Ok(bytes.len()))
+        self.poll_write_vectored(context, &[io::IoSlice::new(bytes)])
     }
 
     fn poll_write_vectored(
@@ -120,7 +105,9 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for Coalesced<T> {
         slices: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
         let incoming = slices.iter().map(|slice| slice.len()).sum();
-        ready!(self.poll_room_for(context, incoming))?;
+        if self.held.len() + incoming > MAX_HELD_BYTES {
+            ready!(self.poll_send_held(context))?;
+        }
         for slice in slices {
             self.frames.saw(slice);
             self.held.extend_from_slice(slice);

@@ -30,8 +30,8 @@
 //! connection it takes back). A report's write opens with its first read
 //! and commits with its batch ([`WriteTransaction::begin_sql`],
 //! [`WriteTransaction::commit_sql`]): two round trips under the lock.
-//! On PostgreSQL several arena processes write at once and nothing rests on a lock in one
-//! process: a write takes an advisory lock in the database, exclusive for
+//! On PostgreSQL several arena processes write at once and nothing rests
+//! on a lock in one process: a write takes an advisory lock in the database, exclusive for
 //! the rare writes (accounts, bots, tournaments, planning, give-backs), so
 //! they see and write the database alone as on SQLite, shared for the hot
 //! three (leases, heartbeats, reports), which instead lock the rows they
