@@ -9,7 +9,9 @@ use std::io::{BufReader, Write};
 use std::path::Path;
 use std::time::Duration;
 
-use cairn_runner::sandbox::{Ending, LimitBroken, Limits, Sandbox, SandboxSpec};
+use cairn_runner::sandbox::{
+    wait_until_uid_free, Ending, LimitBroken, Limits, Sandbox, SandboxSpec,
+};
 use support::{finish, python, read_line, run, spec};
 
 #[test]
@@ -490,8 +492,11 @@ fn the_next_bot_of_a_uid_finds_nothing_its_predecessor_left_or_used() {
     next.command = ["sh", "-c", "id -u; ls -A /tmp; ls -A /"]
         .map(String::from)
         .to_vec();
-    // Parallel tests may lease the uid first: the lowest free one is taken.
-    for _attempt in 0..50 {
+    // Parallel tests may hold the uid or lease it first (the lowest free one
+    // is taken): wait until it is free and try again.
+    let uid_number: u32 = uid.parse().expect("a numeric uid");
+    for _attempt in 0..200 {
+        wait_until_uid_free(uid_number).expect("the uid's lock");
         let after = run(&next);
         if after.stdout.lines().next() != Some(uid.as_str()) {
             continue;

@@ -70,12 +70,7 @@ impl UidLease {
         // has no process left (its bot's namespace was reaped), so reusing
         // it at once is safe.
         for uid in FIRST_BOT_UID..FIRST_BOT_UID + BOT_UID_COUNT {
-            let file = OpenOptions::new()
-                .create(true)
-                .truncate(false)
-                .write(true)
-                .mode(0o600)
-                .open(lock_dir.join(uid.to_string()))?;
+            let file = lock_file(&lock_dir, uid)?;
             if let Ok(lock) = Flock::lock(file, FlockArg::LockExclusiveNonblock) {
                 return Ok(UidLease { uid, _lock: lock });
             }
@@ -89,6 +84,27 @@ impl UidLease {
     pub fn uid(&self) -> u32 {
         self.uid
     }
+}
+
+/// Blocks until no live bot on this host holds `uid`. The uid may be leased
+/// again the moment this returns: a caller waiting for a uid's next tenant
+/// checks which uid it got.
+pub fn wait_until_free(uid: u32) -> io::Result<()> {
+    let lock_dir = state_dir().join("uids");
+    private_dir(&lock_dir)?;
+    Flock::lock(lock_file(&lock_dir, uid)?, FlockArg::LockExclusive)
+        .map(drop)
+        .map_err(|(_, errno)| errno.into())
+}
+
+/// The file whose `flock` leases `uid`, created if need be.
+fn lock_file(lock_dir: &Path, uid: u32) -> io::Result<File> {
+    OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .open(lock_dir.join(uid.to_string()))
 }
 
 #[cfg(test)]
