@@ -33,15 +33,17 @@ mod postgres;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use cairn_arena::service::pb;
 use cairn_arena::service::pb::arena_client::ArenaClient;
 use cairn_arena::service::pb::runner_service_client::RunnerServiceClient;
+use cairn_arena::service::{pb, Placement, ServeOptions};
 use cairn_arena::store::Quotas;
 use cairn_arena::testkit::{bot_archive, test_game_check, test_replay, test_verifier, TEST_DUEL};
 use cairn_arena::Store;
 use caller::{count_field, Caller};
+use rustix::thread::CpuSet;
 use std::net::SocketAddr;
 
 use tokio::net::TcpListener;
@@ -330,10 +332,28 @@ fn runtime(name: &str, threads: usize) -> Runtime {
         .expect("runtime")
 }
 
+/// The cores for the writes and for the rest as `cairn serve
+/// --write-cpu auto` splits them: the last core this process may use for
+/// the writes, given two or more.
+fn split_cores() -> Option<(CpuSet, CpuSet)> {
+    let allowed = rustix::thread::sched_getaffinity(None).expect("the cores of this process");
+    let write = (0..CpuSet::MAX_CPU).rfind(|&core| allowed.is_set(core))?;
+    let mut writes = CpuSet::new();
+    writes.set(write);
+    let mut rest = allowed;
+    rest.unset(write);
+    (rest.count() > 0).then_some((writes, rest))
+}
+
+fn run_on(cores: &CpuSet) {
+    rustix::thread::sched_setaffinity(None, cores).expect("a thread moved to its cores");
+}
+
 /// The arena's runtime as `cairn serve` builds it: a worker per core but
 /// one, each [`cairn_arena::service::API_NICE`] lower than the threads that
-/// start the server (the writer thread and SQLite's for the writes).
-fn arena_runtime() -> Runtime {
+/// start the server (the writer thread and SQLite's for the writes), on
+/// the cores the writes leave (`api_cores`).
+fn arena_runtime(api_cores: Option<CpuSet>) -> Runtime {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     // SAFETY: getpriority and setpriority take no pointers; a failure is
     // reported through the return value and errno only.
@@ -347,6 +367,9 @@ fn arena_runtime() -> Runtime {
             let set =
                 unsafe { libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as u32, lowered) };
             assert_eq!(set, 0, "the arena's threads run lower");
+            if let Some(cores) = &api_cores {
+                run_on(cores);
+            }
         })
         .enable_all()
         .build()
@@ -396,7 +419,7 @@ async fn set_up(store: Store, address: SocketAddr) -> i64 {
         .id
 }
 
-fn bench(processes: &Processes) {
+fn bench(processes: &Processes, write_cores: Option<CpuSet>) {
     let folder = tempfile::tempdir().expect("temp folder");
     let quotas = Quotas {
         bots: N_BOTS as i64,
@@ -419,10 +442,14 @@ fn bench(processes: &Processes) {
     let (stop_server, stopped) = tokio::sync::oneshot::channel::<()>();
     // Served from a thread at the arena's own priority, as `cairn serve`
     // serves from its main thread: the writer thread starts from it.
-    let serving = cairn_arena::service::run_with_runner_port(
+    let options = ServeOptions {
+        place_writer: write_cores.map(|cores| Arc::new(move || run_on(&cores)) as Placement),
+    };
+    let serving = cairn_arena::service::run_with_options(
         listener,
         Some(runner_listener),
         store.clone(),
+        options,
         async move {
             let _ = stopped.await;
         },
@@ -546,11 +573,15 @@ fn bench(processes: &Processes) {
 }
 
 fn main() {
+    let (write_cores, api_cores) = match split_cores() {
+        Some((writes, rest)) => (Some(writes), Some(rest)),
+        None => (None, None),
+    };
     let processes = Processes {
-        arena: arena_runtime(),
+        arena: arena_runtime(api_cores),
         runners: runtime("bench-runners", 1),
         readers: runtime("bench-readers", 2),
     };
-    bench(&processes);
+    bench(&processes, write_cores);
     postgres::bench(&processes.runners, &processes.readers);
 }

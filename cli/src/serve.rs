@@ -5,9 +5,13 @@ use std::io::Write;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 
+use std::sync::Arc;
+
 use anyhow::Context;
+use cairn_arena::service::{Placement, ServeOptions};
 use cairn_arena::store::{Location, Registration, DEFAULT_DB_PATH};
 use cairn_arena::Store;
+use rustix::thread::CpuSet;
 use tokio::net::TcpListener;
 
 #[derive(Debug, clap::Args)]
@@ -37,6 +41,13 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N", default_value_t = cairn_arena::service::API_NICE,
           value_parser = clap::value_parser!(u8).range(0..=19))]
     api_nice: u8,
+    /// The core kept for the arena's writes: the writer thread (runners'
+    /// reports and leases, owners' writes) and SQLite's threads for them run
+    /// there, the public calls on the other cores. `auto`: the last core
+    /// this process may use, when it may use two or more; `none`: the
+    /// kernel places every thread; or a core's number.
+    #[arg(long, value_name = "auto|none|N", default_value = "auto", value_parser = parse_write_cpu)]
+    write_cpu: WriteCpu,
     /// A token for a runner named `runner` (at least 16 characters); without
     /// one (or with an empty one) a runner `runner-PID` with a fresh token is
     /// added and the token printed. More runners: `cairn runners add NAME`.
@@ -72,12 +83,24 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     // runners' port and SQLite's threads for writes start from this one
     // (`block_on` runs here), at the arena's own priority.
     let api_priority = lowered_priority(args.api_nice);
+    let (write_cpus, api_cpus) = match split_cpus(args.write_cpu)? {
+        Some((writes, rest)) => (Some(writes), Some(rest)),
+        None => (None, None),
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(threads)
         .thread_name("cairn-api")
-        .on_thread_start(move || run_at_priority(api_priority))
+        .on_thread_start(move || {
+            run_at_priority(api_priority);
+            if let Some(cpus) = &api_cpus {
+                run_on(cpus);
+            }
+        })
         .enable_all()
         .build()?;
+    let options = ServeOptions {
+        place_writer: write_cpus.map(|cpus| Arc::new(move || run_on(&cpus)) as Placement),
+    };
     runtime.block_on(async {
         let given = args
             .runner_token
@@ -145,10 +168,16 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             args.db
         );
         std::io::stdout().flush()?;
-        cairn_arena::service::run_with_runner_port(listener, runner_listener, store, async move {
-            shutdown.await;
-            let _ = stop_web.send(());
-        })
+        cairn_arena::service::run_with_options(
+            listener,
+            runner_listener,
+            store,
+            options,
+            async move {
+                shutdown.await;
+                let _ = stop_web.send(());
+            },
+        )
         .await?;
         if let Some(web) = web {
             web.await??;
@@ -177,6 +206,77 @@ fn run_at_priority(nice: Option<i32>) {
     if let Err(error) = rustix::process::setpriority_process(me, nice) {
         WARNED.call_once(|| {
             eprintln!("cairn arena: public calls run at the writes' priority: lowering it failed: {error}");
+        });
+    }
+}
+
+/// `--write-cpu`: where the arena's writes run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteCpu {
+    /// The last core of the process's, given two or more.
+    Auto,
+    /// Wherever the kernel puts them.
+    None,
+    /// This core.
+    Cpu(usize),
+}
+
+fn parse_write_cpu(text: &str) -> Result<WriteCpu, String> {
+    match text {
+        "auto" => Ok(WriteCpu::Auto),
+        "none" => Ok(WriteCpu::None),
+        _ => text
+            .parse()
+            .map(WriteCpu::Cpu)
+            .map_err(|_| format!("expected auto, none or a core's number, not {text:?}")),
+    }
+}
+
+/// The cores for the writes and for everything else, as `choice` says;
+/// `None` to leave every thread where the kernel puts it. A core given by
+/// number must be one this process may run on.
+fn split_cpus(choice: WriteCpu) -> anyhow::Result<Option<(CpuSet, CpuSet)>> {
+    if choice == WriteCpu::None {
+        return Ok(None);
+    }
+    let allowed = rustix::thread::sched_getaffinity(None)
+        .context("cannot read the cores this process may run on")?;
+    let cores: Vec<usize> = (0..CpuSet::MAX_CPU)
+        .filter(|&core| allowed.is_set(core))
+        .collect();
+    let write = match (choice, cores.as_slice()) {
+        (WriteCpu::None, _) | (WriteCpu::Auto, [] | [_]) => return Ok(None),
+        (WriteCpu::Auto, [.., last]) => *last,
+        (WriteCpu::Cpu(core), _) if cores.contains(&core) => core,
+        (WriteCpu::Cpu(core), _) => anyhow::bail!(
+            "--write-cpu {core}: this process may run on cores {} only",
+            cores
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    let mut writes = CpuSet::new();
+    writes.set(write);
+    let mut rest = allowed;
+    rest.unset(write);
+    if rest.count() == 0 {
+        // One core: the public calls share it.
+        rest = writes;
+    }
+    Ok(Some((writes, rest)))
+}
+
+/// Keeps the calling thread on `cores` (what it starts inherits them); a
+/// thread that cannot be moved stays where it is (said once).
+fn run_on(cores: &CpuSet) {
+    static WARNED: std::sync::Once = std::sync::Once::new();
+    if let Err(error) = rustix::thread::sched_setaffinity(None, cores) {
+        WARNED.call_once(|| {
+            eprintln!(
+                "cairn arena: threads left where the kernel puts them: --write-cpu failed: {error}"
+            );
         });
     }
 }
@@ -320,4 +420,48 @@ pub fn dial_address(address: SocketAddr) -> String {
 /// PostgreSQL URL.
 pub fn parse_db(db: &str) -> Result<Location, String> {
     Location::parse(db).map_err(|error| error.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_cpu_reads_auto_none_or_a_core() {
+        assert_eq!(parse_write_cpu("auto"), Ok(WriteCpu::Auto));
+        assert_eq!(parse_write_cpu("none"), Ok(WriteCpu::None));
+        assert_eq!(parse_write_cpu("3"), Ok(WriteCpu::Cpu(3)));
+        let refused = parse_write_cpu("last").unwrap_err();
+        assert!(
+            refused.contains("auto, none or a core's number"),
+            "{refused}"
+        );
+    }
+
+    #[test]
+    fn the_writes_get_one_allowed_core_and_the_rest_the_others() {
+        assert!(split_cpus(WriteCpu::None).unwrap().is_none());
+        let allowed = rustix::thread::sched_getaffinity(None).unwrap();
+        let cores: Vec<usize> = (0..CpuSet::MAX_CPU)
+            .filter(|&core| allowed.is_set(core))
+            .collect();
+        match split_cpus(WriteCpu::Auto).unwrap() {
+            None => assert_eq!(cores.len(), 1, "auto splits two cores or more"),
+            Some((writes, rest)) => {
+                let last = cores[cores.len() - 1];
+                assert_eq!(writes.count(), 1);
+                assert!(writes.is_set(last));
+                assert_eq!(rest.count() as usize, cores.len() - 1);
+                assert!(!rest.is_set(last));
+                assert!(cores.iter().all(|&core| core == last || rest.is_set(core)));
+            }
+        }
+        let (writes, _) = split_cpus(WriteCpu::Cpu(cores[0])).unwrap().unwrap();
+        assert!(writes.is_set(cores[0]));
+        let refused = split_cpus(WriteCpu::Cpu(CpuSet::MAX_CPU)).unwrap_err();
+        assert!(
+            refused.to_string().contains("may run on cores"),
+            "{refused}"
+        );
+    }
 }

@@ -67,6 +67,31 @@ pub fn api_threads(cores: usize) -> usize {
 /// 85 ms.
 pub const API_NICE: u8 = 10;
 
+/// Runs first on a thread the server starts, to place it (CPU set,
+/// priority); what the thread starts afterwards inherits that placement.
+pub type Placement = std::sync::Arc<dyn Fn() + Send + Sync>;
+
+/// How [`run_with_options`] places the threads it starts.
+#[derive(Clone, Default)]
+pub struct ServeOptions {
+    /// Runs first on the writer thread, which then opens the write path's
+    /// SQLite connections (the write connection and the runners' read
+    /// connection), so SQLite's threads for them start from it, placed as
+    /// it is. `cairn serve` keeps them all on one core of their own
+    /// (`--write-cpu`): a report is a dozen hand-offs between the writer
+    /// thread and those threads, each a wake-up across cores otherwise.
+    pub place_writer: Option<Placement>,
+}
+
+impl std::fmt::Debug for ServeOptions {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("ServeOptions")
+            .field("place_writer", &self.place_writer.is_some())
+            .finish()
+    }
+}
+
 /// Serves the arena on `listener` until `shutdown` completes.
 pub async fn run(
     listener: TcpListener,
@@ -88,7 +113,31 @@ pub async fn run_with_runner_port(
     store: Store,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), ArenaError> {
-    let writer = writer::WriterThread::start()?;
+    run_with_options(
+        listener,
+        runner_listener,
+        store,
+        ServeOptions::default(),
+        shutdown,
+    )
+    .await
+}
+
+/// Serves the arena as [`run_with_runner_port`] does, its threads placed
+/// as `options` say.
+pub async fn run_with_options(
+    listener: TcpListener,
+    runner_listener: Option<TcpListener>,
+    store: Store,
+    options: ServeOptions,
+    shutdown: impl Future<Output = ()> + Send,
+) -> Result<(), ArenaError> {
+    let writer = writer::WriterThread::start(options.place_writer)?;
+    let reopened = store.clone();
+    writer
+        .handle()
+        .run(async move { reopened.reopen_write_path().await })
+        .await?;
     let api = ArenaApi::new(store.clone()).with_writer(writer.handle());
     let arena = hot_reads::HotReads::new(
         api.clone(),

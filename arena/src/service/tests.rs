@@ -58,6 +58,11 @@ const DEAL_SECRET: DealSecret = DealSecret::from_bytes([9; 32]);
 /// Starts an arena on a free loopback port with its own database file and
 /// two runners (`box-1`, `box-2`) registered.
 async fn spawn_app() -> TestApp {
+    spawn_app_with(ServeOptions::default()).await
+}
+
+/// [`spawn_app`], its threads placed as `options` say.
+async fn spawn_app_with(options: ServeOptions) -> TestApp {
     let folder = tempfile::tempdir().unwrap();
     let clock = ManualClock::starting_at(1_000_000);
     let store = Store::open_with_clock(folder.path().join("arena.db"), Arc::new(clock.clone()))
@@ -77,9 +82,15 @@ async fn spawn_app() -> TestApp {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
     let (shutdown, stopped) = oneshot::channel::<()>();
-    let server = tokio::spawn(run(listener, store, async move {
-        let _ = stopped.await;
-    }));
+    let server = tokio::spawn(run_with_options(
+        listener,
+        None,
+        store,
+        options,
+        async move {
+            let _ = stopped.await;
+        },
+    ));
     let channel = Channel::from_shared(format!("http://{address}"))
         .unwrap()
         .connect()
@@ -142,6 +153,53 @@ async fn bot_count(app: &TestApp) -> usize {
         .into_inner()
         .bots
         .len()
+}
+
+/// The niceness of thread `tid` of this process, from `/proc`.
+fn nice_of(tid: &str) -> Option<i32> {
+    let stat = std::fs::read_to_string(format!("/proc/self/task/{tid}/stat")).ok()?;
+    // After the name in parentheses: state is field 3, niceness field 19.
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    after_name.split_whitespace().nth(16)?.parse().ok()
+}
+
+/// How many threads of this process named `name` run at niceness `nice`.
+fn threads_at(name: &str, nice: i32) -> usize {
+    std::fs::read_dir("/proc/self/task")
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|task| {
+            std::fs::read_to_string(task.path().join("comm")).is_ok_and(|comm| comm.trim() == name)
+        })
+        .filter(|task| nice_of(&task.file_name().to_string_lossy()) == Some(nice))
+        .count()
+}
+
+#[tokio::test]
+async fn the_write_paths_sqlite_threads_start_from_the_placed_writer_thread() {
+    // SAFETY: getpriority takes no pointers; errors come back as -1/errno.
+    let base = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
+    assert!(
+        base <= 16,
+        "the test runs at niceness {base}: too low to lower its writer by 3"
+    );
+    let lowered = base + 3;
+    let place: Placement = Arc::new(move || {
+        // SAFETY: as above; the calling thread's own id.
+        let set = unsafe { libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as u32, lowered) };
+        assert_eq!(set, 0, "the writer thread is lowered");
+    });
+    let app = spawn_app_with(ServeOptions {
+        place_writer: Some(place),
+    })
+    .await;
+    // The server listens once the write path is open again, so any answer
+    // means the write connection and the runners' read connection were
+    // opened from the writer thread (no other test lowers a thread by 3).
+    register(&app, "alice").await;
+    assert_eq!(threads_at("cairn-arena-wri", lowered), 1);
+    assert_eq!(threads_at("sqlx-sqlite-wor", lowered), 2);
+    app.stop().await;
 }
 
 #[tokio::test]

@@ -26,7 +26,9 @@ pub(crate) struct WriterThread {
 }
 
 impl WriterThread {
-    pub(crate) fn start() -> Result<WriterThread, ArenaError> {
+    /// Starts the thread; `placement` runs first on it (see
+    /// [`super::ServeOptions::place_writer`]).
+    pub(crate) fn start(placement: Option<super::Placement>) -> Result<WriterThread, ArenaError> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -36,6 +38,9 @@ impl WriterThread {
         let thread = std::thread::Builder::new()
             .name("cairn-arena-writer".into())
             .spawn(move || {
+                if let Some(place) = placement {
+                    place();
+                }
                 runtime.block_on(async {
                     let _ = stopped.await;
                 });

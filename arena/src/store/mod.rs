@@ -227,11 +227,12 @@ pub struct Store {
     /// PostgreSQL writers do not take it: they lock rows in the database.
     write_lock: Arc<Mutex<Option<AnyConnection>>>,
     /// On SQLite, the connection the runners' reports read their game's
-    /// plan on, out of the read pool: no ping when it comes back, and its
+    /// plan on, outside the read pool: no ping when it comes back, and its
     /// thread (SQLite's, for this connection) is started where the store
-    /// opens, so it runs at the store opener's priority, not at that of the
-    /// public calls' threads (`cairn serve --api-nice`). `None` after a
-    /// read on it failed (the next opens another).
+    /// opens, and again on the server's writer thread
+    /// ([`Store::reopen_write_path`]), so it runs placed as the writes
+    /// are, not as the public calls' threads (`cairn serve --api-nice`).
+    /// `None` after a read on it failed (the next opens another).
     runner_reads: Arc<Mutex<Option<AnyConnection>>>,
     /// Bumped after every recorded result, so watchers wake on progress.
     changes: Arc<watch::Sender<u64>>,
@@ -378,6 +379,29 @@ impl Store {
     pub fn with_quotas(mut self, quotas: Quotas) -> Store {
         self.quotas = quotas;
         self
+    }
+
+    /// On SQLite, replaces the write connection and the runners' read
+    /// connection with new ones opened from the calling thread: SQLite runs
+    /// each connection on a thread of its own, started by the thread that
+    /// opens it and placed as that one is (priority, CPU set). The server
+    /// calls this on its writer thread (see
+    /// [`crate::service::ServeOptions::place_writer`]).
+    pub(crate) async fn reopen_write_path(&self) -> Result<(), ArenaError> {
+        if self.dialect != Dialect::Sqlite {
+            return Ok(());
+        }
+        for (held, pool) in [
+            (&self.write_lock, &self.writer),
+            (&self.runner_reads, &self.pool),
+        ] {
+            let mut held = held.lock().await;
+            let fresh = fresh_sqlite_connection(pool).await?;
+            if let Some(old) = held.replace(fresh) {
+                let _ = old.close().await;
+            }
+        }
+        Ok(())
     }
 
     /// Closes every connection (after which the file may be removed).
@@ -546,7 +570,7 @@ impl Store {
         let mut held = self.runner_reads.lock().await;
         let mut connection = match held.take() {
             Some(connection) => connection,
-            None => self.pool.acquire().await?.detach(),
+            None => fresh_sqlite_connection(&self.pool).await?,
         };
         let answer = read(&mut connection).await?;
         *held = Some(connection);
@@ -890,6 +914,16 @@ async fn open_sqlite(path: &Path) -> Result<(Dialect, AnyPool, AnyPool), ArenaEr
         .connect_with(options)
         .await?;
     Ok((Dialect::Sqlite, pool, writer))
+}
+
+/// A new connection to the SQLite file of `pool`, outside the pool (as a
+/// detached one): its thread starts from the calling thread.
+async fn fresh_sqlite_connection(pool: &AnyPool) -> Result<AnyConnection, ArenaError> {
+    let mut connection = AnyConnection::connect_with(&pool.connect_options()).await?;
+    sqlx::raw_sql(SQLITE_PRAGMAS)
+        .execute(&mut connection)
+        .await?;
+    Ok(connection)
 }
 
 /// Every SQLite connection's settings: WAL, normal sync, foreign keys, and a
