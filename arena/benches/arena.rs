@@ -7,12 +7,12 @@
 //! `with_games`). The readers pause while ingest is timed alone.
 //!
 //! Each side runs as it would in its own process: the server on its own
-//! runtime (a worker per core but one, as `cairn serve` runs it), the
-//! runners on another, each with its own connection to the
-//! server's runner port, and the readers on a third, each reader with its
-//! own connection to the public port. The readers speak gRPC over HTTP/2
-//! by hand (`caller/`): a general client took as much of the shared
-//! cores per call as the arena's answer did.
+//! runtime (a worker per core but one, and the writes alone on the last
+//! core, as `cairn serve` runs it), the runners on another, each with its
+//! own connection to the server's runner port, and the readers on a
+//! third, each reader with its own connection to the public port. The
+//! readers speak gRPC over HTTP/2 by hand (`caller/`): a general client
+//! took as much of the shared cores per call as the arena's answer did.
 //!
 //! Prints `bench: arena/results_per_s` (no readers, the rounds' median),
 //! `bench: arena/list_matches_p99_ms`, `bench: arena/leaderboard_p99_ms_under_load`
