@@ -10,7 +10,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use cairn_runner::sandbox::{
-    wait_until_uid_free, Ending, LimitBroken, Limits, Sandbox, SandboxSpec,
+    Ending, LimitBroken, Limits, Sandbox, SandboxSpec, UidLease, FIRST_BOT_UID,
 };
 use support::{finish, python, read_line, run, spec};
 
@@ -492,11 +492,16 @@ fn the_next_bot_of_a_uid_finds_nothing_its_predecessor_left_or_used() {
     next.command = ["sh", "-c", "id -u; ls -A /tmp; ls -A /"]
         .map(String::from)
         .to_vec();
-    // Parallel tests may hold the uid or lease it first (the lowest free one
-    // is taken): wait until it is free and try again.
+    // A bot gets the lowest free uid, and parallel tests (or other bots on
+    // this host) hold and free uids as they go. Every uid below this one is
+    // held here, so it is the lowest the next bot can get; if another bot
+    // takes it first, wait until that one is done and try again.
     let uid_number: u32 = uid.parse().expect("a numeric uid");
+    let _below: Vec<UidLease> = (FIRST_BOT_UID..uid_number)
+        .map(|lower| UidLease::wait_for(lower).expect("a lower uid held"))
+        .collect();
     for _attempt in 0..200 {
-        wait_until_uid_free(uid_number).expect("the uid's lock");
+        drop(UidLease::wait_for(uid_number).expect("the uid free"));
         let after = run(&next);
         if after.stdout.lines().next() != Some(uid.as_str()) {
             continue;

@@ -193,10 +193,15 @@ async fn the_write_paths_sqlite_threads_start_from_the_placed_writer_thread() {
         place_writer: Some(place),
     })
     .await;
-    // The server listens once the write path is open again, so any answer
+    // The server serves once the write path is open again, so any answer
     // means the write connection and the runners' read connection were
     // opened from the writer thread (no other test lowers a thread by 3).
-    register(&app, "alice").await;
+    // A health check, which touches no database: no other connection is
+    // opened from the writer thread meanwhile.
+    tonic_health::pb::health_client::HealthClient::new(app.channel.clone())
+        .check(tonic_health::pb::HealthCheckRequest::default())
+        .await
+        .unwrap();
     assert_eq!(threads_at("cairn-arena-wri", lowered), 1);
     assert_eq!(threads_at("sqlx-sqlite-wor", lowered), 2);
     app.stop().await;

@@ -66,7 +66,7 @@ pub use launcher::SandboxLauncher;
 pub use limits::{LimitBroken, Limits};
 pub use process::{Ending, ProcessOutcome, SandboxedProcess};
 pub use resolve::{resolve_command, ResolvedCommand};
-pub use uid_pool::wait_until_free as wait_until_uid_free;
+pub use uid_pool::{UidLease, FIRST_BOT_UID};
 
 /// What to run and under which limits.
 #[derive(Debug, Clone, PartialEq, Eq)]

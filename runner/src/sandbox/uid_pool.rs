@@ -81,20 +81,20 @@ impl UidLease {
         ))
     }
 
+    /// Waits until no live bot on this host holds `uid`, then holds it
+    /// until dropped: bots started meanwhile get other uids. For tools and
+    /// tests that steer which uid the next bot gets (the lowest free one).
+    pub fn wait_for(uid: u32) -> io::Result<UidLease> {
+        let lock_dir = state_dir().join("uids");
+        private_dir(&lock_dir)?;
+        let lock = Flock::lock(lock_file(&lock_dir, uid)?, FlockArg::LockExclusive)
+            .map_err(|(_, errno)| io::Error::from(errno))?;
+        Ok(UidLease { uid, _lock: lock })
+    }
+
     pub fn uid(&self) -> u32 {
         self.uid
     }
-}
-
-/// Blocks until no live bot on this host holds `uid`. The uid may be leased
-/// again the moment this returns: a caller waiting for a uid's next tenant
-/// checks which uid it got.
-pub fn wait_until_free(uid: u32) -> io::Result<()> {
-    let lock_dir = state_dir().join("uids");
-    private_dir(&lock_dir)?;
-    Flock::lock(lock_file(&lock_dir, uid)?, FlockArg::LockExclusive)
-        .map(drop)
-        .map_err(|(_, errno)| errno.into())
 }
 
 /// The file whose `flock` leases `uid`, created if need be.
