@@ -236,11 +236,15 @@ fn parse_write_cpu(text: &str) -> Result<WriteCpu, String> {
 /// `None` to leave every thread where the kernel puts it. A core given by
 /// number must be one this process may run on.
 fn split_cpus(choice: WriteCpu) -> anyhow::Result<Option<(CpuSet, CpuSet)>> {
-    if choice == WriteCpu::None {
-        return Ok(None);
-    }
-    let allowed = rustix::thread::sched_getaffinity(None)
-        .context("cannot read the cores this process may run on")?;
+    let allowed = match (choice, rustix::thread::sched_getaffinity(None)) {
+        (WriteCpu::None, _) => return Ok(None),
+        (_, Ok(allowed)) => allowed,
+        // `auto` is a default: a host that hides its cores serves unpinned.
+        (WriteCpu::Auto, Err(_)) => return Ok(None),
+        (WriteCpu::Cpu(_), Err(error)) => {
+            return Err(error).context("cannot read the cores this process may run on")
+        }
+    };
     let cores: Vec<usize> = (0..CpuSet::MAX_CPU)
         .filter(|&core| allowed.is_set(core))
         .collect();
