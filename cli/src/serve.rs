@@ -4,7 +4,6 @@
 use std::io::Write;
 use std::net::SocketAddr;
 use std::process::ExitCode;
-
 use std::sync::Arc;
 
 use anyhow::Context;
