@@ -333,16 +333,18 @@ fn runtime(name: &str, threads: usize) -> Runtime {
 }
 
 /// The cores for the writes and for the rest as `cairn serve
-/// --write-cpu auto` splits them: the last core this process may use for
-/// the writes, given two or more.
+/// --write-cpu auto` splits them ([`cairn_arena::service::write_core`]).
 fn split_cores() -> Option<(CpuSet, CpuSet)> {
     let allowed = rustix::thread::sched_getaffinity(None).expect("the cores of this process");
-    let write = (0..CpuSet::MAX_CPU).rfind(|&core| allowed.is_set(core))?;
+    let cores: Vec<usize> = (0..CpuSet::MAX_CPU)
+        .filter(|&core| allowed.is_set(core))
+        .collect();
+    let write = cairn_arena::service::write_core(&cores)?;
     let mut writes = CpuSet::new();
     writes.set(write);
     let mut rest = allowed;
     rest.unset(write);
-    (rest.count() > 0).then_some((writes, rest))
+    Some((writes, rest))
 }
 
 fn run_on(cores: &CpuSet) {
@@ -573,10 +575,7 @@ fn bench(processes: &Processes, write_cores: Option<CpuSet>) {
 }
 
 fn main() {
-    let (write_cores, api_cores) = match split_cores() {
-        Some((writes, rest)) => (Some(writes), Some(rest)),
-        None => (None, None),
-    };
+    let (write_cores, api_cores) = split_cores().unzip();
     let processes = Processes {
         arena: arena_runtime(api_cores),
         runners: runtime("bench-runners", 1),

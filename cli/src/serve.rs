@@ -82,10 +82,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     // runners' port and SQLite's threads for writes start from this one
     // (`block_on` runs here), at the arena's own priority.
     let api_priority = lowered_priority(args.api_nice);
-    let (write_cpus, api_cpus) = match split_cpus(args.write_cpu)? {
-        Some((writes, rest)) => (Some(writes), Some(rest)),
-        None => (None, None),
-    };
+    let (write_cpus, api_cpus) = split_cpus(args.write_cpu)?.unzip();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(threads)
         .thread_name("cairn-api")
@@ -247,11 +244,9 @@ fn split_cpus(choice: WriteCpu) -> anyhow::Result<Option<(CpuSet, CpuSet)>> {
     let cores: Vec<usize> = (0..CpuSet::MAX_CPU)
         .filter(|&core| allowed.is_set(core))
         .collect();
-    let write = match (choice, cores.as_slice()) {
-        (WriteCpu::None, _) | (WriteCpu::Auto, [] | [_]) => return Ok(None),
-        (WriteCpu::Auto, [.., last]) => *last,
-        (WriteCpu::Cpu(core), _) if cores.contains(&core) => core,
-        (WriteCpu::Cpu(core), _) => anyhow::bail!(
+    let write = match choice {
+        WriteCpu::Cpu(core) if cores.contains(&core) => core,
+        WriteCpu::Cpu(core) => anyhow::bail!(
             "--write-cpu {core}: this process may run on cores {} only",
             cores
                 .iter()
@@ -259,6 +254,10 @@ fn split_cpus(choice: WriteCpu) -> anyhow::Result<Option<(CpuSet, CpuSet)>> {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
+        WriteCpu::Auto | WriteCpu::None => match cairn_arena::service::write_core(&cores) {
+            Some(core) => core,
+            None => return Ok(None),
+        },
     };
     let mut writes = CpuSet::new();
     writes.set(write);

@@ -54,6 +54,17 @@ pub fn api_threads(cores: usize) -> usize {
     cores.saturating_sub(1).max(1)
 }
 
+/// The core `cairn serve --write-cpu auto` keeps for the writes, of the
+/// `cores` the process may use: the last, given two or more (see
+/// [`ServeOptions::place_writer`]); `None` leaves every thread where the
+/// kernel puts it.
+pub fn write_core(cores: &[usize]) -> Option<usize> {
+    match cores {
+        [_, .., last] => Some(*last),
+        _ => None,
+    }
+}
+
 /// How much lower than the arena's writes `cairn serve` runs the threads
 /// serving the public calls (niceness; `--api-nice`). Readers on other
 /// machines leave the writes their core, but with every core busy (in the

@@ -31,9 +31,10 @@
 //! and commits with its batch ([`WriteTransaction::begin_sql`],
 //! [`WriteTransaction::commit_sql`]): two round trips under the lock.
 //! On PostgreSQL several arena processes write at once and nothing rests
-//! on a lock in one process: a write takes an advisory lock in the database, exclusive for
-//! the rare writes (accounts, bots, tournaments, planning, give-backs), so
-//! they see and write the database alone as on SQLite, shared for the hot
+//! on a lock in one process: a write takes an advisory lock in the
+//! database, exclusive for the rare writes (accounts, bots, tournaments,
+//! planning, give-backs), so they see and write the database alone as on
+//! SQLite, shared for the hot
 //! three (leases, heartbeats, reports), which instead lock the rows they
 //! change: a lease takes its match `FOR UPDATE SKIP LOCKED` (two processes
 //! never take one match), a heartbeat or a report locks its match row (a
@@ -897,12 +898,7 @@ async fn open_sqlite(path: &Path) -> Result<(Dialect, AnyPool, AnyPool), ArenaEr
             // to the connection's thread and finds nothing (the file is
             // in this process).
             .test_before_acquire(false)
-            .after_connect(|connection, _| {
-                Box::pin(async move {
-                    sqlx::raw_sql(SQLITE_PRAGMAS).execute(connection).await?;
-                    Ok(())
-                })
-            })
+            .after_connect(|connection, _| Box::pin(set_sqlite_pragmas(connection)))
     };
     let writer = pool_options()
         .max_connections(1)
@@ -920,10 +916,14 @@ async fn open_sqlite(path: &Path) -> Result<(Dialect, AnyPool, AnyPool), ArenaEr
 /// detached one): its thread starts from the calling thread.
 async fn fresh_sqlite_connection(pool: &AnyPool) -> Result<AnyConnection, ArenaError> {
     let mut connection = AnyConnection::connect_with(&pool.connect_options()).await?;
-    sqlx::raw_sql(SQLITE_PRAGMAS)
-        .execute(&mut connection)
-        .await?;
+    set_sqlite_pragmas(&mut connection).await?;
     Ok(connection)
+}
+
+/// Sets [`SQLITE_PRAGMAS`] on a connection as it opens.
+async fn set_sqlite_pragmas(connection: &mut AnyConnection) -> Result<(), sqlx::Error> {
+    sqlx::raw_sql(SQLITE_PRAGMAS).execute(connection).await?;
+    Ok(())
 }
 
 /// Every SQLite connection's settings: WAL, normal sync, foreign keys, and a

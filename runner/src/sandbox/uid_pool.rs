@@ -64,8 +64,7 @@ pub struct UidLease {
 impl UidLease {
     /// Takes the next free uid of the pool.
     pub fn acquire(state_dir: &Path) -> io::Result<UidLease> {
-        let lock_dir = state_dir.join("uids");
-        private_dir(&lock_dir)?;
+        let lock_dir = lock_dir(state_dir)?;
         // The lowest free uid: the lock files stay few, and a released uid
         // has no process left (its bot's namespace was reaped), so reusing
         // it at once is safe.
@@ -85,8 +84,7 @@ impl UidLease {
     /// until dropped: bots started meanwhile get other uids. For tools and
     /// tests that steer which uid the next bot gets (the lowest free one).
     pub fn wait_for(uid: u32) -> io::Result<UidLease> {
-        let lock_dir = state_dir().join("uids");
-        private_dir(&lock_dir)?;
+        let lock_dir = lock_dir(&state_dir())?;
         let lock = Flock::lock(lock_file(&lock_dir, uid)?, FlockArg::LockExclusive)
             .map_err(|(_, errno)| io::Error::from(errno))?;
         Ok(UidLease { uid, _lock: lock })
@@ -95,6 +93,13 @@ impl UidLease {
     pub fn uid(&self) -> u32 {
         self.uid
     }
+}
+
+/// The folder of the uids' lock files under `state_dir`, created if need be.
+fn lock_dir(state_dir: &Path) -> io::Result<PathBuf> {
+    let lock_dir = state_dir.join("uids");
+    private_dir(&lock_dir)?;
+    Ok(lock_dir)
 }
 
 /// The file whose `flock` leases `uid`, created if need be.
