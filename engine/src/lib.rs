@@ -42,6 +42,7 @@ pub mod registry;
 pub mod replay;
 pub mod rng;
 pub mod schotten_totten;
+pub mod seating;
 pub mod testing;
 pub mod text;
 
