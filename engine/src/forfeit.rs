@@ -156,7 +156,10 @@ pub struct FinalScore {
 /// zero for everyone when the game stopped early.
 ///
 /// RULING (ours): "ranked last" for several forfeits means the later a seat
-/// dropped out the better it ranks, and a game stopped by forfeits scores
+/// dropped out the better it ranks; seats that forfeit at the same step
+/// (both bots of a game failing to start) share their rank, so two bots
+/// that never moved draw instead of one winning a race between two
+/// failures (issue 29). A game stopped by forfeits scores
 /// zero points for everyone (the ranks carry the result). A solo game has
 /// no one to rank against: its forfeited seat scores the game's
 /// `solo_forfeit_score` (see the Bullfrogs ruling there).
@@ -177,8 +180,13 @@ pub fn final_score(
                 .count() as u32
         })
         .collect();
-    for (order, forfeit) in forfeits.iter().enumerate() {
-        ranks[forfeit.seat] = n_seats.saturating_sub(order) as u32;
+    let n_in = out.iter().filter(|out| !**out).count();
+    for forfeit in forfeits {
+        let later = forfeits
+            .iter()
+            .filter(|other| other.after_actions > forfeit.after_actions)
+            .count();
+        ranks[forfeit.seat] = (1 + n_in + later) as u32;
     }
     let ended_by = match engine.map(|o| o.reason) {
         Some(EndReason::Finished) => EndedBy::Finished,

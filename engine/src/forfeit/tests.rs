@@ -38,11 +38,26 @@ fn forfeited_seats_rank_last_and_the_earliest_forfeit_lowest() {
         "bullfrogs",
         Some(&engine),
         4,
-        &[forfeit(0, 0), forfeit(2, 0)],
+        &[forfeit(0, 0), forfeit(2, 3)],
     );
     assert_eq!(score.ranks, vec![4, 1, 3, 2]);
     assert_eq!(score.scores, vec![9, 5, 7, 1]);
     assert_eq!(score.ended_by, EndedBy::Finished);
+}
+
+#[test]
+fn seats_that_forfeit_at_the_same_step_share_their_rank() {
+    // Two bots that both fail to start: a draw, not a race.
+    let score = final_score("schotten-totten", None, 2, &[forfeit(1, 0), forfeit(0, 0)]);
+    assert_eq!(score.ranks, vec![1, 1]);
+    let engine = Outcome::from_scores(vec![9, 5, 7, 1], EndReason::Finished);
+    let score = final_score(
+        "bullfrogs",
+        Some(&engine),
+        4,
+        &[forfeit(0, 2), forfeit(2, 2), forfeit(3, 6)],
+    );
+    assert_eq!(score.ranks, vec![3, 1, 3, 2]);
 }
 
 #[test]
