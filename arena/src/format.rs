@@ -5,9 +5,9 @@
 //! first round; a Swiss tournament and a knockout plan one round at a time.
 //!
 //! Every format seats a *table* the way a round robin does
-//! ([`crate::plan`]): one match per seat rotation, every rotation on the
-//! same seeded deals, so each entry has each seat equally often at every
-//! table and luck of the deal cancels out. A knockout tie is such a table of
+//! ([`crate::plan`]): one match per balanced seating, every seating on the
+//! same seeded deals, so each entry has each seat and each neighbour equally
+//! often at every table and luck of the deal cancels out. A knockout tie is such a table of
 //! two: a mini-match on mirrored deals.
 //!
 //! Points: a seat scores, per game, the share of the other seats it ranked
@@ -20,10 +20,11 @@
 //! - `arena/src/format/tests.rs`: pairings, repeats, seat balance, byes,
 //!   the tie-break.
 
+use cairn_engine::seating::seatings_per_table;
 use cairn_engine::Rng;
 
 use crate::plan::{
-    plan_round_robin, rotations_of_tables, PlanError, PlannedMatch, MAX_PLANNED_GAMES, MAX_SEATS,
+    plan_round_robin, seatings_of_tables, PlanError, PlannedMatch, MAX_PLANNED_GAMES, MAX_SEATS,
     MIN_SEATS,
 };
 
@@ -129,12 +130,7 @@ pub fn check(spec: &FormatSpec) -> Result<(), PlanError> {
     if !(MIN_SEATS..=MAX_SEATS).contains(&seats) && !solo {
         return Err(PlanError::SeatCount(seats));
     }
-    if spec.games_per_pairing == 0 || spec.games_per_pairing % seats != 0 {
-        return Err(PlanError::GamesPerPairing {
-            games: spec.games_per_pairing,
-            seats,
-        });
-    }
+    crate::plan::check_games_per_pairing(spec.games_per_pairing, seats)?;
     match &spec.format {
         Format::RoundRobin => {}
         Format::Gauntlet { challengers } => check_gauntlet(challengers, n_entries, seats)?,
@@ -175,7 +171,7 @@ pub fn check(spec: &FormatSpec) -> Result<(), PlanError> {
             }
         }
     }
-    let planned = expected_matches(spec)?.saturating_mul(spec.games_per_pairing / seats);
+    let planned = expected_matches(spec)?.saturating_mul(games_per_match(spec));
     if planned > MAX_PLANNED_GAMES {
         return Err(PlanError::TooManyGames {
             planned,
@@ -205,6 +201,12 @@ fn check_gauntlet(challengers: &[usize], n_entries: usize, seats: usize) -> Resu
     Ok(())
 }
 
+/// The games of one match: a table's deals, played once from each of its
+/// balanced seatings.
+pub fn games_per_match(spec: &FormatSpec) -> usize {
+    spec.games_per_pairing / seatings_per_table(spec.seats)
+}
+
 /// How many matches the whole tournament plays when nothing stops it early.
 pub fn expected_matches(spec: &FormatSpec) -> Result<usize, PlanError> {
     Ok(match &spec.format {
@@ -212,7 +214,9 @@ pub fn expected_matches(spec: &FormatSpec) -> Result<usize, PlanError> {
         Format::RoundRobin | Format::Gauntlet { .. } | Format::Ladder { .. } => {
             first_round(spec)?.len()
         }
-        Format::Swiss { rounds } => rounds * (spec.n_entries / spec.seats) * spec.seats,
+        Format::Swiss { rounds } => {
+            rounds * (spec.n_entries / spec.seats) * seatings_per_table(spec.seats)
+        }
         // Every tie sends one entry home.
         Format::Knockout => spec.n_entries.saturating_sub(1) * 2,
     })
@@ -232,7 +236,7 @@ pub fn first_round(spec: &FormatSpec) -> Result<Vec<PlannedMatch>, PlanError> {
             check_gauntlet(challengers, spec.n_entries, spec.seats)?;
             let tables = gauntlet_tables(challengers, spec.n_entries, spec.seats);
             let mut rng = round_rng(spec.seed, 0);
-            Ok(rotations_of_tables(
+            Ok(seatings_of_tables(
                 &tables,
                 spec.games_per_pairing,
                 &mut rng,
@@ -281,7 +285,7 @@ pub fn next_round_without(
         },
     };
     let mut rng = round_rng(spec.seed, rounds_planned);
-    Ok(Next::Round(rotations_of_tables(
+    Ok(Next::Round(seatings_of_tables(
         &tables,
         spec.games_per_pairing,
         &mut rng,

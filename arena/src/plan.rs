@@ -1,16 +1,18 @@
 //! Round-robin planning, pure and deterministic from the tournament seed.
 //!
 //! A *table* is a set of entries that play together; each table is played
-//! as one match per seat rotation, and every rotation plays the same seeded
-//! deals, so luck of the deal cancels out and every entry has every seat
-//! equally often at that table.
-//! - Two seats: one table per pair of entries (the rotations are the deal
+//! as one match per seating of [`cairn_engine::seating::balanced_seatings`]
+//! (`n (n - 1)` of them at `n` seats), and every seating plays the same
+//! seeded deals, so luck of the deal cancels out and every entry has every
+//! seat, and every other entry right behind it, equally often at that table.
+//! - Two seats: one table per pair of entries (the seatings are the deal
 //!   with seats swapped).
 //! - Three to five seats: tables of that size, drawn greedily (seeded) until
 //!   every entry has met every other at some table.
 
 use std::collections::BTreeSet;
 
+use cairn_engine::seating::{balanced_seatings, seatings_per_table};
 use cairn_engine::Rng;
 
 /// The fewest and most seats at a table.
@@ -26,8 +28,12 @@ pub enum PlanError {
     SeatCount(usize),
     #[error("a tournament at tables of {seats} needs at least {seats} bots, got {entries}")]
     TooFewEntries { entries: usize, seats: usize },
-    #[error("games per pairing must be a positive multiple of the {seats} seats so every bot has every seat equally often, not {games}")]
-    GamesPerPairing { games: usize, seats: usize },
+    #[error("games per pairing must be a positive multiple of {seatings} at {seats} seats (the seatings that give every bot every seat and every neighbour equally often), not {games}")]
+    GamesPerPairing {
+        games: usize,
+        seats: usize,
+        seatings: usize,
+    },
     #[error("a swiss tournament needs at least one round (--rounds N)")]
     Rounds,
     #[error("a knockout is played at tables of 2, not {0}")]
@@ -66,12 +72,7 @@ pub fn plan_round_robin(
             seats,
         });
     }
-    if games_per_pairing == 0 || games_per_pairing % seats != 0 {
-        return Err(PlanError::GamesPerPairing {
-            games: games_per_pairing,
-            seats,
-        });
-    }
+    check_games_per_pairing(games_per_pairing, seats)?;
     let mut rng = Rng::seeded(seed);
     let tables = if seats == 2 {
         all_pairs(n_entries)
@@ -85,11 +86,25 @@ pub fn plan_round_robin(
             limit: MAX_PLANNED_GAMES,
         });
     }
-    let matches = rotations_of_tables(&tables, games_per_pairing, &mut rng);
+    let matches = seatings_of_tables(&tables, games_per_pairing, &mut rng);
     Ok(in_rounds(&tables, matches, n_entries))
 }
 
-/// The matches of `tables` (as [`rotations_of_tables`] makes them, each
+/// Games per pairing must cover the balanced seatings of a table a whole
+/// number of times.
+pub(crate) fn check_games_per_pairing(games: usize, seats: usize) -> Result<(), PlanError> {
+    let seatings = seatings_per_table(seats);
+    if games == 0 || games % seatings != 0 {
+        return Err(PlanError::GamesPerPairing {
+            games,
+            seats,
+            seatings,
+        });
+    }
+    Ok(())
+}
+
+/// The matches of `tables` (as [`seatings_of_tables`] makes them, each
 /// table's rotations in a row) reordered so that matches played at the
 /// same time rarely seat the same bot: the tables are grouped into rounds
 /// of tables with no entry in common (greedily, in plan order), and each
@@ -139,24 +154,21 @@ fn in_rounds(
     ordered
 }
 
-/// Every table as one match per seat rotation, all rotations of a table on
-/// the same freshly drawn deals (`games_per_pairing / seats` of them).
-pub(crate) fn rotations_of_tables(
+/// Every table as one match per balanced seating, all seatings of a table
+/// on the same freshly drawn deals (`games_per_pairing / seatings` of them).
+pub(crate) fn seatings_of_tables(
     tables: &[Vec<usize>],
     games_per_pairing: usize,
     rng: &mut Rng,
 ) -> Vec<PlannedMatch> {
     let mut matches = Vec::new();
     for table in tables {
-        let seats = table.len();
-        let deals_per_rotation = games_per_pairing / seats.max(1);
-        let game_seeds: Vec<u64> = (0..deals_per_rotation).map(|_| rng.next_u64()).collect();
-        for rotation in 0..seats {
-            let seating = (0..seats)
-                .map(|seat| table[(seat + rotation) % seats])
-                .collect();
+        let seatings = balanced_seatings(table.len());
+        let deals = games_per_pairing / seatings.len();
+        let game_seeds: Vec<u64> = (0..deals).map(|_| rng.next_u64()).collect();
+        for seating in seatings {
             matches.push(PlannedMatch {
-                seats: seating,
+                seats: seating.iter().map(|&bot| table[bot]).collect(),
                 game_seeds: game_seeds.clone(),
             });
         }

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
+use cairn_engine::seating::seatings_per_table;
 use cairn_proto::arena::v1 as pb;
 use cairn_runner::remote::{run_runner, RunnerConfig};
 use tokio::net::TcpListener;
@@ -89,7 +90,7 @@ const DEMO_TOURNAMENTS: &[DemoTournament] = &[
         // The searching bot's game of Bullfrogs costs five times one of
         // Schotten Totten (its playouts run to the game's end through
         // everyone's turns), so its tables play half the games: six at the
-        // default, two deals from each seat.
+        // default, one deal from each of the six balanced seatings.
         games_divisor: 2,
     },
 ];
@@ -271,12 +272,14 @@ async fn play_tournaments(args: &DemoArgs, dir: &Path, arena: &ArenaArgs) -> any
                 .collect(),
             bots,
             seats_per_game: *seats,
-            // A table plays every rotation of its seats equally often.
-            games_per_pairing: args
-                .games_per_pairing
-                .div_ceil(*games_divisor)
-                .div_ceil(*seats)
-                * *seats,
+            // A table plays each of its balanced seatings equally often.
+            games_per_pairing: {
+                let seatings = seatings_per_table(*seats as usize) as u32;
+                args.games_per_pairing
+                    .div_ceil(*games_divisor)
+                    .div_ceil(seatings)
+                    * seatings
+            },
             seed: seed as u64 + 1,
             ..Default::default()
         };

@@ -44,7 +44,7 @@ async fn a_browser_follows_the_leaderboard_a_tournament_and_a_replay_step_by_ste
         &token,
         "bullfrogs",
         &["greedy", "random", "first"],
-        3,
+        6,
     )
     .await;
     let _runner = arena.runner(30_000, 2);

@@ -9,7 +9,7 @@ fn spec(format: Format, n_entries: usize, seats: usize) -> FormatSpec {
         format,
         n_entries,
         seats,
-        games_per_pairing: seats * 2,
+        games_per_pairing: cairn_engine::seating::seatings_per_table(seats) * 2,
         seed: 7,
     }
 }
@@ -184,7 +184,8 @@ fn an_odd_swiss_gives_each_bye_to_a_different_entry_and_scores_it_a_point() {
 fn a_swiss_at_tables_of_three_seats_everyone_and_balances_seats() {
     let spec = spec(Format::Swiss { rounds: 3 }, 9, 3);
     let history = run(&spec, &|entry| entry as i64);
-    assert_eq!(history.len(), 3 * 3 * 3);
+    // Three rounds of three tables, six seatings each.
+    assert_eq!(history.len(), 3 * 3 * 6);
     for round in 0..3 {
         let tables = tables_of_round(&history, round);
         let seated: BTreeSet<usize> = tables.iter().flatten().copied().collect();

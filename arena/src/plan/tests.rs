@@ -3,6 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::*;
+use cairn_engine::seating::seatings_per_table;
 
 /// Matches grouped by table (the sorted set of entries at it).
 fn by_table(plan: &[PlannedMatch]) -> BTreeMap<Vec<usize>, Vec<&PlannedMatch>> {
@@ -19,15 +20,15 @@ fn check_every_table_is_balanced(plan: &[PlannedMatch], seats: usize, games_per_
     for (members, matches) in by_table(plan) {
         assert_eq!(
             matches.len(),
-            seats,
-            "one match per rotation at {members:?}"
+            seatings_per_table(seats),
+            "one match per balanced seating at {members:?}"
         );
         let deals = &matches[0].game_seeds;
-        assert_eq!(deals.len() * seats, games_per_pairing);
+        assert_eq!(deals.len() * matches.len(), games_per_pairing);
         for planned in &matches {
             assert_eq!(
                 &planned.game_seeds, deals,
-                "every rotation plays the same deals"
+                "every seating plays the same deals"
             );
         }
         for &member in &members {
@@ -76,7 +77,7 @@ fn two_player_round_robin_plays_every_pair_with_seats_swapped_over_the_same_deal
 #[test]
 fn every_bot_has_every_seat_equally_often_overall() {
     for (entries, seats) in [(4, 2), (5, 3), (6, 4), (7, 5), (9, 3)] {
-        let plan = plan_round_robin(entries, seats, seats * 2, 7).unwrap();
+        let plan = plan_round_robin(entries, seats, seatings_per_table(seats) * 2, 7).unwrap();
         let mut games_by_entry_and_seat = vec![vec![0; seats]; entries];
         for planned in &plan {
             for (seat, &entry) in planned.seats.iter().enumerate() {
@@ -96,13 +97,14 @@ fn every_bot_has_every_seat_equally_often_overall() {
 fn multi_player_tables_let_every_bot_meet_every_other() {
     for seats in 3..=5 {
         for entries in seats..=10 {
-            let plan = plan_round_robin(entries, seats, seats, entries as u64).unwrap();
+            let games = seatings_per_table(seats);
+            let plan = plan_round_robin(entries, seats, games, entries as u64).unwrap();
             assert_eq!(
                 pairs_met(&plan).len(),
                 entries * (entries - 1) / 2,
                 "{entries} bots at tables of {seats}"
             );
-            check_every_table_is_balanced(&plan, seats, seats);
+            check_every_table_is_balanced(&plan, seats, games);
             for planned in &plan {
                 let distinct: BTreeSet<_> = planned.seats.iter().collect();
                 assert_eq!(distinct.len(), seats, "nobody sits twice at one table");
@@ -113,9 +115,9 @@ fn multi_player_tables_let_every_bot_meet_every_other() {
 
 #[test]
 fn as_many_bots_as_seats_play_at_one_table() {
-    let plan = plan_round_robin(4, 4, 8, 1).unwrap();
+    let plan = plan_round_robin(4, 4, 24, 1).unwrap();
     assert_eq!(by_table(&plan).len(), 1);
-    assert_eq!(plan.len(), 4);
+    assert_eq!(plan.len(), 12);
 }
 
 #[test]
@@ -149,11 +151,28 @@ fn impossible_tournaments_are_refused_with_the_reason() {
     );
     assert_eq!(
         plan_round_robin(4, 2, 3, 0),
-        Err(PlanError::GamesPerPairing { games: 3, seats: 2 })
+        Err(PlanError::GamesPerPairing {
+            games: 3,
+            seats: 2,
+            seatings: 2
+        })
     );
     assert_eq!(
         plan_round_robin(4, 2, 0, 0),
-        Err(PlanError::GamesPerPairing { games: 0, seats: 2 })
+        Err(PlanError::GamesPerPairing {
+            games: 0,
+            seats: 2,
+            seatings: 2
+        })
+    );
+    // Four seats: the twelve balanced seatings, whole.
+    assert_eq!(
+        plan_round_robin(4, 4, 8, 0),
+        Err(PlanError::GamesPerPairing {
+            games: 8,
+            seats: 4,
+            seatings: 12
+        })
     );
     assert!(matches!(
         plan_round_robin(1000, 2, 2, 0),
@@ -164,8 +183,8 @@ fn impossible_tournaments_are_refused_with_the_reason() {
 #[test]
 fn matches_next_to_each_other_seat_different_bots_and_the_plan_is_a_reordering() {
     for (entries, seats) in [(50, 2), (7, 2), (12, 3), (16, 4)] {
-        let plan = plan_round_robin(entries, seats, seats * 2, 5).unwrap();
-        // A round of disjoint tables is played rotation by rotation: the
+        let plan = plan_round_robin(entries, seats, seatings_per_table(seats) * 2, 5).unwrap();
+        // A round of disjoint tables is played seating by seating: the
         // first several matches share no bot.
         let first_round = entries / seats;
         let mut seen = BTreeSet::new();
@@ -183,6 +202,6 @@ fn matches_next_to_each_other_seat_different_bots_and_the_plan_is_a_reordering()
             "{entries} bots at {seats}: {adjacent_sharing} of {} adjacent matches share a bot",
             plan.len()
         );
-        check_every_table_is_balanced(&plan, seats, seats * 2);
+        check_every_table_is_balanced(&plan, seats, seatings_per_table(seats) * 2);
     }
 }

@@ -957,7 +957,7 @@ async fn a_table_game_tournament_is_rated_with_weng_lin() {
     let token = register(&app, "ada").await;
     let names = ["w", "x", "y", "z"];
     let archives = submit_all(&app, &token, &names).await;
-    let mut request = duel(&names, 3);
+    let mut request = duel(&names, 6);
     (request.game, request.seats_per_game) = (crate::testkit::TEST_TABLE.into(), 3);
     let tournament = app
         .arena()

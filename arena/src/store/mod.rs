@@ -124,6 +124,16 @@ const READ_CONNECTIONS: u32 = 6;
 /// Where `cairn serve` keeps its database unless told otherwise.
 pub const DEFAULT_DB_PATH: &str = "cairn-arena.db";
 
+/// A tournament row's games per match in SQL, as
+/// [`crate::format::games_per_match`]: its games per pairing over the
+/// `n (n - 1)` balanced seatings of a table of `n` (a macro, for `concat!`).
+macro_rules! games_per_match_sql {
+    () => {
+        "(games_per_pairing / CASE WHEN seats_per_game > 1 THEN seats_per_game * (seats_per_game - 1) ELSE 1 END)"
+    };
+}
+pub(crate) use games_per_match_sql;
+
 /// The SQLite migrations in `migrations/sqlite/` at the workspace root,
 /// embedded (their checksums are those of the files before PostgreSQL
 /// existed: a database an older binary created still opens).

@@ -120,14 +120,16 @@ impl Store {
         owner: &Owner,
         new_games: i64,
     ) -> Result<(), ArenaError> {
-        let (unfinished, queued_games): (i64, i64) = sqlx::query_as(
+        let (unfinished, queued_games): (i64, i64) = sqlx::query_as(concat!(
             "SELECT COUNT(*), CAST(COALESCE(SUM(CASE WHEN t.planning_done = 0 \
-             THEN COALESCE(t.planned_matches, 0) * (t.games_per_pairing / t.seats_per_game) \
+             THEN COALESCE(t.planned_matches, 0) * ",
+            super::games_per_match_sql!(),
+            " \
              ELSE (SELECT COUNT(*) FROM games g JOIN matches m ON m.id = g.match_id \
                    WHERE m.tournament_id = t.id AND m.status != 'done') END), 0) AS BIGINT) \
              FROM tournaments t WHERE t.owner_id = $1 AND t.cancelled_at IS NULL \
              AND (t.planning_done = 0 OR EXISTS (SELECT 1 FROM matches m WHERE m.tournament_id = t.id AND m.status != 'done'))",
-        )
+        ))
         .bind(owner.id)
         .fetch_one(&mut *tx)
         .await?;

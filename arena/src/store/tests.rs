@@ -547,7 +547,7 @@ async fn ratings_updated_incrementally_equal_ratings_recomputed_from_history() {
         .create_tournament(&owner, &duel(&["a", "b", "c", "d"], 4))
         .await
         .unwrap();
-    let mut table = duel(&["a", "b", "c", "d"], 3);
+    let mut table = duel(&["a", "b", "c", "d"], 6);
     (table.game, table.seats_per_game) = (TEST_TABLE.into(), 3);
     test.store.create_tournament(&owner, &table).await.unwrap();
     play_everything(&test.store, &runner).await;
