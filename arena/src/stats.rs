@@ -9,12 +9,19 @@
 //! - Interval: the score's standard error `sqrt(var / n)`, `var` the variance
 //!   of the per-game (or per-pair) score, `s ± 1.959964 se` mapped through
 //!   the Elo curve (normal approximation, as cutechess-cli and fastchess).
-//! - LOS: `Φ((W - L) / sqrt(W + L))` (draws carry no information).
-//! - GSPRT (Michel Van den Bergh's approximation, used by fishtest and
-//!   fastchess): `LLR = n (s1 - s0)(2m - s0 - s1) / (2 var)` with `m`, `var`
-//!   the mean and variance of the per-game (or per-pair) score and `s0`, `s1`
-//!   the scores of elo0 and elo1; H0 accepted at `ln(β/(1-α))`, H1 at
-//!   `ln((1-β)/α)`.
+//! - Normalized Elo (nElo): `(s - ½) / σ · 800 / ln 10`, `σ` the standard
+//!   deviation of one game's score (over pairs: `sqrt(2 var)`), as fishtest
+//!   and fastchess: a difference in units of the noise, not of strength.
+//! - LOS: over games `Φ((W - L) / sqrt(W + L))` (draws carry no
+//!   information); over deal pairs `Φ((s - ½) / se)`, the pairs' model.
+//! - GSPRT: the exact generalized log-likelihood ratio over the outcomes'
+//!   bins ([`gsprt`]), in logistic Elo (H0: mean score `s0` of elo0, H1:
+//!   `s1`) or normalized Elo (`model=normalized`: the t-value); H0 accepted
+//!   at `ln(β/(1-α))`, H1 at `ln((1-β)/α)`. `arena/benches/sprt.rs`
+//!   simulates its error rates.
+
+mod gsprt;
+pub mod simulation;
 
 /// The two-sided 95% quantile of the normal distribution.
 pub const Z95: f64 = 1.959_963_984_540_054;
@@ -60,6 +67,9 @@ fn erf(x: f64) -> f64 {
 pub struct Outcomes {
     /// `(score in [0, 1], count)`.
     pub bins: Vec<(f64, f64)>,
+    /// 1 for games, 2 for deal pairs: a pair's score is the mean of two
+    /// games', which normalized Elo scales back to one game.
+    pub games_per_outcome: u32,
 }
 
 impl Outcomes {
@@ -67,10 +77,11 @@ impl Outcomes {
     pub fn trinomial(wins: u64, draws: u64, losses: u64) -> Outcomes {
         Outcomes {
             bins: vec![
-                (1.0, wins as f64),
-                (0.5, draws as f64),
                 (0.0, losses as f64),
+                (0.5, draws as f64),
+                (1.0, wins as f64),
             ],
+            games_per_outcome: 1,
         }
     }
 
@@ -79,6 +90,7 @@ impl Outcomes {
     pub fn pentanomial(pairs: [u64; 5]) -> Outcomes {
         Outcomes {
             bins: (0..5).map(|i| (i as f64 / 4.0, pairs[i] as f64)).collect(),
+            games_per_outcome: 2,
         }
     }
 
@@ -104,26 +116,55 @@ impl Outcomes {
     }
 }
 
-/// The score and the Elo difference with its 95% interval.
+/// `800 / ln 10`: one unit of t-value in normalized Elo.
+const NELO_PER_T: f64 = 800.0 / std::f64::consts::LN_10;
+
+/// The score and the Elo difference with its 95% interval, in logistic and
+/// normalized Elo.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct EloEstimate {
     pub score: f64,
     pub elo: f64,
     pub elo_low: f64,
     pub elo_high: f64,
+    /// Normalized Elo and its interval; `None` while the outcomes have no
+    /// spread (nElo is measured in units of it).
+    pub nelo: Option<(f64, f64, f64)>,
+    /// The score's standard error.
+    pub standard_error: f64,
+    /// How many outcomes (games or deal pairs).
+    pub n: f64,
 }
 
 impl EloEstimate {
     /// `None` without outcomes. A perfect or null score gives an infinite
-    /// Elo (never NaN).
+    /// Elo (never NaN): its interval's other end is the one-sided bound.
     pub fn of(outcomes: &Outcomes) -> Option<EloEstimate> {
         let (mean, variance) = outcomes.mean_and_variance()?;
-        let margin = Z95 * (variance / outcomes.n()).sqrt();
+        let n = outcomes.n();
+        let standard_error = (variance / n).sqrt();
+        let (low, high) = if variance > 0.0 {
+            (mean - Z95 * standard_error, mean + Z95 * standard_error)
+        } else {
+            wilson(mean, n)
+        };
+        let sigma = (f64::from(outcomes.games_per_outcome) * variance).sqrt();
+        let nelo_of = |s: f64| (s - 0.5) / sigma * NELO_PER_T;
+        let margin = Z95 * standard_error;
         Some(EloEstimate {
             score: mean,
             elo: elo_of_score(mean),
-            elo_low: elo_of_score(mean - margin),
-            elo_high: elo_of_score(mean + margin),
+            elo_low: elo_of_score(low),
+            elo_high: elo_of_score(high),
+            nelo: (sigma > 0.0).then(|| {
+                (
+                    nelo_of(mean),
+                    nelo_of(mean - margin),
+                    nelo_of(mean + margin),
+                )
+            }),
+            standard_error,
+            n,
         })
     }
 
@@ -137,16 +178,71 @@ impl EloEstimate {
             margin
         }
     }
+
+    /// The likelihood of superiority under the same normal model as the
+    /// interval (for deal pairs, the pentanomial one). While every outcome
+    /// was the same, the spread an even score can have at most stands in
+    /// for the observed none (as the interval's Wilson fallback does).
+    pub fn los(&self) -> f64 {
+        let standard_error = if self.standard_error > 0.0 {
+            self.standard_error
+        } else {
+            (0.25 / self.n).sqrt()
+        };
+        normal_cdf((self.score - 0.5) / standard_error)
+    }
 }
 
-/// The likelihood of superiority; `None` when every game was drawn or none
-/// was played.
+/// The Wilson interval of a mean in [0, 1] whose `n` outcomes were all the
+/// same: the variance a mean `p` can have at most (`p (1 - p)`) stands in
+/// for the observed none, so 20 pairs that each split their deal, or 60
+/// wins in 60 games, are not pinned to a point (60-0 reads "at least +480").
+fn wilson(mean: f64, n: f64) -> (f64, f64) {
+    let z2 = Z95 * Z95;
+    let centre = (mean + z2 / (2.0 * n)) / (1.0 + z2 / n);
+    let half = Z95 / (1.0 + z2 / n) * (mean * (1.0 - mean) / n + z2 / (4.0 * n * n)).sqrt();
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+/// The likelihood of superiority over games; `None` when every game was
+/// drawn or none was played.
 pub fn los(wins: u64, losses: u64) -> Option<f64> {
     let decisive = (wins + losses) as f64;
     if decisive == 0.0 {
         return None;
     }
     Some(normal_cdf((wins as f64 - losses as f64) / decisive.sqrt()))
+}
+
+/// The Elo scale an SPRT's bounds are written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EloModel {
+    /// Logistic Elo, the scale of ratings: elo0 and elo1 name mean scores.
+    #[default]
+    Logistic,
+    /// Normalized Elo (fastchess's and fishtest's default): elo0 and elo1
+    /// name t-values `(s - ½) / σ`, so the test's length depends little on
+    /// the draw rate.
+    Normalized,
+}
+
+impl EloModel {
+    pub fn name(self) -> &'static str {
+        match self {
+            EloModel::Logistic => "logistic",
+            EloModel::Normalized => "normalized",
+        }
+    }
+
+    pub fn parse(text: &str) -> Result<EloModel, String> {
+        match text {
+            "logistic" => Ok(EloModel::Logistic),
+            "normalized" => Ok(EloModel::Normalized),
+            other => Err(format!(
+                "sprt: unknown model `{other}` (models: logistic, normalized)"
+            )),
+        }
+    }
 }
 
 /// A sequential probability ratio test between elo0 (H0) and elo1 (H1).
@@ -156,6 +252,7 @@ pub struct Sprt {
     pub elo1: f64,
     pub alpha: f64,
     pub beta: f64,
+    pub model: EloModel,
 }
 
 /// The largest Elo difference an SPRT may test.
@@ -174,7 +271,7 @@ pub enum Verdict {
 impl Sprt {
     /// Checks the parameters: elo0 < elo1, both within ±[`MAX_SPRT_ELO`],
     /// α and β in (0, 1) with α + β < 1 (else the bounds cross and any
-    /// first game decides).
+    /// first game decides). Logistic Elo; see [`Sprt::with_model`].
     pub fn new(elo0: f64, elo1: f64, alpha: f64, beta: f64) -> Result<Sprt, String> {
         let in_unit = |p: f64| p > 0.0 && p < 1.0;
         if !(elo0.is_finite() && elo1.is_finite() && elo0 < elo1) {
@@ -200,19 +297,28 @@ impl Sprt {
             elo1,
             alpha,
             beta,
+            model: EloModel::Logistic,
         })
     }
 
-    /// Parses `elo0=A elo1=B alpha=.. beta=..` (alpha and beta default to
-    /// 0.05), one `key=value` per item.
+    pub fn with_model(self, model: EloModel) -> Sprt {
+        Sprt { model, ..self }
+    }
+
+    /// Parses `elo0=A elo1=B alpha=.. beta=.. model=..` (alpha and beta
+    /// default to 0.05, the model to logistic), one `key=value` per item.
     pub fn parse<'a>(items: impl IntoIterator<Item = &'a str>) -> Result<Sprt, String> {
+        const KEYS: &str = "keys: elo0, elo1, alpha, beta, model";
         let (mut elo0, mut elo1, mut alpha, mut beta) = (None, None, 0.05, 0.05);
+        let mut model = EloModel::Logistic;
         for item in items {
             let Some((key, value)) = item.split_once('=') else {
-                return Err(format!(
-                    "sprt: `{item}` is not key=value (keys: elo0, elo1, alpha, beta)"
-                ));
+                return Err(format!("sprt: `{item}` is not key=value ({KEYS})"));
             };
+            if key.trim() == "model" {
+                model = EloModel::parse(value.trim())?;
+                continue;
+            }
             let value: f64 = value
                 .trim()
                 .parse()
@@ -222,51 +328,89 @@ impl Sprt {
                 "elo1" => elo1 = Some(value),
                 "alpha" => alpha = value,
                 "beta" => beta = value,
-                other => {
-                    return Err(format!(
-                        "sprt: unknown key `{other}` (keys: elo0, elo1, alpha, beta)"
-                    ))
-                }
+                other => return Err(format!("sprt: unknown key `{other}` ({KEYS})")),
             }
         }
         match (elo0, elo1) {
-            (Some(elo0), Some(elo1)) => Sprt::new(elo0, elo1, alpha, beta),
+            (Some(elo0), Some(elo1)) => Ok(Sprt::new(elo0, elo1, alpha, beta)?.with_model(model)),
             _ => Err("sprt: elo0 and elo1 are required, e.g. --sprt elo0=0 elo1=10".into()),
         }
     }
 
-    /// The log-likelihood ratio `ln(β/(1-α))` below which H0 is accepted.
+    /// Wald's bound `ln(β/(1-α))`, below which H0 is accepted.
     pub fn lower_bound(&self) -> f64 {
         (self.beta / (1.0 - self.alpha)).ln()
     }
 
-    /// The log-likelihood ratio `ln((1-β)/α)` above which H1 is accepted.
+    /// Wald's bound `ln((1-β)/α)`, above which H1 is accepted.
     pub fn upper_bound(&self) -> f64 {
         ((1.0 - self.beta) / self.alpha).ln()
     }
 
-    /// The log-likelihood ratio of H1 against H0; 0 without outcomes or
-    /// while every outcome was the same (no variance yet, as fastchess).
+    /// The exact generalized log-likelihood ratio of H1 against H0 over the
+    /// outcomes' bins, empty bins regularized; 0 without outcomes.
     pub fn llr(&self, outcomes: &Outcomes) -> f64 {
-        let Some((mean, variance)) = outcomes.mean_and_variance() else {
-            return 0.0;
-        };
-        if variance <= 0.0 {
-            return 0.0;
-        }
-        let (s0, s1) = (score_of_elo(self.elo0), score_of_elo(self.elo1));
-        outcomes.n() * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * variance)
+        self.check(outcomes).llr
     }
 
-    pub fn verdict(&self, llr: f64) -> Verdict {
-        if llr >= self.upper_bound() {
+    /// The LLR and the verdict against Wald's bounds. Where one outcome
+    /// moves the LLR a lot (wide bounds over deal pairs), the test stops
+    /// past its bound and errs less often than α and β: conservative, as
+    /// `arena/benches/sprt.rs` measures (docs/performance.md).
+    pub fn check(&self, outcomes: &Outcomes) -> SprtCheck {
+        let (lower, upper) = (self.lower_bound(), self.upper_bound());
+        if outcomes.n() <= 0.0 {
+            return SprtCheck {
+                llr: 0.0,
+                lower,
+                upper,
+                verdict: Verdict::Continue,
+            };
+        }
+        let scores: Vec<f64> = outcomes.bins.iter().map(|&(score, _)| score).collect();
+        let counts: Vec<f64> = outcomes.bins.iter().map(|&(_, count)| count).collect();
+        let counts = gsprt::regularized(&counts);
+        let total: f64 = counts.iter().sum();
+        let probs: Vec<f64> = counts.iter().map(|n| n / total).collect();
+        let (q0, q1) = match self.model {
+            EloModel::Logistic => (
+                gsprt::with_mean(&scores, &probs, score_of_elo(self.elo0)),
+                gsprt::with_mean(&scores, &probs, score_of_elo(self.elo1)),
+            ),
+            EloModel::Normalized => {
+                // A pair's t-value is sqrt(2) times one game's.
+                let scale = f64::from(outcomes.games_per_outcome).sqrt() / NELO_PER_T;
+                (
+                    gsprt::with_t_value(&scores, &probs, self.elo0 * scale),
+                    gsprt::with_t_value(&scores, &probs, self.elo1 * scale),
+                )
+            }
+        };
+        let llr = gsprt::log_ratio(&counts, &q0, &q1);
+        let verdict = if llr >= upper {
             Verdict::AcceptH1
-        } else if llr <= self.lower_bound() {
+        } else if llr <= lower {
             Verdict::AcceptH0
         } else {
             Verdict::Continue
+        };
+        SprtCheck {
+            llr,
+            lower,
+            upper,
+            verdict,
         }
     }
+}
+
+/// Where an SPRT stands after some outcomes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SprtCheck {
+    pub llr: f64,
+    /// The bounds the LLR was compared with (Wald's).
+    pub lower: f64,
+    pub upper: f64,
+    pub verdict: Verdict,
 }
 
 /// A mean with its 95% interval (normal approximation, sample variance).
@@ -364,8 +508,12 @@ mod tests {
     fn all_wins_is_infinite_elo_not_nan_and_zero_games_is_none() {
         let estimate = EloEstimate::of(&Outcomes::trinomial(7, 0, 0)).unwrap();
         assert_eq!(estimate.elo, f64::INFINITY);
-        assert_eq!(estimate.elo_low, f64::INFINITY);
+        assert_eq!(estimate.elo_high, f64::INFINITY);
+        assert!(estimate.elo_low.is_finite() && estimate.elo_low > 0.0);
         assert_eq!(estimate.margin(), f64::INFINITY);
+        // Issue 29: 60-0 is "at least +480", not +inf .. +inf.
+        let sixty = EloEstimate::of(&Outcomes::trinomial(60, 0, 0)).unwrap();
+        assert!(close(sixty.elo_low, 480.0, 10.0), "{}", sixty.elo_low);
         let estimate = EloEstimate::of(&Outcomes::trinomial(0, 0, 3)).unwrap();
         assert_eq!(estimate.elo, f64::NEG_INFINITY);
         assert_eq!(EloEstimate::of(&Outcomes::trinomial(0, 0, 0)), None);
@@ -381,7 +529,12 @@ mod tests {
         let pairs = EloEstimate::of(&Outcomes::pentanomial([0, 0, 20, 0, 0])).unwrap();
         assert!(close(games.elo, 0.0, 1e-9) && close(pairs.elo, 0.0, 1e-9));
         assert!(games.margin() > 100.0);
-        assert!(close(pairs.margin(), 0.0, 1e-9));
+        let spread = EloEstimate::of(&Outcomes::pentanomial([1, 2, 34, 2, 1])).unwrap();
+        assert!(spread.margin() < games.margin());
+        // Every pair split the same way: 20 pairs cannot pin the difference
+        // to a point (issue 29), so the interval falls back on the widest
+        // spread a mean of one half can have.
+        assert!(pairs.margin() > 50.0, "{}", pairs.margin());
     }
 
     #[test]
@@ -395,52 +548,106 @@ mod tests {
     }
 
     #[test]
-    fn a_known_sequence_gives_the_closed_form_llr() {
+    fn near_even_the_exact_llr_agrees_with_the_quadratic_approximation() {
         // 30 wins, 40 draws, 30 losses at elo0 = 0, elo1 = 20 is evidence
-        // for H0: m = 0.5, var = 0.15.
+        // for H0: m = 0.5, var = 0.15; the approximation
+        // n (s1 - s0)(2m - s0 - s1) / (2 var) gives -0.2755 and the exact
+        // ratio is within a percent of it this close to even.
         let sprt = Sprt::new(0.0, 20.0, 0.05, 0.05).unwrap();
-        let outcomes = Outcomes::trinomial(30, 40, 30);
-        let s0 = 0.5;
-        let s1 = 1.0 / (1.0 + 10f64.powf(-20.0 / 400.0));
-        let by_hand = 100.0 * (s1 - s0) * (2.0 * 0.5 - s0 - s1) / (2.0 * 0.15);
-        assert!(close(sprt.llr(&outcomes), by_hand, 1e-9));
-        // Checked by hand: s1 = 0.528751, so -100 * 0.028751^2 / 0.3 = -0.2755.
-        assert!(
-            close(sprt.llr(&outcomes), -0.2755, 1e-3),
-            "{}",
-            sprt.llr(&outcomes)
-        );
-        assert_eq!(sprt.verdict(sprt.llr(&outcomes)), Verdict::Continue);
+        let check = sprt.check(&Outcomes::trinomial(30, 40, 30));
+        assert!(close(check.llr, -0.2755, 0.003), "{}", check.llr);
+        assert_eq!(check.verdict, Verdict::Continue);
+    }
+
+    #[test]
+    fn a_bot_that_never_loses_is_decided_and_one_loss_moves_the_llr_a_little() {
+        // Issue 29: 39-1 at [0, 50] has the exact LLR 5.05 (the
+        // approximation gave 51.5, and 0 for 60-0).
+        let sprt = Sprt::new(0.0, 50.0, 0.05, 0.05).unwrap();
+        let llr = sprt.llr(&Outcomes::trinomial(39, 0, 1));
+        assert!(close(llr, 5.05, 0.01), "{llr}");
+        let unbeaten = sprt.llr(&Outcomes::trinomial(39, 0, 0));
+        assert!(unbeaten > llr && unbeaten < 6.5, "{unbeaten}");
+        // The LLR grows with every win from the first game on.
+        let mut last = 0.0;
+        let mut decided_at = None;
+        for wins in 1..=60 {
+            let check = sprt.check(&Outcomes::trinomial(wins, 0, 0));
+            assert!(check.llr > last, "{wins}: {} after {last}", check.llr);
+            last = check.llr;
+            if decided_at.is_none() && check.verdict == Verdict::AcceptH1 {
+                decided_at = Some(wins);
+            }
+        }
+        assert!(matches!(decided_at, Some(n) if n < 30), "{decided_at:?}");
+        let losing = sprt.check(&Outcomes::trinomial(0, 0, 20));
+        assert_eq!(losing.verdict, Verdict::AcceptH0);
+        assert_eq!(sprt.llr(&Outcomes::trinomial(0, 0, 0)), 0.0);
     }
 
     #[test]
     fn the_bounds_are_wald_s() {
-        let sprt = Sprt::new(0.0, 5.0, 0.05, 0.05).unwrap();
-        assert!(close(sprt.lower_bound(), (0.05f64 / 0.95).ln(), 1e-12));
-        assert!(close(sprt.upper_bound(), (0.95f64 / 0.05).ln(), 1e-12));
-        assert!(close(sprt.upper_bound(), 2.944_438_98, 1e-8));
-        let skewed = Sprt::new(0.0, 5.0, 0.1, 0.2).unwrap();
-        assert!(close(skewed.lower_bound(), (0.2f64 / 0.9).ln(), 1e-12));
-        assert!(close(skewed.upper_bound(), (0.8f64 / 0.1).ln(), 1e-12));
-        assert_eq!(sprt.verdict(3.0), Verdict::AcceptH1);
-        assert_eq!(sprt.verdict(-3.0), Verdict::AcceptH0);
-        assert_eq!(sprt.verdict(0.0), Verdict::Continue);
+        let sprt = Sprt::new(0.0, 5.0, 0.1, 0.2).unwrap();
+        assert!(close(sprt.lower_bound(), (0.2f64 / 0.9).ln(), 1e-12));
+        assert!(close(sprt.upper_bound(), (0.8f64 / 0.1).ln(), 1e-12));
+        let check = sprt.check(&Outcomes::trinomial(40, 20, 40));
+        assert_eq!(
+            (check.lower, check.upper),
+            (sprt.lower_bound(), sprt.upper_bound())
+        );
     }
 
     #[test]
-    fn a_one_sided_run_waits_for_variance_then_decides() {
-        let sprt = Sprt::new(0.0, 200.0, 0.05, 0.05).unwrap();
-        assert_eq!(sprt.llr(&Outcomes::trinomial(20, 0, 0)), 0.0);
-        assert_eq!(sprt.llr(&Outcomes::trinomial(0, 0, 0)), 0.0);
-        // 10 wins, 1 loss: m = 10/11, var = m (1 - m).
-        let (m, s0) = (10.0 / 11.0, 0.5);
-        let s1 = 1.0 / (1.0 + 10f64.powf(-0.5));
-        let by_hand = 11.0 * (s1 - s0) * (2.0 * m - s0 - s1) / (2.0 * m * (1.0 - m));
-        let llr = sprt.llr(&Outcomes::trinomial(10, 0, 1));
-        assert!(close(llr, by_hand, 1e-9), "{llr} {by_hand}");
-        assert_eq!(sprt.verdict(llr), Verdict::AcceptH1);
-        let llr = sprt.llr(&Outcomes::trinomial(1, 0, 10));
-        assert_eq!(sprt.verdict(llr), Verdict::AcceptH0);
+    fn the_normalized_model_tests_t_values() {
+        // Even outcomes sit at nElo 0: H0 at [0, 5] gains, whichever model.
+        let outcomes = Outcomes::pentanomial([10, 40, 100, 40, 10]);
+        for model in [EloModel::Logistic, EloModel::Normalized] {
+            let sprt = Sprt::new(0.0, 5.0, 0.05, 0.05).unwrap().with_model(model);
+            assert!(sprt.llr(&outcomes) < 0.0, "{model:?}");
+        }
+        // A clear edge: H1 at [0, 10] in both models.
+        let ahead = Outcomes::pentanomial([5, 30, 100, 60, 20]);
+        let normalized = Sprt::parse(["elo0=0", "elo1=10", "model=normalized"]).unwrap();
+        assert_eq!(normalized.model, EloModel::Normalized);
+        assert!(normalized.llr(&ahead) > 0.0);
+        assert!(Sprt::parse(["elo0=0", "elo1=5", "model=bayes"])
+            .unwrap_err()
+            .contains("logistic, normalized"));
+    }
+
+    #[test]
+    fn normalized_elo_is_the_score_over_its_noise() {
+        // 60 wins, 20 draws, 20 losses: s = 0.7, σ = 0.4.
+        let estimate = EloEstimate::of(&Outcomes::trinomial(60, 20, 20)).unwrap();
+        let (nelo, low, high) = estimate.nelo.unwrap();
+        assert!(close(nelo, 0.2 / 0.4 * NELO_PER_T, 1e-9), "{nelo}");
+        assert!(low < nelo && nelo < high);
+        // Pairs: σ of one game is sqrt(2 var) of a pair.
+        let pairs = EloEstimate::of(&Outcomes::pentanomial([0, 0, 5, 5, 0])).unwrap();
+        let (s, var) = (0.625_f64, 0.015_625_f64);
+        let (nelo, _, _) = pairs.nelo.unwrap();
+        assert!(close(
+            nelo,
+            (s - 0.5) / (2.0 * var).sqrt() * NELO_PER_T,
+            1e-9
+        ));
+        assert_eq!(
+            EloEstimate::of(&Outcomes::trinomial(5, 0, 0)).unwrap().nelo,
+            None
+        );
+    }
+
+    #[test]
+    fn the_pairs_los_follows_the_pairs_interval() {
+        // Pairs split evenly but one won twice: an interval above 0 must
+        // come with a LOS above 97.5%.
+        let pairs = Outcomes::pentanomial([0, 1, 30, 6, 1]);
+        let estimate = EloEstimate::of(&pairs).unwrap();
+        assert!(estimate.elo_low > 0.0);
+        assert!(estimate.los() > 0.975);
+        // Every pair won twice: likely superior, not unknown.
+        let swept = EloEstimate::of(&Outcomes::pentanomial([0, 0, 0, 0, 4])).unwrap();
+        assert!(close(swept.los(), normal_cdf(2.0), 1e-9));
     }
 
     #[test]
@@ -456,6 +663,10 @@ mod tests {
         assert!(Sprt::parse(["elo0=0", "elo1=5", "beta=1"]).is_err());
         assert!(Sprt::parse(["elo0=0"]).unwrap_err().contains("required"));
         assert!(Sprt::parse(["elo=0"]).unwrap_err().contains("keys"));
+        assert_eq!(
+            Sprt::parse(["elo0=0", "elo1=5"]).unwrap().model,
+            EloModel::Logistic
+        );
         assert!(Sprt::parse(["elo0=x", "elo1=1"]).is_err());
         assert!(Sprt::parse(["elo0=NaN", "elo1=1"]).is_err());
     }

@@ -227,7 +227,7 @@ fn entry_name(entry: Option<&pb::Entry>) -> String {
 
 /// `sprt elo0=0 elo1=10 alpha=0.05 beta=0.05: H1 accepted: ...; llr 2.97 (bounds -2.94 .. 2.94); ...`
 fn sprt_line(sprt: &pb::SprtState) -> String {
-    let p = sprt.parameters.unwrap_or_default();
+    let p = sprt.parameters.clone().unwrap_or_default();
     let verdict = match sprt.verdict.as_str() {
         "h1" => "H1 accepted: the challenger is elo1 stronger".to_string(),
         "h0" => "H0 accepted: the challenger is not elo1 stronger".to_string(),
@@ -235,11 +235,15 @@ fn sprt_line(sprt: &pb::SprtState) -> String {
     };
     let pairs: Vec<String> = sprt.pentanomial.iter().map(u64::to_string).collect();
     format!(
-        "sprt elo0={} elo1={} alpha={} beta={}: {verdict}; llr {:.2} (bounds {:.2} .. {:.2}); deal pairs 0/½/1/1½/2: {}",
+        "sprt elo0={} elo1={} alpha={} beta={}{}: {verdict}; llr {:.2} (bounds {:.2} .. {:.2}); deal pairs 0/½/1/1½/2: {}",
         p.elo0,
         p.elo1,
         p.alpha,
         p.beta,
+        match p.model.as_str() {
+            "" | "logistic" => String::new(),
+            model => format!(" model={model}"),
+        },
         sprt.llr,
         sprt.lower_bound,
         sprt.upper_bound,
@@ -248,8 +252,8 @@ fn sprt_line(sprt: &pb::SprtState) -> String {
 }
 
 fn sprt_json(sprt: &pb::SprtState) -> Value {
-    let p = sprt.parameters.unwrap_or_default();
-    json!({"elo0": p.elo0, "elo1": p.elo1, "alpha": p.alpha, "beta": p.beta, "llr": sprt.llr,
+    let p = sprt.parameters.clone().unwrap_or_default();
+    json!({"elo0": p.elo0, "elo1": p.elo1, "alpha": p.alpha, "beta": p.beta, "model": p.model, "llr": sprt.llr,
            "lower_bound": sprt.lower_bound, "upper_bound": sprt.upper_bound, "verdict": sprt.verdict, "pentanomial": sprt.pentanomial})
 }
 

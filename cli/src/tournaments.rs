@@ -154,6 +154,7 @@ pub fn run(command: TournamentCommand) -> anyhow::Result<ExitCode> {
                         elo1: sprt.elo1,
                         alpha: sprt.alpha,
                         beta: sprt.beta,
+                        model: sprt.model.name().to_string(),
                     })
                 };
                 let request = pb::CreateTournamentRequest {

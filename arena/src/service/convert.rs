@@ -8,7 +8,7 @@ use crate::archive::Manifest;
 use crate::error::ArenaError;
 use crate::fit::{Estimate, Unidentified};
 use crate::format::Format;
-use crate::stats::Sprt;
+use crate::stats::{EloModel, Sprt};
 use crate::store::{
     BotSummary, BotVersion, Entry, FitSummary, FittedRow, Forfeit, FormatRequest, GameReport,
     Lease, MatchSummary, NewTournament, SeatResult, SoloRow, SprtStatus, Tournament,
@@ -72,6 +72,13 @@ pub(super) fn new_tournament(
                     or_default(sprt.alpha),
                     or_default(sprt.beta),
                 )
+                .and_then(|parsed| {
+                    let model = match sprt.model.as_str() {
+                        "" => EloModel::Logistic,
+                        named => EloModel::parse(named)?,
+                    };
+                    Ok(parsed.with_model(model))
+                })
                 .map_err(ArenaError::invalid)?,
             )
         }
@@ -103,6 +110,7 @@ fn sprt_parameters(sprt: &Sprt) -> pb::SprtParameters {
         elo1: sprt.elo1,
         alpha: sprt.alpha,
         beta: sprt.beta,
+        model: sprt.model.name().to_string(),
     }
 }
 

@@ -20,7 +20,7 @@ use crate::error::ArenaError;
 use crate::format::{
     first_round, next_round_without, Format, FormatSpec, Next, PlayedGame, PlayedMatch,
 };
-use crate::stats::{Outcomes, Sprt, Verdict};
+use crate::stats::{EloModel, Outcomes, Sprt, Verdict};
 
 /// A tournament's format as stored, with its SPRT when it has one.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,6 +47,7 @@ struct FormatRow {
     sprt_elo1: Option<f64>,
     sprt_alpha: Option<f64>,
     sprt_beta: Option<f64>,
+    sprt_model: Option<String>,
     sprt_llr: Option<f64>,
     sprt_verdict: Option<String>,
     sprt_pairs: Option<String>,
@@ -59,7 +60,7 @@ pub(crate) async fn stored_format(
     tournament_id: i64,
 ) -> Result<StoredFormat, ArenaError> {
     let row: FormatRow = sqlx::query_as(
-        "SELECT seats_per_game, games_per_pairing, seed, format, rounds, ladder_width, challengers, sprt_elo0, sprt_elo1, sprt_alpha, sprt_beta, sprt_llr, sprt_verdict, sprt_pairs, \
+        "SELECT seats_per_game, games_per_pairing, seed, format, rounds, ladder_width, challengers, sprt_elo0, sprt_elo1, sprt_alpha, sprt_beta, sprt_model, sprt_llr, sprt_verdict, sprt_pairs, \
          (SELECT COUNT(*) FROM tournament_entries e WHERE e.tournament_id = t.id) AS entries FROM tournaments t WHERE id = $1",
     )
     .bind(tournament_id)
@@ -88,6 +89,10 @@ pub(crate) async fn stored_format(
             elo1,
             alpha,
             beta,
+            model: match row.sprt_model.as_deref() {
+                None => EloModel::Logistic,
+                Some(name) => EloModel::parse(name).map_err(|_| unreadable("sprt model"))?,
+            },
         }),
         _ => None,
     };
@@ -290,7 +295,14 @@ pub(crate) async fn tally_recorded_game(
     if let Some(new) = bucket(&after) {
         pairs[new] += 1;
     }
-    store_pairs(tx, tournament_id, &pairs).await
+    store_pairs(tx, tournament_id, &pairs).await?;
+    // A deal pair completed: the test decides now, not when the match (a
+    // whole seating of the field) ends.
+    if bucket(&after).is_some() {
+        let stored = stored_format(tx, tournament_id).await?;
+        check_sprt(tx, tournament_id, &stored).await?;
+    }
+    Ok(())
 }
 
 async fn store_pairs(
@@ -327,39 +339,55 @@ pub(crate) async fn after_match_done(
     if !plans_rounds && open_sprt.is_none() {
         return Ok(());
     }
-    if let (Some(sprt), Format::Gauntlet { challengers }) = (open_sprt, &stored.spec.format) {
-        // The tally kept game by game; counted once, in SQL, at the first
-        // check (and for a tournament stored before the tally).
-        let pairs = match (stored.sprt_pairs, challengers.first()) {
-            (Some(pairs), _) => pairs,
-            (None, Some(&challenger)) => {
-                let pairs = stored_deal_pairs(tx, tournament_id, challenger).await?;
-                store_pairs(tx, tournament_id, &pairs).await?;
-                pairs
-            }
-            (None, None) => [0; 5],
-        };
-        let llr = sprt.llr(&Outcomes::pentanomial(pairs));
-        let verdict = match sprt.verdict(llr) {
-            Verdict::Continue => None,
-            Verdict::AcceptH0 => Some("h0"),
-            Verdict::AcceptH1 => Some("h1"),
-        };
-        sqlx::query("UPDATE tournaments SET sprt_llr = $1, sprt_verdict = $2 WHERE id = $3")
-            .bind(llr)
-            .bind(verdict)
-            .bind(tournament_id)
-            .execute(&mut *tx)
-            .await?;
-        if verdict.is_some() {
-            drop_unplayed_matches(tx, tournament_id).await?;
-        }
-        return Ok(());
+    if open_sprt.is_some() {
+        return check_sprt(tx, tournament_id, &stored).await;
     }
     if !plans_rounds {
         return Ok(());
     }
     advance(tx, tournament_id, &stored).await
+}
+
+/// An open SPRT gauntlet's check over its deal pairs: the LLR and the
+/// verdict stored, and on a verdict the unplayed matches dropped.
+async fn check_sprt(
+    tx: &mut AnyConnection,
+    tournament_id: i64,
+    stored: &StoredFormat,
+) -> Result<(), ArenaError> {
+    let (Some(sprt), None, Format::Gauntlet { challengers }) =
+        (stored.sprt, &stored.sprt_verdict, &stored.spec.format)
+    else {
+        return Ok(());
+    };
+    // The tally kept game by game; counted once, in SQL, at the first
+    // check (and for a tournament stored before the tally).
+    let pairs = match (stored.sprt_pairs, challengers.first()) {
+        (Some(pairs), _) => pairs,
+        (None, Some(&challenger)) => {
+            let pairs = stored_deal_pairs(tx, tournament_id, challenger).await?;
+            store_pairs(tx, tournament_id, &pairs).await?;
+            pairs
+        }
+        (None, None) => [0; 5],
+    };
+    let check = sprt.check(&Outcomes::pentanomial(pairs));
+    let llr = check.llr;
+    let verdict = match check.verdict {
+        Verdict::Continue => None,
+        Verdict::AcceptH0 => Some("h0"),
+        Verdict::AcceptH1 => Some("h1"),
+    };
+    sqlx::query("UPDATE tournaments SET sprt_llr = $1, sprt_verdict = $2 WHERE id = $3")
+        .bind(llr)
+        .bind(verdict)
+        .bind(tournament_id)
+        .execute(&mut *tx)
+        .await?;
+    if verdict.is_some() {
+        drop_unplayed_matches(tx, tournament_id).await?;
+    }
+    Ok(())
 }
 
 /// Plans the next round once every match so far is done.

@@ -168,8 +168,7 @@ impl Store {
         };
         format::check(&spec)?;
         let expected_matches = format::expected_matches(&spec)?;
-        let new_games =
-            (expected_matches * (request.games_per_pairing / request.seats_per_game)) as i64;
+        let new_games = (expected_matches * format::games_per_match(&spec)) as i64;
         let challengers = match &spec.format {
             Format::Gauntlet { challengers } => serde_json::to_string(challengers)
                 .map_err(|error| ArenaError::Internal(error.to_string()))?,
@@ -190,8 +189,8 @@ impl Store {
             self.check_tournament_quota(tx, owner, new_games).await?;
             let tournament_id: i64 = sqlx::query_scalar(
                 "INSERT INTO tournaments (owner_id, game, options, variant, seats_per_game, games_per_pairing, seed, created_at, planned_matches, planning_done, \
-                 format, rounds, ladder_width, challengers, sprt_elo0, sprt_elo1, sprt_alpha, sprt_beta) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0, $10, $11, $12, $13, $14, $15, $16, $17) RETURNING id",
+                 format, rounds, ladder_width, challengers, sprt_elo0, sprt_elo1, sprt_alpha, sprt_beta, sprt_model) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0, $10, $11, $12, $13, $14, $15, $16, $17, $18) RETURNING id",
             )
             .bind(owner.id)
             .bind(&request.game)
@@ -210,6 +209,7 @@ impl Store {
             .bind(sprt.map(|sprt| sprt.elo1))
             .bind(sprt.map(|sprt| sprt.alpha))
             .bind(sprt.map(|sprt| sprt.beta))
+            .bind(sprt.map(|sprt| sprt.model.name()))
             .fetch_one(&mut **tx)
             .await?;
             for (index, entry) in entries.iter().enumerate() {
@@ -420,7 +420,7 @@ impl Store {
         tournament_id: i64,
     ) -> Result<TournamentProgress, ArenaError> {
         let (planned_matches, super::Flag(planning_done), games_per_match, super::Flag(cancelled)): (Option<i64>, super::Flag, i64, super::Flag) =
-            sqlx::query_as("SELECT planned_matches, planning_done, games_per_pairing / seats_per_game, cancelled_at IS NOT NULL FROM tournaments WHERE id = $1")
+            sqlx::query_as(concat!("SELECT planned_matches, planning_done, ", super::games_per_match_sql!(), ", cancelled_at IS NOT NULL FROM tournaments WHERE id = $1"))
                 .bind(tournament_id)
                 .fetch_optional(self.pool())
                 .await?

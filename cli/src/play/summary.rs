@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use cairn_runner::GameResult;
 use serde_json::{json, Value};
 
+use cairn_arena::format::seat_points;
 use cairn_arena::stats::{los, EloEstimate, MeanInterval, Outcomes, Sprt, Verdict};
 
 /// The first bot's games against the second, two seats.
@@ -73,21 +74,24 @@ impl HeadToHead {
     }
 }
 
-/// An SPRT with its current log-likelihood ratio.
+/// An SPRT with its current log-likelihood ratio, and the games it was
+/// computed over.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SprtState {
     pub sprt: Sprt,
     pub llr: f64,
     pub verdict: Verdict,
+    pub head: HeadToHead,
 }
 
 impl SprtState {
     pub fn of(sprt: Sprt, head: &HeadToHead) -> SprtState {
-        let llr = sprt.llr(&head.outcomes());
+        let check = sprt.check(&head.outcomes());
         SprtState {
             sprt,
-            llr,
-            verdict: sprt.verdict(llr),
+            llr: check.llr,
+            verdict: check.verdict,
+            head: *head,
         }
     }
 
@@ -103,15 +107,29 @@ impl SprtState {
             ),
             Verdict::Continue => "no decision yet".to_string(),
         };
+        let head = &self.head;
+        let at = match self.verdict {
+            Verdict::Continue => "",
+            _ => "at the decision: ",
+        };
         format!(
-            "sprt elo0={} elo1={} alpha={} beta={}: {decision}, llr {:.3} (bounds {:.3} .. {:.3})",
+            "sprt elo0={} elo1={} alpha={} beta={} model={}: {decision}, llr {:.3} (bounds {:.3} .. {:.3}), {at}{} games W {} D {} L {}{}",
             self.sprt.elo0,
             self.sprt.elo1,
             self.sprt.alpha,
             self.sprt.beta,
+            self.sprt.model.name(),
             self.llr,
             self.sprt.lower_bound(),
-            self.sprt.upper_bound()
+            self.sprt.upper_bound(),
+            head.games(),
+            head.wins,
+            head.draws,
+            head.losses,
+            match head.pairs {
+                Some(pairs) => format!(", {} deal pairs", pairs.iter().sum::<u64>()),
+                None => String::new(),
+            }
         )
     }
 
@@ -121,9 +139,13 @@ impl SprtState {
             Verdict::AcceptH1 => "H1",
             Verdict::Continue => "none",
         };
+        let head = &self.head;
         json!({"elo0": self.sprt.elo0, "elo1": self.sprt.elo1, "alpha": self.sprt.alpha,
-               "beta": self.sprt.beta, "llr": self.llr, "lower_bound": self.sprt.lower_bound(),
-               "upper_bound": self.sprt.upper_bound(), "accepted": verdict})
+               "beta": self.sprt.beta, "model": self.sprt.model.name(), "llr": self.llr,
+               "lower_bound": self.sprt.lower_bound(), "upper_bound": self.sprt.upper_bound(),
+               "accepted": verdict,
+               "at": {"games": head.games(), "wins": head.wins, "draws": head.draws,
+                      "losses": head.losses, "pentanomial": head.pairs}})
     }
 }
 
@@ -170,7 +192,21 @@ fn elo_json(elo: f64) -> Value {
     }
 }
 
-/// The summary lines for two seats, from the first bot's side.
+/// An interval's ends, one-sided where the other end is unbounded:
+/// `95%: +86.2 .. +218.3`, or `95%: at least +480.2` after every game won.
+fn interval_text(low: f64, high: f64) -> String {
+    match (low.is_finite(), high.is_finite()) {
+        (true, true) => format!("95%: {} .. {}", elo_text(low), elo_text(high)),
+        (true, false) => format!("95%: at least {}", elo_text(low)),
+        (false, true) => format!("95%: at most {}", elo_text(high)),
+        (false, false) => "95%: unbounded".to_string(),
+    }
+}
+
+/// The summary lines for two seats, from the first bot's side: W/D/L and
+/// the draw ratio, Elo and normalized Elo with 95% intervals, LOS from the
+/// same model, the pentanomial labelled, and the SPRT with the counts at
+/// its decision.
 pub fn head_to_head_text(names: &[String], head: &HeadToHead, sprt: Option<&SprtState>) -> String {
     let mut out = format!(
         "{} vs {}: {} games, W {} D {} L {}",
@@ -181,46 +217,131 @@ pub fn head_to_head_text(names: &[String], head: &HeadToHead, sprt: Option<&Sprt
         head.draws,
         head.losses
     );
-    match EloEstimate::of(&head.outcomes()) {
+    if head.games() > 0 {
+        let ratio = head.draws as f64 / head.games() as f64;
+        out.push_str(&format!(", draw ratio {:.1}%", 100.0 * ratio));
+    }
+    let estimate = EloEstimate::of(&head.outcomes());
+    match &estimate {
         Some(estimate) => {
-            let over = match head.pairs {
-                Some(pairs) => format!(" over {} deal pairs {pairs:?}", pairs.iter().sum::<u64>()),
-                None => String::new(),
+            out.push_str(&format!(", score {:.3}\n", estimate.score));
+            let margin = match (estimate.elo_low.is_finite(), estimate.elo_high.is_finite()) {
+                (true, true) => format!(" ±{:.1}", estimate.margin()),
+                _ => String::new(),
             };
             out.push_str(&format!(
-                ", score {:.3}\nelo {} ±{} (95%: {} .. {}){over}",
-                estimate.score,
+                "elo {}{margin} ({})",
                 elo_text(estimate.elo),
-                elo_text(estimate.margin()).trim_start_matches('+'),
-                elo_text(estimate.elo_low),
-                elo_text(estimate.elo_high)
+                interval_text(estimate.elo_low, estimate.elo_high)
             ));
+            if let Some((nelo, low, high)) = estimate.nelo {
+                out.push_str(&format!(
+                    ", nelo {} ±{:.1} ({})",
+                    elo_text(nelo),
+                    (high - low) / 2.0,
+                    interval_text(low, high)
+                ));
+            }
+            if sprt.is_some_and(|state| state.verdict != Verdict::Continue) {
+                out.push_str(
+                    "\n(naive estimates: a test that stops when its evidence is strongest overstates the difference)",
+                );
+            }
         }
         None => out.push_str("\nelo: no complete deal pair"),
     }
-    match los(head.wins, head.losses) {
-        Some(p) => out.push_str(&format!(", LOS {:.1}%\n", 100.0 * p)),
-        None => out.push_str(", LOS: no decisive game\n"),
+    if let Some(pairs) = head.pairs {
+        out.push_str(&format!(
+            "\npentanomial, deal pairs by the first bot's points over the pair: 0: {} ½: {} 1: {} 1½: {} 2: {} ({} pairs)",
+            pairs[0],
+            pairs[1],
+            pairs[2],
+            pairs[3],
+            pairs[4],
+            pairs.iter().sum::<u64>()
+        ));
+    }
+    match (head.pairs.is_some(), estimate.map(|e| e.los())) {
+        (true, Some(p)) => out.push_str(&format!("\nLOS {:.1}% (over deal pairs)\n", 100.0 * p)),
+        (true, None) => out.push('\n'),
+        (false, _) => match los(head.wins, head.losses) {
+            Some(p) => out.push_str(&format!(", LOS {:.1}%\n", 100.0 * p)),
+            None => out.push_str(", LOS: no decisive game\n"),
+        },
     }
     if let Some(state) = sprt {
         out.push_str(&state.line());
         out.push('\n');
+        let after = head.games().saturating_sub(state.head.games());
+        if state.verdict != Verdict::Continue && after > 0 {
+            out.push_str(&format!(
+                "{after} game(s) already in play at the decision finished after it: counted above, not in the test\n"
+            ));
+        }
     }
     out
 }
 
 pub fn head_to_head_json(head: &HeadToHead, sprt: Option<&SprtState>) -> Value {
     let estimate = EloEstimate::of(&head.outcomes());
+    let los = match head.pairs {
+        Some(_) => estimate.map(|e| e.los()),
+        None => los(head.wins, head.losses),
+    };
     json!({
         "wins": head.wins, "draws": head.draws, "losses": head.losses,
+        "draw_ratio": (head.games() > 0).then(|| head.draws as f64 / head.games() as f64),
         "pentanomial": head.pairs,
         "score": estimate.map(|e| e.score),
         "elo": estimate.map(|e| elo_json(e.elo)),
         "elo_low": estimate.map(|e| elo_json(e.elo_low)),
         "elo_high": estimate.map(|e| elo_json(e.elo_high)),
-        "los": los(head.wins, head.losses),
+        "nelo": estimate.and_then(|e| e.nelo).map(|(nelo, _, _)| nelo),
+        "nelo_low": estimate.and_then(|e| e.nelo).map(|(_, low, _)| low),
+        "nelo_high": estimate.and_then(|e| e.nelo).map(|(_, _, high)| high),
+        "los": los,
         "sprt": sprt.map(SprtState::json),
     })
+}
+
+/// Each seat's mean points (the share of the other seats it ranked above,
+/// a tie counting half) with its 95% interval, whoever sat there: the
+/// game's seat bias at this table size, which balanced seatings cancel.
+pub fn seat_shares(games: &[GameResult], n_seats: usize) -> Vec<Option<MeanInterval>> {
+    (0..n_seats)
+        .map(|seat| {
+            let points: Vec<f64> = games
+                .iter()
+                .map(|game| {
+                    let ranks: Vec<u32> = game.seats.iter().map(|s| s.rank).collect();
+                    seat_points(&ranks, seat)
+                })
+                .collect();
+            MeanInterval::of(&points)
+        })
+        .collect()
+}
+
+/// `seats: 1 0.534 ±0.041, 2 0.466 ±0.041 (points by seat, 95%)`.
+pub fn seat_shares_text(shares: &[Option<MeanInterval>]) -> String {
+    let cells: Vec<String> = shares
+        .iter()
+        .enumerate()
+        .filter_map(|(seat, share)| {
+            share.map(|s| format!("{} {:.3} ±{:.3}", seat + 1, s.mean, s.margin))
+        })
+        .collect();
+    format!(
+        "seats: {} (each seat's points, whoever sat there: the share of the other seats it ranked above, 95%)\n",
+        cells.join(", ")
+    )
+}
+
+pub fn seat_shares_json(shares: &[Option<MeanInterval>]) -> Value {
+    json!(shares
+        .iter()
+        .map(|share| share.map(|s| json!({"mean_points": s.mean, "margin": s.margin})))
+        .collect::<Vec<_>>())
 }
 
 pub fn standings_text(names: &[String], standings: &[Option<Standing>]) -> String {
