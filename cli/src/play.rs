@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
+use cairn_engine::seating::seatings_per_table;
 use cairn_runner::bot_folder::{load_bot, PreparedBot};
 use cairn_runner::build::{BuildError, Builder};
 use cairn_runner::sandbox::Limits;
@@ -60,13 +61,14 @@ pub struct PlayArgs {
     /// Print the summary only, not one row per seat per game.
     #[arg(long)]
     quiet: bool,
-    /// The match seed; game g is dealt from seed + g (with --mirror, from
-    /// seed + g / seats).
+    /// The match seed; deal d is a hash of the seed and d (game g is deal g;
+    /// with --mirror, deal g / seatings), so different seeds share no deal.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Play each deal once from every rotation of the seats, so the luck
-    /// of the deal cancels out (--games is rounded up to a multiple of the
-    /// seats).
+    /// Play each deal once from every balanced seating (2 at two seats,
+    /// n(n-1) at n: every seat and every neighbour equally often), so the
+    /// luck of the deal and the order round the table cancel out (--games
+    /// is rounded up to a multiple of the seatings).
     #[arg(long)]
     mirror: bool,
     /// Print one JSON object instead of tables.
@@ -116,13 +118,14 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
     if args.decision_ms == 0 && args.bank_ms == 0 {
         bail!("--decision-ms 0 with --bank-ms 0 leaves no time for any decision");
     }
-    // --mirror plays every deal from each rotation of the seats: a deal
-    // left without its rotations would count in no deal pair.
+    // --mirror plays every deal from each balanced seating: a deal left
+    // without its seatings would count in no deal pair.
+    let seatings = seatings_per_table(args.bots.len());
     let n_games = match args.mirror && sprt.is_none() {
         true => {
-            let rounded = (n_games as usize).div_ceil(args.bots.len()) * args.bots.len();
+            let rounded = (n_games as usize).div_ceil(seatings) * seatings;
             if args.games.is_some() && rounded != n_games as usize {
-                eprintln!("--mirror: {n_games} game(s) become {rounded}, every deal from each of the {} seat rotations", args.bots.len());
+                eprintln!("--mirror: {n_games} game(s) become {rounded}, every deal from each of the {seatings} balanced seatings");
             }
             rounded as u32
         }
@@ -173,7 +176,7 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let unit = unit_len(
         spec.games.len(),
-        if args.mirror { n_seats } else { 1 },
+        if args.mirror { seatings } else { 1 },
         sprt.is_some(),
     );
     let mut progress = Progress::new(spec.games.len());
@@ -227,12 +230,14 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|bot| escape::line(&bot.name).into_owned())
         .collect();
+    let seat_shares = summary::seat_shares(&result.games, n_seats);
     if args.json {
         let mut report = match_json(&spec, seed, &result);
         report["stats"] = match &head {
             Some(head) => summary::head_to_head_json(head, sprt_state.as_ref()),
             None => summary::standings_json(&summary::standings(&result.games, n_seats)),
         };
+        report["stats"]["seats"] = summary::seat_shares_json(&seat_shares);
         outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         out!("{}", match_tables(&spec, seed, &result, args.quiet));
@@ -247,6 +252,7 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
                 summary::standings_text(&names, &summary::standings(&result.games, n_seats))
             ),
         }
+        out!("{}", summary::seat_shares_text(&seat_shares));
     }
     let beaten: Vec<usize> = (0..n_seats)
         .filter(|&bot| {
@@ -346,7 +352,7 @@ fn sprt_of(args: &mut PlayArgs) -> anyhow::Result<Option<Sprt>> {
         return Ok(None);
     }
     let is_key = |item: &String| {
-        ["elo0=", "elo1=", "alpha=", "beta="]
+        ["elo0=", "elo1=", "alpha=", "beta=", "model="]
             .iter()
             .any(|key| item.starts_with(key))
     };

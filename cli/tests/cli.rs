@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -50,7 +50,7 @@ fn play_json_reports_every_game_and_seat_with_names_scores_ranks_and_forfeits() 
     let games = report["games"].as_array().unwrap();
     assert_eq!(games.len(), 3);
     for (index, game) in games.iter().enumerate() {
-        assert_eq!(game["seed"], 5 + index as u64);
+        assert_eq!(game["seed"], cairn_runner::deal_seed(5, index as u64));
         let seats = game["seats"].as_array().unwrap();
         assert_eq!(seats.len(), 2);
         for seat in seats {
@@ -179,7 +179,9 @@ fn mirror_plays_each_deal_from_both_seats() {
     let report: Value = serde_json::from_slice(&output.stdout).unwrap();
     let games = report["games"].as_array().unwrap();
     let seeds: Vec<u64> = games.iter().map(|g| g["seed"].as_u64().unwrap()).collect();
-    assert_eq!(seeds, vec![9, 9, 10, 10]);
+    assert_eq!(seeds[0], seeds[1]);
+    assert_eq!(seeds[2], seeds[3]);
+    assert_ne!(seeds[0], seeds[2]);
     assert_eq!(games[0]["seats"][0]["bot"], games[1]["seats"][1]["bot"]);
 }
 
@@ -206,7 +208,8 @@ fn mirror_rounds_the_games_up_so_no_deal_is_left_without_its_mirror() {
         .iter()
         .map(|g| g["seed"].as_u64().unwrap())
         .collect();
-    assert_eq!(seeds, vec![1, 1, 2, 2]);
+    let deal = |d| cairn_runner::deal_seed(1, d);
+    assert_eq!(seeds, vec![deal(0), deal(0), deal(1), deal(1)]);
 }
 
 #[test]
@@ -458,4 +461,69 @@ fn sprt_parameters_are_checked_before_any_game() {
     ]);
     assert_eq!(three.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&three.stderr).contains("compares two bots"));
+}
+
+#[test]
+fn two_bots_that_both_fail_to_start_draw_and_show_no_elo_difference() {
+    // Issue 29: both seats forfeit at the same step, so neither wins a race
+    // between two failures (it printed Elo +107.5).
+    let output = cairn(&[
+        "play",
+        "--game",
+        "schotten-totten",
+        "--no-sandbox",
+        "--games",
+        "4",
+        "--json",
+        "cmd:false",
+        "cmd:exit 3",
+    ]);
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let stats = &report["stats"];
+    assert_eq!(
+        (&stats["wins"], &stats["draws"], &stats["losses"]),
+        (&json!(0), &json!(4), &json!(0)),
+        "{stats}"
+    );
+    assert_eq!(stats["elo"], json!(0.0), "{stats}");
+}
+
+#[test]
+fn copies_of_a_deterministic_bot_score_alike_at_three_and_four_seats() {
+    // Issue 29: with seat rotations only, the copy that always moved right
+    // after the other came out 176.8 Elo ahead at four seats of Bullfrogs.
+    let (first, random) = (bundled("first"), bundled("random"));
+    for (bots, games) in [
+        (vec![&first, &first, &random, &random], "96"),
+        (vec![&first, &first, &random], "60"),
+    ] {
+        let mut args = vec![
+            "play",
+            "--game",
+            "bullfrogs",
+            "--no-sandbox",
+            "--mirror",
+            "--games",
+            games,
+            "--json",
+        ];
+        args.extend(bots.iter().map(|bot| bot.as_str()));
+        let report = json_report(&args);
+        let standings = report["stats"]["bots"].as_array().unwrap();
+        // Each seat's points, whoever sat there: the seat bias, shown.
+        let seats = report["stats"]["seats"].as_array().unwrap();
+        assert_eq!(seats.len(), bots.len());
+        assert!(seats.iter().all(|seat| seat["mean_points"].is_f64()));
+        let score = |bot: usize| standings[bot]["mean_score"].as_f64().unwrap();
+        let margin = |bot: usize| standings[bot]["mean_score_margin"].as_f64().unwrap();
+        assert!(
+            (score(0) - score(1)).abs() <= margin(0).max(margin(1)),
+            "{} seats: copies at {} ±{} and {} ±{}",
+            bots.len(),
+            score(0),
+            margin(0),
+            score(1),
+            margin(1)
+        );
+    }
 }

@@ -74,5 +74,5 @@ pub use referee::{
     MatchSpec, SeatResult,
 };
 pub use sandbox::SandboxLauncher;
-pub use seating::{mirrored_plan, rotating_plan, GamePlan};
+pub use seating::{deal_seed, mirrored_plan, rotating_plan, GamePlan};
 pub use time_control::TimeControl;

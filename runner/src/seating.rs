@@ -1,6 +1,8 @@
 //! Which deal each game of a match is played on and who sits where. A match
 //! is a list of [`GamePlan`]s; the two usual lists are built here.
 
+use cairn_engine::seating::balanced_seatings;
+
 /// One game: its seed and, per seat, the index of the bot sitting there.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GamePlan {
@@ -17,30 +19,37 @@ pub struct BadSeating {
     pub n_bots: usize,
 }
 
-/// Seats rotate by one each game; game `g` is dealt from `seed + g`.
+/// A fresh deal each game, the seatings taken in turn from
+/// [`balanced_seatings`] (every seat and every neighbour equally often).
 pub fn rotating_plan(n_games: u32, seed: u64, n_bots: usize) -> Vec<GamePlan> {
+    let seatings = balanced_seatings(n_bots);
     (0..n_games as usize)
         .map(|g| GamePlan {
-            seed: seed.wrapping_add(g as u64),
-            seating: rotation(g, n_bots),
+            seed: deal_seed(seed, g as u64),
+            seating: seatings[g % seatings.len()].clone(),
         })
         .collect()
 }
 
-/// Every deal is played once from each rotation of the seats, so the luck
-/// of the deal cancels out: game `g` is dealt from `seed + g / n_bots`.
+/// Every deal is played once from each of the [`balanced_seatings`] (two
+/// at two seats, `n (n - 1)` at `n`), so the luck of the deal and the
+/// order round the table cancel out.
 pub fn mirrored_plan(n_games: u32, seed: u64, n_bots: usize) -> Vec<GamePlan> {
-    let n = n_bots.max(1);
+    let seatings = balanced_seatings(n_bots);
     (0..n_games as usize)
         .map(|g| GamePlan {
-            seed: seed.wrapping_add((g / n) as u64),
-            seating: rotation(g, n_bots),
+            seed: deal_seed(seed, (g / seatings.len()) as u64),
+            seating: seatings[g % seatings.len()].clone(),
         })
         .collect()
 }
 
-fn rotation(shift: usize, n_bots: usize) -> Vec<usize> {
-    (0..n_bots).map(|seat| (seat + shift) % n_bots).collect()
+/// Deal `deal` of a match seeded `seed`: a hash of both, so matches of
+/// neighbouring seeds share no deal (`seed + deal` made `--seed 100` and
+/// `--seed 101` share nine deals in ten).
+pub fn deal_seed(seed: u64, deal: u64) -> u64 {
+    let mut state = seed ^ deal.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29);
+    cairn_engine::rng::splitmix64(&mut state)
 }
 
 /// Checks that every game seats each bot exactly once.
@@ -68,38 +77,41 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_rotating_plan_moves_every_bot_one_seat_per_game_on_fresh_deals() {
-        let plan = rotating_plan(3, 10, 3);
-        assert_eq!(
-            plan[0],
-            GamePlan {
-                seed: 10,
-                seating: vec![0, 1, 2]
-            }
-        );
-        assert_eq!(
-            plan[1],
-            GamePlan {
-                seed: 11,
-                seating: vec![1, 2, 0]
-            }
-        );
-        assert_eq!(
-            plan[2],
-            GamePlan {
-                seed: 12,
-                seating: vec![2, 0, 1]
-            }
-        );
+    fn a_rotating_plan_takes_the_balanced_seatings_in_turn_on_fresh_deals() {
+        let plan = rotating_plan(7, 10, 3);
+        let seatings = balanced_seatings(3);
+        for (g, game) in plan.iter().enumerate() {
+            assert_eq!(game.seed, deal_seed(10, g as u64));
+            assert_eq!(game.seating, seatings[g % 6]);
+        }
     }
 
     #[test]
-    fn a_mirrored_plan_plays_each_deal_from_every_rotation() {
+    fn a_mirrored_plan_plays_each_deal_from_every_balanced_seating() {
         let plan = mirrored_plan(4, 7, 2);
         let seeds: Vec<u64> = plan.iter().map(|g| g.seed).collect();
-        assert_eq!(seeds, vec![7, 7, 8, 8]);
+        assert_eq!(
+            seeds,
+            vec![
+                deal_seed(7, 0),
+                deal_seed(7, 0),
+                deal_seed(7, 1),
+                deal_seed(7, 1)
+            ]
+        );
         assert_eq!(plan[0].seating, vec![0, 1]);
         assert_eq!(plan[1].seating, vec![1, 0]);
+        let four = mirrored_plan(24, 7, 4);
+        assert!(four[..12].iter().all(|g| g.seed == deal_seed(7, 0)));
+        assert_eq!(four[12].seed, deal_seed(7, 1));
+    }
+
+    #[test]
+    fn neighbouring_seeds_share_no_deal() {
+        // Issue 29: with `seed + g`, seeds 100 and 101 shared 8 of 10 games.
+        let a: Vec<u64> = rotating_plan(1000, 100, 2).iter().map(|g| g.seed).collect();
+        let b: Vec<u64> = rotating_plan(1000, 101, 2).iter().map(|g| g.seed).collect();
+        assert!(a.iter().all(|seed| !b.contains(seed)));
     }
 
     #[test]
