@@ -189,8 +189,8 @@ impl Store {
             self.check_tournament_quota(tx, owner, new_games).await?;
             let tournament_id: i64 = sqlx::query_scalar(
                 "INSERT INTO tournaments (owner_id, game, options, variant, seats_per_game, games_per_pairing, seed, created_at, planned_matches, planning_done, \
-                 format, rounds, ladder_width, challengers, sprt_elo0, sprt_elo1, sprt_alpha, sprt_beta, sprt_model) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0, $10, $11, $12, $13, $14, $15, $16, $17, $18) RETURNING id",
+                 format, rounds, ladder_width, challengers, sprt_elo0, sprt_elo1, sprt_alpha, sprt_beta, sprt_model, sprt_pairs) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) RETURNING id",
             )
             .bind(owner.id)
             .bind(&request.game)
@@ -210,6 +210,9 @@ impl Store {
             .bind(sprt.map(|sprt| sprt.alpha))
             .bind(sprt.map(|sprt| sprt.beta))
             .bind(sprt.map(|sprt| sprt.model.name()))
+            // The tally starts at once, so the test decides at the first
+            // deal pair that settles it, not when a whole match ends.
+            .bind(sprt.map(|_| "[0,0,0,0,0]"))
             .fetch_one(&mut **tx)
             .await?;
             for (index, entry) in entries.iter().enumerate() {

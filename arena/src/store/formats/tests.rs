@@ -1147,3 +1147,45 @@ async fn an_sprt_keeps_its_deal_pairs_for_the_match_in_play_at_its_verdict() {
     assert_eq!(status.verdict, Some("h1"));
 }
 }
+
+both_backends! {
+async fn an_sprt_against_one_opponent_decides_in_the_middle_of_its_matches() {
+    // Issue 29: the test was checked only when a match (a whole seating)
+    // ended, so a gauntlet against one bot played every game it planned.
+    let test = test_store().await;
+    let owner = owner_with_bots(&test.store, "ada", &["e", "f"]).await;
+    let sprt = Sprt::new(0.0, 50.0, 0.05, 0.05).unwrap();
+    let request = sprt_gauntlet(duel(&["e", "f"], 200), sprt);
+    let gauntlet = test
+        .store
+        .create_tournament(&owner, &request)
+        .await
+        .unwrap();
+    let (runner, _) = test.store.register_runner("r1").await.unwrap();
+    let mut leases = Vec::new();
+    while let Some(lease) = test.store.lease_match(&runner, LEASE_MS).await.unwrap() {
+        leases.push(lease);
+    }
+    assert_eq!(leases.len(), 2, "one match per seating");
+    // The challenger (`f`, version 2) loses every game; the deals' two
+    // games are reported side by side.
+    let mut decided_after = None;
+    for index in 0..100 {
+        for lease in &leases {
+            let game = report_by_strength(lease, |id| -id).games[index].clone();
+            test.store
+                .report_game(&runner, lease.match_id, lease.lease_generation, &game)
+                .await
+                .unwrap();
+        }
+        let status = test.store.tournament(gauntlet.id).await.unwrap().sprt.unwrap();
+        if status.verdict.is_some() {
+            assert_eq!(status.verdict, Some("h0"));
+            decided_after = Some(index + 1);
+            break;
+        }
+    }
+    let pairs = decided_after.expect("decided before its matches ended");
+    assert!(pairs < 30, "decided after {pairs} deal pairs, not at the end of 100");
+}
+}
