@@ -11,7 +11,7 @@
 //! way of finishing from it ends in a straight line while some other way of
 //! finishing does not.
 
-use super::grid::{mask_indices, CellSet, Line, Pos, SlotMask, Table};
+use super::grid::{mask_indices, CellSet, Line, Pos, SlotMask, Table, MAX_SLOTS};
 
 /// What every slide from one table shares: the cards connected to the
 /// log, the empty cells next to them, and the open water around the table.
@@ -127,18 +127,32 @@ pub fn legal_slides_in(table: &Table, context: &SlideContext, out: &mut Vec<(Pos
     out.clear();
     let avoid_line = context.must_avoid_line(table);
     let line = table.line_of(context.connected);
-    let mut trial = table.clone();
+    let mut trial = avoid_line.then(|| table.clone());
     let mut cells = Vec::new();
+    // Cards in cell order and each card's destinations sorted: the slides
+    // come out sorted.
+    let mut disconnected = [0usize; MAX_SLOTS];
+    let mut n_disconnected = 0;
     for index in mask_indices(table.all_mask() & !context.connected) {
+        disconnected[n_disconnected] = index;
+        n_disconnected += 1;
+    }
+    let disconnected = &mut disconnected[..n_disconnected];
+    disconnected.sort_unstable_by_key(|&index| table.slot(index).pos);
+    for &index in disconnected.iter() {
         context.destinations(table, index, &mut cells);
         let from = table.slot(index).pos;
         for &to in &cells {
-            if !avoid_line || leaves_line(line, to) || ends_off_line_after(&mut trial, index, to) {
+            let allowed = match trial.as_mut() {
+                None => true,
+                Some(trial) => leaves_line(line, to) || ends_off_line_after(trial, index, to),
+            };
+            if allowed {
                 out.push((from, to));
             }
         }
     }
-    out.sort_unstable();
+    debug_assert!(out.is_sorted());
 }
 
 /// Whether sliding the card at `from` to `to` is legal now.
