@@ -246,13 +246,27 @@ impl CellSet {
 }
 
 /// The cards on the table. Slot 0 is always the log.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Table {
     slots: [Slot; MAX_SLOTS],
     len: u8,
     /// The cells holding a card (derived from `slots`).
     occupied: CellSet,
+    /// Whether a card left the table, moved, or arrived away from every
+    /// card since the group was last found connected (a cache: a table
+    /// whose cards only arrive next to others stays connected, and most
+    /// turns need no flood fill to know it).
+    maybe_disconnected: bool,
 }
+
+impl PartialEq for Table {
+    /// The slots alone: the occupancy and the connectivity cache follow.
+    fn eq(&self, other: &Table) -> bool {
+        self.slots() == other.slots()
+    }
+}
+
+impl Eq for Table {}
 
 impl std::hash::Hash for Table {
     /// The occupancy is derived from the slots: hash the slots alone, each
@@ -283,6 +297,7 @@ impl Table {
             slots,
             len: 1,
             occupied,
+            maybe_disconnected: false,
         }
     }
 
@@ -300,6 +315,7 @@ impl Table {
     }
 
     pub fn move_slot(&mut self, index: usize, to: Pos) {
+        self.maybe_disconnected = true;
         self.occupied.remove(self.slots[index].pos);
         self.occupied.insert(to);
         self.slots[index].pos = to;
@@ -334,6 +350,7 @@ impl Table {
     }
 
     pub fn add(&mut self, slot: Slot) {
+        self.maybe_disconnected |= !self.touches_any_card(slot.pos);
         self.occupied.insert(slot.pos);
         self.slots[self.len as usize] = slot;
         self.len += 1;
@@ -439,6 +456,7 @@ impl Table {
     pub fn remove(&mut self, index: usize) -> Slot {
         debug_assert!(index > 0 && index < self.len());
         let removed = self.slots[index];
+        self.maybe_disconnected = true;
         self.occupied.remove(removed.pos);
         let last = self.len() - 1;
         self.slots[index] = self.slots[last];
@@ -455,13 +473,29 @@ impl Table {
     /// Empty cells next to some card, row by row: where a card may be played.
     pub fn open_cells(&self, out: &mut Vec<Pos>) {
         out.clear();
-        let open = self.empty_neighbours(&self.occupied);
-        out.extend(self.cells_of(&open));
+        let rows = &self.occupied.rows;
+        for y in self.row_span(1) {
+            let open = (rows[y] << 1 | rows[y] >> 1 | rows[y - 1] | rows[y + 1]) & !rows[y];
+            let at_y = (y as i32 - OFFSET) as i8;
+            out.extend(bits(open).map(|x| Pos::new((x as i32 - OFFSET) as i8, at_y)));
+        }
     }
 
     /// Every slot index.
     pub fn all_mask(&self) -> SlotMask {
         (1u64 << self.len) - 1
+    }
+
+    /// Whether some card may be cut off from the log: false only when no
+    /// card has left, moved or arrived alone since [`Table::mark_connected`].
+    pub fn may_be_disconnected(&self) -> bool {
+        self.maybe_disconnected
+    }
+
+    /// Records that every card was found connected to the log.
+    pub fn mark_connected(&mut self) {
+        debug_assert!(self.is_connected());
+        self.maybe_disconnected = false;
     }
 
     /// Whether every card is connected to the log.

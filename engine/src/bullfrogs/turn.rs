@@ -135,7 +135,7 @@ impl Bullfrogs {
     }
 
     fn push_plays(&self, out: &mut Vec<Action>) {
-        let mut cells = Vec::new();
+        let mut cells = Vec::with_capacity(64);
         self.public.table.open_cells(&mut cells);
         let hand = &self.hidden.hands[self.public.active as usize];
         for (kind, _) in hand.iter().enumerate().skip(1).filter(|(_, &n)| n > 0) {
@@ -457,8 +457,13 @@ impl Bullfrogs {
     /// Slides forced moves; stops at a real choice, or ends the turn once
     /// every card is connected to the log.
     pub(super) fn continue_sliding(&mut self) {
+        if !self.public.table.may_be_disconnected() {
+            debug_assert!(self.public.table.is_connected());
+            return self.end_turn();
+        }
         let table = &self.public.table;
         let Some(context) = SlideContext::if_disconnected(table) else {
+            self.public.table.mark_connected();
             return self.end_turn();
         };
         let mut slides = Vec::new();
