@@ -46,11 +46,14 @@ impl SlideContext {
     ) -> SlideContext {
         let next_to_group = table.empty_neighbours(connected_cells);
         let outer_water = table.outer_water();
-        let mut open_targets: Vec<Pos> = table
-            .cells_of(&next_to_group)
-            .filter(|&cell| outer_water.contains(cell))
-            .collect();
-        open_targets.sort_unstable();
+        let mut by_row = Vec::with_capacity(64);
+        by_row.extend(
+            table
+                .cells_of(&next_to_group)
+                .filter(|&cell| outer_water.contains(cell)),
+        );
+        let mut open_targets = Vec::with_capacity(by_row.len());
+        sort_by_column(&by_row, &mut open_targets);
         SlideContext {
             connected,
             next_to_group,
@@ -112,23 +115,29 @@ impl SlideContext {
                     .filter(|&to| pocket.contains(to)),
             );
         }
-        out.sort_unstable();
+        out.sort_unstable_by_key(|cell| cell.order_key());
         out.dedup();
     }
 }
 
 /// Every legal slide `(from, to)` of the current table, sorted.
 pub fn legal_slides(table: &Table, out: &mut Vec<(Pos, Pos)>) {
-    legal_slides_in(table, &SlideContext::new(table), out);
+    legal_slides_in(table, &SlideContext::new(table), usize::MAX, out);
 }
 
-/// [`legal_slides`] with the context already built.
-pub fn legal_slides_in(table: &Table, context: &SlideContext, out: &mut Vec<(Pos, Pos)>) {
+/// The first `limit` of [`legal_slides`], with the context already built
+/// (two tell a forced slide from a choice).
+pub fn legal_slides_in(
+    table: &Table,
+    context: &SlideContext,
+    limit: usize,
+    out: &mut Vec<(Pos, Pos)>,
+) {
     out.clear();
     let avoid_line = context.must_avoid_line(table);
     let line = table.line_of(context.connected);
     let mut trial = avoid_line.then(|| table.clone());
-    let mut cells = Vec::new();
+    let mut cells = Vec::with_capacity(64);
     // Cards in cell order and each card's destinations sorted: the slides
     // come out sorted.
     let mut disconnected = [0usize; MAX_SLOTS];
@@ -149,6 +158,9 @@ pub fn legal_slides_in(table: &Table, context: &SlideContext, out: &mut Vec<(Pos
             };
             if allowed {
                 out.push((from, to));
+                if out.len() >= limit {
+                    return;
+                }
             }
         }
     }
@@ -166,6 +178,30 @@ pub fn slide_is_legal(table: &Table, from: Pos, to: Pos) -> bool {
         && (!context.must_avoid_line(table)
             || leaves_line(table.line_of(context.connected), to)
             || ends_off_line_after(&mut table.clone(), index, to))
+}
+
+/// `cells` listed row by row (by `y`, then `x`) into `out` sorted as
+/// `Pos` sorts (by `x`, then `y`): a stable counting sort on `x`.
+fn sort_by_column(cells: &[Pos], out: &mut Vec<Pos>) {
+    out.clear();
+    let Some(low) = cells.iter().map(|cell| cell.x).min() else {
+        return;
+    };
+    let high = cells.iter().map(|cell| cell.x).max().unwrap_or(low);
+    let mut starts = [0u8; 256];
+    for cell in cells {
+        starts[(cell.x as i32 - low as i32) as usize + 1] += 1;
+    }
+    for column in 1..=(high as i32 - low as i32) as usize {
+        starts[column] += starts[column - 1];
+    }
+    out.resize(cells.len(), Pos::LOG);
+    for &cell in cells {
+        let start = &mut starts[(cell.x as i32 - low as i32) as usize];
+        out[*start as usize] = cell;
+        *start += 1;
+    }
+    debug_assert!(out.is_sorted());
 }
 
 /// Whether a card slid to `to` takes the group off its line for good.

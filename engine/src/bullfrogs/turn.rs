@@ -235,11 +235,11 @@ impl Bullfrogs {
 
     /// Offers every action of the action step to `visit` (stop last) until
     /// it returns false; returns whether it stopped early.
-    fn visit_turn_actions(&self, visit: &mut dyn FnMut(Action) -> bool) -> bool {
+    fn visit_turn_actions(&self, visit: &mut impl FnMut(Action) -> bool) -> bool {
         self.visit_recruits(visit) || self.visit_sabotages(visit) || !visit(Action::Stop)
     }
 
-    fn visit_recruits(&self, visit: &mut dyn FnMut(Action) -> bool) -> bool {
+    fn visit_recruits(&self, visit: &mut impl FnMut(Action) -> bool) -> bool {
         let color = self.public.active as usize;
         let slots = self.public.table.slots();
         let (frogs, bullfrogs) = (
@@ -281,7 +281,7 @@ impl Bullfrogs {
         false
     }
 
-    fn visit_sabotages(&self, visit: &mut dyn FnMut(Action) -> bool) -> bool {
+    fn visit_sabotages(&self, visit: &mut impl FnMut(Action) -> bool) -> bool {
         let table = &self.public.table;
         let played = self.public.played;
         let active = self.public.active;
@@ -368,7 +368,7 @@ impl Bullfrogs {
 
     /// Offers every jump allowed now to `visit` until it returns false;
     /// returns whether it stopped early.
-    fn visit_jumps(&self, visit: &mut dyn FnMut(Action) -> bool) -> bool {
+    fn visit_jumps(&self, visit: &mut impl FnMut(Action) -> bool) -> bool {
         let sink = &self.public.sink;
         let Some(slot) = self.public.table.at(sink.pos) else {
             return false;
@@ -467,7 +467,7 @@ impl Bullfrogs {
             return self.end_turn();
         };
         let mut slides = Vec::new();
-        legal_slides_in(table, &context, &mut slides);
+        legal_slides_in(table, &context, 2, &mut slides);
         match slides.as_slice() {
             [(from, to)] => self.slide(*from, *to),
             [] => {
