@@ -407,6 +407,16 @@ impl Table {
         set.cells_in(self.row_span(1))
     }
 
+    /// The cells in both `a` and `b` within the table's rows (plus a margin
+    /// of one), row by row, appended to `out`.
+    pub fn cells_of_both(&self, a: &CellSet, b: &CellSet, out: &mut Vec<Pos>) {
+        for y in self.row_span(1) {
+            let at_y = (y as i32 - OFFSET) as i8;
+            let both = a.rows[y] & b.rows[y];
+            out.extend(bits(both).map(|x| Pos::new((x as i32 - OFFSET) as i8, at_y)));
+        }
+    }
+
     /// The cells of the group of cards connected to the log (a depth-first
     /// search over at most `MAX_SLOTS` cells).
     pub fn connected_cells(&self) -> CellSet {

@@ -47,11 +47,7 @@ impl SlideContext {
         let next_to_group = table.empty_neighbours(connected_cells);
         let outer_water = table.outer_water();
         let mut by_row = Vec::with_capacity(64);
-        by_row.extend(
-            table
-                .cells_of(&next_to_group)
-                .filter(|&cell| outer_water.contains(cell)),
-        );
+        table.cells_of_both(&next_to_group, &outer_water, &mut by_row);
         let mut open_targets = Vec::with_capacity(by_row.len());
         sort_by_column(&by_row, &mut open_targets);
         SlideContext {

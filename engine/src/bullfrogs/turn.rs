@@ -32,7 +32,7 @@ impl Bullfrogs {
                 out.extend(cells.into_iter().map(|to| Action::Marker { to }));
             }
             Phase::Slide => {
-                let mut slides = Vec::new();
+                let mut slides = Vec::with_capacity(128);
                 legal_slides(&self.public.table, &mut slides);
                 out.extend(
                     slides
@@ -466,7 +466,7 @@ impl Bullfrogs {
             self.public.table.mark_connected();
             return self.end_turn();
         };
-        let mut slides = Vec::new();
+        let mut slides = Vec::with_capacity(2);
         legal_slides_in(table, &context, 2, &mut slides);
         match slides.as_slice() {
             [(from, to)] => self.slide(*from, *to),
