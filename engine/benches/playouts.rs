@@ -2,6 +2,9 @@
 //! Prints `bench: GAME/VARIANT/SEATS VALUE games/s` lines. Rates are per
 //! second of this process's CPU time (single-threaded), so a busy machine
 //! does not deflate them; `--quick` shortens every run to 100 ms.
+//! `--games N` plays exactly N games a variant instead (a fixed amount of
+//! work, for counting instructions under callgrind) and `--only PREFIX`
+//! runs just the variants whose name starts with PREFIX.
 
 use std::time::{Duration, Instant};
 
@@ -11,8 +14,24 @@ use cairn_engine::lords_of_scotland::LordsOfScotland;
 use cairn_engine::schotten_totten::SchottenTotten;
 use cairn_engine::{Game, Rng};
 
-/// Plays seeded random games of `G` for about `budget` and prints the rate.
-fn bench_game<G: Game>(name: &str, options: &[&str], n_seats: usize, budget: Duration) {
+/// How long each variant runs.
+#[derive(Debug, Clone, Copy)]
+enum Amount {
+    Time(Duration),
+    Games(u64),
+}
+
+impl Amount {
+    fn more(self, start: Instant, games: u64) -> bool {
+        match self {
+            Amount::Time(budget) => start.elapsed() < budget,
+            Amount::Games(n) => games < n,
+        }
+    }
+}
+
+/// Plays seeded random games of `G` for `amount` and prints the rate.
+fn bench_game<G: Game>(name: &str, options: &[&str], n_seats: usize, amount: Amount) {
     let options = parse_options(options.iter().copied()).expect("benchmark options are valid");
     let mut rng = Rng::seeded(0xBE_4C4);
     let mut legal = Vec::new();
@@ -20,8 +39,12 @@ fn bench_game<G: Game>(name: &str, options: &[&str], n_seats: usize, budget: Dur
     let mut decisions = 0u64;
     let start = Instant::now();
     let cpu_start = cpu_seconds();
-    while start.elapsed() < budget {
-        for _ in 0..64 {
+    while amount.more(start, games) {
+        let batch = match amount {
+            Amount::Time(_) => 64,
+            Amount::Games(_) => 1,
+        };
+        for _ in 0..batch {
             let mut state = G::new(&options, n_seats, games + 1).expect("benchmark setup is valid");
             while !state.is_terminal() {
                 legal.clear();
@@ -59,25 +82,74 @@ fn cpu_seconds() -> f64 {
     }
 }
 
-fn main() {
-    let budget = Duration::from_millis(if std::env::args().any(|a| a == "--quick") {
-        100
-    } else {
-        2000
-    });
-    bench_game::<SchottenTotten>("schotten_totten/base/2p", &[], 2, budget);
-    bench_game::<SchottenTotten>("schotten_totten/expert/2p", &["expert=true"], 2, budget);
-    bench_game::<SchottenTotten>("schotten_totten/tactics/2p", &["tactics=true"], 2, budget);
-    bench_game::<SchottenTotten>(
+/// The value after `flag` on the command line, if given.
+fn flag_value(flag: &str) -> Option<String> {
+    let args: Vec<String> = std::env::args().collect();
+    let at = args.iter().position(|a| a == flag)?;
+    args.get(at + 1).cloned()
+}
+
+type Bench = fn(&str, &[&str], usize, Amount);
+
+/// Every variant benched: (name, options, seats, bench).
+const VARIANTS: &[(&str, &[&str], usize, Bench)] = &[
+    (
+        "schotten_totten/base/2p",
+        &[],
+        2,
+        bench_game::<SchottenTotten>,
+    ),
+    (
+        "schotten_totten/expert/2p",
+        &["expert=true"],
+        2,
+        bench_game::<SchottenTotten>,
+    ),
+    (
+        "schotten_totten/tactics/2p",
+        &["tactics=true"],
+        2,
+        bench_game::<SchottenTotten>,
+    ),
+    (
         "schotten_totten/tactics_expert/2p",
         &["tactics=true", "expert=true"],
         2,
-        budget,
-    );
-    bench_game::<LordsOfScotland>("lords_of_scotland/2p", &[], 2, budget);
-    bench_game::<LordsOfScotland>("lords_of_scotland/4p", &[], 4, budget);
-    bench_game::<LordsOfScotland>("lords_of_scotland/5p/bruce", &["bruce=true"], 5, budget);
-    bench_game::<Bullfrogs>("bullfrogs/2p", &[], 2, budget);
-    bench_game::<Bullfrogs>("bullfrogs/4p", &[], 4, budget);
-    bench_game::<Bullfrogs>("bullfrogs/solo", &["solo=true"], 1, budget);
+        bench_game::<SchottenTotten>,
+    ),
+    (
+        "lords_of_scotland/2p",
+        &[],
+        2,
+        bench_game::<LordsOfScotland>,
+    ),
+    (
+        "lords_of_scotland/4p",
+        &[],
+        4,
+        bench_game::<LordsOfScotland>,
+    ),
+    (
+        "lords_of_scotland/5p/bruce",
+        &["bruce=true"],
+        5,
+        bench_game::<LordsOfScotland>,
+    ),
+    ("bullfrogs/2p", &[], 2, bench_game::<Bullfrogs>),
+    ("bullfrogs/4p", &[], 4, bench_game::<Bullfrogs>),
+    ("bullfrogs/solo", &["solo=true"], 1, bench_game::<Bullfrogs>),
+];
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "--quick");
+    let amount = match flag_value("--games").and_then(|n| n.parse().ok()) {
+        Some(n) => Amount::Games(n),
+        None => Amount::Time(Duration::from_millis(if quick { 100 } else { 2000 })),
+    };
+    let only = flag_value("--only").unwrap_or_default();
+    for &(name, options, n_seats, bench) in VARIANTS {
+        if name.starts_with(&only) {
+            bench(name, options, n_seats, amount);
+        }
+    }
 }

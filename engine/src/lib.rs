@@ -38,6 +38,8 @@ pub mod forfeit;
 pub mod game;
 pub mod hash;
 pub mod lords_of_scotland;
+#[cfg(test)]
+mod pinned_games;
 pub mod registry;
 pub mod replay;
 pub mod rng;

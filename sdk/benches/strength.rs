@@ -30,7 +30,9 @@
 //!
 //! Flags: `--games N` (per figure, rounded up to a multiple of the seats;
 //! default 200), `--think-ms N` (default 100), `--only TEXT` (figures whose
-//! name contains TEXT), `--threads N`.
+//! name contains TEXT; `playouts/GAME` measures one game's playout rate
+//! alone), `--threads N`, `--rate-iterations N` (the playout rates search
+//! N iterations instead of a second: a fixed amount of work, for callgrind).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -52,6 +54,9 @@ struct Args {
     think_ms: u32,
     only: Option<String>,
     threads: usize,
+    /// Searches of the playout rates stop at this many iterations rather
+    /// than after a second (a fixed amount of work, for callgrind).
+    rate_iterations: Option<u32>,
 }
 
 fn args() -> Args {
@@ -60,6 +65,7 @@ fn args() -> Args {
         think_ms: 100,
         only: None,
         threads: std::thread::available_parallelism().map_or(2, usize::from),
+        rate_iterations: None,
     };
     let words: Vec<String> = std::env::args().collect();
     for pair in words.windows(2) {
@@ -68,6 +74,7 @@ fn args() -> Args {
             "--think-ms" => args.think_ms = pair[1].parse().unwrap_or(args.think_ms),
             "--only" => args.only = Some(pair[1].clone()),
             "--threads" => args.threads = pair[1].parse().unwrap_or(args.threads).max(1),
+            "--rate-iterations" => args.rate_iterations = pair[1].parse().ok(),
             _ => {}
         }
     }
@@ -243,7 +250,11 @@ fn play_all(figures: &[Figure], args: &Args) {
 }
 
 /// Iterations per CPU-second of one search from a fresh deal's first decision.
-fn playouts_per_s<G: FromWire + Playout>(words: &[&str], n_seats: usize) -> f64 {
+fn playouts_per_s<G: FromWire + Playout>(
+    words: &[&str],
+    n_seats: usize,
+    iterations: Option<u32>,
+) -> f64 {
     let options: GameOptions =
         parse_options(words.iter().copied()).expect("bench options are valid");
     let state = G::new(&options, n_seats, 7).expect("bench setup is valid");
@@ -252,34 +263,46 @@ fn playouts_per_s<G: FromWire + Playout>(words: &[&str], n_seats: usize) -> f64 
     let mut rng = Rng::seeded(1);
     let clock = ThinkClock::start();
     let budget = Budget {
-        think: Duration::from_secs(1),
-        iterations: None,
+        think: Duration::from_secs(if iterations.is_some() { 3600 } else { 1 }),
+        iterations,
     };
     let result = search::<G>(&seen, seat, budget, &mut rng).expect("a fresh deal can be searched");
     result.iterations as f64 / clock.elapsed().as_secs_f64().max(1e-3)
 }
 
-fn rates() -> Vec<(&'static str, f64)> {
-    vec![
-        ("schotten-totten", playouts_per_s::<SchottenTotten>(&[], 2)),
+fn rates(only: Option<&str>, iterations: Option<u32>) -> Vec<(&'static str, f64)> {
+    type Rate = fn(&[&str], usize, Option<u32>) -> f64;
+    let all: [(&str, &[&str], Rate); 4] = [
+        ("schotten-totten", &[], playouts_per_s::<SchottenTotten>),
         (
             "schotten-totten-tactics",
-            playouts_per_s::<SchottenTotten>(&["tactics=true"], 2),
+            &["tactics=true"],
+            playouts_per_s::<SchottenTotten>,
         ),
-        (
-            "lords-of-scotland",
-            playouts_per_s::<LordsOfScotland>(&[], 2),
-        ),
-        ("bullfrogs", playouts_per_s::<Bullfrogs>(&[], 2)),
-    ]
+        ("lords-of-scotland", &[], playouts_per_s::<LordsOfScotland>),
+        ("bullfrogs", &[], playouts_per_s::<Bullfrogs>),
+    ];
+    // `--only playouts/GAME` measures that game alone.
+    let game_wanted = |game: &str| {
+        only.and_then(|only| only.strip_prefix("playouts/"))
+            .is_none_or(|wanted| wanted == game)
+    };
+    all.into_iter()
+        .filter(|(game, ..)| game_wanted(game))
+        .map(|(game, words, rate)| (game, rate(words, 2, iterations)))
+        .collect()
 }
 
 fn main() {
     let args = args();
     let wanted = |name: &str| args.only.as_deref().is_none_or(|only| name.contains(only));
-    let measure_rates = wanted("playouts");
+    let measure_rates = wanted("playouts")
+        || args
+            .only
+            .as_deref()
+            .is_some_and(|o| o.starts_with("playouts/"));
     if measure_rates {
-        for (game, rate) in rates() {
+        for (game, rate) in rates(args.only.as_deref(), args.rate_iterations) {
             println!("# calibration before the games: {game} {rate:.0} playouts per CPU-second");
         }
     }
@@ -310,7 +333,7 @@ fn main() {
     );
     play_all(&figures, &args);
     if measure_rates {
-        for (game, rate) in rates() {
+        for (game, rate) in rates(args.only.as_deref(), args.rate_iterations) {
             println!("bench: bots/mcts_playouts_per_s/{game} {rate:.0} playouts/s");
         }
     }

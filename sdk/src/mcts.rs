@@ -109,6 +109,7 @@ pub fn search<G: Playout>(
     let mut iterations = 0u32;
     let mut playout_steps = 0u64;
     let mut legal = Vec::new();
+    let mut untried = Vec::new();
     let mut path = Vec::new();
     loop {
         if budget.iterations.is_some_and(|cap| iterations >= cap) {
@@ -126,7 +127,8 @@ pub fn search<G: Playout>(
         while let Some(to_move) = state.current_seat() {
             legal.clear();
             state.legal_actions(&mut legal);
-            let chosen = select_or_expand(&mut tree, node, to_move, &state, &legal, rng)?;
+            let chosen =
+                select_or_expand(&mut tree, node, to_move, &state, &legal, &mut untried, rng)?;
             let (child, expanded) = chosen;
             let action = tree[child].action.clone()?;
             state.apply_legal(&action);
@@ -179,15 +181,17 @@ pub fn search<G: Playout>(
 /// child for an untried legal action (the game's [`Playout::expansion_pick`]
 /// among them) if the node has room for one, and returns it with
 /// `true`, or picks the best existing child by UCB1 over availability.
+/// `untried` is scratch space, reused across calls.
 fn select_or_expand<G: Playout>(
     tree: &mut Vec<Node<G::Action>>,
     node: usize,
     to_move: usize,
     state: &G,
     legal: &[G::Action],
+    untried: &mut Vec<G::Action>,
     rng: &mut Rng,
 ) -> Option<(usize, bool)> {
-    let mut untried: Vec<G::Action> = Vec::new();
+    untried.clear();
     let mut n_tried = 0;
     for action in legal {
         match tree[node]
@@ -210,7 +214,7 @@ fn select_or_expand<G: Playout>(
                 < widening * (f64::from(tree[node].visits) + 1.0).sqrt()
     });
     if !untried.is_empty() && room {
-        let action = untried.swap_remove(state.expansion_pick(&untried, rng));
+        let action = untried.swap_remove(state.expansion_pick(untried, rng));
         let child = tree.len();
         tree.push(Node {
             action: Some(action),

@@ -11,10 +11,27 @@ use crate::bits::bits;
 use crate::text::write_number;
 
 /// A grid cell; the log is at the origin, `y` grows upwards.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, Default, Eq, PartialOrd, Ord)]
 pub struct Pos {
     pub x: i8,
     pub y: i8,
+}
+
+impl PartialEq for Pos {
+    /// Both coordinates as one word: finding a cell's card compares one
+    /// word a card rather than two bytes and a branch.
+    fn eq(&self, other: &Pos) -> bool {
+        let word = |pos: &Pos| u16::from_ne_bytes([pos.x as u8, pos.y as u8]);
+        word(self) == word(other)
+    }
+}
+
+impl std::hash::Hash for Pos {
+    /// As derived: `x`, then `y` (equal cells hash alike, as `eq` needs).
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.x.hash(state);
+        self.y.hash(state);
+    }
 }
 
 /// Coordinates a parsed position may have: a table of at most 45 cards
@@ -45,6 +62,12 @@ impl Pos {
     /// Same row or same column (through gaps too).
     pub fn in_line_with(self, other: Pos) -> bool {
         self.x == other.x || self.y == other.y
+    }
+
+    /// A word that orders like `Pos` (by `x`, then `y`), for sorting
+    /// without comparing field by field.
+    pub fn order_key(self) -> u16 {
+        u16::from_be_bytes([(self.x as u8) ^ 0x80, (self.y as u8) ^ 0x80])
     }
 }
 
@@ -246,13 +269,27 @@ impl CellSet {
 }
 
 /// The cards on the table. Slot 0 is always the log.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Table {
     slots: [Slot; MAX_SLOTS],
     len: u8,
     /// The cells holding a card (derived from `slots`).
     occupied: CellSet,
+    /// Whether a card left the table, moved, or arrived away from every
+    /// card since the group was last found connected (a cache: a table
+    /// whose cards only arrive next to others stays connected, and most
+    /// turns need no flood fill to know it).
+    maybe_disconnected: bool,
 }
+
+impl PartialEq for Table {
+    /// The slots alone: the occupancy and the connectivity cache follow.
+    fn eq(&self, other: &Table) -> bool {
+        self.slots() == other.slots()
+    }
+}
+
+impl Eq for Table {}
 
 impl std::hash::Hash for Table {
     /// The occupancy is derived from the slots: hash the slots alone, each
@@ -283,6 +320,7 @@ impl Table {
             slots,
             len: 1,
             occupied,
+            maybe_disconnected: false,
         }
     }
 
@@ -300,6 +338,7 @@ impl Table {
     }
 
     pub fn move_slot(&mut self, index: usize, to: Pos) {
+        self.maybe_disconnected = true;
         self.occupied.remove(self.slots[index].pos);
         self.occupied.insert(to);
         self.slots[index].pos = to;
@@ -334,6 +373,7 @@ impl Table {
     }
 
     pub fn add(&mut self, slot: Slot) {
+        self.maybe_disconnected |= !self.touches_any_card(slot.pos);
         self.occupied.insert(slot.pos);
         self.slots[self.len as usize] = slot;
         self.len += 1;
@@ -341,9 +381,14 @@ impl Table {
 
     /// The board rows spanned by the cards, plus a margin of `margin`.
     pub fn row_span(&self, margin: i32) -> std::ops::Range<usize> {
-        let ys = self.slots().iter().map(|s| s.pos.y as i32 + OFFSET);
-        let low = ys.clone().min().unwrap_or(OFFSET) - margin;
-        let high = ys.max().unwrap_or(OFFSET) + margin;
+        let (low, high) = self
+            .slots()
+            .iter()
+            .fold((i8::MAX, i8::MIN), |(low, high), s| {
+                (low.min(s.pos.y), high.max(s.pos.y))
+            });
+        let low = low as i32 + OFFSET - margin;
+        let high = high as i32 + OFFSET + margin;
         low.max(1) as usize..(high + 1).min(BOARD_ROWS as i32 - 1) as usize
     }
 
@@ -360,6 +405,16 @@ impl Table {
     /// The cells of `set` within the table's rows (plus a margin of one).
     pub fn cells_of<'a>(&self, set: &'a CellSet) -> impl Iterator<Item = Pos> + 'a {
         set.cells_in(self.row_span(1))
+    }
+
+    /// The cells in both `a` and `b` within the table's rows (plus a margin
+    /// of one), row by row, appended to `out`.
+    pub fn cells_of_both(&self, a: &CellSet, b: &CellSet, out: &mut Vec<Pos>) {
+        for y in self.row_span(1) {
+            let at_y = (y as i32 - OFFSET) as i8;
+            let both = a.rows[y] & b.rows[y];
+            out.extend(bits(both).map(|x| Pos::new((x as i32 - OFFSET) as i8, at_y)));
+        }
     }
 
     /// The cells of the group of cards connected to the log (a depth-first
@@ -439,6 +494,7 @@ impl Table {
     pub fn remove(&mut self, index: usize) -> Slot {
         debug_assert!(index > 0 && index < self.len());
         let removed = self.slots[index];
+        self.maybe_disconnected = true;
         self.occupied.remove(removed.pos);
         let last = self.len() - 1;
         self.slots[index] = self.slots[last];
@@ -455,13 +511,29 @@ impl Table {
     /// Empty cells next to some card, row by row: where a card may be played.
     pub fn open_cells(&self, out: &mut Vec<Pos>) {
         out.clear();
-        let open = self.empty_neighbours(&self.occupied);
-        out.extend(self.cells_of(&open));
+        let rows = &self.occupied.rows;
+        for y in self.row_span(1) {
+            let open = (rows[y] << 1 | rows[y] >> 1 | rows[y - 1] | rows[y + 1]) & !rows[y];
+            let at_y = (y as i32 - OFFSET) as i8;
+            out.extend(bits(open).map(|x| Pos::new((x as i32 - OFFSET) as i8, at_y)));
+        }
     }
 
     /// Every slot index.
     pub fn all_mask(&self) -> SlotMask {
         (1u64 << self.len) - 1
+    }
+
+    /// Whether some card may be cut off from the log: false only when no
+    /// card has left, moved or arrived alone since [`Table::mark_connected`].
+    pub fn may_be_disconnected(&self) -> bool {
+        self.maybe_disconnected
+    }
+
+    /// Records that every card was found connected to the log.
+    pub fn mark_connected(&mut self) {
+        debug_assert!(self.is_connected());
+        self.maybe_disconnected = false;
     }
 
     /// Whether every card is connected to the log.
@@ -535,4 +607,22 @@ impl Line {
 /// The indices set in `mask`, ascending.
 pub fn mask_indices(mask: SlotMask) -> impl Iterator<Item = usize> {
     bits(mask).map(|index| index as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_order_key_orders_cells_as_they_compare() {
+        let range = -MAX_COORDINATE..=MAX_COORDINATE;
+        let cells: Vec<Pos> = range
+            .clone()
+            .flat_map(|x| range.clone().map(move |y| Pos::new(x, y)))
+            .collect();
+        for pair in cells.windows(2) {
+            assert!(pair[0] < pair[1]);
+            assert!(pair[0].order_key() < pair[1].order_key(), "{pair:?}");
+        }
+    }
 }

@@ -11,7 +11,7 @@
 //! way of finishing from it ends in a straight line while some other way of
 //! finishing does not.
 
-use super::grid::{mask_indices, CellSet, Line, Pos, SlotMask, Table};
+use super::grid::{mask_indices, CellSet, Line, Pos, SlotMask, Table, MAX_SLOTS};
 
 /// What every slide from one table shares: the cards connected to the
 /// log, the empty cells next to them, and the open water around the table.
@@ -46,11 +46,10 @@ impl SlideContext {
     ) -> SlideContext {
         let next_to_group = table.empty_neighbours(connected_cells);
         let outer_water = table.outer_water();
-        let mut open_targets: Vec<Pos> = table
-            .cells_of(&next_to_group)
-            .filter(|&cell| outer_water.contains(cell))
-            .collect();
-        open_targets.sort_unstable();
+        let mut by_row = Vec::with_capacity(64);
+        table.cells_of_both(&next_to_group, &outer_water, &mut by_row);
+        let mut open_targets = Vec::with_capacity(by_row.len());
+        sort_by_column(&by_row, &mut open_targets);
         SlideContext {
             connected,
             next_to_group,
@@ -112,33 +111,56 @@ impl SlideContext {
                     .filter(|&to| pocket.contains(to)),
             );
         }
-        out.sort_unstable();
+        out.sort_unstable_by_key(|cell| cell.order_key());
         out.dedup();
     }
 }
 
 /// Every legal slide `(from, to)` of the current table, sorted.
 pub fn legal_slides(table: &Table, out: &mut Vec<(Pos, Pos)>) {
-    legal_slides_in(table, &SlideContext::new(table), out);
+    legal_slides_in(table, &SlideContext::new(table), usize::MAX, out);
 }
 
-/// [`legal_slides`] with the context already built.
-pub fn legal_slides_in(table: &Table, context: &SlideContext, out: &mut Vec<(Pos, Pos)>) {
+/// The first `limit` of [`legal_slides`], with the context already built
+/// (two tell a forced slide from a choice).
+pub fn legal_slides_in(
+    table: &Table,
+    context: &SlideContext,
+    limit: usize,
+    out: &mut Vec<(Pos, Pos)>,
+) {
     out.clear();
     let avoid_line = context.must_avoid_line(table);
     let line = table.line_of(context.connected);
-    let mut trial = table.clone();
-    let mut cells = Vec::new();
+    let mut trial = avoid_line.then(|| table.clone());
+    let mut cells = Vec::with_capacity(64);
+    // Cards in cell order and each card's destinations sorted: the slides
+    // come out sorted.
+    let mut disconnected = [0usize; MAX_SLOTS];
+    let mut n_disconnected = 0;
     for index in mask_indices(table.all_mask() & !context.connected) {
+        disconnected[n_disconnected] = index;
+        n_disconnected += 1;
+    }
+    let disconnected = &mut disconnected[..n_disconnected];
+    disconnected.sort_unstable_by_key(|&index| table.slot(index).pos);
+    for &index in disconnected.iter() {
         context.destinations(table, index, &mut cells);
         let from = table.slot(index).pos;
         for &to in &cells {
-            if !avoid_line || leaves_line(line, to) || ends_off_line_after(&mut trial, index, to) {
+            let allowed = match trial.as_mut() {
+                None => true,
+                Some(trial) => leaves_line(line, to) || ends_off_line_after(trial, index, to),
+            };
+            if allowed {
                 out.push((from, to));
+                if out.len() >= limit {
+                    return;
+                }
             }
         }
     }
-    out.sort_unstable();
+    debug_assert!(out.is_sorted());
 }
 
 /// Whether sliding the card at `from` to `to` is legal now.
@@ -152,6 +174,30 @@ pub fn slide_is_legal(table: &Table, from: Pos, to: Pos) -> bool {
         && (!context.must_avoid_line(table)
             || leaves_line(table.line_of(context.connected), to)
             || ends_off_line_after(&mut table.clone(), index, to))
+}
+
+/// `cells` listed row by row (by `y`, then `x`) into `out` sorted as
+/// `Pos` sorts (by `x`, then `y`): a stable counting sort on `x`.
+fn sort_by_column(cells: &[Pos], out: &mut Vec<Pos>) {
+    out.clear();
+    let Some(low) = cells.iter().map(|cell| cell.x).min() else {
+        return;
+    };
+    let high = cells.iter().map(|cell| cell.x).max().unwrap_or(low);
+    let mut starts = [0u8; 256];
+    for cell in cells {
+        starts[(cell.x as i32 - low as i32) as usize + 1] += 1;
+    }
+    for column in 1..=(high as i32 - low as i32) as usize {
+        starts[column] += starts[column - 1];
+    }
+    out.resize(cells.len(), Pos::LOG);
+    for &cell in cells {
+        let start = &mut starts[(cell.x as i32 - low as i32) as usize];
+        out[*start as usize] = cell;
+        *start += 1;
+    }
+    debug_assert!(out.is_sorted());
 }
 
 /// Whether a card slid to `to` takes the group off its line for good.

@@ -32,7 +32,7 @@ impl Bullfrogs {
                 out.extend(cells.into_iter().map(|to| Action::Marker { to }));
             }
             Phase::Slide => {
-                let mut slides = Vec::new();
+                let mut slides = Vec::with_capacity(128);
                 legal_slides(&self.public.table, &mut slides);
                 out.extend(
                     slides
@@ -135,7 +135,7 @@ impl Bullfrogs {
     }
 
     fn push_plays(&self, out: &mut Vec<Action>) {
-        let mut cells = Vec::new();
+        let mut cells = Vec::with_capacity(64);
         self.public.table.open_cells(&mut cells);
         let hand = &self.hidden.hands[self.public.active as usize];
         for (kind, _) in hand.iter().enumerate().skip(1).filter(|(_, &n)| n > 0) {
@@ -235,11 +235,11 @@ impl Bullfrogs {
 
     /// Offers every action of the action step to `visit` (stop last) until
     /// it returns false; returns whether it stopped early.
-    fn visit_turn_actions(&self, visit: &mut dyn FnMut(Action) -> bool) -> bool {
+    fn visit_turn_actions(&self, visit: &mut impl FnMut(Action) -> bool) -> bool {
         self.visit_recruits(visit) || self.visit_sabotages(visit) || !visit(Action::Stop)
     }
 
-    fn visit_recruits(&self, visit: &mut dyn FnMut(Action) -> bool) -> bool {
+    fn visit_recruits(&self, visit: &mut impl FnMut(Action) -> bool) -> bool {
         let color = self.public.active as usize;
         let slots = self.public.table.slots();
         let (frogs, bullfrogs) = (
@@ -281,7 +281,7 @@ impl Bullfrogs {
         false
     }
 
-    fn visit_sabotages(&self, visit: &mut dyn FnMut(Action) -> bool) -> bool {
+    fn visit_sabotages(&self, visit: &mut impl FnMut(Action) -> bool) -> bool {
         let table = &self.public.table;
         let played = self.public.played;
         let active = self.public.active;
@@ -368,7 +368,7 @@ impl Bullfrogs {
 
     /// Offers every jump allowed now to `visit` until it returns false;
     /// returns whether it stopped early.
-    fn visit_jumps(&self, visit: &mut dyn FnMut(Action) -> bool) -> bool {
+    fn visit_jumps(&self, visit: &mut impl FnMut(Action) -> bool) -> bool {
         let sink = &self.public.sink;
         let Some(slot) = self.public.table.at(sink.pos) else {
             return false;
@@ -457,12 +457,17 @@ impl Bullfrogs {
     /// Slides forced moves; stops at a real choice, or ends the turn once
     /// every card is connected to the log.
     pub(super) fn continue_sliding(&mut self) {
+        if !self.public.table.may_be_disconnected() {
+            debug_assert!(self.public.table.is_connected());
+            return self.end_turn();
+        }
         let table = &self.public.table;
         let Some(context) = SlideContext::if_disconnected(table) else {
+            self.public.table.mark_connected();
             return self.end_turn();
         };
-        let mut slides = Vec::new();
-        legal_slides_in(table, &context, &mut slides);
+        let mut slides = Vec::with_capacity(2);
+        legal_slides_in(table, &context, 2, &mut slides);
         match slides.as_slice() {
             [(from, to)] => self.slide(*from, *to),
             [] => {

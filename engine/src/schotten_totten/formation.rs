@@ -240,6 +240,9 @@ fn color_run(side: &SideCards, pool: u64, size: usize, enough: Option<Value>) ->
             (strongest + 1).saturating_sub(size as u8).max(1)..=weakest.min(top_low),
         )
     };
+    if side.n_wilds == 0 {
+        return plain_color_run(side.fixed | pool, size, colors, lows, enough);
+    }
     let mut best: Option<Value> = None;
     for c in colors {
         for low in lows.clone().rev() {
@@ -278,21 +281,112 @@ fn color_run(side: &SideCards, pool: u64, size: usize, enough: Option<Value>) ->
     best
 }
 
+/// [`color_run`] without elite troops: a run of `color` starting at `low`
+/// is possible when each of its cards is held or may be drawn (`cards`);
+/// the possible starts of every color come from shifting its mask.
+fn plain_color_run(
+    cards: u64,
+    size: usize,
+    colors: std::ops::Range<u8>,
+    lows: std::ops::RangeInclusive<u8>,
+    enough: Option<Value>,
+) -> Option<Value> {
+    let (first_low, last_low) = (*lows.start(), *lows.end());
+    if first_low > last_low {
+        return None;
+    }
+    // Bit `low - 1` for each start allowed.
+    let allowed_starts = ((1u16 << last_low) - 1) & !((1u16 << (first_low - 1)) - 1);
+    let mut best: Option<Value> = None;
+    for c in colors {
+        let have = color_bits(cards, c) as u16;
+        let mut starts = have & allowed_starts;
+        for offset in 1..size {
+            starts &= have >> offset;
+        }
+        if starts == 0 {
+            continue;
+        }
+        let low = 16 - starts.leading_zeros() as u8;
+        let value = Value {
+            kind: Kind::ColorRun,
+            sum: (low as u32 * size as u32 + (size * (size - 1) / 2) as u32) as u8,
+        };
+        if enough.is_some_and(|enough| value > enough) {
+            return Some(value);
+        }
+        best = best.max(Some(value));
+    }
+    best
+}
+
+/// Of-a-kind: the strongest strength that every fixed card has, every
+/// wild allows and the pool holds `need` more of. Strengths are handled as
+/// 9-bit masks (bit `s - 1` for strength `s`).
 fn of_a_kind(side: &SideCards, pool: u64, need: usize, size: usize) -> Option<Value> {
-    (1..=9u8).rev().find_map(|s| {
-        let all_fixed_match = side.fixed & !STRENGTH_MASKS[s as usize] == 0;
-        let wilds_match = side.wilds().all(|w| w.strengths >> s & 1 == 1);
-        let enough = (pool & STRENGTH_MASKS[s as usize]).count_ones() as usize >= need;
-        (all_fixed_match && wilds_match && enough).then_some(Value {
+    let fixed_strengths = fold_colors(side.fixed);
+    let mut candidates = if side.fixed == 0 {
+        0x1FF
+    } else if fixed_strengths.is_power_of_two() {
+        fixed_strengths
+    } else {
+        return None;
+    };
+    for wild in side.wilds() {
+        candidates &= wild.strengths >> 1;
+    }
+    candidates &= strengths_held_at_least(pool, need);
+    (candidates != 0).then(|| {
+        let s = 16 - candidates.leading_zeros() as u8;
+        Value {
             kind: Kind::OfAKind,
             sum: s * size as u8,
-        })
+        }
     })
+}
+
+/// The strengths of `cards` in any color, bit `s - 1` for strength `s`.
+fn fold_colors(cards: u64) -> u16 {
+    ((cards | cards >> 9 | cards >> 18 | cards >> 27 | cards >> 36 | cards >> 45) & 0x1FF) as u16
+}
+
+/// The strengths of which `cards` holds at least `n`, bit `s - 1` for
+/// strength `s`: the six colors summed strength by strength in three
+/// bit-sliced counters.
+fn strengths_held_at_least(cards: u64, n: usize) -> u16 {
+    let (mut ones, mut twos, mut fours) = (0u64, 0u64, 0u64);
+    for c in 0..6 {
+        let lane = color_bits(cards, c);
+        let carry = ones & lane;
+        ones ^= lane;
+        fours |= twos & carry;
+        twos ^= carry;
+    }
+    let at_least = match n {
+        0 => 0x1FF,
+        1 => ones | twos | fours,
+        2 => twos | fours,
+        3 => fours | (twos & ones),
+        4 => fours,
+        5 => fours & (twos | ones),
+        6 => fours & twos,
+        _ => 0,
+    };
+    at_least as u16
 }
 
 fn same_color(side: &SideCards, pool: u64, need: usize) -> Option<Value> {
     let mut best: Option<Value> = None;
-    for c in 0..6u8 {
+    // Fixed cards pin the color.
+    let colors = match side.fixed {
+        0 => 0..6u8,
+        fixed => {
+            let c = fixed.trailing_zeros() as u8 / 9;
+            c..c + 1
+        }
+    };
+    let held_sum = side.fixed_sum() + side.wild_highest_sum();
+    for c in colors {
         let fixed_of_color = color_bits(side.fixed, c);
         if fixed_of_color.count_ones() != side.fixed.count_ones() {
             continue;
@@ -301,7 +395,7 @@ fn same_color(side: &SideCards, pool: u64, need: usize) -> Option<Value> {
         if (available.count_ones() as usize) < need {
             continue;
         }
-        let mut sum = side.fixed_sum() + side.wild_highest_sum();
+        let mut sum = held_sum;
         for _ in 0..need {
             let top = 63 - available.leading_zeros();
             sum += top + 1;
@@ -324,12 +418,7 @@ fn run(side: &SideCards, pool: u64, size: usize) -> Option<Value> {
         }
         fixed_strengths |= bit;
     }
-    let mut pool_strengths = 0u16;
-    for s in 1..=9u8 {
-        if pool & STRENGTH_MASKS[s as usize] != 0 {
-            pool_strengths |= 1 << s;
-        }
-    }
+    let pool_strengths = fold_colors(pool) << 1;
     (1..=(10 - size as u8)).rev().find_map(|low| {
         let span: u16 = ((1u16 << size) - 1) << low;
         if fixed_strengths & !span != 0 {
@@ -345,4 +434,28 @@ fn run(side: &SideCards, pool: u64, size: usize) -> Option<Value> {
             }
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    #[test]
+    fn strengths_held_at_least_counts_every_color_of_each_strength() {
+        let mut rng = Rng::seeded(3);
+        for _ in 0..2_000 {
+            let cards = rng.next_u64() & rng.next_u64() & ((1 << 54) - 1);
+            for n in 0..8 {
+                let expected = (1..=9u8)
+                    .filter(|&s| (cards & STRENGTH_MASKS[s as usize]).count_ones() as usize >= n)
+                    .fold(0u16, |mask, s| mask | 1 << (s - 1));
+                assert_eq!(strengths_held_at_least(cards, n), expected, "{cards:x} {n}");
+            }
+            let folded = (1..=9u8)
+                .filter(|&s| cards & STRENGTH_MASKS[s as usize] != 0)
+                .fold(0u16, |mask, s| mask | 1 << (s - 1));
+            assert_eq!(fold_colors(cards), folded);
+        }
+    }
 }

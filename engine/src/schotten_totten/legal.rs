@@ -7,6 +7,7 @@ use super::cards::{
     JOKER_A, RECRUITER, STRATEGIST, TRAITOR,
 };
 use super::{hand_faces, Phase, SchottenTotten, N_STONES};
+use crate::cards::CardSet;
 
 impl SchottenTotten {
     /// Tactics variant: you may not play a tactic card while you have played
@@ -25,9 +26,7 @@ impl SchottenTotten {
     pub(super) fn play_actions(&self, out: &mut Vec<Action>) {
         let seat = self.to_move as usize;
         let rooms = self.rooms(seat);
-        for card in self.hands[seat].intersection(ALL_CLAN).iter() {
-            Self::push_placements(rooms, card, out);
-        }
+        Self::push_clan_placements(self.hands[seat].intersection(ALL_CLAN), rooms, out);
         if !self.may_play_tactic(seat) {
             return;
         }
@@ -57,12 +56,35 @@ impl SchottenTotten {
             .fold(0, |m, s| m | 1 << s)
     }
 
+    /// [`Self::push_placements`] of every card of `clan`, written in place
+    /// (the hot path of every playout: no capacity check per action).
+    fn push_clan_placements(clan: CardSet, rooms: u16, out: &mut Vec<Action>) {
+        let mut stones = [0u8; N_STONES];
+        let mut n_stones = 0;
+        for stone in crate::bits::bits(rooms) {
+            stones[n_stones] = stone as u8;
+            n_stones += 1;
+        }
+        if n_stones == 0 {
+            return;
+        }
+        let start = out.len();
+        out.resize(start + clan.len() as usize * n_stones, Action::Pass);
+        let cards = crate::bits::bits(clan.0 as u64).map(|card| card as u8);
+        for (card, row) in cards.zip(out[start..].chunks_exact_mut(n_stones)) {
+            for (action, &stone) in row.iter_mut().zip(&stones[..n_stones]) {
+                *action = Action::Play { card, stone };
+            }
+        }
+    }
+
     fn push_placements(rooms: u16, card: u8, out: &mut Vec<Action>) {
-        out.reserve(rooms.count_ones() as usize);
-        out.extend(crate::bits::bits(rooms).map(|stone| Action::Play {
-            card,
-            stone: stone as u8,
-        }));
+        for stone in crate::bits::bits(rooms) {
+            out.push(Action::Play {
+                card,
+                stone: stone as u8,
+            });
+        }
     }
 
     fn push_ruse(&self, seat: usize, ruse: u8, out: &mut Vec<Action>) {

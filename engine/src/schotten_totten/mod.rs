@@ -417,7 +417,11 @@ impl SchottenTotten {
     }
 
     fn claimable_iter(&self, seat: Seat) -> impl Iterator<Item = u8> + '_ {
-        (0..N_STONES as u8).filter(move |&s| self.can_claim(seat, s as usize))
+        // `can_claim`'s first test, inline: most stones fail it.
+        let may_claim = move |stone: &Stone| stone.owner.is_none() && stone.is_complete(seat);
+        (0..N_STONES as u8).filter(move |&s| {
+            seat <= 1 && may_claim(&self.stones[s as usize]) && self.can_claim(seat, s as usize)
+        })
     }
 
     /// Enters a claim step if the player to move can claim anything, noting
