@@ -446,7 +446,15 @@ impl Fit {
                             .map(|(sample, &centre)| difference(sample[index], centre))
                             .collect();
                         let point = self.theta[index] - centre;
-                        let (low, high) = interval(point, values, self.deals_played[index]);
+                        // Measured from a bot, a rating is a gap to it: the
+                        // fewer deals of the two set its widening, as in
+                        // `difference` (a newcomer as the anchor passed its
+                        // uncertainty to nobody).
+                        let deals = match anchor_index {
+                            Some(anchor) => self.deals_played[index].min(self.deals_played[anchor]),
+                            None => self.deals_played[index],
+                        };
+                        let (low, high) = interval(point, values, deals);
                         Ok(Estimate {
                             rating: origin + ELO_PER_NAT * point,
                             low: origin + ELO_PER_NAT * low,

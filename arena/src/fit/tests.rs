@@ -458,3 +458,34 @@ fn an_interval_is_widened_by_students_t_for_the_deals_it_rests_on() {
     assert!((high - plain * few_deals_factor(6)).abs() < 1e-9);
     assert!((low + plain * few_deals_factor(6)).abs() < 1e-9);
 }
+
+#[test]
+fn a_gap_to_an_anchor_is_as_uncertain_whichever_bot_is_the_anchor() {
+    // Issue 29: a newcomer with 6 deals as the anchor passed its
+    // uncertainty to nobody; measured from either end, one gap is one
+    // interval.
+    let mut games = duel(30, 20, 25);
+    games.extend((100..103).map(|seed| game(seed, &[(3, 1), (1, 2)])));
+    games.extend((103..106).map(|seed| game(seed, &[(1, 1), (3, 2)])));
+    let fit = fit(&games, &FitConfig::default());
+    let from = |anchor: i64, bot: i64| {
+        let ratings = fit
+            .ratings(Anchor::Bot {
+                bot_version_id: anchor,
+                rating: 0.0,
+            })
+            .unwrap();
+        let rated = estimate(&ratings, bot);
+        (rated.rating, rated.high - rated.low)
+    };
+    let (gap, width) = from(3, 1);
+    let (back, width_back) = from(1, 3);
+    assert!((gap + back).abs() < 1e-9, "{gap} {back}");
+    assert!((width - width_back).abs() < 1e-6, "{width} {width_back}");
+    let through_difference = fit.difference(1, 3).unwrap();
+    let width_difference = through_difference.high - through_difference.low;
+    assert!(
+        (width - width_difference).abs() < 1e-6,
+        "{width} {width_difference}"
+    );
+}
