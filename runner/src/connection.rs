@@ -184,7 +184,10 @@ impl BotConnection {
                     .process
                     .cpu_time()
                     .map(|now| now.saturating_sub(self.cpu_mark));
-                let detail = hints::silent("answer", budget.wall, cpu);
+                let detail = match budget.cpu {
+                    Some(allowed) => hints::wall_cap_fired(budget.wall, cpu, allowed),
+                    None => hints::silent("answer", budget.wall),
+                };
                 return Err(self.fail(ForfeitReason::Timeout, detail));
             }
             let slice = (budget.wall - waited).min(CPU_CHECK_INTERVAL);

@@ -433,7 +433,7 @@ impl Table<'_> {
             }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                let detail = hints::silent("ready", setup, None);
+                let detail = hints::silent("ready", setup);
                 for seat in waiting {
                     self.forfeit(slots, seat, Failure::new(ForfeitReason::Timeout, &detail));
                 }
