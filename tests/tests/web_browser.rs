@@ -158,6 +158,22 @@ fn lords_of_scotland_board(driver: &Driver, web: &str, tournament_id: i64, shots
     assert_eq!(scores, view["scores"]);
     let recruits = driver.find_all("#recruits .card");
     assert_eq!(recruits.len(), view["recruits"].as_array().unwrap().len());
+    // Each seat's army total, and cards named by their whole clan.
+    let totals: Value = driver.run(
+        "return [...document.querySelectorAll('.los-seat [data-army-total]')].map(t => t.textContent);",
+    );
+    let totals = totals.as_array().unwrap();
+    assert_eq!(totals.len(), view["scores"].as_array().unwrap().len());
+    assert!(
+        totals
+            .iter()
+            .all(|t| t.as_str().unwrap().starts_with("army ")),
+        "{totals:?}"
+    );
+    let cut: Value = driver.run(
+        "return [...document.querySelectorAll('.los .card[data-card] small')].filter(s => !s.parentElement.dataset.card.startsWith(s.textContent) || !/^[a-z]+$/.test(s.textContent) || s.parentElement.dataset.card.replace(/[0-9]+[a-z]?$/, '') !== s.textContent).length;",
+    );
+    assert_eq!(cut, json!(0), "every card shows its whole clan name");
     driver.screenshot(&shots.join("lords-of-scotland-step-30.png"));
 }
 
