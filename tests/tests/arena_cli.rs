@@ -107,11 +107,42 @@ fn an_owner_adds_bots_runs_a_tournament_and_reads_ratings_matches_and_replays_fr
         true
     );
     assert!(text_of(&["tournament", "list", "--arena", address]).contains("finished"));
-    // A round robin's standings are its leaderboard: show names the command.
+    // A round robin's own results and crosstable; the leaderboard across
+    // tournaments is named by its command.
     let shown = text_of(&["tournament", "show", &id, "--arena", address]);
     assert!(
-        shown.contains("standings: cairn ratings --game schotten-totten --opt tactics=true"),
+        shown.contains(
+            "across tournaments: cairn ratings --game schotten-totten --opt tactics=true"
+        ),
         "{shown}"
+    );
+    assert!(shown.contains("results in this tournament"), "{shown}");
+    assert!(
+        shown.contains("crosstable (the row's W-D-L against the column)"),
+        "{shown}"
+    );
+    let results = json_of(&["tournament", "show", &id, "--arena", address, "--json"]);
+    let rows = results["results"].as_array().unwrap();
+    assert_eq!(rows.len(), 3, "{results}");
+    let games: i64 = rows.iter().map(|row| row["games"].as_i64().unwrap()).sum();
+    let points: f64 = rows.iter().map(|row| row["points"].as_f64().unwrap()).sum();
+    assert_eq!(
+        (games, points),
+        (12, 6.0),
+        "two seats at each of 6 games: {results}"
+    );
+    for row in rows {
+        let played = ["wins", "draws", "losses"].map(|key| row[key].as_i64().unwrap());
+        assert_eq!(
+            played.iter().sum::<i64>(),
+            row["games"].as_i64().unwrap(),
+            "{row}"
+        );
+    }
+    assert_eq!(
+        results["crosstable"].as_array().unwrap().len(),
+        6,
+        "{results}"
     );
     let board = json_of(&[
         "ratings",
