@@ -14,6 +14,7 @@
 //!   (shared by `cairn play --sprt` and SPRT gauntlets), pure.
 //! - [`results_table`]: a tournament's own results table (W/D/L, points,
 //!   Elo within it) and crosstable, pure.
+//! - [`game_name`]: `TOURNAMENT/MATCH/GAME`, the one public name of a game.
 //! - [`format`]: tournament formats (round robin, gauntlet, Swiss,
 //!   knockout): which matches come next from the results so far, pure.
 //! - [`deal`]: the deal a game is played on, a keyed hash of its planned
@@ -49,6 +50,7 @@ pub mod deal;
 pub mod error;
 pub mod fit;
 pub mod format;
+pub mod game_name;
 pub mod plan;
 pub mod ratings;
 pub mod results_table;

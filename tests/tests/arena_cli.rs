@@ -144,6 +144,25 @@ fn an_owner_adds_bots_runs_a_tournament_and_reads_ratings_matches_and_replays_fr
         6,
         "{results}"
     );
+    // One name for a game, TOURNAMENT/MATCH/GAME; the game id still works.
+    let listed = json_of(&["match", "list", &id, "--arena", address, "--json"]);
+    let second = &listed[1]["games"][0];
+    assert_eq!(second["name"], format!("{id}/2/1"), "{listed}");
+    let name = format!("{id}/2/1");
+    let by_name = json_of(&["match", "show", &name, "--arena", address, "--json"]);
+    let game_id = second["game_id"].to_string();
+    let by_id = json_of(&["match", "show", &game_id, "--arena", address, "--json"]);
+    assert_eq!(by_name["game_id"], second["game_id"]);
+    assert_eq!(by_name, by_id);
+    let missing = cairn(&["match", "show", &format!("{id}/99/1"), "--arena", address]);
+    assert!(!missing.status.success());
+    assert!(
+        String::from_utf8_lossy(&missing.stderr).contains("not found"),
+        "{}",
+        String::from_utf8_lossy(&missing.stderr)
+    );
+    let malformed = cairn(&["match", "show", "1/0/x", "--arena", address]);
+    assert!(String::from_utf8_lossy(&malformed.stderr).contains("TOURNAMENT/MATCH/GAME"));
     let board = json_of(&[
         "ratings",
         "--game",

@@ -368,10 +368,20 @@ fn tournament_page(driver: &Driver, web: &str, tournament_id: i64, shots: &Path)
         assert!(games.contains(bot), "{bot} missing from {games}");
     }
     driver.screenshot(&shots.join("tournament.png"));
+    // Replays are linked by the game's one public name, TOURNAMENT/MATCH/GAME.
     let first = driver.attribute(&links[0], "href");
-    let game_id = first.rsplit('/').next().unwrap().parse().unwrap();
+    let name = first.split("/games/").nth(1).unwrap().to_string();
+    assert_eq!(name, format!("{tournament_id}/1/1"));
+    let by_name = http_get(&format!("{web}/api/games/{name}"));
     driver.click(&links[0]);
-    game_id
+    assert_eq!(
+        driver.text(&driver.find("#game-name")),
+        format!(
+            "game {name} (tournament/match/game; game id {})",
+            by_name["game"]["game_id"]
+        )
+    );
+    by_name["game"]["game_id"].as_i64().unwrap()
 }
 
 /// Steps through a replay and checks names, scores and the board against

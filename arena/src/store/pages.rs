@@ -51,6 +51,8 @@ pub struct GameLine {
     /// The round it was planned in (from 0): a Swiss's or a knockout's rounds.
     pub round: i64,
     pub game_index: i64,
+    /// `TOURNAMENT/MATCH/GAME`.
+    pub name: String,
     pub status: String,
     pub seats: Vec<SeatLine>,
 }
@@ -107,6 +109,8 @@ pub struct BotGameLine {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct GameHeader {
     pub game_id: i64,
+    /// `TOURNAMENT/MATCH/GAME`.
+    pub name: String,
     pub tournament_id: i64,
     pub game: String,
     pub variant: String,
@@ -220,12 +224,35 @@ impl Store {
                     match_index: row.match_index,
                     round: row.round,
                     game_index: row.game_index,
+                    name: crate::game_name::GameName::of(
+                        tournament_id,
+                        row.match_index,
+                        row.game_index,
+                    )
+                    .to_string(),
                     status: row.status,
                     seats: vec![row.seat],
                 }),
             }
         }
         Ok(games)
+    }
+
+    /// The game id `name` (`TOURNAMENT/MATCH/GAME`) stands for, or not found.
+    pub async fn game_id_by_name(
+        &self,
+        name: crate::game_name::GameName,
+    ) -> Result<i64, ArenaError> {
+        let id: Option<i64> = sqlx::query_scalar(
+            "SELECT g.id FROM games g JOIN matches m ON m.id = g.match_id \
+             WHERE m.tournament_id = $1 AND m.match_index = $2 AND g.game_index = $3",
+        )
+        .bind(name.tournament_id)
+        .bind(name.match_number - 1)
+        .bind(name.game_number - 1)
+        .fetch_optional(self.pool())
+        .await?;
+        id.ok_or_else(|| ArenaError::not_found("game", name))
     }
 
     /// A bot's page by name, or not found.
@@ -269,14 +296,14 @@ impl Store {
 
     /// A recorded game's tournament, variant and seats, or not found.
     pub async fn game_header(&self, game_id: i64) -> Result<GameHeader, ArenaError> {
-        let head: Option<(i64, String, String)> = sqlx::query_as(
-            "SELECT t.id, t.game, t.variant FROM results r JOIN games g ON g.id = r.game_id \
+        let head: Option<(i64, String, String, i64, i64)> = sqlx::query_as(
+            "SELECT t.id, t.game, t.variant, m.match_index, g.game_index FROM results r JOIN games g ON g.id = r.game_id \
              JOIN matches m ON m.id = g.match_id JOIN tournaments t ON t.id = m.tournament_id WHERE r.game_id = $1",
         )
         .bind(game_id)
         .fetch_optional(self.pool())
         .await?;
-        let (tournament_id, game, variant) =
+        let (tournament_id, game, variant, match_index, game_index) =
             head.ok_or_else(|| ArenaError::not_found("game", game_id))?;
         let seats = sqlx::query_as(
             "SELECT rs.seat, b.name AS bot_name, v.version, rs.score, rs.rank, rs.forfeit_reason, rs.forfeit_detail \
@@ -289,6 +316,8 @@ impl Store {
         let (_, stderr_tails, _) = self.game_details(game_id).await?;
         Ok(GameHeader {
             game_id,
+            name: crate::game_name::GameName::of(tournament_id, match_index, game_index)
+                .to_string(),
             tournament_id,
             game,
             variant,

@@ -74,6 +74,7 @@ pub fn router(store: Store) -> Router {
         .route("/tournaments/{id}", get(page))
         .route("/bots/{name}", get(page))
         .route("/games/{id}", get(page))
+        .route("/games/{tournament}/{match}/{game}", get(page))
         .route("/assets/app.js", get(|| asset(APP_JS, "text/javascript")))
         .route(
             "/assets/boards.js",
@@ -85,6 +86,7 @@ pub fn router(store: Store) -> Router {
         .route("/api/tournaments/{id}", get(tournament))
         .route("/api/bots/{name}", get(bot))
         .route("/api/games/{id}", get(game))
+        .route("/api/games/{tournament}/{match}/{game}", get(game_by_name))
         .fallback(|| async { WebError::NotFound("no such page".into()) })
         .layer(axum::middleware::map_response(security_headers))
         .with_state(Web {
@@ -292,8 +294,25 @@ struct StoredGame {
     cpu_us: Vec<Option<u64>>,
 }
 
+/// A game by its name, `TOURNAMENT/MATCH/GAME`.
+async fn game_by_name(
+    State(web): State<Web>,
+    Path((tournament, number, game)): Path<(String, String, String)>,
+) -> Answer {
+    let name = format!("{tournament}/{number}/{game}");
+    let game_id = match name.parse() {
+        Ok(crate::game_name::GameRef::Name(name)) => web.store.game_id_by_name(name).await?,
+        _ => return Err(WebError::NotFound(format!("no game {name}"))),
+    };
+    game_answer(web, game_id).await
+}
+
 async fn game(State(web): State<Web>, Path(text): Path<String>) -> Answer {
     let game_id = id(&text, "game")?;
+    game_answer(web, game_id).await
+}
+
+async fn game_answer(web: Web, game_id: i64) -> Answer {
     let seats = web.store.game_header(game_id).await?;
     let steps = match web.store.replay(game_id).await? {
         // Re-simulation is CPU work: off the request threads, a few at a time.

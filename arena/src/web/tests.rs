@@ -386,6 +386,32 @@ async fn a_tournament_page_carries_its_own_table_crosstable_and_pages_of_games()
 }
 
 #[tokio::test]
+async fn a_game_is_found_by_its_name_as_by_its_id_and_a_bad_name_is_not_found() {
+    let server = served().await;
+    let one = get(&server, "/api/tournaments/1").await.json();
+    let second = &one["games"][1];
+    assert_eq!(second["name"], "1/2/1", "{one}");
+    let by_id = get(&server, &format!("/api/games/{}", second["game_id"]))
+        .await
+        .json();
+    let by_name = get(&server, "/api/games/1/2/1").await.json();
+    assert_eq!(by_id, by_name);
+    assert_eq!(by_name["game"]["name"], "1/2/1");
+    for bad in [
+        "1/3/1",
+        "1/2/2",
+        "2/1/1",
+        "0/1/1",
+        "1/-1/1",
+        "1/x/1",
+        "1/99999999999999999999/1",
+    ] {
+        let answer = get(&server, &format!("/api/games/{bad}")).await;
+        assert_eq!(answer.status, 404, "{bad}");
+    }
+}
+
+#[tokio::test]
 async fn a_game_carries_each_seats_stderr_tail_as_text() {
     let server = served().await;
     let one = get(&server, "/api/tournaments/1").await.json();

@@ -276,10 +276,10 @@ function gamesTable(games, byRound) {
     }
     const recorded = g.seats.every((s) => s.score !== null);
     rows.push(el("tr", {},
-      td(g.game_id, "num"), td((g.match_index + 1) + (g.game_index ? " game " + (g.game_index + 1) : ""), "num"),
+      td(g.name, "num"), td((g.match_index + 1) + (g.game_index ? " game " + (g.game_index + 1) : ""), "num"),
       td(recorded ? "done" : g.status),
       td(g.seats.map((s, i) => [i ? " vs " : "", seatResult(s)])),
-      td(recorded ? el("a", { href: "/games/" + g.game_id, class: "replay-link" }, "replay") : "")));
+      td(recorded ? el("a", { href: "/games/" + g.name, class: "replay-link" }, "replay") : "")));
   }
   return table([">game", ">match", "status", "seats and results", ""], rows);
 }
@@ -311,13 +311,14 @@ async function botPage(name) {
 // ---- the replay viewer ------------------------------------------------------
 
 async function gamePage(id) {
-  const data = await api("/api/games/" + encodeURIComponent(id));
+  const data = await api("/api/games/" + id.split("/").map(encodeURIComponent).join("/"));
   const header = data.game;
   const replay = data.replay;
   document.title = "game " + header.game_id + " · cairn arena";
   const names = header.seats.map((s) => s.bot_name + "@" + s.version);
   const head = [
-    el("h1", {}, "Game " + header.game_id + " · " + header.game + " · " + variantName(header.variant)),
+    el("h1", {}, "Game " + header.name + " · " + header.game + " · " + variantName(header.variant)),
+    el("p", { class: "muted", id: "game-name" }, "game " + header.name + " (tournament/match/game; game id " + header.game_id + ")"),
     el("p", {}, "Tournament ", el("a", { href: "/tournaments/" + header.tournament_id }, "#" + header.tournament_id),
       replay.seed ? " · seed " + replay.seed : ""),
     el("div", { class: "seats", id: "seats" }, header.seats.map((s) => el("span", { class: "seat", "data-seat": s.seat },
@@ -445,7 +446,7 @@ async function route() {
     if (parts.length === 0) await homePage();
     else if (parts[0] === "tournaments" && parts.length === 2) await tournamentPage(parts[1]);
     else if (parts[0] === "bots" && parts.length === 2) await botPage(parts[1]);
-    else if (parts[0] === "games" && parts.length === 2) await gamePage(parts[1]);
+    else if (parts[0] === "games" && (parts.length === 2 || parts.length === 4)) await gamePage(parts.slice(1).join("/"));
     else show(el("p", { class: "error" }, "No such page."));
   } catch (error) {
     show(el("p", { class: "error", id: "page-error" }, String(error.message || error)));
