@@ -12,6 +12,9 @@
 //!   (Bradley-Terry, Plackett-Luce) with bootstrap intervals, pure.
 //! - [`stats`]: score, Elo interval, LOS, pentanomial and SPRT formulas
 //!   (shared by `cairn play --sprt` and SPRT gauntlets), pure.
+//! - [`results_table`]: a tournament's own results table (W/D/L, points,
+//!   Elo within it) and crosstable, pure.
+//! - [`game_name`]: `TOURNAMENT/MATCH/GAME`, the one public name of a game.
 //! - [`format`]: tournament formats (round robin, gauntlet, Swiss,
 //!   knockout): which matches come next from the results so far, pure.
 //! - [`deal`]: the deal a game is played on, a keyed hash of its planned
@@ -47,8 +50,10 @@ pub mod deal;
 pub mod error;
 pub mod fit;
 pub mod format;
+pub mod game_name;
 pub mod plan;
 pub mod ratings;
+pub mod results_table;
 pub mod service;
 pub mod stats;
 pub mod store;

@@ -36,6 +36,7 @@ mod matches;
 mod play;
 mod ratings;
 mod replay;
+mod results_table;
 mod runner_cmd;
 mod runners;
 mod serve;

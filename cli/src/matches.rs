@@ -8,6 +8,7 @@ use serde_json::{json, Value};
 
 use crate::client::{connect, status_error, ArenaArgs};
 use crate::table::Table;
+use cairn_arena::game_name::{GameName, GameRef};
 
 #[derive(Debug, clap::Subcommand)]
 pub enum MatchCommand {
@@ -21,10 +22,11 @@ pub enum MatchCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Show one game's result and replay (game ids come from `cairn match list`).
+    /// Show one game's result and replay.
     Show {
-        /// The game id.
-        game: i64,
+        /// The game: TOURNAMENT/MATCH/GAME (as `cairn match list` and the web
+        /// pages name it, e.g. 3/12/1), or its game id.
+        game: cairn_arena::game_name::GameRef,
         /// Also write the replay file here (readable by `cairn replay`).
         #[arg(long, value_name = "PATH")]
         replay: Option<PathBuf>,
@@ -44,14 +46,15 @@ pub fn run_match(command: MatchCommand) -> anyhow::Result<ExitCode> {
             MatchCommand::List { tournament, arena, json } => {
                 let matches = all_matches(&arena, tournament).await?;
                 if json {
-                    let rows: Vec<Value> = matches.iter().map(match_json).collect();
+                    let rows: Vec<Value> = matches.iter().map(|m| match_json(tournament, m)).collect();
                     outln!("{}", serde_json::to_string_pretty(&rows)?);
                 } else {
-                    out!("{}", matches_table(&matches));
+                    out!("{}", matches_table(tournament, &matches));
                 }
                 Ok(ExitCode::SUCCESS)
             }
             MatchCommand::Show { game, replay, view, arena, json } => {
+                let game = game_id(&arena, game).await?;
                 let answer = connect(&arena).await?.get_replay(pb::GetReplayRequest { game_id: game }).await.map_err(status_error)?.into_inner();
                 if let Some(path) = &replay {
                     if answer.replay.is_empty() {
@@ -80,6 +83,26 @@ pub fn run_match(command: MatchCommand) -> anyhow::Result<ExitCode> {
 }
 
 /// Every match of a tournament, a page at a time.
+/// The game id a user's reference stands for.
+async fn game_id(arena: &ArenaArgs, game: GameRef) -> anyhow::Result<i64> {
+    let name = match game {
+        GameRef::Id(id) => return Ok(id),
+        GameRef::Name(name) => name,
+    };
+    let matches = all_matches(arena, name.tournament_id).await?;
+    matches
+        .iter()
+        .find(|m| m.match_index == name.match_number - 1)
+        .and_then(|m| m.games.get(usize::try_from(name.game_number - 1).ok()?))
+        .map(|game| game.game_id)
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "game {name} not found (`cairn match list {}` lists its games)",
+                name.tournament_id
+            )
+        })
+}
+
 async fn all_matches(
     arena: &ArenaArgs,
     tournament_id: i64,
@@ -131,25 +154,31 @@ fn seats_json(seats: &[pb::SeatResult]) -> Value {
         .collect()
 }
 
-fn match_json(m: &pb::MatchSummary) -> Value {
+fn match_json(tournament_id: i64, m: &pb::MatchSummary) -> Value {
     let seats: Vec<Value> = m.seats.iter().map(|e| json!({"bot_version_id": e.bot_version_id, "bot": e.bot_name, "version": e.version})).collect();
     let games: Vec<Value> = m
         .games
         .iter()
-        .map(|g| json!({"game_id": g.game_id, "seed": g.seed, "result": seats_json(&g.result)}))
+        .enumerate()
+        .map(|(index, g)| {
+            let name = GameName::of(tournament_id, m.match_index, index as i64).to_string();
+            json!({"name": name, "game_id": g.game_id, "seed": g.seed, "result": seats_json(&g.result)})
+        })
         .collect();
     json!({"match_id": m.match_id, "match_index": m.match_index, "status": m.status, "failure": m.failure, "seats": seats, "games": games})
 }
 
-fn matches_table(matches: &[pb::MatchSummary]) -> String {
-    let mut table = Table::new(&[">match", "status", "seats", ">game", ">seed", "scores"]);
+fn matches_table(tournament_id: i64, matches: &[pb::MatchSummary]) -> String {
+    let mut table = Table::new(&[
+        "game", ">match", "status", "seats", ">game id", ">seed", "scores",
+    ]);
     for m in matches {
         let seats: Vec<String> = m
             .seats
             .iter()
             .map(|e| format!("{}@{}", e.bot_name, e.version))
             .collect();
-        for game in &m.games {
+        for (index, game) in m.games.iter().enumerate() {
             let scores: Vec<String> = game
                 .result
                 .iter()
@@ -162,6 +191,7 @@ fn matches_table(matches: &[pb::MatchSummary]) -> String {
                 })
                 .collect();
             table.row(vec![
+                GameName::of(tournament_id, m.match_index, index as i64).to_string(),
                 m.match_id.to_string(),
                 m.status.clone(),
                 seats.join(" vs "),

@@ -23,7 +23,7 @@ use cairn_runner::{
 use serde_json::{json, Value};
 
 use batch::Next;
-use progress::Progress;
+use progress::{Progress, ProgressMode};
 use stats::{Sprt, Verdict};
 use summary::{HeadToHead, SprtState};
 
@@ -74,6 +74,10 @@ pub struct PlayArgs {
     /// Print one JSON object instead of tables.
     #[arg(long)]
     json: bool,
+    /// Print a whole progress line on stderr every few seconds, as off a
+    /// terminal (the default there; on a terminal one line is rewritten).
+    #[arg(long)]
+    progress: bool,
     /// Write the replay file here.
     #[arg(long, value_name = "PATH")]
     replay: Option<PathBuf>,
@@ -179,7 +183,7 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
         if args.mirror { seatings } else { 1 },
         sprt.is_some(),
     );
-    let mut progress = Progress::new(spec.games.len());
+    let mut progress = Progress::new(spec.games.len(), ProgressMode::detect(args.progress));
     let mut decided = None;
     let played = batch::play_units(&spec, unit, concurrency, launcher.as_ref(), |games| {
         if interrupted.load(Ordering::SeqCst) {

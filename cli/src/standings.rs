@@ -37,9 +37,12 @@ pub async fn show(client: &mut Client, id: i64, json: bool) -> anyhow::Result<Ex
                               "first_points": tie.first_points, "second_points": tie.second_points, "winner": tie.winner.as_ref().map(|e| entry_name(Some(e)))}))
             .collect();
         let sprt = tournament.sprt.as_ref().map(sprt_json);
+        let crosstable =
+            crate::results_table::crosstable_json(&tournament.entries, &status.crosstable);
         outln!(
             "{}",
             json!({"tournament": tournament_json(&tournament), "progress": progress_json(&progress),
+                   "results": crate::results_table::table_json(&status.table), "crosstable": crosstable,
                    "standings": standings, "bracket": bracket, "sprt": sprt})
         );
         return Ok(ExitCode::SUCCESS);
@@ -63,11 +66,23 @@ pub async fn show(client: &mut Client, id: i64, json: bool) -> anyhow::Result<Ex
     if !status.bracket.is_empty() {
         print!("{}", bracket_text(&status.bracket));
     }
+    print!("{}", crate::results_table::table_text(&status.table));
     if tournament.format == "round-robin" {
-        // A round robin's standings are its game's leaderboard.
-        outln!("standings: {}", ratings_command(&tournament));
+        if !status.crosstable.is_empty() {
+            print!(
+                "{}",
+                crate::results_table::crosstable_text(
+                    &status.table,
+                    &tournament.entries,
+                    &status.crosstable
+                )
+            );
+        }
+        // Across tournaments, the game's leaderboard rates every game.
+        outln!("across tournaments: {}", ratings_command(&tournament));
         return Ok(ExitCode::SUCCESS);
     }
+    outln!("standings by the format's rules:");
     let mut table = Table::new(&[">#", "bot", ">score", ">games"]);
     for row in &status.standings {
         let challenger = tournament

@@ -13,6 +13,7 @@ use crate::hints::{self, Expecting};
 use crate::launch::{BotLauncher, BotProcess, ExitReport, LaunchError, LaunchSpec};
 use crate::pipe::{LineReader, LineWriter, PipeError};
 use crate::stderr::StderrLog;
+use crate::stop::MatchStop;
 
 /// Caps on what a bot may send us.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,16 +167,27 @@ impl BotConnection {
         self.cpu_mark = self.process.cpu_time().unwrap_or(self.cpu_mark);
     }
 
-    /// The bot's next message, within `budget` counted from the last send.
-    pub fn receive(&mut self, budget: Budget) -> Result<Answer, Failure> {
+    /// The bot's next message, within `budget` counted from the last send;
+    /// a requested `stop` ends the wait (the caller then drops the match,
+    /// so that failure is never charged).
+    pub fn receive(&mut self, budget: Budget, stop: &MatchStop) -> Result<Answer, Failure> {
         loop {
+            if stop.requested() {
+                return Err(Failure::new(
+                    ForfeitReason::Timeout,
+                    "the match was stopped",
+                ));
+            }
             let waited = self.sent_at.elapsed();
             if waited >= budget.wall {
                 let cpu = self
                     .process
                     .cpu_time()
                     .map(|now| now.saturating_sub(self.cpu_mark));
-                let detail = hints::silent("answer", budget.wall, cpu);
+                let detail = match budget.cpu {
+                    Some(allowed) => hints::wall_cap_fired(budget.wall, cpu, allowed),
+                    None => hints::silent("answer", budget.wall),
+                };
                 return Err(self.fail(ForfeitReason::Timeout, detail));
             }
             let slice = (budget.wall - waited).min(CPU_CHECK_INTERVAL);

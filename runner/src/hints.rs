@@ -48,18 +48,46 @@ pub fn wrong_shape(problem: &str, expecting: Option<Expecting>) -> String {
     }
 }
 
-/// The wall clock ran out while the bot barely used its CPU: it is either
-/// waiting on something or its answer sits in an unflushed stdout buffer.
-pub fn silent(what: &str, wall: Duration, cpu: Option<Duration>) -> String {
-    let used = match cpu {
-        Some(cpu) => format!(", after {} ms of CPU", cpu.as_millis()),
-        None => String::new(),
-    };
+/// The wall clock ran out on a message that has no CPU limit (`ready`):
+/// the bot is waiting on something, or its answer sits in an unflushed
+/// stdout buffer.
+pub fn silent(what: &str, wall: Duration) -> String {
     format!(
-        "no {what} within {} ms of wall-clock time{used}: flush stdout after each line \
-         (in Python `print(..., flush=True)`), or it is waiting on something",
+        "no {what} within {} ms of wall-clock time: {FLUSH_FIX}",
         wall.as_millis()
     )
+}
+
+const FLUSH_FIX: &str = "flush stdout after each line (in Python `print(..., flush=True)`), \
+     or it is waiting on something";
+
+/// The wall-clock cap on a decision fired before its CPU time control: which
+/// clock fired, and the fix that matches how much CPU the bot used (`used`,
+/// when known, of `allowed`). A bot that ran for at least a tenth of the
+/// wall time was computing on a busy machine; one that barely ran waits.
+pub fn wall_cap_fired(wall: Duration, used: Option<Duration>, allowed: Duration) -> String {
+    let clocks = format!(
+        "no answer within {} ms of wall-clock time: the wall-clock cap fired \
+         (four times the CPU allowance plus 1 s), not the CPU time control",
+        wall.as_millis()
+    );
+    let Some(used) = used else {
+        return format!("{clocks}: {FLUSH_FIX}");
+    };
+    let cpu = format!(
+        "{} of {} ms of CPU used",
+        used.as_millis(),
+        allowed.as_millis()
+    );
+    if used * 10 >= wall {
+        format!(
+            "{clocks} ({cpu}): the bot was computing but got a small share of a core, \
+             so the machine was busy; play fewer matches at once (`cairn play \
+             --concurrency`, `cairn runner --jobs`) or think less per decision"
+        )
+    } else {
+        format!("{clocks} ({cpu}): {FLUSH_FIX}")
+    }
 }
 
 /// The bot used more CPU than the time control allows (`used` when known).
@@ -73,7 +101,8 @@ pub fn out_of_cpu(used: Option<Duration>, allowed: Duration) -> String {
         None => format!("used more than {allowed} ms of CPU on one decision, the most"),
     };
     format!(
-        "{used} allowed (its time per decision plus what was left of its bank): this is \
+        "the CPU time control fired: {used} allowed (its time per decision plus what was \
+         left of its bank): this is \
          CPU time, not wall-clock; think less, or give more with the time control \
          (`cairn play --decision-ms`, `--bank-ms`)"
     )
@@ -109,6 +138,45 @@ mod tests {
         assert!(!looks_like_json(b"thinking about 1"));
         assert!(looks_like_json(b"  {\"action\": 1}"));
         assert!(not_a_message("thinking").contains("stderr"));
+    }
+
+    #[test]
+    fn a_wall_cap_on_a_bot_that_barely_ran_says_flush_or_waiting() {
+        let detail = wall_cap_fired(
+            Duration::from_millis(5000),
+            Some(Duration::from_millis(12)),
+            Duration::from_millis(1000),
+        );
+        assert!(detail.contains("the wall-clock cap fired"), "{detail}");
+        assert!(detail.contains("not the CPU time control"), "{detail}");
+        assert!(detail.contains("12 of 1000 ms of CPU used"), "{detail}");
+        assert!(detail.contains("flush stdout"), "{detail}");
+        assert!(!detail.contains("busy"), "{detail}");
+    }
+
+    #[test]
+    fn a_wall_cap_on_a_bot_that_was_computing_blames_the_busy_machine_not_stdout() {
+        let detail = wall_cap_fired(
+            Duration::from_millis(5000),
+            Some(Duration::from_millis(1551)),
+            Duration::from_millis(2000),
+        );
+        assert!(detail.contains("the wall-clock cap fired"), "{detail}");
+        assert!(detail.contains("1551 of 2000 ms of CPU used"), "{detail}");
+        assert!(detail.contains("the machine was busy"), "{detail}");
+        assert!(detail.contains("--concurrency"), "{detail}");
+        assert!(!detail.contains("flush"), "{detail}");
+    }
+
+    #[test]
+    fn the_cpu_time_control_names_its_own_clock_and_fix() {
+        let detail = out_of_cpu(
+            Some(Duration::from_millis(1200)),
+            Duration::from_millis(1000),
+        );
+        assert!(detail.starts_with("the CPU time control fired"), "{detail}");
+        assert!(detail.contains("CPU time, not wall-clock"), "{detail}");
+        assert!(detail.contains("--decision-ms"), "{detail}");
     }
 
     #[test]

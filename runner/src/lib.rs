@@ -15,7 +15,8 @@
 //! - [`time_control`]: per-decision CPU limit plus a bank, wall backstop.
 //! - [`forfeit`]: forfeit reasons and scoring a game with forfeits.
 //! - [`seating`]: each game's seed and seating.
-//! - [`referee`]: the match loop, [`play_match`].
+//! - [`referee`]: the match loop, [`play_match`]; [`stop`]: stopping it
+//!   from another thread ([`play_match_until`]).
 //! - [`affinity`]: keeping a match (loop and bots) on one CPU.
 //! - [`record`]: the replay file and its verification by re-simulation.
 //! - [`bot_folder`]: `cairn-bot.toml` bot folders and bare commands.
@@ -63,6 +64,7 @@ pub mod remote;
 pub mod sandbox;
 pub mod seating;
 pub mod stderr;
+pub mod stop;
 pub mod time_control;
 
 pub use connection::IoLimits;
@@ -70,9 +72,10 @@ pub use forfeit::{EndedBy, FinalScore, Forfeit, ForfeitReason};
 pub use launch::{BotLauncher, BotProcess, LaunchSpec, PlainLauncher};
 pub use record::{GameRecord, ReplayFile};
 pub use referee::{
-    play_match, seeded_bots, BotEntry, DecisionTiming, GameResult, MatchError, MatchResult,
-    MatchSpec, SeatResult,
+    play_match, play_match_until, seeded_bots, BotEntry, DecisionTiming, GameResult, MatchError,
+    MatchResult, MatchSpec, SeatResult,
 };
 pub use sandbox::SandboxLauncher;
 pub use seating::{deal_seed, mirrored_plan, rotating_plan, GamePlan};
+pub use stop::MatchStop;
 pub use time_control::TimeControl;

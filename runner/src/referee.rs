@@ -26,6 +26,7 @@ use crate::pipe::wait_any_readable;
 use crate::record::{hash_text, GameRecord};
 use crate::seating::{check_plan, BadSeating, GamePlan};
 use crate::stderr::StderrLog;
+use crate::stop::MatchStop;
 use crate::time_control::{GameClock, TimeControl};
 
 /// One bot of a match.
@@ -96,6 +97,9 @@ pub enum MatchError {
     /// memory): no bot's fault, so no game of the match is scored here.
     #[error("this host could not start bot `{bot}`: {detail}")]
     Host { bot: String, detail: String },
+    /// Stopped through its [`MatchStop`] (the match is not wanted any more).
+    #[error("the match was stopped before its end")]
+    Stopped,
 }
 
 impl MatchError {
@@ -183,6 +187,17 @@ impl BotSlot {
 
 /// Plays a whole match. Every bot process is gone when this returns.
 pub fn play_match(spec: &MatchSpec, launcher: &dyn BotLauncher) -> Result<MatchResult, MatchError> {
+    play_match_until(spec, launcher, &MatchStop::new())
+}
+
+/// [`play_match`], unless `stop` is requested first: then every bot is
+/// killed within a decision-check interval and the answer is
+/// [`MatchError::Stopped`] (the games played so far are dropped).
+pub fn play_match_until(
+    spec: &MatchSpec,
+    launcher: &dyn BotLauncher,
+    stop: &MatchStop,
+) -> Result<MatchResult, MatchError> {
     // The replay names the variant canonically, as the arena and the CLI
     // do: an option equal to its default is no option.
     let canonical = cairn_engine::canonical_options(&spec.game, &spec.options)?;
@@ -224,12 +239,17 @@ pub fn play_match(spec: &MatchSpec, launcher: &dyn BotLauncher) -> Result<MatchR
     let mut games = Vec::with_capacity(spec.games.len());
     let mut failure = None;
     for index in 0..spec.games.len() as u32 {
-        match play_game(spec, launcher, &mut slots, index) {
+        match play_game(spec, launcher, stop, &mut slots, index) {
             Ok(game) => games.push(game),
             Err(error) => {
                 failure = Some(error);
                 break;
             }
+        }
+    }
+    if matches!(failure, Some(MatchError::Stopped)) {
+        for slot in &mut slots {
+            slot.retire(None);
         }
     }
     say_goodbye(&mut slots);
@@ -269,6 +289,7 @@ fn stderr_text(slot: &BotSlot) -> String {
 /// One game in progress.
 struct Table<'a> {
     spec: &'a MatchSpec,
+    stop: &'a MatchStop,
     state: Box<dyn AnyGame>,
     seed: u64,
     /// The bot at each seat.
@@ -290,13 +311,18 @@ struct Table<'a> {
 fn play_game(
     spec: &MatchSpec,
     launcher: &dyn BotLauncher,
+    stop: &MatchStop,
     slots: &mut [BotSlot],
     index: u32,
 ) -> Result<GameResult, MatchError> {
     let n_seats = slots.len();
     let plan = &spec.games[index as usize];
+    if stop.requested() {
+        return Err(MatchError::Stopped);
+    }
     let mut table = Table {
         spec,
+        stop,
         state: new_game(&spec.game, &spec.options, n_seats, plan.seed)?,
         seed: plan.seed,
         seat_bot: plan.seating.clone(),
@@ -401,12 +427,13 @@ impl Table<'_> {
                 }
             }
             waiting = still_waiting;
-            if waiting.is_empty() {
+            // A stopped match ends at the play loop's first check.
+            if waiting.is_empty() || self.stop.requested() {
                 return;
             }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                let detail = hints::silent("ready", setup, None);
+                let detail = hints::silent("ready", setup);
                 for seat in waiting {
                     self.forfeit(slots, seat, Failure::new(ForfeitReason::Timeout, &detail));
                 }
@@ -466,6 +493,9 @@ impl Table<'_> {
 
     fn play(&mut self, slots: &mut [BotSlot]) -> Result<(), MatchError> {
         while let Some(seat) = self.state.current_seat() {
+            if self.stop.requested() {
+                return Err(MatchError::Stopped);
+            }
             if self.stopped_by_forfeits() {
                 break;
             }
@@ -481,6 +511,8 @@ impl Table<'_> {
                 match self.ask(slots, seat, legal)? {
                     // An accepted answer's timing is the seat's last one.
                     Ok(action) => (action, self.timings[seat].last().map(|t| t.cpu)),
+                    // A stopped match charges nobody: the loop's check ends it.
+                    Err(_) if self.stop.requested() => continue,
                     Err(failure) => {
                         self.forfeit(slots, seat, failure);
                         continue;
@@ -569,7 +601,7 @@ impl Table<'_> {
         };
         let connection = connection_of(slots, self.seat_bot[seat])?;
         connection.send(message, budget.wall)?;
-        connection.receive(budget)
+        connection.receive(budget, self.stop)
     }
 
     fn check_answer(

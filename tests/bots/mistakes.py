@@ -33,6 +33,8 @@ def answer(mode, request):
         send({"decisionId": request["decisionId"], "action": action})
     elif mode == "wrong-kind":
         send({"ready": {"name": "again"}})
+    elif mode == "no-flush-action":
+        send({"action": {"decisionId": request["decisionId"], "action": action}}, flush=False)
     elif mode == "spin":
         while True:
             pass

@@ -1,8 +1,9 @@
 //! The ways out (issue 10), end to end through the CLI: `cairn bot delete`
 //! keeps a bot's history but keeps it out of new tournaments, and `cairn
 //! tournament cancel` drops unplayed matches (never leased again, a late
-//! report refused with its reason) while played games stay rated. Only the
-//! owner may do either.
+//! report refused with its reason) while played games stay rated, and a
+//! runner playing one of its matches stops it at its next heartbeat and
+//! takes other work (issue 36). Only the owner may do either.
 
 mod arena_support;
 
@@ -162,4 +163,119 @@ async fn a_cancelled_tournament_drops_unplayed_matches_and_keeps_played_games_ra
     let board = leaderboard(&arena, "schotten-totten").await;
     let rated: i64 = board.rows.iter().map(|row| row.games).sum();
     assert_eq!(rated, 2, "the played game, once per seat: {board:?}");
+}
+
+/// A bot folder of `tests/bots/sleeper.py`, `pause` seconds a decision,
+/// writing its pid to `fifo` at start.
+fn sleeper_bot(root: &std::path::Path, pause: &str, fifo: &std::path::Path) -> std::path::PathBuf {
+    let folder = root.join("sleeper");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::copy(
+        cairn_tests::workspace_root().join("tests/bots/sleeper.py"),
+        folder.join("sleeper.py"),
+    )
+    .unwrap();
+    let manifest = format!(
+        "name = \"sleeper\"\ncommand = [\"python3\", \"sleeper.py\", \"{pause}\", {:?}]\n",
+        fifo.display().to_string()
+    );
+    std::fs::write(folder.join("cairn-bot.toml"), manifest).unwrap();
+    folder
+}
+
+/// Reads `log` on a thread of its own to its end (a runner whose log is not
+/// read would block), handing each line to the receiver.
+fn follow_log(log: std::process::ChildStderr) -> std::sync::mpsc::Receiver<String> {
+    use std::io::BufRead;
+    let (lines, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(log).lines() {
+            let Ok(line) = line else { break };
+            if lines.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    receiver
+}
+
+/// The lines of `log` up to the first containing `needle`.
+fn read_log_until(log: &std::sync::mpsc::Receiver<String>, needle: &str) -> Vec<String> {
+    let mut seen = Vec::new();
+    while let Ok(line) = log.recv_timeout(DEADLINE) {
+        let found = line.contains(needle);
+        seen.push(line);
+        if found {
+            return seen;
+        }
+    }
+    panic!("no log line with {needle:?}: {seen:#?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancel_stops_the_games_in_play_at_the_next_heartbeat_and_the_runner_moves_on() {
+    let arena = Arena::start();
+    let ada = register_owner(&arena, "ada").await;
+    let fifo = arena.folder.path().join("sleeper-started");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    // Two seconds a decision, four games: the match would last minutes.
+    add_bot_folder(&arena, &ada, &sleeper_bot(arena.folder.path(), "2", &fifo));
+    add_bot(&arena, &ada, "steady", "first");
+    add_bot(&arena, &ada, "a", "first");
+    add_bot(&arena, &ada, "b", "random");
+    let slow = create_round_robin(&arena, &ada, &["sleeper", "steady"], 4).await;
+    // One worker, heartbeats every second.
+    let mut runner = runner_logged_at(
+        &arena.address,
+        &arena.folder.path().join("runner-cache"),
+        3_000,
+        1,
+    );
+    let log = follow_log(runner.0.stderr.take().unwrap());
+    let reading = fifo.clone();
+    let pid = tokio::time::timeout(
+        DEADLINE,
+        tokio::task::spawn_blocking(move || std::fs::read_to_string(reading).unwrap()),
+    )
+    .await
+    .expect("the sleeper starts")
+    .unwrap();
+    let pid: u32 = pid.trim().parse().unwrap();
+
+    let (ok, _, error) = cli(
+        &arena,
+        &ada,
+        &["tournament", "cancel", &slow.id.to_string()],
+    );
+    assert!(ok, "{error}");
+    let next = create_round_robin(&arena, &ada, &["a", "b"], 2).await;
+    let logged = tokio::task::block_in_place(|| read_log_until(&log, "dropped"));
+    let last = logged.last().unwrap();
+    assert!(
+        last.contains("was cancelled with its tournament"),
+        "{logged:#?}"
+    );
+    // Far less than the minutes the cancelled match would have taken.
+    let done = wait_for_progress_within(
+        &arena,
+        next.id,
+        std::time::Duration::from_secs(60),
+        |progress| progress.finished,
+    )
+    .await;
+    assert_eq!(done.games_done, 2, "{done:?}");
+    assert!(
+        !std::path::Path::new(&format!("/proc/{pid}")).exists(),
+        "the sleeper ({pid}) was killed"
+    );
+    let status = progress(&arena, slow.id).await;
+    assert!(status.cancelled && status.finished, "{status:?}");
+    assert_eq!(
+        status.games_done, 0,
+        "nothing of the dropped match is recorded"
+    );
 }

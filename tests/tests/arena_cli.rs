@@ -107,12 +107,62 @@ fn an_owner_adds_bots_runs_a_tournament_and_reads_ratings_matches_and_replays_fr
         true
     );
     assert!(text_of(&["tournament", "list", "--arena", address]).contains("finished"));
-    // A round robin's standings are its leaderboard: show names the command.
+    // A round robin's own results and crosstable; the leaderboard across
+    // tournaments is named by its command.
     let shown = text_of(&["tournament", "show", &id, "--arena", address]);
     assert!(
-        shown.contains("standings: cairn ratings --game schotten-totten --opt tactics=true"),
+        shown.contains(
+            "across tournaments: cairn ratings --game schotten-totten --opt tactics=true"
+        ),
         "{shown}"
     );
+    assert!(shown.contains("results in this tournament"), "{shown}");
+    assert!(
+        shown.contains("crosstable (the row's W-D-L against the column)"),
+        "{shown}"
+    );
+    let results = json_of(&["tournament", "show", &id, "--arena", address, "--json"]);
+    let rows = results["results"].as_array().unwrap();
+    assert_eq!(rows.len(), 3, "{results}");
+    let games: i64 = rows.iter().map(|row| row["games"].as_i64().unwrap()).sum();
+    let points: f64 = rows.iter().map(|row| row["points"].as_f64().unwrap()).sum();
+    assert_eq!(
+        (games, points),
+        (12, 6.0),
+        "two seats at each of 6 games: {results}"
+    );
+    for row in rows {
+        let played = ["wins", "draws", "losses"].map(|key| row[key].as_i64().unwrap());
+        assert_eq!(
+            played.iter().sum::<i64>(),
+            row["games"].as_i64().unwrap(),
+            "{row}"
+        );
+    }
+    assert_eq!(
+        results["crosstable"].as_array().unwrap().len(),
+        6,
+        "{results}"
+    );
+    // One name for a game, TOURNAMENT/MATCH/GAME; the game id still works.
+    let listed = json_of(&["match", "list", &id, "--arena", address, "--json"]);
+    let second = &listed[1]["games"][0];
+    assert_eq!(second["name"], format!("{id}/2/1"), "{listed}");
+    let name = format!("{id}/2/1");
+    let by_name = json_of(&["match", "show", &name, "--arena", address, "--json"]);
+    let game_id = second["game_id"].to_string();
+    let by_id = json_of(&["match", "show", &game_id, "--arena", address, "--json"]);
+    assert_eq!(by_name["game_id"], second["game_id"]);
+    assert_eq!(by_name, by_id);
+    let missing = cairn(&["match", "show", &format!("{id}/99/1"), "--arena", address]);
+    assert!(!missing.status.success());
+    assert!(
+        String::from_utf8_lossy(&missing.stderr).contains("not found"),
+        "{}",
+        String::from_utf8_lossy(&missing.stderr)
+    );
+    let malformed = cairn(&["match", "show", "1/0/x", "--arena", address]);
+    assert!(String::from_utf8_lossy(&malformed.stderr).contains("TOURNAMENT/MATCH/GAME"));
     let board = json_of(&[
         "ratings",
         "--game",

@@ -28,6 +28,17 @@ const MISTAKES: &[(&str, ForfeitReason, &[&str])] = &[
         &["no ready within", "flush stdout after each line"],
     ),
     (
+        "no-flush-action",
+        ForfeitReason::Timeout,
+        &[
+            "no answer within",
+            "the wall-clock cap fired",
+            "not the CPU time control",
+            "ms of CPU used",
+            "flush stdout after each line",
+        ],
+    ),
+    (
         "unwrapped",
         ForfeitReason::ProtocolError,
         &[r#"shaped like {"action": {"decisionId": 1, "action": "<one of legalActions>"}}"#],
@@ -44,6 +55,7 @@ const MISTAKES: &[(&str, ForfeitReason, &[&str])] = &[
         "spin",
         ForfeitReason::Timeout,
         &[
+            "the CPU time control fired",
             "ms of CPU on one decision",
             "allowed (its time per decision plus what was left of its bank)",
             "CPU time, not wall-clock",

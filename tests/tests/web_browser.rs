@@ -47,8 +47,17 @@ async fn a_browser_follows_the_leaderboard_a_tournament_and_a_replay_step_by_ste
         6,
     )
     .await;
+    let knockout = create_format(
+        &arena,
+        &token,
+        &["greedy", "random", "first"],
+        "knockout",
+        2,
+    )
+    .await;
+    let gauntlet = create_format(&arena, &token, &["greedy", "random"], "gauntlet", 4).await;
     let _runner = arena.runner(30_000, 2);
-    for id in [tournament.id, lords, frogs] {
+    for id in [tournament.id, lords, frogs, knockout, gauntlet] {
         wait_for_progress(&arena, id, |p| p.finished).await;
     }
     terminal_viewer_draws_an_arena_game(&arena, &web, lords);
@@ -59,6 +68,9 @@ async fn a_browser_follows_the_leaderboard_a_tournament_and_a_replay_step_by_ste
     let driver = Driver::start(&chromedriver, &chromium);
     let shots = screenshot_dir();
     leaderboard(&driver, &web, &shots);
+    standings_and_crosstable(&driver, &web, tournament.id, &shots);
+    bracket_page(&driver, &web, knockout, &shots);
+    sprt_page(&driver, &web, gauntlet, &shots);
     let game_id = tournament_page(&driver, &web, tournament.id, &shots);
     replay(&driver, &web, game_id, &shots);
     bot_page_keeps_markup_as_text(&driver, &web, &shots);
@@ -135,6 +147,125 @@ async fn create(
     created.unwrap().into_inner().id
 }
 
+/// A two-seat Schotten Totten tournament of `format`: a knockout, or a
+/// gauntlet of the first bot under an SPRT.
+async fn create_format(
+    arena: &Arena,
+    token: &str,
+    bots: &[&str],
+    format: &str,
+    games_per_pairing: u32,
+) -> i64 {
+    let gauntlet = format == "gauntlet";
+    let request = cairn_proto::arena::v1::CreateTournamentRequest {
+        game: "schotten-totten".into(),
+        bots: bots.iter().map(|b| b.to_string()).collect(),
+        seats_per_game: 2,
+        games_per_pairing,
+        seed: 13,
+        format: format.into(),
+        challengers: if gauntlet {
+            vec![bots[0].to_string()]
+        } else {
+            Vec::new()
+        },
+        sprt: gauntlet.then_some(cairn_proto::arena::v1::SprtParameters {
+            elo0: 0.0,
+            elo1: 200.0,
+            alpha: 0.05,
+            beta: 0.05,
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let created = arena
+        .client()
+        .await
+        .create_tournament(authorized(request, token))
+        .await;
+    created.unwrap().into_inner().id
+}
+
+/// The round robin's own results table and crosstable, as the JSON says.
+fn standings_and_crosstable(driver: &Driver, web: &str, tournament_id: i64, shots: &Path) {
+    let api = http_get(&format!("{web}/api/tournaments/{tournament_id}"));
+    let results = api["standings"]["results"].as_array().unwrap();
+    driver.go(&format!("{web}/tournaments/{tournament_id}"));
+    driver.find("#results");
+    let shown: Value = driver.run(
+        "return [...document.querySelectorAll('#results tbody tr')].map(r => [...r.cells].map(c => c.textContent));",
+    );
+    let shown = shown.as_array().unwrap();
+    assert_eq!(shown.len(), 3, "{shown:?}");
+    for (row, api_row) in shown.iter().zip(results) {
+        assert_eq!(row[1], api_row["bot"], "{shown:?}");
+        assert_eq!(row[2], json!(api_row["games"].to_string()), "{shown:?}");
+        let wdl: Vec<String> = ["wins", "draws", "losses"]
+            .iter()
+            .map(|key| api_row[key].to_string())
+            .collect();
+        for (offset, count) in wdl.iter().enumerate() {
+            assert_eq!(row[3 + offset], json!(count), "{shown:?}");
+        }
+    }
+    let cross: Value = driver.run(
+        "return [...document.querySelectorAll('#crosstable tbody tr')].map(r => [...r.cells].slice(2).map(c => c.textContent));",
+    );
+    let cross = cross.as_array().unwrap();
+    assert_eq!(cross.len(), 3, "{cross:?}");
+    for (i, row) in cross.iter().enumerate() {
+        let row = row.as_array().unwrap();
+        assert_eq!(row.len(), 3);
+        assert_eq!(row[i], "×", "{cross:?}");
+        // Every pair met: two games a pairing.
+        for (j, cell) in row.iter().enumerate().filter(|&(j, _)| j != i) {
+            let sum: u32 = cell
+                .as_str()
+                .unwrap()
+                .split('-')
+                .map(|n| n.parse::<u32>().unwrap())
+                .sum();
+            assert_eq!(sum, 2, "{i},{j}: {cross:?}");
+        }
+    }
+    driver.screenshot(&shots.join("standings.png"));
+}
+
+/// A knockout's bracket: one box per tie, a champion in the last round.
+fn bracket_page(driver: &Driver, web: &str, tournament_id: i64, shots: &Path) {
+    let api = http_get(&format!("{web}/api/tournaments/{tournament_id}"));
+    let ties = api["standings"]["bracket"].as_array().unwrap();
+    driver.go(&format!("{web}/tournaments/{tournament_id}"));
+    driver.find("#bracket");
+    assert_eq!(driver.find_all("#bracket .tie").len(), ties.len());
+    let champion = ties.last().unwrap()["winner"].as_str().unwrap().to_string();
+    let last: Value = driver.run(
+        "const rounds = document.querySelectorAll('#bracket .bracket-round'); return rounds[rounds.length - 1].textContent;",
+    );
+    assert!(
+        last.as_str().unwrap().contains(&format!("→ {champion}")),
+        "{last}"
+    );
+    assert!(!driver.find_all("#games tr.round-head").is_empty());
+    driver.screenshot(&shots.join("bracket.png"));
+}
+
+/// An SPRT gauntlet: its verdict and LLR as the JSON says.
+fn sprt_page(driver: &Driver, web: &str, tournament_id: i64, shots: &Path) {
+    let api = http_get(&format!("{web}/api/tournaments/{tournament_id}"));
+    let sprt = &api["standings"]["sprt"];
+    driver.go(&format!("{web}/tournaments/{tournament_id}"));
+    driver.find("#sprt-verdict");
+    let verdict = driver.run("return document.getElementById('sprt-verdict').dataset.verdict;");
+    assert_eq!(verdict, sprt["verdict"]);
+    assert_eq!(
+        driver.text(&driver.find("#sprt-llr")),
+        format!("{:.2}", sprt["llr"].as_f64().unwrap())
+    );
+    driver.find("#results");
+    driver.screenshot(&shots.join("sprt.png"));
+}
+
 /// The first game of a tournament, opened at `step` (from the page's URL).
 fn open_game(driver: &Driver, web: &str, tournament_id: i64, step: usize) -> Value {
     let tournament = http_get(&format!("{web}/api/tournaments/{tournament_id}"));
@@ -158,6 +289,22 @@ fn lords_of_scotland_board(driver: &Driver, web: &str, tournament_id: i64, shots
     assert_eq!(scores, view["scores"]);
     let recruits = driver.find_all("#recruits .card");
     assert_eq!(recruits.len(), view["recruits"].as_array().unwrap().len());
+    // Each seat's army total, and cards named by their whole clan.
+    let totals: Value = driver.run(
+        "return [...document.querySelectorAll('.los-seat [data-army-total]')].map(t => t.textContent);",
+    );
+    let totals = totals.as_array().unwrap();
+    assert_eq!(totals.len(), view["scores"].as_array().unwrap().len());
+    assert!(
+        totals
+            .iter()
+            .all(|t| t.as_str().unwrap().starts_with("army ")),
+        "{totals:?}"
+    );
+    let cut: Value = driver.run(
+        "return [...document.querySelectorAll('.los .card[data-card] small')].filter(s => !s.parentElement.dataset.card.startsWith(s.textContent) || !/^[a-z]+$/.test(s.textContent) || s.parentElement.dataset.card.replace(/[0-9]+[a-z]?$/, '') !== s.textContent).length;",
+    );
+    assert_eq!(cut, json!(0), "every card shows its whole clan name");
     driver.screenshot(&shots.join("lords-of-scotland-step-30.png"));
 }
 
@@ -222,10 +369,20 @@ fn tournament_page(driver: &Driver, web: &str, tournament_id: i64, shots: &Path)
         assert!(games.contains(bot), "{bot} missing from {games}");
     }
     driver.screenshot(&shots.join("tournament.png"));
+    // Replays are linked by the game's one public name, TOURNAMENT/MATCH/GAME.
     let first = driver.attribute(&links[0], "href");
-    let game_id = first.rsplit('/').next().unwrap().parse().unwrap();
+    let name = first.split("/games/").nth(1).unwrap().to_string();
+    assert_eq!(name, format!("{tournament_id}/1/1"));
+    let by_name = http_get(&format!("{web}/api/games/{name}"));
     driver.click(&links[0]);
-    game_id
+    assert_eq!(
+        driver.text(&driver.find("#game-name")),
+        format!(
+            "game {name} (tournament/match/game; game id {})",
+            by_name["game"]["game_id"]
+        )
+    );
+    by_name["game"]["game_id"].as_i64().unwrap()
 }
 
 /// Steps through a replay and checks names, scores and the board against

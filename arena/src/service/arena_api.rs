@@ -78,6 +78,8 @@ impl ArenaApi {
             progress: Some(convert::progress(&progress)),
             standings: Vec::new(),
             bracket: Vec::new(),
+            table: Vec::new(),
+            crosstable: Vec::new(),
         })
     }
 
@@ -382,6 +384,11 @@ impl Arena for ArenaApi {
         let tournament = self.store.tournament(tournament_id).await?;
         let standings = self.store.tournament_standings(tournament_id).await?;
         (status.standings, status.bracket) = convert::standings(&tournament, &standings);
+        let table = self
+            .store
+            .results_table(tournament_id, tournament.entries.len())
+            .await?;
+        (status.table, status.crosstable) = convert::results_table(&tournament, &table);
         Ok(Response::new(status))
     }
 

@@ -159,6 +159,43 @@ pub(super) fn standings(
     (rows, bracket)
 }
 
+/// A tournament's results table and crosstable on the wire.
+pub(super) fn results_table(
+    tournament: &Tournament,
+    table: &crate::store::ResultsTable,
+) -> (Vec<pb::TableRow>, Vec<pb::CrossCell>) {
+    let rows = table
+        .rows
+        .iter()
+        .enumerate()
+        .map(|(position, row)| pb::TableRow {
+            position: position as u32 + 1,
+            entry: tournament.entries.get(row.entry).map(entry),
+            games: row.games as i64,
+            wins: row.wins as i64,
+            draws: row.draws as i64,
+            losses: row.losses as i64,
+            points: row.points,
+            score: row.estimate.map(|e| e.score),
+            elo: row.estimate.map(|e| e.elo),
+            elo_low: row.estimate.map(|e| e.elo_low),
+            elo_high: row.estimate.map(|e| e.elo_high),
+        })
+        .collect();
+    let cells = table
+        .crosstable
+        .iter()
+        .map(|cell| pb::CrossCell {
+            row: cell.row as u32,
+            column: cell.column as u32,
+            wins: cell.wins as i64,
+            draws: cell.draws as i64,
+            losses: cell.losses as i64,
+        })
+        .collect();
+    (rows, cells)
+}
+
 pub(super) fn tournament(tournament: &Tournament) -> pb::Tournament {
     pb::Tournament {
         id: tournament.id,

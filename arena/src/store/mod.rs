@@ -73,6 +73,7 @@ mod results;
 mod results_postgres;
 mod snapshots;
 mod sql;
+mod tournament_table;
 mod tournaments;
 mod variants;
 
@@ -110,6 +111,7 @@ pub use self::results::{
 pub use self::snapshots::MAX_GAMES_PER_PAGE;
 use self::snapshots::{BoardPatch, ReadCache, Touch, Touched};
 pub(crate) use self::sql::Flag;
+pub use self::tournament_table::ResultsTable;
 pub use self::tournaments::{
     variant_key, Entry, FormatRequest, GameSummary, MatchSummary, NewTournament, SprtStatus,
     Tournament, TournamentProgress,

@@ -10,6 +10,8 @@ use crate::error::ArenaError;
 
 /// At most this many rows in any list a page shows.
 pub const PAGE_ROWS: i64 = 500;
+/// The games a tournament page lists at a time.
+pub const GAMES_PER_PAGE: i64 = 100;
 
 /// A game and variant some tournament was played in.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,7 +48,11 @@ pub struct GameLine {
     pub game_id: i64,
     pub match_id: i64,
     pub match_index: i64,
+    /// The round it was planned in (from 0): a Swiss's or a knockout's rounds.
+    pub round: i64,
     pub game_index: i64,
+    /// `TOURNAMENT/MATCH/GAME`.
+    pub name: String,
     pub status: String,
     pub seats: Vec<SeatLine>,
 }
@@ -103,10 +109,15 @@ pub struct BotGameLine {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct GameHeader {
     pub game_id: i64,
+    /// `TOURNAMENT/MATCH/GAME`.
+    pub name: String,
     pub tournament_id: i64,
     pub game: String,
     pub variant: String,
     pub seats: Vec<SeatLine>,
+    /// Per seat, the last bytes its bot wrote on stderr during the game
+    /// (empty when none was kept).
+    pub stderr_tails: Vec<String>,
 }
 
 #[derive(sqlx::FromRow)]
@@ -114,6 +125,7 @@ struct GameSeatRow {
     game_id: i64,
     match_id: i64,
     match_index: i64,
+    round: i64,
     game_index: i64,
     status: String,
     #[sqlx(flatten)]
@@ -179,20 +191,27 @@ impl Store {
         line.ok_or_else(|| ArenaError::not_found("tournament", tournament_id))
     }
 
-    /// A tournament's games in plan order (the first [`PAGE_ROWS`] seats'
-    /// worth), each with its seats and results.
-    pub async fn tournament_games(&self, tournament_id: i64) -> Result<Vec<GameLine>, ArenaError> {
+    /// Page `page` (from 0) of a tournament's games in plan order,
+    /// [`GAMES_PER_PAGE`] a page, each with its seats and results.
+    pub async fn tournament_games(
+        &self,
+        tournament_id: i64,
+        page: i64,
+    ) -> Result<Vec<GameLine>, ArenaError> {
         let rows: Vec<GameSeatRow> = sqlx::query_as(
-            concat!("SELECT g.id AS game_id, m.id AS match_id, m.match_index, g.game_index, ", shown_match_status!(), " AS status, \
+            concat!("SELECT g.id AS game_id, m.id AS match_id, m.match_index, m.round, g.game_index, ", shown_match_status!(), " AS status, \
              s.seat, b.name AS bot_name, v.version, rs.score, rs.rank, rs.forfeit_reason, rs.forfeit_detail \
              FROM games g JOIN matches m ON m.id = g.match_id \
              JOIN seats s ON s.match_id = m.id \
              JOIN bot_versions v ON v.id = s.bot_version_id JOIN bots b ON b.id = v.bot_id \
              LEFT JOIN result_seats rs ON rs.game_id = g.id AND rs.seat = s.seat \
-             WHERE m.tournament_id = $1 ORDER BY m.match_index, g.game_index, s.seat LIMIT $2"),
+             WHERE g.id IN (SELECT pg.id FROM games pg JOIN matches pm ON pm.id = pg.match_id \
+               WHERE pm.tournament_id = $1 ORDER BY pm.match_index, pg.game_index LIMIT $2 OFFSET $3) \
+             ORDER BY m.match_index, g.game_index, s.seat"),
         )
         .bind(tournament_id)
-        .bind(PAGE_ROWS * 5)
+        .bind(GAMES_PER_PAGE)
+        .bind(page.max(0).saturating_mul(GAMES_PER_PAGE))
         .fetch_all(self.pool())
         .await?;
         let mut games: Vec<GameLine> = Vec::new();
@@ -203,13 +222,37 @@ impl Store {
                     game_id: row.game_id,
                     match_id: row.match_id,
                     match_index: row.match_index,
+                    round: row.round,
                     game_index: row.game_index,
+                    name: crate::game_name::GameName::of(
+                        tournament_id,
+                        row.match_index,
+                        row.game_index,
+                    )
+                    .to_string(),
                     status: row.status,
                     seats: vec![row.seat],
                 }),
             }
         }
         Ok(games)
+    }
+
+    /// The game id `name` (`TOURNAMENT/MATCH/GAME`) stands for, or not found.
+    pub async fn game_id_by_name(
+        &self,
+        name: crate::game_name::GameName,
+    ) -> Result<i64, ArenaError> {
+        let id: Option<i64> = sqlx::query_scalar(
+            "SELECT g.id FROM games g JOIN matches m ON m.id = g.match_id \
+             WHERE m.tournament_id = $1 AND m.match_index = $2 AND g.game_index = $3",
+        )
+        .bind(name.tournament_id)
+        .bind(name.match_number - 1)
+        .bind(name.game_number - 1)
+        .fetch_optional(self.pool())
+        .await?;
+        id.ok_or_else(|| ArenaError::not_found("game", name))
     }
 
     /// A bot's page by name, or not found.
@@ -253,14 +296,14 @@ impl Store {
 
     /// A recorded game's tournament, variant and seats, or not found.
     pub async fn game_header(&self, game_id: i64) -> Result<GameHeader, ArenaError> {
-        let head: Option<(i64, String, String)> = sqlx::query_as(
-            "SELECT t.id, t.game, t.variant FROM results r JOIN games g ON g.id = r.game_id \
+        let head: Option<(i64, String, String, i64, i64)> = sqlx::query_as(
+            "SELECT t.id, t.game, t.variant, m.match_index, g.game_index FROM results r JOIN games g ON g.id = r.game_id \
              JOIN matches m ON m.id = g.match_id JOIN tournaments t ON t.id = m.tournament_id WHERE r.game_id = $1",
         )
         .bind(game_id)
         .fetch_optional(self.pool())
         .await?;
-        let (tournament_id, game, variant) =
+        let (tournament_id, game, variant, match_index, game_index) =
             head.ok_or_else(|| ArenaError::not_found("game", game_id))?;
         let seats = sqlx::query_as(
             "SELECT rs.seat, b.name AS bot_name, v.version, rs.score, rs.rank, rs.forfeit_reason, rs.forfeit_detail \
@@ -270,12 +313,16 @@ impl Store {
         .bind(game_id)
         .fetch_all(self.pool())
         .await?;
+        let (_, stderr_tails, _) = self.game_details(game_id).await?;
         Ok(GameHeader {
             game_id,
+            name: crate::game_name::GameName::of(tournament_id, match_index, game_index)
+                .to_string(),
             tournament_id,
             game,
             variant,
             seats,
+            stderr_tails,
         })
     }
 }

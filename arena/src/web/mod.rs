@@ -6,6 +6,8 @@
 //! - this file: the router, the JSON endpoints under `/api/`, the one
 //!   mapping from [`ArenaError`] to a status.
 //! - `replays`: replay answers built a few at a time, the latest kept.
+//! - `standings`: a tournament page's results table, crosstable, format
+//!   standings, bracket and SPRT state.
 //! - `assets/`: the page shell, its script, the board drawings and the
 //!   style sheet, embedded with `include_str!` (plain HTML, CSS and JS; no
 //!   build step).
@@ -18,6 +20,7 @@
 //! script, so a hostile name stays text.
 
 mod replays;
+mod standings;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -71,6 +74,7 @@ pub fn router(store: Store) -> Router {
         .route("/tournaments/{id}", get(page))
         .route("/bots/{name}", get(page))
         .route("/games/{id}", get(page))
+        .route("/games/{tournament}/{match}/{game}", get(page))
         .route("/assets/app.js", get(|| asset(APP_JS, "text/javascript")))
         .route(
             "/assets/boards.js",
@@ -82,6 +86,7 @@ pub fn router(store: Store) -> Router {
         .route("/api/tournaments/{id}", get(tournament))
         .route("/api/bots/{name}", get(bot))
         .route("/api/games/{id}", get(game))
+        .route("/api/games/{tournament}/{match}/{game}", get(game_by_name))
         .fallback(|| async { WebError::NotFound("no such page".into()) })
         .layer(axum::middleware::map_response(security_headers))
         .with_state(Web {
@@ -240,11 +245,30 @@ async fn tournaments(State(store): State<Store>) -> Answer {
     answer(store.tournament_lines().await?)
 }
 
-async fn tournament(State(store): State<Store>, Path(text): Path<String>) -> Answer {
+/// `?page=N` (from 0): which page of a tournament's games; 0 when absent
+/// or unreadable.
+fn games_page(uri: &axum::http::Uri) -> i64 {
+    uri.query()
+        .into_iter()
+        .flat_map(|query| query.split('&'))
+        .find_map(|pair| pair.strip_prefix("page="))
+        .and_then(|page| page.parse::<i64>().ok())
+        .unwrap_or(0)
+        .clamp(0, i64::MAX / crate::store::pages::GAMES_PER_PAGE)
+}
+
+async fn tournament(
+    State(store): State<Store>,
+    Path(text): Path<String>,
+    uri: axum::http::Uri,
+) -> Answer {
     let tournament_id = id(&text, "tournament")?;
     let line = store.tournament_line(tournament_id).await?;
-    let games = store.tournament_games(tournament_id).await?;
-    answer(json!({ "tournament": line, "games": games }))
+    let page = games_page(&uri);
+    let games = store.tournament_games(tournament_id, page).await?;
+    let standings = standings::standings_json(&store, tournament_id).await?;
+    answer(json!({ "tournament": line, "games": games, "page": page,
+                   "games_per_page": crate::store::pages::GAMES_PER_PAGE, "standings": standings }))
 }
 
 async fn bot(State(store): State<Store>, Path(name): Path<String>) -> Answer {
@@ -270,8 +294,25 @@ struct StoredGame {
     cpu_us: Vec<Option<u64>>,
 }
 
+/// A game by its name, `TOURNAMENT/MATCH/GAME`.
+async fn game_by_name(
+    State(web): State<Web>,
+    Path((tournament, number, game)): Path<(String, String, String)>,
+) -> Answer {
+    let name = format!("{tournament}/{number}/{game}");
+    let game_id = match name.parse() {
+        Ok(crate::game_name::GameRef::Name(name)) => web.store.game_id_by_name(name).await?,
+        _ => return Err(WebError::NotFound(format!("no game {name}"))),
+    };
+    game_answer(web, game_id).await
+}
+
 async fn game(State(web): State<Web>, Path(text): Path<String>) -> Answer {
     let game_id = id(&text, "game")?;
+    game_answer(web, game_id).await
+}
+
+async fn game_answer(web: Web, game_id: i64) -> Answer {
     let seats = web.store.game_header(game_id).await?;
     let steps = match web.store.replay(game_id).await? {
         // Re-simulation is CPU work: off the request threads, a few at a time.

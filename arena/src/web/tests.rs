@@ -187,7 +187,14 @@ fn report(lease: &Lease, forfeit: bool) -> MatchReport {
                     })
                     .collect(),
                 replay: bytes,
-                stderr_tails: Vec::new(),
+                // The forfeited game keeps each seat's last words.
+                stderr_tails: match forfeit {
+                    Some(_) => labels
+                        .iter()
+                        .map(|l| format!("{l} says <b>bye</b>"))
+                        .collect(),
+                    None => Vec::new(),
+                },
                 ended_by: if forfeit.is_some() {
                     EndedBy::Forfeit
                 } else {
@@ -339,6 +346,91 @@ async fn the_leaderboard_and_tournaments_list_the_played_tournament() {
     assert_eq!(forfeited.len(), 1, "{one}");
     assert_eq!(forfeited[0]["bot_name"], "alpha");
     assert_eq!(forfeited[0]["forfeit_detail"], HOSTILE_DETAIL);
+}
+
+#[tokio::test]
+async fn a_tournament_page_carries_its_own_table_crosstable_and_pages_of_games() {
+    let server = served().await;
+    let one = get(&server, "/api/tournaments/1").await.json();
+    let standings = &one["standings"];
+    assert_eq!(standings["format"], "round-robin", "{one}");
+    let rows = standings["results"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{standings}");
+    let games: u64 = rows.iter().map(|r| r["games"].as_u64().unwrap()).sum();
+    assert_eq!(games, 4, "two games, two seats each: {standings}");
+    let points: f64 = rows.iter().map(|r| r["points"].as_f64().unwrap()).sum();
+    assert_eq!(points, 2.0, "{standings}");
+    assert_eq!(
+        standings["crosstable"].as_array().unwrap().len(),
+        2,
+        "{standings}"
+    );
+    assert!(standings["sprt"].is_null() && standings["bracket"].as_array().unwrap().is_empty());
+    assert_eq!(one["games_per_page"], 100);
+    assert_eq!(one["page"], 0);
+    let past = get(&server, "/api/tournaments/1?page=1").await.json();
+    assert_eq!(past["games"].as_array().unwrap().len(), 0, "{past}");
+    assert_eq!(past["page"], 1);
+    for odd in [
+        "?page=-3",
+        "?page=x",
+        "?page=99999999999999999999",
+        "?pages=1",
+    ] {
+        let shown = get(&server, &format!("/api/tournaments/1{odd}"))
+            .await
+            .json();
+        assert_eq!(shown["page"], 0, "{odd}: {shown}");
+        assert_eq!(shown["games"].as_array().unwrap().len(), 2, "{odd}");
+    }
+}
+
+#[tokio::test]
+async fn a_game_is_found_by_its_name_as_by_its_id_and_a_bad_name_is_not_found() {
+    let server = served().await;
+    let one = get(&server, "/api/tournaments/1").await.json();
+    let second = &one["games"][1];
+    assert_eq!(second["name"], "1/2/1", "{one}");
+    let by_id = get(&server, &format!("/api/games/{}", second["game_id"]))
+        .await
+        .json();
+    let by_name = get(&server, "/api/games/1/2/1").await.json();
+    assert_eq!(by_id, by_name);
+    assert_eq!(by_name["game"]["name"], "1/2/1");
+    for bad in [
+        "1/3/1",
+        "1/2/2",
+        "2/1/1",
+        "0/1/1",
+        "1/-1/1",
+        "1/x/1",
+        "1/99999999999999999999/1",
+    ] {
+        let answer = get(&server, &format!("/api/games/{bad}")).await;
+        assert_eq!(answer.status, 404, "{bad}");
+    }
+}
+
+#[tokio::test]
+async fn a_game_carries_each_seats_stderr_tail_as_text() {
+    let server = served().await;
+    let one = get(&server, "/api/tournaments/1").await.json();
+    let forfeited = one["games"][1]["game_id"].as_i64().unwrap();
+    let game = get(&server, &format!("/api/games/{forfeited}"))
+        .await
+        .json();
+    let tails = game["game"]["stderr_tails"].as_array().unwrap();
+    assert_eq!(tails.len(), 2, "{game}");
+    assert!(
+        tails
+            .iter()
+            .all(|t| t.as_str().unwrap().ends_with("says <b>bye</b>")),
+        "{game}"
+    );
+    let played = one["games"][0]["game_id"].as_i64().unwrap();
+    let game = get(&server, &format!("/api/games/{played}")).await.json();
+    let tails = game["game"]["stderr_tails"].as_array().unwrap();
+    assert!(tails.iter().all(|t| t == ""), "{game}");
 }
 
 #[tokio::test]

@@ -91,13 +91,21 @@ fn slot_label(public: &Seen, slot: &BullfrogsSlot) -> String {
     if slot.at == public.played {
         label.push('*');
     }
-    if public.sink.as_ref().is_some_and(|sink| sink.at == slot.at) {
+    if scored_pad(public) == Some(slot.at.as_str()) {
         label.push('!');
     }
     if public.solo && slot.at == public.marker {
         label.push('@');
     }
     label
+}
+
+/// The pad being scored: the sink's, during the jump phase only (the
+/// observation always carries a sink; outside the jump phase it is a
+/// leftover or the default, the log).
+fn scored_pad(public: &Seen) -> Option<&str> {
+    let sink = public.sink.as_ref()?;
+    (public.phase == "jump").then_some(sink.at.as_str())
 }
 
 fn pieces(slot: &BullfrogsSlot) -> String {
@@ -159,5 +167,61 @@ fn won_lines(public: &Seen, out: &mut String) {
     }
     for (winner, piles) in by_winner {
         let _ = writeln!(out, "{winner} won: {}", piles.join(", "));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use cairn_proto::game::v1::BullfrogsSink;
+
+    use super::*;
+
+    fn pond(phase: &str, sink_at: &str) -> Seen {
+        let slot = |at: &str, kind: &str| BullfrogsSlot {
+            at: at.into(),
+            kind: kind.into(),
+            ..Default::default()
+        };
+        Seen {
+            phase: phase.into(),
+            table: vec![slot("0,0", "log"), slot("1,0", "pad3")],
+            sink: Some(BullfrogsSink {
+                at: sink_at.into(),
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+
+    fn labels(public: &Seen) -> Vec<String> {
+        public
+            .table
+            .iter()
+            .map(|slot| slot_label(public, slot))
+            .collect()
+    }
+
+    #[test]
+    fn the_log_is_not_marked_scored_before_anything_is_scored() {
+        assert_eq!(labels(&pond("play", "0,0"))[0], "LOG");
+    }
+
+    #[test]
+    fn a_pad_scored_earlier_keeps_no_mark_once_the_jumps_are_over() {
+        for phase in ["play", "actions", "slide", "choose_score"] {
+            let shown = labels(&pond(phase, "1,0"));
+            assert!(
+                shown.iter().all(|label| !label.contains('!')),
+                "{phase}: {shown:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_pad_being_scored_is_marked_while_its_pieces_jump() {
+        let shown = labels(&pond("jump", "1,0"));
+        assert_eq!(shown[0], "LOG");
+        assert!(shown[1].ends_with('!'), "{shown:?}");
+        assert_eq!(labels(&pond("jump", "0,0"))[0], "LOG!");
     }
 }

@@ -35,6 +35,10 @@ pub enum RemoteError {
     },
     #[error("the match task failed: {0}")]
     Task(String),
+    /// The arena ended the lease (the tournament was cancelled, or the
+    /// lease lost): the match was dropped, nothing to report or give back.
+    #[error("the arena ended the lease: {0}")]
+    LeaseEnded(String),
     /// The match loop could not referee the match (never a bot's fault).
     #[error("the match could not be played: {0}")]
     Play(String),

@@ -29,8 +29,10 @@ pub use self::artifacts::ArtifactCache;
 pub use self::client::{connect_channel, ArenaConnection, RemoteError};
 use crate::build::{BuildLimits, Builder};
 use crate::launch::{BotLauncher, PlainLauncher};
+use crate::referee::MatchError;
 use crate::sandbox::Limits;
 use crate::sandbox::SandboxLauncher;
+use crate::stop::MatchStop;
 use crate::time_control::TimeControl;
 
 /// How a remote runner works.
@@ -281,6 +283,12 @@ async fn play_lease(shared: &Shared, lease: pb::MatchLease) -> Result<(), Remote
     let error = match run_lease(shared, &lease).await {
         Ok(()) => return Ok(()),
         Err(error) if error.is_fatal() => return Err(error),
+        Err(RemoteError::LeaseEnded(why)) => {
+            shared.lost.fetch_add(1, Ordering::Relaxed);
+            // Always said: an owner's cancel shows here, or nowhere.
+            tracing::warn!("runner: match {} dropped: {why}", lease.match_id);
+            return Ok(());
+        }
         Err(error) => error,
     };
     let answer = match &error {
@@ -340,14 +348,22 @@ async fn run_lease(shared: &Shared, lease: &pb::MatchLease) -> Result<(), Remote
         }
         Ok::<_, RemoteError>(folders)
     };
-    let folders = beating(shared, lease, &mut heartbeats, preparing).await??;
+    let folders = beating(shared, lease, &mut heartbeats, preparing, None).await??;
     let spec = report::match_spec(lease, &folders, shared.config.time_control);
     let launcher = Arc::clone(&shared.launcher);
-    let playing = tokio::task::spawn_blocking(move || crate::play_match(&spec, launcher.as_ref()));
-    let result = beating(shared, lease, &mut heartbeats, playing)
+    let stop = StopWithReason::default();
+    let stopper = stop.stop.clone();
+    let playing = tokio::task::spawn_blocking(move || {
+        crate::play_match_until(&spec, launcher.as_ref(), &stopper)
+    });
+    let played = beating(shared, lease, &mut heartbeats, playing, Some(&stop))
         .await?
-        .map_err(|error| RemoteError::Task(error.to_string()))?
-        .map_err(|error| RemoteError::Play(error.to_string()))?;
+        .map_err(|error| RemoteError::Task(error.to_string()))?;
+    let result = match played {
+        Ok(result) => result,
+        Err(MatchError::Stopped) => return Err(RemoteError::LeaseEnded(stop.reason())),
+        Err(error) => return Err(RemoteError::Play(error.to_string())),
+    };
     // The games are reported one at a time, which takes a while for a long
     // match on a busy arena: the lease is kept alive until the last one is
     // in, or its expiry would refuse the rest and another runner would
@@ -371,7 +387,7 @@ async fn run_lease(shared: &Shared, lease: &pb::MatchLease) -> Result<(), Remote
         }
         Ok(false)
     };
-    let lost = beating(shared, lease, &mut heartbeats, reporting).await??;
+    let lost = beating(shared, lease, &mut heartbeats, reporting, None).await??;
     if lost {
         shared.lost.fetch_add(1, Ordering::Relaxed);
         return Ok(());
@@ -387,18 +403,48 @@ async fn run_lease(shared: &Shared, lease: &pb::MatchLease) -> Result<(), Remote
     Ok(())
 }
 
+/// A match's stop and why it was asked for.
+#[derive(Debug, Default)]
+struct StopWithReason {
+    stop: MatchStop,
+    why: std::sync::OnceLock<String>,
+}
+
+impl StopWithReason {
+    fn request(&self, why: String) {
+        let _ = self.why.set(why);
+        self.stop.request();
+    }
+
+    fn reason(&self) -> String {
+        self.why.get().cloned().unwrap_or_default()
+    }
+}
+
 /// Runs `work` while sending `lease`'s heartbeats on `heartbeats`' ticks.
+/// When the arena ends the lease, `work` is dropped with
+/// [`RemoteError::LeaseEnded`], or, when it is a match in play (`stop`
+/// given), stopped through `stop` and awaited (its bots are killed).
 async fn beating<T>(
     shared: &Shared,
     lease: &pb::MatchLease,
     heartbeats: &mut tokio::time::Interval,
     work: impl Future<Output = T>,
+    stop: Option<&StopWithReason>,
 ) -> Result<T, RemoteError> {
     tokio::pin!(work);
     loop {
         tokio::select! {
             done = &mut work => return Ok(done),
-            _ = heartbeats.tick() => heartbeat(shared, lease).await?,
+            _ = heartbeats.tick() => {
+                let Some(why) = heartbeat(shared, lease).await? else { continue };
+                let Some(stop) = stop else { return Err(RemoteError::LeaseEnded(why)) };
+                if shared.config.verbose {
+                    tracing::info!("runner: match {}: stopping its games: {why}", lease.match_id);
+                }
+                stop.request(why);
+                return Ok(work.await);
+            }
         }
     }
 }
@@ -424,9 +470,9 @@ async fn send_report(shared: &Shared, report: pb::ReportGameRequest) -> Result<(
     }
 }
 
-/// Renews the lease; losing it is noted (the report will be refused) but
-/// the match is played out, since its bots are already running.
-async fn heartbeat(shared: &Shared, lease: &pb::MatchLease) -> Result<(), RemoteError> {
+/// Renews the lease: `Some(why)` when the arena has ended it (cancelled
+/// with its tournament, or lost to expiry): its report would be refused.
+async fn heartbeat(shared: &Shared, lease: &pb::MatchLease) -> Result<Option<String>, RemoteError> {
     let request = pb::HeartbeatRequest {
         match_id: lease.match_id,
         lease_generation: lease.lease_generation,
@@ -438,21 +484,18 @@ async fn heartbeat(shared: &Shared, lease: &pb::MatchLease) -> Result<(), Remote
         .heartbeat(shared.connection.authorized(request))
         .await
     {
-        Ok(_) => Ok(()),
-        // Lost, or the arena is restarting: play on; the report decides.
-        Err(status)
-            if matches!(
-                status.code(),
-                tonic::Code::FailedPrecondition | tonic::Code::Unavailable
-            ) =>
-        {
-            Ok(())
+        Ok(_) => Ok(None),
+        Err(status) if status.code() == tonic::Code::FailedPrecondition => {
+            Ok(Some(status.message().to_string()))
         }
+        // The arena is restarting: play on; the next heartbeat or the
+        // report decides.
+        Err(status) if status.code() == tonic::Code::Unavailable => Ok(None),
         // Only a refused token stops the runner; anything else is this
         // heartbeat's trouble, and the next one may pass.
         Err(status) => match RemoteError::from(status) {
             error if error.is_fatal() => Err(error),
-            _ => Ok(()),
+            _ => Ok(None),
         },
     }
 }

@@ -129,7 +129,25 @@ impl Arena {
 /// Starts `cairn runner` against the arena at `address` (plain processes:
 /// these bots are our own), caching bots in `cache`.
 pub fn runner_at(address: &str, cache: &Path, lease_ms: u64, jobs: usize) -> Running {
-    let child = Command::new(cairn_binary())
+    let child = runner_command(address, cache, lease_ms, jobs)
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("cairn runner starts");
+    Running(child)
+}
+
+/// [`runner_at`] with its log (stderr) piped to the caller.
+pub fn runner_logged_at(address: &str, cache: &Path, lease_ms: u64, jobs: usize) -> Running {
+    let child = runner_command(address, cache, lease_ms, jobs)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("cairn runner starts");
+    Running(child)
+}
+
+fn runner_command(address: &str, cache: &Path, lease_ms: u64, jobs: usize) -> Command {
+    let mut command = Command::new(cairn_binary());
+    command
         .args([
             "runner",
             "--arena",
@@ -148,11 +166,8 @@ pub fn runner_at(address: &str, cache: &Path, lease_ms: u64, jobs: usize) -> Run
             "--cache",
             cache.to_str().unwrap(),
         ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("cairn runner starts");
-    Running(child)
+        .stdout(Stdio::null());
+    command
 }
 
 /// Starts `cairn serve` with open registration and reads the address from

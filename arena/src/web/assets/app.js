@@ -162,22 +162,101 @@ function follow(node, poll) {
 
 // ---- a tournament -------------------------------------------------------
 
+// The page of games asked for in the address (`?page=N`, from 0).
+function gamesPageAsked() {
+  const page = Number(new URLSearchParams(location.search).get("page"));
+  return Number.isInteger(page) && page > 0 ? page : 0;
+}
+
 async function tournamentPage(id) {
-  const data = await api("/api/tournaments/" + encodeURIComponent(id));
+  const page = gamesPageAsked();
+  const path = "/api/tournaments/" + encodeURIComponent(id) + (page ? "?page=" + page : "");
+  const data = await api(path);
   const t = data.tournament;
   document.title = "tournament #" + t.id + " · cairn arena";
   const progress = el("p", { id: "progress" });
+  const standings = el("div", { id: "standings" });
   const games = el("div", { id: "games" });
   show(el("h1", {}, "Tournament #" + t.id + " · " + t.game + " · " + variantName(t.variant)),
-    el("p", { class: "muted" }, "by " + t.owner + " · " + plural(t.entries, "bot") + " · " + plural(t.seats_per_game, "seat") + " per game · created " + when(t.created_at)),
-    progress, games);
+    el("p", { class: "muted" }, data.standings.format + " · by " + t.owner + " · " + plural(t.entries, "bot") + " · " + plural(t.seats_per_game, "seat") + " per game · created " + when(t.created_at)),
+    progress, standings, games);
   const render = (fresh) => {
     const tt = fresh.tournament;
     progress.replaceChildren(progressCell(tt.games_done, tt.games_total), " games recorded · " + tt.matches_done + "/" + tt.matches_total + " matches played" + givenUp(tt));
-    games.replaceChildren(gamesTable(fresh.games));
+    standings.replaceChildren(...standingsBlocks(fresh.standings));
+    games.replaceChildren(el("h2", {}, "Games"), gamesPager(fresh, tt.games_total),
+      gamesTable(fresh.games, fresh.standings.format === "swiss" || fresh.standings.format === "knockout"));
     return settled(tt);
   };
-  if (!render(data)) follow(games, async () => render(await api("/api/tournaments/" + encodeURIComponent(id))));
+  if (!render(data)) follow(games, async () => render(await api(path)));
+}
+
+// Links to the other pages of a tournament's games.
+function gamesPager(data, total) {
+  const pages = Math.max(1, Math.ceil(total / data.games_per_page));
+  if (pages === 1) return "";
+  const link = (page, label) => el("a", { href: "?page=" + page, class: "page-link", "data-page": page }, label);
+  return el("p", { id: "pager" }, data.page > 0 ? link(data.page - 1, "« previous") : "",
+    " page " + (data.page + 1) + " of " + pages + " ", data.page + 1 < pages ? link(data.page + 1, "next »") : "");
+}
+
+function eloText(elo) {
+  return typeof elo === "number" ? (elo >= 0 ? "+" : "") + elo.toFixed(0) : elo;
+}
+
+// The tournament's own results, and what its format adds.
+function standingsBlocks(st) {
+  const blocks = [el("h2", {}, "Results in this tournament"), resultsTable(st.results)];
+  if (st.crosstable.length) blocks.push(el("h2", {}, "Crosstable"), crosstable(st));
+  if (st.format === "swiss" || st.format === "gauntlet") blocks.push(el("h2", {}, "Standings by the " + st.format + "'s rules"),
+    table([">#", "bot", ">score", ">games"], st.format_standings.map((row, i) => el("tr", {}, td(i + 1, "num"), td(row.bot), td(row.score.toFixed(2), "num"), td(row.games, "num")))));
+  if (st.bracket.length) blocks.push(el("h2", {}, "Bracket"), bracket(st.bracket));
+  if (st.sprt) blocks.push(el("h2", {}, "SPRT"), sprtBlock(st.sprt));
+  return blocks;
+}
+
+function resultsTable(rows) {
+  if (rows.every((row) => row.games === 0)) return el("p", { class: "muted", id: "results" }, "No game recorded yet.");
+  const node = table([">#", "bot", ">games", ">W", ">D", ">L", ">points", ">score", ">Elo", "95% interval"], rows.map((row, i) => el("tr", { "data-entry": row.entry },
+    td(i + 1, "num"), td(row.bot), td(row.games, "num"), td(row.wins, "num"), td(row.draws, "num"), td(row.losses, "num"),
+    td(row.points.toFixed(1), "num"), td(row.score === null ? "" : (100 * row.score).toFixed(1) + "%", "num"),
+    td(row.elo === null ? "" : eloText(row.elo), "num"), td(row.elo === null ? "" : eloText(row.elo_low) + " .. " + eloText(row.elo_high)))));
+  node.id = "results";
+  return el("div", {}, node, el("p", { class: "legend" }, "W/D/L count each other seat at the table once; the Elo is against this tournament's field, with its 95% interval."));
+}
+
+// Each row entry's W-D-L against each column entry, in the results' order.
+function crosstable(st) {
+  const order = st.results.map((row) => row.entry);
+  const cell = (r, c) => st.crosstable.find((x) => x.row === r && x.column === c);
+  const node = table(["", "bot"].concat(order.map((_, i) => ">" + (i + 1))), order.map((r, i) => el("tr", { "data-entry": r },
+    td(i + 1, "num"), td(st.entries[r]),
+    order.map((c) => {
+      const x = cell(r, c);
+      return el("td", { class: "num", "data-column": c }, r === c ? "×" : x ? x.wins + "-" + x.draws + "-" + x.losses : "–");
+    }))));
+  node.id = "crosstable";
+  return el("div", {}, node, el("p", { class: "legend" }, "The row's wins-draws-losses against the column."));
+}
+
+function bracket(ties) {
+  const rounds = [...new Set(ties.map((tie) => tie.round))];
+  return el("div", { id: "bracket", class: "bracket" }, rounds.map((round) => el("div", { class: "bracket-round", "data-round": round },
+    el("h3", {}, "Round " + round),
+    ties.filter((tie) => tie.round === round).map((tie) => el("div", { class: "tie" + (tie.winner ? " decided" : "") },
+      tie.first === null || tie.second === null ? (tie.winner || "?") + " has a bye"
+        : tie.first + " " + tie.first_points.toFixed(1) + " – " + tie.second_points.toFixed(1) + " " + tie.second,
+      el("b", { class: "winner" }, tie.winner ? " → " + tie.winner : " · undecided"))))));
+}
+
+function sprtBlock(sprt) {
+  const verdicts = { h1: "H1 accepted: the challenger is elo1 stronger", h0: "H0 accepted: the challenger is not elo1 stronger", undecided: "undecided" };
+  return el("div", { id: "sprt" },
+    el("p", {}, el("b", { id: "sprt-verdict", "data-verdict": sprt.verdict }, verdicts[sprt.verdict] || sprt.verdict)),
+    el("p", {}, "elo0 " + sprt.elo0 + " · elo1 " + sprt.elo1 + " · alpha " + sprt.alpha + " · beta " + sprt.beta),
+    el("p", {}, "LLR ", el("span", { id: "sprt-llr" }, sprt.llr.toFixed(2)), " (bounds " + sprt.lower_bound.toFixed(2) + " .. " + sprt.upper_bound.toFixed(2) + ")",
+      el("progress", { max: sprt.upper_bound - sprt.lower_bound, value: Math.min(Math.max(sprt.llr - sprt.lower_bound, 0), sprt.upper_bound - sprt.lower_bound) })),
+    el("p", {}, "deal pairs by the challenger's points (0 / ½ / 1 / 1½ / 2): " + sprt.pentanomial.join(" / ")));
 }
 
 function seatResult(seat) {
@@ -187,16 +266,22 @@ function seatResult(seat) {
   return el("span", { class: "seat" }, parts);
 }
 
-function gamesTable(games) {
-  return table([">game", ">match", "status", "seats and results", ""],
-    games.map((g) => {
-      const recorded = g.seats.every((s) => s.score !== null);
-      return el("tr", {},
-        td(g.game_id, "num"), td((g.match_index + 1) + (g.game_index ? " game " + (g.game_index + 1) : ""), "num"),
-        td(recorded ? "done" : g.status),
-        td(g.seats.map((s, i) => [i ? " vs " : "", seatResult(s)])),
-        td(recorded ? el("a", { href: "/games/" + g.game_id, class: "replay-link" }, "replay") : ""));
-    }));
+function gamesTable(games, byRound) {
+  const rows = [];
+  let round = null;
+  for (const g of games) {
+    if (byRound && g.round !== round) {
+      round = g.round;
+      rows.push(el("tr", { class: "round-head", "data-round": round + 1 }, el("th", { colspan: 5 }, "Round " + (round + 1))));
+    }
+    const recorded = g.seats.every((s) => s.score !== null);
+    rows.push(el("tr", {},
+      td(g.name, "num"), td((g.match_index + 1) + (g.game_index ? " game " + (g.game_index + 1) : ""), "num"),
+      td(recorded ? "done" : g.status),
+      td(g.seats.map((s, i) => [i ? " vs " : "", seatResult(s)])),
+      td(recorded ? el("a", { href: "/games/" + g.name, class: "replay-link" }, "replay") : "")));
+  }
+  return table([">game", ">match", "status", "seats and results", ""], rows);
 }
 
 // ---- a bot ----------------------------------------------------------------
@@ -226,13 +311,14 @@ async function botPage(name) {
 // ---- the replay viewer ------------------------------------------------------
 
 async function gamePage(id) {
-  const data = await api("/api/games/" + encodeURIComponent(id));
+  const data = await api("/api/games/" + id.split("/").map(encodeURIComponent).join("/"));
   const header = data.game;
   const replay = data.replay;
   document.title = "game " + header.game_id + " · cairn arena";
   const names = header.seats.map((s) => s.bot_name + "@" + s.version);
   const head = [
-    el("h1", {}, "Game " + header.game_id + " · " + header.game + " · " + variantName(header.variant)),
+    el("h1", {}, "Game " + header.name + " · " + header.game + " · " + variantName(header.variant)),
+    el("p", { class: "muted", id: "game-name" }, "game " + header.name + " (tournament/match/game; game id " + header.game_id + ")"),
     el("p", {}, "Tournament ", el("a", { href: "/tournaments/" + header.tournament_id }, "#" + header.tournament_id),
       replay.seed ? " · seed " + replay.seed : ""),
     el("div", { class: "seats", id: "seats" }, header.seats.map((s) => el("span", { class: "seat", "data-seat": s.seat },
@@ -240,13 +326,23 @@ async function gamePage(id) {
       " · score ", el("b", { class: "score" }, String(s.score)), " · rank " + s.rank,
       s.forfeit_reason ? el("span", { class: "error" }, " · forfeit: " + s.forfeit_reason + " (" + (s.forfeit_detail || "") + ")") : ""))),
   ];
+  const tails = stderrTails(header);
   if (!replay.steps) {
-    show(head, el("p", { class: "error", id: "replay-error" }, replay.error || "this replay cannot be shown"));
+    show(head, el("p", { class: "error", id: "replay-error" }, replay.error || "this replay cannot be shown"), tails);
     return;
   }
   const view = new ReplayView(replay, names);
-  show(head, view.node);
+  show(head, view.node, tails);
   view.start();
+}
+
+// Each seat's last stderr bytes in the game (text, never markup).
+function stderrTails(header) {
+  const tails = (header.stderr_tails || []).map((tail, seat) => [tail, seat]).filter(([tail]) => tail);
+  if (!tails.length) return "";
+  return el("div", { id: "stderr" }, el("h2", {}, "stderr"), tails.map(([tail, seat]) => el("details", { class: "stderr", "data-seat": seat },
+    el("summary", {}, "seat " + seat + " · " + header.seats[seat].bot_name + "@" + header.seats[seat].version + " (last " + tail.length + " characters)"),
+    el("pre", {}, tail))));
 }
 
 /** A decision's CPU time (the clock the time control charges), from microseconds. */
@@ -350,7 +446,7 @@ async function route() {
     if (parts.length === 0) await homePage();
     else if (parts[0] === "tournaments" && parts.length === 2) await tournamentPage(parts[1]);
     else if (parts[0] === "bots" && parts.length === 2) await botPage(parts[1]);
-    else if (parts[0] === "games" && parts.length === 2) await gamePage(parts[1]);
+    else if (parts[0] === "games" && (parts.length === 2 || parts.length === 4)) await gamePage(parts.slice(1).join("/"));
     else show(el("p", { class: "error" }, "No such page."));
   } catch (error) {
     show(el("p", { class: "error", id: "page-error" }, String(error.message || error)));

@@ -32,7 +32,7 @@ window.cairnBoards = (function () {
   const TACTICS = ["joker", "spy", "shield", "bluff", "mud", "recruiter", "strategist", "banshee", "traitor"];
 
   function stCard(el, name) {
-    if (TACTICS.includes(name)) return el("span", { class: "card tactic", "data-card": name, title: name }, name.slice(0, 4));
+    if (TACTICS.includes(name)) return el("span", { class: "card tactic", "data-card": name, title: name }, name);
     return el("span", { class: "card c-" + name[0], "data-card": name, title: name }, name.slice(1));
   }
 
@@ -92,9 +92,22 @@ window.cairnBoards = (function () {
   function losCard(el, name) {
     if (!name) return el("span", { class: "card back" }, "?");
     const match = /^([a-z]+)(\d+)([a-z]?)$/.exec(name) || [name, name, "", ""];
-    const card = el("span", { class: "card", "data-card": name, title: name }, match[2] + match[3], el("small", {}, match[1].slice(0, 5)));
+    const card = el("span", { class: "card", "data-card": name, title: name }, match[2] + match[3], el("small", {}, match[1]));
     card.style.background = CLAN_COLORS[match[1]] || "#666";
     return card;
+  }
+
+  // An army's strength as far as this view knows it: "army 24" when every
+  // card is known (doubled when it holds more than one card, all of one
+  // clan, a card marked "any clan" matching any), else "army at least 9, 2
+  // hidden" (the known cards' sum).
+  function losArmyTotal(known, hidden, anyClan) {
+    const parsed = known.map((name) => /^([a-z]+)(\d+)[a-z]?$/.exec(name)).filter((m) => m);
+    const sum = parsed.reduce((total, m) => total + Number(m[2]), 0);
+    if (hidden > 0) return "army at least " + sum + ", " + hidden + " hidden";
+    const clans = new Set(parsed.filter((m) => !anyClan.includes(m[0])).map((m) => m[1]));
+    const doubled = parsed.length > 1 && clans.size <= 1;
+    return "army " + (doubled ? 2 * sum + " (doubled: one clan)" : sum);
   }
 
   function losLine(el, label, content) {
@@ -113,18 +126,18 @@ window.cairnBoards = (function () {
     const seats = pub.scores.map((score, s) => {
       const mine = own(s);
       const army = pub.armies[s] || { faceUp: [], faceDown: [] };
-      const faceDown = army.faceDown.map((card, i) => {
-        const known = card || step.views.map((v, viewer) => (own(viewer) ? ((v.armies[s] || {}).faceDown || [])[i] : "")).find((c) => c);
-        return losCard(el, known || "");
-      });
+      const downKnown = army.faceDown.map((card, i) => card || step.views.map((v, viewer) => (own(viewer) ? ((v.armies[s] || {}).faceDown || [])[i] : "")).find((c) => c) || "");
+      const total = losArmyTotal(army.faceUp.concat(downKnown.filter((c) => c)), downKnown.filter((c) => !c).length, pub.anyClan);
       const hand = mine ? mine.hand.map((c) => losCard(el, c))
         : Array.from({ length: pub.handSizes[s] || 0 }, () => el("span", { class: "card back" }, "?"));
       return el("div", { class: "los-seat" + (pub.toMove === s ? " tomove" : ""), "data-seat": s },
         el("span", { class: "score", "data-score": score }, score + " pts"),
         el("h3", {}, "seat " + s + " · " + names[s]),
+        el("div", { class: "muted army-total", "data-army-total": s }, total +
+          (pub.lastStrengths && pub.lastStrengths.length > s ? " · last skirmish " + pub.lastStrengths[s] : "")),
         losLine(el, "supporters won", ((pub.won[s] || {}).cards || []).map((c) => losCard(el, c))),
         losLine(el, "followers", army.faceUp.map((c) => losCard(el, c))),
-        losLine(el, "face down", faceDown),
+        losLine(el, "face down", downKnown.map((c) => losCard(el, c))),
         losLine(el, mine ? "hand" : "hand (hidden)", hand));
     });
     const marks = [["takes two", pub.takesTwo], ["stays", pub.stays], ["any clan", pub.anyClan], ["kept", pub.kept]]
