@@ -44,10 +44,14 @@ pub fn mirrored_plan(n_games: u32, seed: u64, n_bots: usize) -> Vec<GamePlan> {
         .collect()
 }
 
-/// Deal `deal` of a match seeded `seed`: a hash of both, so matches of
-/// neighbouring seeds share no deal (`seed + deal` made `--seed 100` and
-/// `--seed 101` share nine deals in ten).
+/// Deal `deal` of a match seeded `seed`: the seed itself for the first
+/// deal (so "the game of seed 1" in the docs is a match's first game), then
+/// a hash of both, so matches of neighbouring seeds share no deal
+/// (`seed + deal` made `--seed 100` and `--seed 101` share nine in ten).
 pub fn deal_seed(seed: u64, deal: u64) -> u64 {
+    if deal == 0 {
+        return seed;
+    }
     let mut state = seed ^ deal.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29);
     cairn_engine::rng::splitmix64(&mut state)
 }
