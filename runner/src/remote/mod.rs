@@ -29,8 +29,8 @@ pub use self::artifacts::ArtifactCache;
 pub use self::client::{connect_channel, ArenaConnection, RemoteError};
 use crate::build::{BuildLimits, Builder};
 use crate::launch::{BotLauncher, PlainLauncher};
-use crate::sandbox::Limits;
 use crate::sandbox::SandboxLauncher;
+use crate::sandbox::{Interpreters, Limits};
 use crate::time_control::TimeControl;
 
 /// How a remote runner works.
@@ -143,6 +143,9 @@ pub async fn run_runner(
             config.jobs.max(1),
             launcher.describe()
         );
+        if !config.no_sandbox {
+            tracing::info!("runner: {}", Interpreters::default_shared().describe());
+        }
     }
     let (stop, stopping) = watch::channel(false);
     let build_limits = config.build_limits;
