@@ -71,6 +71,7 @@ mod planning;
 mod quotas;
 mod results;
 mod results_postgres;
+mod runner_trust;
 mod snapshots;
 mod sql;
 mod tournaments;
