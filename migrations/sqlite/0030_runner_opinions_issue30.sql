@@ -15,3 +15,7 @@ CREATE TABLE build_failure_reports (
     reported_at     INTEGER NOT NULL,
     PRIMARY KEY (bot_version_id, runner_id)
 );
+
+-- A runner whose forfeits or give-backs are an outlier against the other
+-- runners' is quarantined: revoked, with the reason the operator reads.
+ALTER TABLE runners ADD COLUMN quarantine_reason TEXT;

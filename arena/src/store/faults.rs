@@ -86,6 +86,7 @@ impl Store {
             Ok((attempts, failed))
         }).await?;
         self.notify_change();
+        self.review_runner(runner).await?;
         Ok(GiveBack { attempts, failed })
     }
 
