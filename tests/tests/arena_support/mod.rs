@@ -200,7 +200,7 @@ pub fn serve_line(db: &Path, listen: &str, flags: &[&str]) -> (Running, String) 
     (Running(child), line)
 }
 
-async fn channel(address: &str) -> Channel {
+pub async fn channel(address: &str) -> Channel {
     Channel::from_shared(address.to_string())
         .unwrap()
         .connect()
