@@ -43,11 +43,23 @@ pub enum ArenaError {
     FailedPrecondition(String),
 }
 
+/// The most characters of a caller's input an error quotes.
+pub const MAX_QUOTED_CHARS: usize = 80;
+
+/// `text` as an error quotes it: at most [`MAX_QUOTED_CHARS`] characters,
+/// `...` marking a cut, so a huge input never comes back whole.
+pub fn quoted_prefix(text: &str) -> String {
+    match text.char_indices().nth(MAX_QUOTED_CHARS) {
+        Some((cut, _)) => format!("{}...", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
 impl ArenaError {
     pub(crate) fn not_found(what: &'static str, id: impl ToString) -> ArenaError {
         ArenaError::NotFound {
             what,
-            id: id.to_string(),
+            id: quoted_prefix(&id.to_string()),
         }
     }
 

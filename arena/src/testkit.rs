@@ -98,6 +98,17 @@ pub fn bot_archive(name: &str, revision: u32) -> Vec<u8> {
     ])
 }
 
+/// [`bot_archive`] with a build command (`make`), whose build can fail.
+pub fn built_bot_archive(name: &str, revision: u32) -> Vec<u8> {
+    let manifest =
+        format!("name = \"{name}\"\ncommand = [\"python3\", \"bot.py\"]\nbuild = [\"make\"]\n");
+    let program = format!("# revision {revision}\nprint('hello')\n");
+    tar_gz(&[
+        ("cairn-bot.toml", manifest.as_bytes()),
+        ("bot.py", program.as_bytes()),
+    ])
+}
+
 /// A report for a whole leased match where seats rank by `strength` of
 /// their bot version (higher is better, equal strengths tie); scores are
 /// the strengths, and the made-up replay lists them (see [`test_verifier`]).

@@ -226,9 +226,8 @@ async fn play_tournaments(args: &DemoArgs, dir: &Path, arena: &ArenaArgs) -> any
         .map_err(status_error)?
         .into_inner()
         .token;
-    let exe = std::env::current_exe().context("cannot find the cairn binary")?;
     for (name, bundled, games) in DEMO_BOTS {
-        let folder = write_bot_folder(dir, &exe, name, bundled, *games)?;
+        let folder = write_bot_folder(dir, name, bundled, *games)?;
         let archive = cairn_proto::archive::pack_folder(&folder)?;
         client
             .submit_bot_version(authorized(pb::SubmitBotVersionRequest { archive }, &token))
@@ -322,10 +321,10 @@ async fn play_tournaments(args: &DemoArgs, dir: &Path, arena: &ArenaArgs) -> any
     Ok(())
 }
 
-/// A bot folder whose command runs `cairn bot-run BUNDLED`.
+/// A bot folder whose command runs `cairn bot-run BUNDLED` (the runner's
+/// own binary, by its bare name).
 fn write_bot_folder(
     dir: &Path,
-    exe: &Path,
     name: &str,
     bundled: &str,
     games: Option<&str>,
@@ -333,10 +332,8 @@ fn write_bot_folder(
     let folder = dir.join("bots").join(name);
     std::fs::create_dir_all(&folder)?;
     let games = games.map_or(String::new(), |game| format!("games = [\"{game}\"]\n"));
-    let manifest = format!(
-        "name = \"{name}\"\ncommand = [{:?}, \"bot-run\", \"{bundled}\"]\n{games}",
-        exe.display().to_string()
-    );
+    let manifest =
+        format!("name = \"{name}\"\ncommand = [\"cairn\", \"bot-run\", \"{bundled}\"]\n{games}");
     std::fs::write(folder.join("cairn-bot.toml"), manifest)?;
     Ok(folder)
 }

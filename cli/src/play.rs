@@ -15,7 +15,7 @@ use anyhow::{bail, Context};
 use cairn_engine::seating::seatings_per_table;
 use cairn_runner::bot_folder::{load_bot, PreparedBot};
 use cairn_runner::build::{BuildError, Builder};
-use cairn_runner::sandbox::Limits;
+use cairn_runner::sandbox::{Limits, ProgramPolicy};
 use cairn_runner::{
     mirrored_plan, rotating_plan, BotLauncher, ForfeitReason, MatchResult, MatchSpec,
     PlainLauncher, ReplayFile, SandboxLauncher, SeatResult, TimeControl,
@@ -98,7 +98,8 @@ pub struct PlayArgs {
     no_sandbox: bool,
     /// Bot folders (holding cairn-bot.toml) or commands written
     /// `cmd:COMMAND` (run through `sh -c`; `cmd:/ABSOLUTE/PROGRAM ARGS` runs
-    /// that program, its folder shown to the sandbox), one per seat.
+    /// that program of yours, trusted: its folder is shown to the sandbox
+    /// read-only, which a runner never does for an arena bot), one per seat.
     #[arg(value_name = "BOT")]
     bots: Vec<String>,
 }
@@ -170,7 +171,10 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
     let launcher: Box<dyn BotLauncher> = if args.no_sandbox {
         Box::new(PlainLauncher)
     } else {
-        Box::new(SandboxLauncher::new(Limits::default()))
+        // The user's own folders and commands: trusted to name any program.
+        let launcher =
+            SandboxLauncher::new(Limits::default()).with_programs(ProgramPolicy::Trusted);
+        Box::new(launcher)
     };
     let interrupted = Arc::new(AtomicBool::new(false));
     watch_interrupts(Arc::clone(&interrupted));

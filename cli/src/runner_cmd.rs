@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use cairn_runner::build::BuildLimits;
 use cairn_runner::remote::{default_cache_dir, run_runner, RunnerConfig};
+use cairn_runner::sandbox::Interpreters;
 
 use crate::client::DEFAULT_ARENA;
 
@@ -36,6 +37,13 @@ pub struct RunnerArgs {
     /// Stop once no match is waiting.
     #[arg(long)]
     exit_when_idle: bool,
+    /// An interpreter bots may run by bare name (repeat for several); its
+    /// installation is shown to their sandboxes read-only. Programs in the
+    /// system folders (/usr, /bin, ...) need no listing. [default: python3,
+    /// python, pypy3, node, deno, bun, ruby, perl, lua, php, java, as found
+    /// on this PATH]
+    #[arg(long = "interpreter", value_name = "NAME")]
+    interpreters: Vec<String>,
     #[command(flatten)]
     build: BuildTimeArgs,
 }
@@ -69,6 +77,16 @@ pub fn run(args: RunnerArgs) -> anyhow::Result<ExitCode> {
     config.exit_when_idle = args.exit_when_idle;
     config.build_limits = args.build.limits();
     config.verbose = true;
+    if !args.interpreters.is_empty() {
+        let listed = Interpreters::listed(&args.interpreters);
+        if !listed.missing.is_empty() {
+            anyhow::bail!(
+                "--interpreter {}: not found on this runner's PATH",
+                listed.missing.join(", ")
+            );
+        }
+        listed.install();
+    }
     crate::client::runtime()?.block_on(async {
         let shutdown = crate::serve::shutdown_signal();
         let summary = run_runner(config, shutdown)

@@ -51,6 +51,15 @@ async fn open(db: &Location) -> anyhow::Result<Store> {
         .with_context(|| format!("cannot open the database {db}"))
 }
 
+/// `active`, `revoked`, or `quarantined: WHY` (the arena's figures).
+fn runner_state(runner: &cairn_arena::store::RunnerInfo) -> String {
+    match (&runner.quarantine_reason, runner.revoked_at) {
+        (Some(reason), _) => format!("quarantined: {reason}"),
+        (None, Some(_)) => "revoked".into(),
+        (None, None) => "active".into(),
+    }
+}
+
 pub fn run(command: RunnersCommand) -> anyhow::Result<ExitCode> {
     crate::client::runtime()?.block_on(async {
         match command {
@@ -67,7 +76,7 @@ pub fn run(command: RunnersCommand) -> anyhow::Result<ExitCode> {
                 if json {
                     let rows: Vec<_> = runners
                         .iter()
-                        .map(|r| json!({"id": r.id, "name": r.name, "created_at_ms": r.created_at, "last_seen_at_ms": r.last_seen_at, "revoked_at_ms": r.revoked_at, "leases": r.leases}))
+                        .map(|r| json!({"id": r.id, "name": r.name, "created_at_ms": r.created_at, "last_seen_at_ms": r.last_seen_at, "revoked_at_ms": r.revoked_at, "quarantine_reason": r.quarantine_reason, "leases": r.leases}))
                         .collect();
                     println!("{}", serde_json::Value::Array(rows));
                 } else {
@@ -75,7 +84,7 @@ pub fn run(command: RunnersCommand) -> anyhow::Result<ExitCode> {
                     for runner in &runners {
                         table.row(vec![
                             runner.name.clone(),
-                            if runner.revoked_at.is_some() { "revoked" } else { "active" }.into(),
+                            runner_state(runner),
                             runner.leases.to_string(),
                             runner.last_seen_at.map_or("never".into(), |at| at.to_string()),
                         ]);

@@ -20,8 +20,10 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Component, Path};
 
+mod command;
 mod pack;
 
+pub use self::command::{check_programs_stay_inside, program_leaves_folder};
 pub use self::pack::{pack_folder, unpack_archive, PackError};
 
 use sha2::{Digest, Sha256};
@@ -368,7 +370,9 @@ fn find_manifest(items: &BTreeMap<String, Item>) -> Result<Manifest, ArchiveErro
         Some(Item::File { bytes, .. }) => {
             let text = std::str::from_utf8(bytes)
                 .map_err(|_| ArchiveError::BadManifest("it is not UTF-8 text".into()))?;
-            Manifest::parse(text)
+            let manifest = Manifest::parse(text)?;
+            check_programs_stay_inside(&manifest)?;
+            Ok(manifest)
         }
         Some(Item::Folder) => Err(ArchiveError::BadManifest("it is a folder".into())),
         None => Err(ArchiveError::MissingManifest {

@@ -152,8 +152,23 @@ impl BotLauncher for PlainLauncher {
     }
 }
 
+/// The bare name by which a bot runs this very `cairn` binary (`cairn
+/// bot-run random`): every runner has it, so an uploaded bot needs no path
+/// to it.
+pub const OWN_PROGRAM: &str = "cairn";
+
+/// This binary, when `name` is [`OWN_PROGRAM`] and this binary is `cairn`
+/// (a test binary of the runner crate is not).
+pub fn own_program(name: &str) -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?.canonicalize().ok()?;
+    (name == OWN_PROGRAM && exe.file_name()? == OWN_PROGRAM).then_some(exe)
+}
+
 /// `./bot.py` means the bot folder's `bot.py`, whatever our own directory.
 fn resolve_program(program: &str, spec: &LaunchSpec) -> PathBuf {
+    if let Some(own) = own_program(program) {
+        return own;
+    }
     let path = PathBuf::from(program);
     if path.is_relative() && program.contains('/') {
         spec.bot_dir.join(path)

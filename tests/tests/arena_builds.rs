@@ -35,10 +35,9 @@ async fn a_hostile_build_on_a_real_runner_is_sandboxed_and_the_tournament_finish
         escape = escape.display()
     );
     // The bot itself is the bundled random bot (the sandbox shows the
-    // `cairn` binary's folder because it is the command).
+    // runner's own `cairn` binary's folder because it is the command).
     let manifest = format!(
-        "name = \"hostile-build\"\nbuild = [\"sh\", \"-c\", {build:?}]\ncommand = [{:?}, \"bot-run\", \"random\"]\n",
-        cairn_binary().display().to_string()
+        "name = \"hostile-build\"\nbuild = [\"sh\", \"-c\", {build:?}]\ncommand = [\"cairn\", \"bot-run\", \"random\"]\n"
     );
     std::fs::write(folder.join("cairn-bot.toml"), manifest).unwrap();
     add_bot_folder(&arena, &token, &folder);
@@ -82,10 +81,7 @@ async fn a_build_that_hangs_breaks_its_version_under_a_lease_kept_alive() {
     add_bot(&arena, &token, "plain", "first");
     let folder = arena.folder.path().join("bots").join("hanging-build");
     std::fs::create_dir_all(&folder).unwrap();
-    let manifest = format!(
-        "name = \"hanging-build\"\nbuild = [\"sh\", \"-c\", \"trap '' TERM; while true; do sleep 1; done\"]\ncommand = [{:?}, \"bot-run\", \"random\"]\n",
-        cairn_binary().display().to_string()
-    );
+    let manifest = "name = \"hanging-build\"\nbuild = [\"sh\", \"-c\", \"trap '' TERM; while true; do sleep 1; done\"]\ncommand = [\"cairn\", \"bot-run\", \"random\"]\n";
     std::fs::write(folder.join("cairn-bot.toml"), manifest).unwrap();
     add_bot_folder(&arena, &token, &folder);
     let tournament = create_round_robin(&arena, &token, &["plain", "hanging-build"], 2).await;

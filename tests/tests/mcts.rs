@@ -4,7 +4,7 @@
 //! its own clock under a tight time control it never runs out of time; and
 //! a short seeded match against the random bot is its to win.
 
-use cairn_runner::sandbox::Limits;
+use cairn_runner::sandbox::{Limits, ProgramPolicy};
 use cairn_runner::{play_match, BotEntry, MatchResult, ReplayFile, SandboxLauncher};
 use cairn_tests::{match_of, rust_bot, tight_time_control};
 
@@ -46,7 +46,7 @@ fn assert_no_forfeit(result: &MatchResult, what: &str) {
 
 #[test]
 fn the_mcts_bot_plays_every_game_and_variant_in_the_sandbox_without_a_forfeit() {
-    let launcher = SandboxLauncher::new(Limits::default());
+    let launcher = SandboxLauncher::new(Limits::default()).with_programs(ProgramPolicy::Trusted);
     let cases: [(&str, &[&str], usize); 7] = [
         ("schotten-totten", &[], 2),
         (
@@ -71,7 +71,7 @@ fn the_mcts_bot_plays_every_game_and_variant_in_the_sandbox_without_a_forfeit() 
 
 #[test]
 fn thinking_on_its_own_clock_under_a_tight_time_control_it_never_runs_out_of_time() {
-    let launcher = SandboxLauncher::new(Limits::default());
+    let launcher = SandboxLauncher::new(Limits::default()).with_programs(ProgramPolicy::Trusted);
     let mut spec = match_of(
         "schotten-totten",
         &["tactics=true"],
@@ -86,7 +86,7 @@ fn thinking_on_its_own_clock_under_a_tight_time_control_it_never_runs_out_of_tim
 
 #[test]
 fn a_short_seeded_match_against_the_random_bot_is_won_by_the_mcts_bot() {
-    let launcher = SandboxLauncher::new(Limits::default());
+    let launcher = SandboxLauncher::new(Limits::default()).with_programs(ProgramPolicy::Trusted);
     let spec = match_of(
         "schotten-totten",
         &[],

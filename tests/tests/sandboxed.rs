@@ -2,7 +2,7 @@
 //! JavaScript play through it, and misbehaving bots still forfeit with the
 //! right reason, with nothing of them left afterwards.
 
-use cairn_runner::sandbox::Limits;
+use cairn_runner::sandbox::{Limits, ProgramPolicy};
 use cairn_runner::{play_match, EndedBy, ForfeitReason, ReplayFile, SandboxLauncher};
 use cairn_tests::{
     hostile_bot, js_bot, match_of, process_with_marker_exists, python_bot, rust_bot,
@@ -11,7 +11,9 @@ use cairn_tests::{
 
 #[test]
 fn rust_python_and_js_bots_play_both_games_inside_the_sandbox() {
-    let launcher = SandboxLauncher::new(Limits::default());
+    // The Rust bot runs from the workspace's target folder, as `cairn play`
+    // runs a local user's bots: trusted to name it.
+    let launcher = SandboxLauncher::new(Limits::default()).with_programs(ProgramPolicy::Trusted);
     let st = schotten_totten(
         &["tactics=true"],
         2,

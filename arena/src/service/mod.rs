@@ -8,6 +8,7 @@ mod arena_api;
 mod coalesce;
 mod convert;
 mod hot_reads;
+mod request_errors;
 mod runner_api;
 mod writer;
 
@@ -18,6 +19,7 @@ use tonic::metadata::MetadataMap;
 use tonic::transport::server::TcpIncoming;
 use tonic::transport::Server;
 use tonic::{Code, Status};
+use tower::util::MapResponseLayer;
 
 pub use self::arena_api::ArenaApi;
 pub use self::runner_api::RunnerApi;
@@ -190,6 +192,9 @@ pub async fn run_with_options(
         let mut stopped = runner_port_stopped.clone();
         let serving = Server::builder()
             .max_concurrent_streams(MAX_STREAMS_PER_CONNECTION)
+            .layer(MapResponseLayer::new(
+                request_errors::correct_status::<tonic::body::Body>,
+            ))
             .add_service(health.clone())
             .add_service(runners.clone())
             .serve_with_incoming_shutdown(
@@ -202,6 +207,9 @@ pub async fn run_with_options(
     });
     Server::builder()
         .max_concurrent_streams(MAX_STREAMS_PER_CONNECTION)
+        .layer(MapResponseLayer::new(
+            request_errors::correct_status::<tonic::body::Body>,
+        ))
         .add_service(health)
         .add_service(reflection_v1)
         .add_service(reflection_v1alpha)

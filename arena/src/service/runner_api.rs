@@ -141,10 +141,10 @@ impl RunnerService for RunnerApi {
         &self,
         request: Request<pb::FetchArtifactRequest>,
     ) -> Result<Response<ChunkStream>, Status> {
-        self.runner(&request).await?;
+        let runner = self.runner(&request).await?;
         let data = self
             .store
-            .artifact(&request.into_inner().content_hash)
+            .artifact_for_runner(&runner, &request.into_inner().content_hash)
             .await?;
         let chunks: Vec<Result<pb::ArtifactChunk, Status>> = data
             .chunks(ARTIFACT_CHUNK_BYTES)

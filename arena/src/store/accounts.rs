@@ -110,6 +110,8 @@ pub struct RunnerInfo {
     pub created_at: i64,
     pub last_seen_at: Option<i64>,
     pub revoked_at: Option<i64>,
+    /// Why the arena quarantined it (revoked for an outlier tally).
+    pub quarantine_reason: Option<String>,
     /// Matches it holds now.
     pub leases: i64,
 }
@@ -264,7 +266,7 @@ impl Store {
     /// Every runner, by name, with the matches it holds.
     pub async fn list_runners(&self) -> Result<Vec<RunnerInfo>, ArenaError> {
         Ok(sqlx::query_as(
-            "SELECT r.id, r.name, r.created_at, r.last_seen_at, r.revoked_at, \
+            "SELECT r.id, r.name, r.created_at, r.last_seen_at, r.revoked_at, r.quarantine_reason, \
              (SELECT COUNT(*) FROM matches m WHERE m.lease_holder = r.id AND m.status = 'leased') AS leases \
              FROM runners r ORDER BY r.name",
         )

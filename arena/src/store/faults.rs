@@ -4,7 +4,9 @@
 //! the maximum number of attempts gives it up (failed: never rated). A
 //! failed build is the bot's: its version is marked broken with the log's
 //! tail, and every unfinished match seating it ends with `build_failed`
-//! forfeits (see [`build_failed_score`] for the ruling).
+//! forfeits (see [`build_failed_score`] for the ruling). Neither outcome
+//! rests on one runner's word while another could be asked
+//! (see [`super::runner_trust`]).
 
 use cairn_engine::forfeit::{
     build_failed_score, capped, EndedBy, ForfeitReason, MAX_FORFEIT_DETAIL_BYTES,
@@ -15,6 +17,7 @@ use super::accounts::Runner;
 use super::results::{
     finish_match_if_complete, insert_result, rated_seats, Forfeit, GameReport, SeatResult,
 };
+use super::runner_trust::{has_build, record_build_failure, record_give_back};
 use super::Store;
 use crate::error::ArenaError;
 
@@ -62,10 +65,12 @@ impl Store {
             .bind(match_id)
             .fetch_one(&mut **tx)
             .await?;
-            let failed = attempts >= self.max_attempts;
+            let opinions = record_give_back(tx, runner, match_id, now).await?;
+            let failed = attempts >= self.max_attempts && opinions.stands();
             if failed {
                 let failure = format!(
-                    "given up after {attempts} attempts; last: {}",
+                    "given up after {attempts} attempts{}; last: {}",
+                    opinions.note(runner),
                     tail(reason, MAX_FAULT_TEXT_BYTES)
                 );
                 sqlx::query("UPDATE matches SET status = 'done', failure = $1, finished_at = $2, lease_expires_at = NULL WHERE id = $3")
@@ -76,14 +81,12 @@ impl Store {
                     .await?;
                 super::formats::after_match_done(tx, match_id).await?;
             } else {
-                sqlx::query("UPDATE matches SET status = 'queued', lease_holder = NULL, lease_expires_at = NULL WHERE id = $1")
-                    .bind(match_id)
-                    .execute(&mut **tx)
-                    .await?;
+                requeue(tx, match_id).await?;
             }
             Ok((attempts, failed))
         }).await?;
         self.notify_change();
+        self.review_runner(runner).await?;
         Ok(GiveBack { attempts, failed })
     }
 
@@ -100,7 +103,7 @@ impl Store {
         log: &str,
     ) -> Result<usize, ArenaError> {
         let now = self.now_ms();
-        self.write(async |tx| {
+        let broken = self.write(async |tx| {
             let state = self.lease_state(tx, match_id).await?;
             if !state.held_by(runner, generation, now) {
                 return Err(super::cancel::lease_lost(tx, match_id).await?);
@@ -117,16 +120,36 @@ impl Store {
                     "bot version {bot_version_id} has no seat in match {match_id}"
                 )));
             }
+            if !has_build(tx, bot_version_id).await? {
+                return Err(ArenaError::invalid(format!(
+                    "bot version {bot_version_id} has no build command: it has no build to fail"
+                )));
+            }
+            let opinions = record_build_failure(tx, runner, bot_version_id, now).await?;
+            if !opinions.stands() {
+                // Another runner builds it before anyone is charged.
+                requeue(tx, match_id).await?;
+                return Ok(false);
+            }
+            // The lone runner's word first, so the log's last lines stay last.
+            let note = match opinions.note(runner).trim() {
+                "" => String::new(),
+                note => format!("{note}\n"),
+            };
+            let log = format!("{note}{}", tail(log, MAX_FAULT_TEXT_BYTES.saturating_sub(note.len())));
             sqlx::query("UPDATE bot_versions SET broken_at = COALESCE(broken_at, $1), build_log = $2 WHERE id = $3")
                 .bind(now)
-                .bind(tail(log, MAX_FAULT_TEXT_BYTES))
+                .bind(log)
                 .bind(bot_version_id)
                 .execute(&mut **tx)
                 .await?;
             end_with_build_failures(tx, Some(runner.id), match_id, now).await?;
-            Ok(())
+            Ok(true)
         }).await?;
         self.notify_change();
+        if !broken {
+            return Ok(0);
+        }
         // The version's other queued matches, one short transaction each.
         let queued: Vec<i64> = sqlx::query_scalar(
             "SELECT DISTINCT m.id FROM matches m JOIN seats s ON s.match_id = m.id \
@@ -158,6 +181,15 @@ impl Store {
         self.notify_change();
         Ok(ended)
     }
+}
+
+/// Puts a match back in the queue, its lease ended.
+async fn requeue(tx: &mut AnyConnection, match_id: i64) -> Result<(), ArenaError> {
+    sqlx::query("UPDATE matches SET status = 'queued', lease_holder = NULL, lease_expires_at = NULL WHERE id = $1")
+        .bind(match_id)
+        .execute(&mut *tx)
+        .await?;
+    Ok(())
 }
 
 /// Records every unreported game of a match as not played: broken seats

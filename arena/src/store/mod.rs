@@ -71,6 +71,8 @@ mod planning;
 mod quotas;
 mod results;
 mod results_postgres;
+mod runner_review;
+mod runner_trust;
 mod snapshots;
 mod sql;
 mod tournament_table;
@@ -255,6 +257,8 @@ pub struct Store {
     reads: Arc<ReadCache>,
     /// Runners' tokens and sightings, remembered for a moment.
     runners: Arc<accounts::RunnerCache>,
+    /// When each runner was last reviewed against the others.
+    reviews: Arc<runner_review::ReviewTimes>,
     /// The largest runner message the service decodes.
     max_report_bytes: usize,
     /// This store among the processes on one PostgreSQL database (random):
@@ -327,6 +331,7 @@ impl Store {
             fits: Arc::default(),
             reads: Arc::default(),
             runners: Arc::default(),
+            reviews: Arc::default(),
             max_report_bytes: crate::service::MAX_RUNNER_REQUEST_BYTES,
             store_id: u64::from_le_bytes(id_bytes),
             postgres_url: match location {

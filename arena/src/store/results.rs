@@ -143,8 +143,27 @@ impl Store {
             .await
     }
 
-    /// Records a game of `match_id` as `planned`, for `runner`.
+    /// Records a game of `match_id` as `planned`, for `runner`, then
+    /// reviews the runner when the game holds a forfeit only it saw.
     async fn record_game(
+        &self,
+        runner: &Runner,
+        planned: PlannedResult,
+        match_id: i64,
+        lease_generation: i64,
+        report: &GameReport,
+    ) -> Result<GameReportOutcome, ArenaError> {
+        let outcome = self
+            .record_game_once(runner, planned, match_id, lease_generation, report)
+            .await?;
+        if outcome.outcome == ReportOutcome::Recorded {
+            self.review_after_report(runner, report).await?;
+        }
+        Ok(outcome)
+    }
+
+    /// Records a game of `match_id` as `planned`, for `runner`.
+    async fn record_game_once(
         &self,
         runner: &Runner,
         planned: PlannedResult,

@@ -120,6 +120,16 @@ pub(crate) async fn owner_with_bots(store: &Store, owner: &str, bots: &[&str]) -
     owner
 }
 
+/// [`owner_with_bots`] whose bots have a build command.
+pub(crate) async fn owner_with_built_bots(store: &Store, owner: &str, bots: &[&str]) -> Owner {
+    let (owner, _) = store.register_owner(owner).await.unwrap();
+    for bot in bots {
+        let archive = crate::testkit::built_bot_archive(bot, 1);
+        store.submit_bot_version(&owner, &archive).await.unwrap();
+    }
+    owner
+}
+
 pub(crate) fn duel(bots: &[&str], games_per_pairing: usize) -> NewTournament {
     NewTournament {
         game: TEST_DUEL.into(),

@@ -26,7 +26,9 @@ mod output;
 pub use output::sweep_leftovers;
 
 use self::output::{copy_tree, is_host_io_fault, replace_with_output, CopyError, OutputFolder};
-use crate::sandbox::{Ending, Limits, ProcessOutcome, Sandbox, SandboxSpec, SandboxedProcess};
+use crate::sandbox::{
+    Ending, Limits, ProcessOutcome, ProgramPolicy, Sandbox, SandboxSpec, SandboxedProcess,
+};
 
 /// The most of a build's output (stdout and stderr together) that is kept:
 /// its last bytes, where the error usually is.
@@ -161,6 +163,7 @@ fn sandboxed_build(
     let spec = SandboxSpec {
         command: command.to_vec(),
         bot_dir: output.path().to_path_buf(),
+        programs: ProgramPolicy::default(),
         limits: limits.sandbox,
         env: Vec::new(),
         writable_bot_dir: true,

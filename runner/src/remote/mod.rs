@@ -30,8 +30,8 @@ pub use self::client::{connect_channel, ArenaConnection, RemoteError};
 use crate::build::{BuildLimits, Builder};
 use crate::launch::{BotLauncher, PlainLauncher};
 use crate::referee::MatchError;
-use crate::sandbox::Limits;
 use crate::sandbox::SandboxLauncher;
+use crate::sandbox::{Interpreters, Limits};
 use crate::stop::MatchStop;
 use crate::time_control::TimeControl;
 
@@ -145,6 +145,9 @@ pub async fn run_runner(
             config.jobs.max(1),
             launcher.describe()
         );
+        if !config.no_sandbox {
+            tracing::info!("runner: {}", Interpreters::default_shared().describe());
+        }
     }
     let (stop, stopping) = watch::channel(false);
     let build_limits = config.build_limits;

@@ -7,23 +7,34 @@ use std::os::unix::process::ExitStatusExt;
 use std::process::ExitStatus;
 use std::time::Duration;
 
-use super::{Ending, Limits, ProcessOutcome, Sandbox, SandboxSpec, SandboxedProcess};
+use super::{
+    Ending, Limits, ProcessOutcome, ProgramPolicy, Sandbox, SandboxSpec, SandboxedProcess,
+};
 use crate::launch::{BotLauncher, BotPipes, BotProcess, ExitReport, LaunchError, LaunchSpec};
 
 /// Starts every bot in the sandbox, under the same limits.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct SandboxLauncher {
     sandbox: &'static Sandbox,
     limits: Limits,
+    programs: ProgramPolicy,
 }
 
 impl SandboxLauncher {
-    /// The process-wide sandbox (probed once) with `limits`.
+    /// The process-wide sandbox (probed once) with `limits`, its bots
+    /// confined to their folders and the default interpreters.
     pub fn new(limits: Limits) -> SandboxLauncher {
         SandboxLauncher {
             sandbox: Sandbox::shared(),
             limits,
+            programs: ProgramPolicy::default(),
         }
+    }
+
+    /// The same launcher with another program policy (`cairn play` trusts
+    /// its user's commands; a runner confines the arena's bots).
+    pub fn with_programs(self, programs: ProgramPolicy) -> SandboxLauncher {
+        SandboxLauncher { programs, ..self }
     }
 
     pub fn sandbox(&self) -> &'static Sandbox {
@@ -36,6 +47,7 @@ impl BotLauncher for SandboxLauncher {
         let sandbox_spec = SandboxSpec {
             command: spec.command.clone(),
             bot_dir: spec.bot_dir.clone(),
+            programs: self.programs.clone(),
             limits: self.limits,
             env: spec.env.clone(),
             writable_bot_dir: false,

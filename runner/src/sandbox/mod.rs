@@ -50,6 +50,7 @@ mod launcher;
 mod limits;
 mod network;
 mod process;
+mod programs;
 mod reexec;
 mod report;
 mod resolve;
@@ -65,6 +66,7 @@ pub use detect::LayerStatus;
 pub use launcher::SandboxLauncher;
 pub use limits::{LimitBroken, Limits};
 pub use process::{Ending, ProcessOutcome, SandboxedProcess};
+pub use programs::{Interpreter, Interpreters, ProgramPolicy, SYSTEM_SEARCH_PATH};
 pub use resolve::{resolve_command, ResolvedCommand};
 pub use uid_pool::{UidLease, FIRST_BOT_UID};
 
@@ -77,6 +79,8 @@ pub struct SandboxSpec {
     /// The bot's folder: shown read-only at its own path, and the working
     /// directory.
     pub bot_dir: PathBuf,
+    /// Which programs the command may name.
+    pub programs: ProgramPolicy,
     pub limits: Limits,
     /// Extra environment variables (the bot gets no other of the runner's).
     pub env: Vec<(String, String)>,
@@ -91,6 +95,7 @@ impl SandboxSpec {
         SandboxSpec {
             command,
             bot_dir,
+            programs: ProgramPolicy::default(),
             limits: Limits::default(),
             env: Vec::new(),
             writable_bot_dir: false,
@@ -105,6 +110,9 @@ pub enum SandboxError {
     EmptyCommand,
     #[error("command {0:?} not found")]
     CommandNotFound(String),
+    /// A stranger's program that would show the bot a host folder.
+    #[error("{0}; a bot runs a program of its folder or one of the runner's interpreters")]
+    ProgramOutsideFolder(String),
     #[error("a command argument or variable holds a nul byte")]
     NulByte,
     #[error("bot folder {path}: {source}")]
@@ -133,6 +141,7 @@ impl SandboxError {
         match self {
             SandboxError::EmptyCommand
             | SandboxError::CommandNotFound(_)
+            | SandboxError::ProgramOutsideFolder(_)
             | SandboxError::NulByte => false,
             SandboxError::Setup { step, .. } => *step != report::SetupStep::Exec.name(),
             SandboxError::BotDir { .. }

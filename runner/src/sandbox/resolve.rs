@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::{Mutex, OnceLock};
 
+use super::programs::{confined_program, shown, ProgramPolicy, SYSTEM_SEARCH_PATH};
 use super::SandboxError;
 
 /// Directories every sandbox shows read-only anyway.
@@ -34,35 +35,26 @@ pub struct ResolvedCommand {
     pub search_path: String,
 }
 
-/// Resolves `command` for a bot living in `bot_dir` (already canonical).
+/// Resolves `command` for a bot living in `bot_dir` (already canonical),
+/// refusing a program the policy does not let it reach.
 pub fn resolve_command(
     command: &[String],
     bot_dir: &Path,
+    policy: &ProgramPolicy,
 ) -> Result<ResolvedCommand, SandboxError> {
     let name = command.first().ok_or(SandboxError::EmptyCommand)?;
-    let found = locate(name, bot_dir, std::env::var_os("PATH").as_deref())
-        .ok_or_else(|| SandboxError::CommandNotFound(name.clone()))?;
-    let unshimmed = match shim_manager(&found) {
-        Some(manager) => resolve_shim(&manager, name, bot_dir)?,
-        None => found,
+    let (program, installation) = match policy {
+        ProgramPolicy::Confined(interpreters) => confined_program(name, bot_dir, interpreters)?,
+        ProgramPolicy::Trusted => trusted_program(name, bot_dir)?,
     };
-    let program = unshimmed
-        .canonicalize()
-        .map_err(|_| SandboxError::CommandNotFound(name.clone()))?;
     let mut extra_read_only = Vec::new();
     let mut search_path = String::new();
-    if !is_system_path(&program) && !program.starts_with(bot_dir) {
+    if let Some(installation) = installation {
+        extra_read_only.push(installation);
         let parent = program.parent().unwrap_or(Path::new("/"));
-        let is_bin_dir = parent.file_name() == Some(OsStr::new("bin"));
-        let prefix = if is_bin_dir {
-            parent.parent().unwrap_or(parent)
-        } else {
-            parent
-        };
-        extra_read_only.push(prefix.to_path_buf());
         search_path = format!("{}:", parent.display());
     }
-    search_path.push_str("/usr/local/bin:/usr/bin:/bin");
+    search_path.push_str(SYSTEM_SEARCH_PATH);
     let mut argv = vec![program.to_string_lossy().into_owned()];
     argv.extend(command[1..].iter().cloned());
     Ok(ResolvedCommand {
@@ -73,13 +65,40 @@ pub fn resolve_command(
     })
 }
 
+/// The local user's program, wherever it is, with the installation it
+/// needs shown (`None`: the bot folder or the system's).
+fn trusted_program(name: &str, bot_dir: &Path) -> Result<(PathBuf, Option<PathBuf>), SandboxError> {
+    let found = locate(name, bot_dir, std::env::var_os("PATH").as_deref())
+        .ok_or_else(|| SandboxError::CommandNotFound(shown(name)))?;
+    let unshimmed = match shim_manager(&found) {
+        Some(manager) => resolve_shim(&manager, name, bot_dir)?,
+        None => found,
+    };
+    let program = unshimmed
+        .canonicalize()
+        .map_err(|_| SandboxError::CommandNotFound(shown(name)))?;
+    let installation = (!is_system_path(&program) && !program.starts_with(bot_dir))
+        .then(|| installation_of(&program));
+    Ok((program, installation))
+}
+
+/// The folder an interpreter outside the system folders needs: the one
+/// above `bin/`, or its own folder.
+pub(crate) fn installation_of(program: &Path) -> PathBuf {
+    let parent = program.parent().unwrap_or(Path::new("/"));
+    match parent.file_name() == Some(OsStr::new("bin")) {
+        true => parent.parent().unwrap_or(parent).to_path_buf(),
+        false => parent.to_path_buf(),
+    }
+}
+
 /// Whether `path` lies in a directory that every sandbox shows.
 pub fn is_system_path(path: &Path) -> bool {
     SYSTEM_DIRS.iter().any(|dir| path.starts_with(dir))
 }
 
 /// Finds the file `name` designates, as a shell would.
-fn locate(name: &str, bot_dir: &Path, search_path: Option<&OsStr>) -> Option<PathBuf> {
+pub(crate) fn locate(name: &str, bot_dir: &Path, search_path: Option<&OsStr>) -> Option<PathBuf> {
     if name.contains('/') {
         let path = bot_dir.join(name);
         return path.is_file().then_some(path);
@@ -89,14 +108,14 @@ fn locate(name: &str, bot_dir: &Path, search_path: Option<&OsStr>) -> Option<Pat
         .find(|path| is_executable_file(path))
 }
 
-fn is_executable_file(path: &Path) -> bool {
+pub(crate) fn is_executable_file(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     path.metadata()
         .is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
 }
 
 /// For `<root>/shims/<name>` of a `*env` manager: the manager's executable.
-fn shim_manager(path: &Path) -> Option<PathBuf> {
+pub(crate) fn shim_manager(path: &Path) -> Option<PathBuf> {
     let shims = path.parent()?;
     if shims.file_name()? != "shims" {
         return None;
@@ -113,7 +132,11 @@ fn shim_manager(path: &Path) -> Option<PathBuf> {
 
 /// Asks the version manager which real program `name` means in `bot_dir`
 /// (local version files count); cached per manager, name and folder.
-fn resolve_shim(manager: &Path, name: &str, bot_dir: &Path) -> Result<PathBuf, SandboxError> {
+pub(crate) fn resolve_shim(
+    manager: &Path,
+    name: &str,
+    bot_dir: &Path,
+) -> Result<PathBuf, SandboxError> {
     type Key = (PathBuf, String, PathBuf);
     static CACHE: OnceLock<Mutex<HashMap<Key, PathBuf>>> = OnceLock::new();
     let key = (
@@ -148,75 +171,5 @@ fn resolve_shim(manager: &Path, name: &str, bot_dir: &Path) -> Result<PathBuf, S
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn words(items: &[&str]) -> Vec<String> {
-        items.iter().map(|item| item.to_string()).collect()
-    }
-
-    #[test]
-    fn a_system_program_is_followed_through_its_symlinks() {
-        let resolved =
-            resolve_command(&words(&["sh", "-c", "true"]), Path::new("/")).expect("sh resolves");
-        assert!(resolved.program.is_absolute());
-        assert_eq!(
-            resolved.program,
-            Path::new("/bin/sh").canonicalize().expect("sh exists")
-        );
-        assert_eq!(resolved.argv[1..], words(&["-c", "true"])[..]);
-        assert!(resolved.extra_read_only.is_empty());
-    }
-
-    #[test]
-    fn python3_never_stays_a_shim() {
-        let resolved =
-            resolve_command(&words(&["python3"]), Path::new("/")).expect("python3 resolves");
-        assert!(
-            shim_manager(&resolved.program).is_none(),
-            "{:?}",
-            resolved.program
-        );
-        let first_bytes = std::fs::read(&resolved.program).expect("readable program");
-        assert_eq!(
-            &first_bytes[..4],
-            b"\x7fELF",
-            "{:?} is not a binary",
-            resolved.program
-        );
-    }
-
-    #[test]
-    fn an_interpreter_outside_the_system_brings_its_prefix() {
-        let dir = std::env::temp_dir().join(format!("cairn-resolve-{}", std::process::id()));
-        std::fs::create_dir_all(dir.join("opt/tool/bin")).expect("dirs");
-        let program = dir.join("opt/tool/bin/tool");
-        std::fs::write(&program, "#!/bin/sh\n").expect("write");
-        std::fs::set_permissions(
-            &program,
-            std::os::unix::fs::PermissionsExt::from_mode(0o755),
-        )
-        .expect("chmod");
-        let bot_dir = dir.join("bot");
-        std::fs::create_dir_all(&bot_dir).expect("bot dir");
-        let command = vec![program.to_string_lossy().into_owned()];
-        let resolved = resolve_command(&command, &bot_dir).expect("absolute path resolves");
-        assert_eq!(
-            resolved.extra_read_only,
-            vec![dir.join("opt/tool").canonicalize().expect("prefix")]
-        );
-        assert!(resolved
-            .search_path
-            .starts_with(&*dir.join("opt/tool/bin").to_string_lossy()));
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    #[test]
-    fn a_missing_program_is_reported_by_name() {
-        let error =
-            resolve_command(&words(&["no-such-program-cairn"]), Path::new("/")).unwrap_err();
-        assert!(
-            matches!(error, SandboxError::CommandNotFound(name) if name == "no-such-program-cairn")
-        );
-    }
-}
+#[path = "resolve_tests.rs"]
+mod tests;

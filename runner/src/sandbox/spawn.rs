@@ -54,7 +54,7 @@ struct Prepared {
 
 pub fn spawn(host: &HostSupport, spec: &SandboxSpec) -> Result<SandboxedProcess, SandboxError> {
     let bot_dir = canonical_bot_dir(&spec.bot_dir)?;
-    let resolved = resolve_command(&spec.command, &bot_dir)?;
+    let resolved = resolve_command(&spec.command, &bot_dir, &spec.programs)?;
     let prepared = prepare(host, spec, bot_dir, resolved)?;
     start(host, spec, prepared)
 }

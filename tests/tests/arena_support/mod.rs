@@ -215,7 +215,7 @@ pub fn serve_line(db: &Path, listen: &str, flags: &[&str]) -> (Running, String) 
     (Running(child), line)
 }
 
-async fn channel(address: &str) -> Channel {
+pub async fn channel(address: &str) -> Channel {
     Channel::from_shared(address.to_string())
         .unwrap()
         .connect()
@@ -248,10 +248,8 @@ pub async fn register_owner(arena: &Arena, name: &str) -> String {
 pub fn bot_folder(root: &Path, name: &str, bundled: &str) -> PathBuf {
     let folder = root.join("bots").join(name);
     std::fs::create_dir_all(&folder).unwrap();
-    let manifest = format!(
-        "name = \"{name}\"\ncommand = [{:?}, \"bot-run\", \"{bundled}\"]\n",
-        cairn_binary().display().to_string()
-    );
+    let manifest =
+        format!("name = \"{name}\"\ncommand = [\"cairn\", \"bot-run\", \"{bundled}\"]\n");
     std::fs::write(folder.join("cairn-bot.toml"), manifest).unwrap();
     folder
 }

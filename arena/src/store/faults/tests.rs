@@ -1,5 +1,7 @@
 use super::*;
-use crate::store::tests::{both_backends, count, duel, owner_with_bots, test_store, LEASE_MS};
+use crate::store::tests::{
+    both_backends, count, duel, owner_with_bots, owner_with_built_bots, test_store, LEASE_MS,
+};
 use crate::store::Page;
 use crate::store::ReportOutcome;
 use crate::testkit::report_by_strength;
@@ -80,7 +82,7 @@ both_backends! {
 async fn a_failed_build_breaks_the_version_and_ends_its_matches_with_build_failed() {
     let kept = test_store().await;
     let test = kept.store.clone();
-    let owner = owner_with_bots(&test, "ada", &["a", "b", "c"]).await;
+    let owner = owner_with_built_bots(&test, "ada", &["a", "b", "c"]).await;
     let tournament = test
         .create_tournament(&owner, &duel(&["a", "b", "c"], 2))
         .await
@@ -149,7 +151,7 @@ both_backends! {
 async fn only_a_seated_version_of_a_held_match_can_be_reported_broken() {
     let kept = test_store().await;
     let test = kept.store.clone();
-    let owner = owner_with_bots(&test, "ada", &["a", "b", "c"]).await;
+    let owner = owner_with_built_bots(&test, "ada", &["a", "b", "c"]).await;
     test.create_tournament(&owner, &duel(&["a", "b", "c"], 2))
         .await
         .unwrap();

@@ -1033,7 +1033,7 @@ async fn a_knockout_whose_tie_is_given_up_still_finishes() {
 both_backends! {
 async fn a_ladder_schedules_a_version_whose_build_failed_no_more() {
     let test = test_store().await;
-    let owner = owner_with_bots(&test.store, "ada", &SIX[..4]).await;
+    let owner = crate::store::tests::owner_with_built_bots(&test.store, "ada", &SIX[..4]).await;
     let request = with_format(
         duel(&SIX[..4], 8),
         FormatRequest {
