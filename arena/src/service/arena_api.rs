@@ -17,7 +17,7 @@ use crate::error::ArenaError;
 use crate::ratings::RatingModel;
 use crate::store::{
     FittedRow, LeaderboardInputs, LeaderboardQuery, MatchSummary, Owner, Page, PageOf, Store,
-    TournamentProgress,
+    TournamentProgress, ValidationState,
 };
 
 /// The `Arena` service over a store.
@@ -78,6 +78,7 @@ impl ArenaApi {
             progress: Some(convert::progress(&progress)),
             standings: Vec::new(),
             bracket: Vec::new(),
+            suspensions: Vec::new(),
         })
     }
 
@@ -279,8 +280,9 @@ impl Arena for ArenaApi {
                 let submitted = store
                     .submit_checked_bot_version(&owner, &archive, &checked)
                     .await?;
-                if submitted.created {
-                    // A new version joins every ladder of a game it plays.
+                if submitted.created && submitted.version.validation == ValidationState::Ready {
+                    // A new version joins every ladder of a game it plays
+                    // (a validated one once it is ready).
                     store.enter_ladders(submitted.version.id).await?;
                 }
                 Ok(submitted)
@@ -382,6 +384,9 @@ impl Arena for ArenaApi {
         let tournament = self.store.tournament(tournament_id).await?;
         let standings = self.store.tournament_standings(tournament_id).await?;
         (status.standings, status.bracket) = convert::standings(&tournament, &standings);
+        // Suspensions (issue 32), apart from the standings.
+        let suspensions = self.store.tournament_suspensions(tournament_id).await?;
+        status.suspensions = suspensions.iter().map(convert::suspension).collect();
         Ok(Response::new(status))
     }
 

@@ -141,7 +141,7 @@ impl Store {
     /// Every game and variant a tournament was created for.
     pub async fn played_variants(&self) -> Result<Vec<PlayedVariant>, ArenaError> {
         let rows: Vec<(String, String, String)> = sqlx::query_as(
-            "SELECT game, variant, MIN(options) FROM tournaments GROUP BY game, variant ORDER BY game, variant",
+            "SELECT game, variant, MIN(options) FROM tournaments WHERE validates IS NULL GROUP BY game, variant ORDER BY game, variant",
         )
         .fetch_all(self.pool())
         .await?;
@@ -161,12 +161,13 @@ impl Store {
 
     /// The newest tournaments with their progress.
     pub async fn tournament_lines(&self) -> Result<Vec<TournamentLine>, ArenaError> {
-        Ok(
-            sqlx::query_as(concat!(tournament_line!(), " ORDER BY t.id DESC LIMIT $1"))
-                .bind(PAGE_ROWS)
-                .fetch_all(self.pool())
-                .await?,
-        )
+        Ok(sqlx::query_as(concat!(
+            tournament_line!(),
+            " WHERE t.validates IS NULL ORDER BY t.id DESC LIMIT $1"
+        ))
+        .bind(PAGE_ROWS)
+        .fetch_all(self.pool())
+        .await?)
     }
 
     /// One tournament's line, or not found.
