@@ -360,3 +360,7 @@ mod tests {
         assert!(stored_state("bogus", None).is_err());
     }
 }
+
+#[cfg(test)]
+#[path = "validation/store_tests.rs"]
+mod store_tests;
