@@ -81,6 +81,10 @@ pub struct VersionLine {
     pub content_hash: String,
     pub size_bytes: i64,
     pub created_at: i64,
+    /// validating, ready or failed (see `validation.rs`).
+    pub validation: String,
+    /// When it failed: the failure as stored (JSON text).
+    pub validation_failure: Option<String>,
 }
 
 /// One game a bot played.
@@ -224,7 +228,7 @@ impl Store {
         let (bot_id, name, owner, created_at, deleted_at) =
             bot.ok_or_else(|| ArenaError::not_found("bot", name))?;
         let versions = sqlx::query_as(
-            "SELECT v.version, v.content_hash, a.size_bytes, v.created_at FROM bot_versions v \
+            "SELECT v.version, v.content_hash, a.size_bytes, v.created_at, v.validation, v.validation_failure FROM bot_versions v \
              JOIN artifacts a ON a.content_hash = v.content_hash WHERE v.bot_id = $1 ORDER BY v.version",
         )
         .bind(bot_id)

@@ -24,7 +24,7 @@ pub const MIN_GAMES_BEFORE_SUSPENSION: i64 = 10;
 pub const DEFAULT_MAX_FORFEIT_RATE: f64 = 0.2;
 
 /// A version suspended from a tournament.
-#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, sqlx::FromRow)]
 pub struct Suspension {
     pub bot_version_id: i64,
     pub bot_name: String,

@@ -244,7 +244,8 @@ async fn tournament(State(store): State<Store>, Path(text): Path<String>) -> Ans
     let tournament_id = id(&text, "tournament")?;
     let line = store.tournament_line(tournament_id).await?;
     let games = store.tournament_games(tournament_id).await?;
-    answer(json!({ "tournament": line, "games": games }))
+    let suspensions = store.tournament_suspensions(tournament_id).await?;
+    answer(json!({ "tournament": line, "games": games, "suspensions": suspensions }))
 }
 
 async fn bot(State(store): State<Store>, Path(name): Path<String>) -> Answer {
