@@ -232,3 +232,51 @@ async fn a_version_that_breaks_after_validation_is_suspended_and_the_tournament_
     assert!(shown.contains("suspended:"), "{shown}");
     assert!(shown.contains("breaker@1: forfeited"), "{shown}");
 }
+
+#[test]
+fn play_validate_passes_a_sound_bot_and_names_the_first_failure_of_a_noisy_one() {
+    let arena_folder = tempfile::tempdir().unwrap();
+    let write = |name: &str, command: &[&str]| {
+        let folder = arena_folder.path().join(name);
+        std::fs::create_dir_all(&folder).unwrap();
+        let manifest =
+            format!("name = \"{name}\"\ncommand = {command:?}\ngames = [\"schotten-totten\"]\n");
+        std::fs::write(folder.join("cairn-bot.toml"), manifest).unwrap();
+        folder
+    };
+    let exe = cairn_binary().display().to_string();
+    let sound = write("sound", &[&exe, "bot-run", "greedy"]);
+    let noisy = write(
+        "noisy",
+        &[
+            "sh",
+            "-c",
+            "echo my debug print >&2; echo hello there; exec cat",
+        ],
+    );
+    let validate = |folder: &Path| {
+        cairn(&[
+            "play",
+            "--no-sandbox",
+            "--validate",
+            folder.to_str().unwrap(),
+        ])
+    };
+    let passed = validate(&sound);
+    let said = stdout(&passed);
+    assert!(passed.status.success(), "{passed:?}");
+    assert!(
+        said.contains("ok   schotten-totten at 2 seats: 3 game(s)"),
+        "{said}"
+    );
+    assert!(said.contains("valid: sound"), "{said}");
+    let failed = validate(&noisy);
+    let said = stdout(&failed);
+    assert_eq!(failed.status.code(), Some(1), "{failed:?}");
+    assert!(
+        said.contains("FAIL schotten-totten at 2 seats, game 0"),
+        "{said}"
+    );
+    assert!(said.contains("protocol_error"), "{said}");
+    assert!(said.contains("my debug print"), "{said}");
+}
