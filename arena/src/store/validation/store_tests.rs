@@ -87,4 +87,19 @@ async fn a_forfeit_in_validation_fails_the_version_and_drops_its_other_tables() 
     let refused = store.create_tournament(&owner, &duel(&["noisy"], 2)).await.unwrap_err();
     assert!(refused.to_string().contains("failed its validation"), "{refused}");
 }
+
+async fn an_owner_cannot_cancel_the_validation_of_their_version() {
+    let test = test_store().await;
+    let store = validating(&test.store);
+    let (owner, _) = store.register_owner("eve").await.unwrap();
+    store.submit_bot_version(&owner, &bot_archive("skipper", 1)).await.unwrap();
+    let validation: i64 = sqlx::query_scalar("SELECT MIN(id) FROM tournaments")
+        .fetch_one(store.pool())
+        .await
+        .unwrap();
+    let refused = store.cancel_tournament(&owner, validation).await.unwrap_err();
+    assert!(refused.to_string().contains("cannot be cancelled"), "{refused}");
+    let version = store.resolve_bot_version("skipper").await.unwrap();
+    assert_eq!(version.validation, ValidationState::Validating);
+}
 }
