@@ -13,4 +13,11 @@ CREATE TABLE tournament_suspensions (
     suspended_at    BIGINT NOT NULL,
     PRIMARY KEY (tournament_id, bot_version_id)
 );
+CREATE TABLE forfeit_tallies (
+    tournament_id   BIGINT NOT NULL REFERENCES tournaments(id),
+    bot_version_id  BIGINT NOT NULL REFERENCES bot_versions(id),
+    games           BIGINT NOT NULL,
+    forfeits        BIGINT NOT NULL,
+    PRIMARY KEY (tournament_id, bot_version_id)
+);
 CREATE INDEX tournaments_by_validated_version ON tournaments(validates);

@@ -26,4 +26,14 @@ CREATE TABLE tournament_suspensions (
     suspended_at    INTEGER NOT NULL,
     PRIMARY KEY (tournament_id, bot_version_id)
 );
+-- Each version's games and forfeits in a tournament with a forfeit rate,
+-- kept up to date as each game is recorded: the check after every game
+-- reads one row, whatever the history.
+CREATE TABLE forfeit_tallies (
+    tournament_id   INTEGER NOT NULL REFERENCES tournaments(id),
+    bot_version_id  INTEGER NOT NULL REFERENCES bot_versions(id),
+    games           INTEGER NOT NULL,
+    forfeits        INTEGER NOT NULL,
+    PRIMARY KEY (tournament_id, bot_version_id)
+);
 CREATE INDEX tournaments_by_validated_version ON tournaments(validates);

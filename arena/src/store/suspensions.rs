@@ -55,22 +55,32 @@ pub(crate) async fn after_game(
     game_id: i64,
     now: i64,
 ) -> Result<(), ArenaError> {
-    // Per version seated in this game and not yet suspended: its games and
-    // forfeits in the tournament, and the tournament's maximum.
-    let counts: Vec<(i64, i64, i64, f64)> = sqlx::query_as(
-        "SELECT rs.bot_version_id, COUNT(*), \
-         SUM(CASE WHEN rs.forfeit_reason IS NULL THEN 0 ELSE 1 END), MAX(t.max_forfeit_rate) \
-         FROM result_seats rs JOIN games g ON g.id = rs.game_id JOIN matches m ON m.id = g.match_id \
-         JOIN tournaments t ON t.id = m.tournament_id \
-         WHERE m.tournament_id = $1 AND t.max_forfeit_rate IS NOT NULL \
-         AND rs.bot_version_id IN (SELECT bot_version_id FROM result_seats WHERE game_id = $2) \
-         AND NOT EXISTS (SELECT 1 FROM tournament_suspensions su \
-              WHERE su.tournament_id = $3 AND su.bot_version_id = rs.bot_version_id) \
-         GROUP BY rs.bot_version_id ORDER BY rs.bot_version_id",
+    // The game's seats counted into the tally (an upsert: atomic beside
+    // PostgreSQL's concurrent reports).
+    sqlx::query(
+        "INSERT INTO forfeit_tallies (tournament_id, bot_version_id, games, forfeits) \
+         SELECT $1, rs.bot_version_id, COUNT(*), SUM(CASE WHEN rs.forfeit_reason IS NULL THEN 0 ELSE 1 END) \
+         FROM result_seats rs WHERE rs.game_id = $2 GROUP BY rs.bot_version_id \
+         ON CONFLICT (tournament_id, bot_version_id) DO UPDATE \
+         SET games = forfeit_tallies.games + excluded.games, forfeits = forfeit_tallies.forfeits + excluded.forfeits",
     )
     .bind(tournament_id)
     .bind(game_id)
+    .execute(&mut *tx)
+    .await?;
+    // Per version seated in this game and not yet suspended: its games and
+    // forfeits in the tournament, and the tournament's maximum.
+    let counts: Vec<(i64, i64, i64, f64)> = sqlx::query_as(
+        "SELECT f.bot_version_id, f.games, f.forfeits, t.max_forfeit_rate \
+         FROM forfeit_tallies f JOIN tournaments t ON t.id = f.tournament_id \
+         WHERE f.tournament_id = $1 AND t.max_forfeit_rate IS NOT NULL \
+         AND f.bot_version_id IN (SELECT bot_version_id FROM result_seats WHERE game_id = $2) \
+         AND NOT EXISTS (SELECT 1 FROM tournament_suspensions su \
+              WHERE su.tournament_id = f.tournament_id AND su.bot_version_id = f.bot_version_id) \
+         ORDER BY f.bot_version_id",
+    )
     .bind(tournament_id)
+    .bind(game_id)
     .fetch_all(&mut *tx)
     .await?;
     for (bot_version_id, games, forfeits, max_rate) in counts {
@@ -85,7 +95,7 @@ pub(crate) async fn after_game(
         tracing::info!(tournament_id, bot_version_id, %reason, "suspended from a tournament");
         sqlx::query(
             "INSERT INTO tournament_suspensions (tournament_id, bot_version_id, games, forfeits, reason, suspended_at) \
-             VALUES ($1, $2, $3, $4, $5, $6)",
+             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (tournament_id, bot_version_id) DO NOTHING",
         )
         .bind(tournament_id)
         .bind(bot_version_id)
