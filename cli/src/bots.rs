@@ -29,11 +29,16 @@ pub enum OwnerCommand {
 #[derive(Debug, clap::Subcommand)]
 pub enum BotCommand {
     /// Pack a bot folder (holding cairn-bot.toml) into a tar.gz and submit it as a new version.
+    /// The arena validates a new version (copies of it play every game and
+    /// table size it declares) before it joins any tournament.
     Add {
         /// The bot folder.
         folder: PathBuf,
         #[command(flatten)]
         owner: OwnerArgs,
+        /// Wait until the version is validated; exit non-zero if it failed.
+        #[arg(long)]
+        wait: bool,
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
@@ -110,8 +115,9 @@ pub fn run(command: BotCommand) -> anyhow::Result<ExitCode> {
             BotCommand::Add {
                 folder,
                 owner,
+                wait,
                 json,
-            } => add(&folder, &owner, json).await,
+            } => add(&folder, &owner, wait, json).await,
             BotCommand::List { arena, json } => list(&arena, json).await,
             BotCommand::Show { name, arena, json } => show(&name, &arena, json).await,
             BotCommand::Delete { name, owner, json } => delete(&name, &owner, json).await,
@@ -135,7 +141,12 @@ async fn delete(name: &str, owner: &OwnerArgs, json: bool) -> anyhow::Result<Exi
     Ok(ExitCode::SUCCESS)
 }
 
-async fn add(folder: &std::path::Path, owner: &OwnerArgs, json: bool) -> anyhow::Result<ExitCode> {
+async fn add(
+    folder: &std::path::Path,
+    owner: &OwnerArgs,
+    wait: bool,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
     let token = owner.token()?;
     let manifest = cairn_runner::bot_folder::MANIFEST_NAME;
     if !folder.is_dir() {
@@ -164,7 +175,25 @@ async fn add(folder: &std::path::Path, owner: &OwnerArgs, json: bool) -> anyhow:
         .await
         .map_err(status_error)?
         .into_inner();
-    let version = answer.version.unwrap_or_default();
+    let mut version = answer.version.unwrap_or_default();
+    if wait && version.validation == "validating" {
+        if !json {
+            eprintln!(
+                "validating {}@{}: runners play copies of it at every game and table size it declares...",
+                version.bot_name, version.version
+            );
+        }
+        version = crate::validation::wait_until_validated(
+            &mut client,
+            &version.bot_name,
+            version.version,
+        )
+        .await?;
+    }
+    let code = match version.validation.as_str() {
+        "failed" if wait => ExitCode::FAILURE,
+        _ => ExitCode::SUCCESS,
+    };
     if json {
         outln!(
             "{}",
@@ -184,7 +213,13 @@ async fn add(folder: &std::path::Path, owner: &OwnerArgs, json: bool) -> anyhow:
             version.version
         );
     }
-    Ok(ExitCode::SUCCESS)
+    if !json {
+        match crate::validation::failure_text(&version) {
+            Some(failure) => outln!("{failure}"),
+            None => outln!("state: {}", crate::validation::state(&version)),
+        }
+    }
+    Ok(code)
 }
 
 async fn list(arena: &ArenaArgs, json: bool) -> anyhow::Result<ExitCode> {
@@ -266,7 +301,7 @@ async fn show(name: &str, arena: &ArenaArgs, json: bool) -> anyhow::Result<ExitC
             version.size_bytes.to_string(),
             manifest.command.join(" "),
             games,
-            if version.broken { "broken" } else { "ok" }.to_string(),
+            crate::validation::state(version),
         ]);
     }
     let owner = answer.bot.as_ref().map_or("", |bot| bot.owner.as_str());
@@ -276,6 +311,13 @@ async fn show(name: &str, arena: &ArenaArgs, json: bool) -> anyhow::Result<ExitC
         crate::escape::line(owner)
     );
     out!("{}", table.render());
+    for failure in answer
+        .versions
+        .iter()
+        .filter_map(crate::validation::failure_text)
+    {
+        outln!("\n{failure}");
+    }
     for version in answer.versions.iter().filter(|version| version.broken) {
         outln!(
             "\nversion {} is broken: its build failed; the log ends with:\n{}",
@@ -296,6 +338,7 @@ fn version_json(version: &pb::BotVersion) -> Value {
         "id": version.id, "bot": version.bot_name, "owner": version.owner, "version": version.version,
         "content_hash": version.content_hash, "size_bytes": version.size_bytes, "created_at_ms": version.created_at_ms,
         "broken": version.broken, "build_log": version.build_log,
+        "validation": crate::validation::json(version),
         "manifest": {"name": manifest.name, "command": manifest.command, "build": manifest.build, "games": manifest.games},
     })
 }

@@ -172,7 +172,11 @@ async fn demo(args: &DemoArgs, dir: &Path, db: &Path) -> anyhow::Result<()> {
     let store = served
         .store
         .clone()
-        .with_deal_secret(cairn_arena::deal::DealSecret::DEMO);
+        .with_deal_secret(cairn_arena::deal::DealSecret::DEMO)
+        // The bundled bots are ours: their validation games (a match at
+        // every table size of every game, per bot) would add a good third
+        // to the demo's time and show nothing (`cairn serve` validates).
+        .with_validation(cairn_arena::store::Validation::Off);
     let listener = TcpListener::bind("127.0.0.1:0").await?;
     let address = crate::serve::dial_address(listener.local_addr()?);
     let (stop_web, web_stopped) = tokio::sync::watch::channel(());

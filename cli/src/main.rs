@@ -41,8 +41,10 @@ mod runner_cmd;
 mod runners;
 mod serve;
 mod standings;
+mod suspensions;
 mod table;
 mod tournaments;
+mod validation;
 mod view;
 
 /// mimalloc in place of glibc's malloc, for every role of the binary (arena,

@@ -29,6 +29,7 @@ use summary::{HeadToHead, SprtState};
 
 mod batch;
 mod progress;
+mod validate;
 use cairn_arena::stats;
 mod summary;
 
@@ -38,8 +39,14 @@ use crate::table::Table;
 #[derive(Debug, clap::Args)]
 pub struct PlayArgs {
     /// The game id (`cairn games` lists them).
-    #[arg(long, value_parser = crate::games::game_id)]
-    game: String,
+    #[arg(long, value_parser = crate::games::game_id, required_unless_present = "validate")]
+    game: Option<String>,
+    /// Check a bot folder as the arena validates a new version: copies of
+    /// it play every game and table size its manifest declares, --games
+    /// seeds each (default 3); the first forfeit is named with its hint
+    /// and the exit status is 1.
+    #[arg(long, value_name = "BOTDIR", conflicts_with_all = ["bots", "sprt", "mirror", "replay", "game", "options"])]
+    validate: Option<PathBuf>,
     /// A game option, e.g. --opt tactics=true (repeatable; `cairn games`
     /// lists them).
     #[arg(long = "opt", value_name = "KEY=VALUE")]
@@ -104,9 +111,29 @@ pub struct PlayArgs {
     bots: Vec<String>,
 }
 
+impl PlayArgs {
+    /// The game (clap requires it unless --validate is given).
+    fn game(&self) -> &str {
+        self.game.as_deref().unwrap_or_default()
+    }
+
+    /// The user's own folders and commands: trusted to name any program.
+    fn launcher(&self) -> Box<dyn BotLauncher> {
+        match self.no_sandbox {
+            true => Box::new(PlainLauncher),
+            false => Box::new(
+                SandboxLauncher::new(Limits::default()).with_programs(ProgramPolicy::Trusted),
+            ),
+        }
+    }
+}
+
 pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
+    if args.validate.is_some() {
+        return validate::run(&args, args.launcher().as_ref());
+    }
     let seed = args.seed;
-    let options = crate::games::options(&args.game, &args.options)?;
+    let options = crate::games::options(args.game(), &args.options)?;
     let sprt = sprt_of(&mut args)?;
     let n_games = match (args.games, sprt) {
         (Some(0), _) => bail!("--games must be at least 1"),
@@ -137,7 +164,7 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
         false => n_games,
     };
     // Before any bot is built: a seat count the game does not take.
-    if let Some(descriptor) = cairn_engine::descriptor(&args.game) {
+    if let Some(descriptor) = cairn_engine::descriptor(args.game()) {
         descriptor
             .check_seats(&options, args.bots.len())
             .map_err(|error| anyhow::anyhow!("{error}"))?;
@@ -154,7 +181,7 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
     };
     let n_seats = bots.len();
     let spec = MatchSpec {
-        game: args.game.clone(),
+        game: args.game().to_string(),
         options,
         games: plan(n_games, args.seed, n_seats),
         bots: bots.into_iter().map(|bot| bot.entry).collect(),
@@ -168,14 +195,7 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
         // decision's round trip never wakes another CPU.
         cpu: cairn_runner::affinity::current_cpu(),
     };
-    let launcher: Box<dyn BotLauncher> = if args.no_sandbox {
-        Box::new(PlainLauncher)
-    } else {
-        // The user's own folders and commands: trusted to name any program.
-        let launcher =
-            SandboxLauncher::new(Limits::default()).with_programs(ProgramPolicy::Trusted);
-        Box::new(launcher)
-    };
+    let launcher = args.launcher();
     let interrupted = Arc::new(AtomicBool::new(false));
     watch_interrupts(Arc::clone(&interrupted));
     eprintln!("{}", launcher.describe());
@@ -372,28 +392,32 @@ fn sprt_of(args: &mut PlayArgs) -> anyhow::Result<Option<Sprt>> {
 }
 
 fn prepare_bots(args: &PlayArgs) -> anyhow::Result<Vec<PreparedBot>> {
+    args.bots
+        .iter()
+        .map(|argument| prepare_bot(args, argument, Some(args.game())))
+        .collect()
+}
+
+/// Loads and builds one bot argument, checking it plays `game` if given.
+fn prepare_bot(args: &PlayArgs, argument: &str, game: Option<&str>) -> anyhow::Result<PreparedBot> {
     let limits = args.build.limits();
     let builder = match args.no_sandbox {
         true => Builder::plain(limits),
         false => Builder::sandboxed(limits),
     };
-    let cache = build_cache();
-    let mut bots = Vec::new();
-    for argument in &args.bots {
-        let bot = load_bot(&bot_argument(argument)?)?;
-        bot.check_game(&args.game)?;
-        if let Some(why) = bot.outside_its_folder().filter(|_| !args.no_sandbox) {
-            bail!("{why}");
-        }
-        let bot = match args.no_build {
-            true => bot,
-            false => bot
-                .built(&cache, &builder)
-                .map_err(|error| build_failure(&bot.entry.name, error, args.no_sandbox))?,
-        };
-        bots.push(bot);
+    let bot = load_bot(&bot_argument(argument)?)?;
+    if let Some(game) = game {
+        bot.check_game(game)?;
     }
-    Ok(bots)
+    if let Some(why) = bot.outside_its_folder().filter(|_| !args.no_sandbox) {
+        bail!("{why}");
+    }
+    Ok(match args.no_build {
+        true => bot,
+        false => bot
+            .built(&build_cache(), &builder)
+            .map_err(|error| build_failure(&bot.entry.name, error, args.no_sandbox))?,
+    })
 }
 
 /// What `load_bot` reads: a folder holding a manifest, or a command (the

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use cairn_arena::service::{Placement, ServeOptions};
-use cairn_arena::store::{Location, Registration, DEFAULT_DB_PATH};
+use cairn_arena::store::{Location, Registration, Validation, DEFAULT_DB_PATH};
 use cairn_arena::Store;
 use rustix::thread::CpuSet;
 use tokio::net::TcpListener;
@@ -67,6 +67,12 @@ pub struct ServeArgs {
     /// Anyone may register an owner (and so submit code that runners run).
     #[arg(long)]
     open_registration: bool,
+    /// Trust new bot versions without validation games: each is ready (may
+    /// join tournaments) as soon as it is stored. For tests and private
+    /// arenas whose bots are known; by default every new version first
+    /// plays copies of itself at every game and table size it declares.
+    #[arg(long)]
+    no_validation: bool,
     /// For tests only: a lower cap on one runner message (one game's
     /// report), so a match whose reports together exceed it needs few games.
     #[arg(long, hide = true, value_name = "BYTES")]
@@ -124,9 +130,14 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             (false, _) => Registration::Closed,
         };
         let closed = registration == Registration::Closed;
+        let validation = match args.no_validation {
+            true => Validation::Off,
+            false => Validation::On,
+        };
         let mut store = store
             .with_max_attempts(args.max_attempts)
-            .with_registration(registration);
+            .with_registration(registration)
+            .with_validation(validation);
         if let Some(bytes) = args.max_report_bytes {
             store = store.with_max_report_bytes(bytes);
         }

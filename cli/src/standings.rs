@@ -43,7 +43,8 @@ pub async fn show(client: &mut Client, id: i64, json: bool) -> anyhow::Result<Ex
             "{}",
             json!({"tournament": tournament_json(&tournament), "progress": progress_json(&progress),
                    "results": crate::results_table::table_json(&status.table), "crosstable": crosstable,
-                   "standings": standings, "bracket": bracket, "sprt": sprt})
+                   "standings": standings, "bracket": bracket, "sprt": sprt,
+                   "suspensions": crate::suspensions::json(&status.suspensions)})
         );
         return Ok(ExitCode::SUCCESS);
     }
@@ -63,6 +64,10 @@ pub async fn show(client: &mut Client, id: i64, json: bool) -> anyhow::Result<Ex
     if let Some(sprt) = &tournament.sprt {
         outln!("{}", sprt_line(sprt));
     }
+    out!(
+        "{}",
+        crate::suspensions::text(&tournament, &status.suspensions)
+    );
     if !status.bracket.is_empty() {
         print!("{}", bracket_text(&status.bracket));
     }

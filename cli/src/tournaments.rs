@@ -57,6 +57,12 @@ pub enum TournamentCommand {
         /// alpha=0.05 beta=0.05 (alpha and beta default to 0.05).
         #[arg(long, num_args = 2.., value_name = "KEY=VALUE")]
         sprt: Vec<String>,
+        /// A version whose forfeit rate here exceeds this after at least 10
+        /// games is suspended from the tournament: its unplayed games
+        /// dropped, its played ones kept (1 never suspends). Forfeits
+        /// caused by the host never count.
+        #[arg(long, default_value_t = cairn_arena::store::DEFAULT_MAX_FORFEIT_RATE, value_name = "P")]
+        max_forfeit_rate: f64,
         /// Bots as `name` (latest version) or `name@N`.
         #[arg(num_args = 0.., value_name = "BOT")]
         bots: Vec<String>,
@@ -132,6 +138,7 @@ pub fn run(command: TournamentCommand) -> anyhow::Result<ExitCode> {
                 width,
                 challengers,
                 sprt,
+                max_forfeit_rate,
                 bots,
                 owner,
                 json,
@@ -169,6 +176,7 @@ pub fn run(command: TournamentCommand) -> anyhow::Result<ExitCode> {
                     challengers,
                     sprt,
                     ladder_width: width,
+                    max_forfeit_rate: Some(max_forfeit_rate),
                 };
                 let token = owner.token()?;
                 let created = connect(&owner.arena)
@@ -402,7 +410,7 @@ pub(crate) fn tournament_json(t: &pb::Tournament) -> Value {
     let entries: Vec<Value> = t.entries.iter().map(|e| json!({"bot_version_id": e.bot_version_id, "bot": e.bot_name, "version": e.version})).collect();
     json!({"id": t.id, "owner": t.owner, "game": t.game, "options": t.options, "variant": t.variant, "seats_per_game": t.seats_per_game,
            "games_per_pairing": t.games_per_pairing, "seed": t.seed, "entries": entries, "created_at_ms": t.created_at_ms,
-           "format": t.format, "rounds": t.rounds, "challengers": t.challengers, "ladder_width": t.ladder_width})
+           "format": t.format, "rounds": t.rounds, "challengers": t.challengers, "ladder_width": t.ladder_width, "max_forfeit_rate": t.max_forfeit_rate})
 }
 
 pub fn progress_json(p: &pb::TournamentProgress) -> Value {

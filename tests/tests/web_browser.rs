@@ -543,7 +543,7 @@ fn start_arena_with_pages() -> (Arena, String) {
             "127.0.0.1:0",
         ])
         .args(["--runner-token", RUNNER_TOKEN, "--http", "127.0.0.1:0"])
-        .arg("--open-registration")
+        .args(["--open-registration", "--no-validation"])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()

@@ -17,7 +17,7 @@ use crate::error::ArenaError;
 use crate::ratings::RatingModel;
 use crate::store::{
     FittedRow, LeaderboardInputs, LeaderboardQuery, MatchSummary, Owner, Page, PageOf, Store,
-    TournamentProgress,
+    TournamentProgress, ValidationState,
 };
 
 /// The `Arena` service over a store.
@@ -80,6 +80,7 @@ impl ArenaApi {
             bracket: Vec::new(),
             table: Vec::new(),
             crosstable: Vec::new(),
+            suspensions: Vec::new(),
         })
     }
 
@@ -281,8 +282,9 @@ impl Arena for ArenaApi {
                 let submitted = store
                     .submit_checked_bot_version(&owner, &archive, &checked)
                     .await?;
-                if submitted.created {
-                    // A new version joins every ladder of a game it plays.
+                if submitted.created && submitted.version.validation == ValidationState::Ready {
+                    // A new version joins every ladder of a game it plays
+                    // (a validated one once it is ready).
                     store.enter_ladders(submitted.version.id).await?;
                 }
                 Ok(submitted)
@@ -389,6 +391,9 @@ impl Arena for ArenaApi {
             .results_table(tournament_id, tournament.entries.len())
             .await?;
         (status.table, status.crosstable) = convert::results_table(&tournament, &table);
+        // Suspensions (issue 32), apart from the standings.
+        let suspensions = self.store.tournament_suspensions(tournament_id).await?;
+        status.suspensions = suspensions.iter().map(convert::suspension).collect();
         Ok(Response::new(status))
     }
 

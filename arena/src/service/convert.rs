@@ -11,8 +11,8 @@ use crate::format::Format;
 use crate::stats::{EloModel, Sprt};
 use crate::store::{
     BotSummary, BotVersion, Entry, FitSummary, FittedRow, Forfeit, FormatRequest, GameReport,
-    Lease, MatchSummary, NewTournament, SeatResult, SoloRow, SprtStatus, Tournament,
-    TournamentProgress, TournamentStandings,
+    Lease, MatchSummary, NewTournament, SeatResult, SoloRow, SprtStatus, Suspension, Tournament,
+    TournamentProgress, TournamentStandings, ValidationState,
 };
 
 pub(super) fn manifest(manifest: &Manifest) -> pb::BotManifest {
@@ -36,6 +36,24 @@ pub(super) fn bot_version(version: &BotVersion) -> pb::BotVersion {
         created_at_ms: version.created_at,
         broken: version.build_log.is_some(),
         build_log: version.build_log.clone().unwrap_or_default(),
+        validation: match version.validation {
+            ValidationState::Validating => "validating",
+            ValidationState::Ready => "ready",
+            ValidationState::Failed(_) => "failed",
+        }
+        .to_string(),
+        validation_failure: match &version.validation {
+            ValidationState::Failed(failure) => Some(pb::ValidationFailure {
+                game: failure.game.clone(),
+                variant: failure.variant.clone(),
+                seats: u32::try_from(failure.seats).unwrap_or(0),
+                game_id: failure.game_id.unwrap_or(0),
+                reason: failure.reason.clone(),
+                detail: failure.detail.clone(),
+                stderr_tail: failure.stderr_tail.clone(),
+            }),
+            _ => None,
+        },
     }
 }
 
@@ -100,6 +118,11 @@ pub(super) fn new_tournament(
             width: request.ladder_width,
             challengers: request.challengers,
             sprt,
+            max_forfeit_rate: Some(
+                request
+                    .max_forfeit_rate
+                    .unwrap_or(crate::store::DEFAULT_MAX_FORFEIT_RATE),
+            ),
         },
     })
 }
@@ -224,6 +247,21 @@ pub(super) fn tournament(tournament: &Tournament) -> pb::Tournament {
             Format::Ladder { width } => width,
             _ => 0,
         },
+        max_forfeit_rate: tournament.max_forfeit_rate,
+    }
+}
+
+pub(super) fn suspension(suspension: &Suspension) -> pb::Suspension {
+    pb::Suspension {
+        entry: Some(pb::Entry {
+            bot_version_id: suspension.bot_version_id,
+            bot_name: suspension.bot_name.clone(),
+            version: suspension.version,
+        }),
+        games: suspension.games,
+        forfeits: suspension.forfeits,
+        reason: suspension.reason.clone(),
+        suspended_at_ms: suspension.suspended_at,
     }
 }
 

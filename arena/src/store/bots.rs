@@ -4,6 +4,7 @@
 use sqlx::AnyConnection;
 
 use super::accounts::{check_name, Owner};
+use super::validation::{Validation, ValidationState};
 use super::{Page, PageOf, Store};
 use crate::archive::{check_archive, CheckedArchive, Manifest};
 use crate::error::ArenaError;
@@ -33,6 +34,8 @@ pub struct BotVersion {
     pub created_at: i64,
     /// Set when a runner's build of this version failed: the log's tail.
     pub build_log: Option<String>,
+    /// Whether it passed its validation games (see `validation.rs`).
+    pub validation: ValidationState,
 }
 
 /// The answer to a submission: the version, and whether it is new (the
@@ -54,9 +57,12 @@ struct VersionRow {
     size_bytes: i64,
     created_at: i64,
     build_log: Option<String>,
+    validation: String,
+    validation_failure: Option<String>,
 }
 
-const VERSION_SELECT: &str = "SELECT v.id, b.name AS bot_name, o.name AS owner, v.version, v.content_hash, v.manifest, a.size_bytes, v.created_at, v.build_log \
+const VERSION_SELECT: &str = "SELECT v.id, b.name AS bot_name, o.name AS owner, v.version, v.content_hash, v.manifest, a.size_bytes, v.created_at, v.build_log, \
+     v.validation, v.validation_failure \
      FROM bot_versions v JOIN bots b ON b.id = v.bot_id JOIN owners o ON o.id = b.owner_id JOIN artifacts a ON a.content_hash = v.content_hash";
 
 impl VersionRow {
@@ -74,6 +80,10 @@ impl VersionRow {
             size_bytes: self.size_bytes,
             created_at: self.created_at,
             build_log: self.build_log,
+            validation: super::validation::stored_state(
+                &self.validation,
+                self.validation_failure.as_deref(),
+            )?,
         })
     }
 }
@@ -125,13 +135,18 @@ impl Store {
                 .fetch_optional(&mut **tx)
                 .await?;
                 let (version_id, created) = match existing {
-                    Some(id) => (id, false),
+                    Some(id) => {
+                        self.revalidate_after_host_fault(tx, id, checked).await?;
+                        (id, false)
+                    }
                     None => {
                         self.check_bot_quota(tx, owner, Some(bot_id)).await?;
-                        (
-                            self.insert_version(tx, bot_id, archive, checked).await?,
-                            true,
-                        )
+                        let id = self.insert_version(tx, bot_id, archive, checked).await?;
+                        if self.validation == Validation::On {
+                            super::validation::start(tx, id, &checked.manifest, self.now_ms())
+                                .await?;
+                        }
+                        (id, true)
                     }
                 };
                 Ok((version_id, created))
@@ -141,6 +156,30 @@ impl Store {
             version: self.bot_version(version_id).await?,
             created,
         })
+    }
+
+    /// Submitting again the contents of a version whose validation the
+    /// host could not play starts its validation afresh.
+    async fn revalidate_after_host_fault(
+        &self,
+        tx: &mut AnyConnection,
+        version_id: i64,
+        checked: &CheckedArchive,
+    ) -> Result<(), ArenaError> {
+        let failure: Option<String> = sqlx::query_scalar(
+            "SELECT validation_failure FROM bot_versions WHERE id = $1 AND validation = 'failed'",
+        )
+        .bind(version_id)
+        .fetch_optional(&mut *tx)
+        .await?
+        .flatten();
+        let host_fault = failure
+            .and_then(|text| serde_json::from_str::<super::ValidationFailure>(&text).ok())
+            .is_some_and(|failure| failure.reason == super::validation::HOST_FAULT);
+        if host_fault && self.validation == Validation::On {
+            super::validation::start(tx, version_id, &checked.manifest, self.now_ms()).await?;
+        }
+        Ok(())
     }
 
     /// The bot's id, creating it for `owner` if new; refuses another owner's bot.

@@ -22,17 +22,23 @@ impl Store {
     ) -> Result<i64, ArenaError> {
         let now = self.now_ms();
         let dropped = self.write(async |tx| {
-            let row: Option<(i64, super::Flag, super::Flag, Option<i64>)> = sqlx::query_as(
-                "SELECT owner_id, planning_done, cancelled_at IS NOT NULL, planned_matches FROM tournaments WHERE id = $1",
+            let row: Option<(i64, super::Flag, super::Flag, Option<i64>, super::Flag)> = sqlx::query_as(
+                "SELECT owner_id, planning_done, cancelled_at IS NOT NULL, planned_matches, validates IS NOT NULL FROM tournaments WHERE id = $1",
             )
             .bind(tournament_id)
             .fetch_optional(&mut **tx)
             .await?;
-            let Some((owner_id, super::Flag(planning_done), super::Flag(cancelled), planned_matches)) =
+            let Some((owner_id, super::Flag(planning_done), super::Flag(cancelled), planned_matches, super::Flag(validation))) =
                 row
             else {
                 return Err(ArenaError::not_found("tournament", tournament_id));
             };
+            // A version's validation is the arena's, not its owner's to skip.
+            if validation {
+                return Err(ArenaError::FailedPrecondition(format!(
+                    "tournament {tournament_id} validates a bot version: it cannot be cancelled"
+                )));
+            }
             if owner_id != owner.id {
                 return Err(ArenaError::PermissionDenied(format!(
                     "tournament {tournament_id} belongs to another owner"

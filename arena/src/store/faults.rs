@@ -231,8 +231,15 @@ async fn end_with_build_failures(
             }),
         })
         .collect();
-    let (game, variant): (String, String) = sqlx::query_as(
-        "SELECT t.game, t.variant FROM tournaments t JOIN matches m ON m.tournament_id = t.id WHERE m.id = $1",
+    let (game, variant, tournament_id, super::Flag(rated), super::Flag(has_forfeit_policy)): (
+        String,
+        String,
+        i64,
+        super::Flag,
+        super::Flag,
+    ) = sqlx::query_as(
+        "SELECT t.game, t.variant, t.id, t.validates IS NULL, t.max_forfeit_rate IS NOT NULL \
+         FROM tournaments t JOIN matches m ON m.tournament_id = t.id WHERE m.id = $1",
     )
     .bind(match_id)
     .fetch_one(&mut *tx)
@@ -254,14 +261,20 @@ async fn end_with_build_failures(
         };
         let result_id = insert_result(&mut *tx, runner_id, game_id, &report, now).await?;
         super::formats::tally_recorded_game(&mut *tx, game_id).await?;
-        super::leaderboard::rate_result(
-            &mut *tx,
-            &game,
-            &variant,
-            result_id,
-            &rated_seats(&results),
-        )
-        .await?;
+        // A validation game is never rated.
+        if rated {
+            super::leaderboard::rate_result(
+                &mut *tx,
+                &game,
+                &variant,
+                result_id,
+                &rated_seats(&results),
+            )
+            .await?;
+        }
+        if has_forfeit_policy {
+            super::suspensions::after_game(&mut *tx, tournament_id, game_id, now).await?;
+        }
     }
     finish_match_if_complete(&mut *tx, match_id, now).await?;
     Ok(())

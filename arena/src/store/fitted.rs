@@ -278,7 +278,7 @@ impl Store {
              SELECT r.id, t.id, g.seed, rs.bot_version_id, rs.rank FROM fresh r \
              JOIN result_seats rs ON rs.game_id = r.game_id JOIN games g ON g.id = r.game_id \
              JOIN matches m ON m.id = g.match_id JOIN tournaments t ON t.id = m.tournament_id \
-             WHERE t.game = $2 AND t.variant = $3 ORDER BY r.id, rs.seat",
+             WHERE t.game = $2 AND t.variant = $3 AND t.validates IS NULL ORDER BY r.id, rs.seat",
         )
         .persistent(false)
         .bind(after_result_id)

@@ -326,10 +326,15 @@ pub(crate) async fn after_match_done(
     tx: &mut AnyConnection,
     match_id: i64,
 ) -> Result<(), ArenaError> {
-    let tournament_id: i64 = sqlx::query_scalar("SELECT tournament_id FROM matches WHERE id = $1")
-        .bind(match_id)
-        .fetch_one(&mut *tx)
-        .await?;
+    let (tournament_id, validates): (i64, Option<i64>) = sqlx::query_as(
+        "SELECT m.tournament_id, t.validates FROM matches m JOIN tournaments t ON t.id = m.tournament_id WHERE m.id = $1",
+    )
+    .bind(match_id)
+    .fetch_one(&mut *tx)
+    .await?;
+    if let Some(version_id) = validates {
+        return super::validation::after_match_done(tx, tournament_id, version_id).await;
+    }
     let stored = stored_format(tx, tournament_id).await?;
     let plans_rounds = matches!(
         stored.spec.format,
@@ -414,6 +419,7 @@ async fn advance(
     // scheduling them: forfeits up to its cap); a Swiss or a knockout plays
     // its field out (see `Store::delete_bot`).
     let withdrawn: Vec<usize> = if matches!(stored.spec.format, Format::Ladder { .. }) {
+        let suspended = super::suspensions::suspended_entries(tx, tournament_id).await?;
         sqlx::query_scalar::<_, i64>(
             "SELECT e.entry_index FROM tournament_entries e JOIN bot_versions v ON v.id = e.bot_version_id \
              JOIN bots b ON b.id = v.bot_id WHERE e.tournament_id = $1 \
@@ -424,6 +430,7 @@ async fn advance(
         .await?
         .into_iter()
         .filter_map(|entry| usize::try_from(entry).ok())
+        .chain(suspended)
         .collect()
     } else {
         Vec::new()
@@ -437,8 +444,15 @@ async fn advance(
             .bind(tournament_id)
             .fetch_all(&mut *tx)
             .await?;
+            // Past every index so far: a suspension may have dropped some.
+            let next_index: i64 = sqlx::query_scalar(
+                "SELECT COALESCE(MAX(match_index) + 1, 0) FROM matches WHERE tournament_id = $1",
+            )
+            .bind(tournament_id)
+            .fetch_one(&mut *tx)
+            .await?;
             for (offset, planned) in planned.iter().enumerate() {
-                let match_index = history.len() + offset;
+                let match_index = next_index as usize + offset;
                 let written =
                     insert_match(tx, tournament_id, match_index, planned, &entries).await?;
                 insert_games(tx, written.match_id, 0, &planned.game_seeds).await?;
@@ -448,6 +462,7 @@ async fn advance(
                     .execute(&mut *tx)
                     .await?;
             }
+            drop_suspended_from_round(tx, tournament_id).await?;
         }
         Next::Finished => {
             // The total is what was played, whatever was expected.
@@ -457,6 +472,33 @@ async fn advance(
                 .execute(&mut *tx)
                 .await?;
         }
+    }
+    Ok(())
+}
+
+/// A Swiss pairs suspended versions again (it has no withdrawals): their
+/// tables of the round just planned are dropped. RULING (ours): a round
+/// left with no table ends the Swiss, which would otherwise plan the same
+/// round again.
+async fn drop_suspended_from_round(
+    tx: &mut AnyConnection,
+    tournament_id: i64,
+) -> Result<(), ArenaError> {
+    super::suspensions::drop_unplayed_matches_of(tx, tournament_id).await?;
+    let unfinished: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM matches WHERE tournament_id = $1 AND status != 'done'",
+    )
+    .bind(tournament_id)
+    .fetch_one(&mut *tx)
+    .await?;
+    if unfinished == 0 {
+        sqlx::query(
+            "UPDATE tournaments SET planned_matches = (SELECT COUNT(*) FROM matches WHERE tournament_id = $1) WHERE id = $2",
+        )
+        .bind(tournament_id)
+        .bind(tournament_id)
+        .execute(&mut *tx)
+        .await?;
     }
     Ok(())
 }
@@ -569,7 +611,7 @@ impl super::Store {
         let rows: Vec<(i64, i64, i64, i64)> = sqlx::query_as(
             "SELECT t.id, g.seed, rs.bot_version_id, rs.score FROM tournaments t JOIN matches m ON m.tournament_id = t.id \
              JOIN games g ON g.match_id = m.id JOIN result_seats rs ON rs.game_id = g.id \
-             WHERE t.game = $1 AND t.variant = $2 AND t.seats_per_game = 1",
+             WHERE t.game = $1 AND t.variant = $2 AND t.seats_per_game = 1 AND t.validates IS NULL",
         )
         .bind(game)
         .bind(variant)
@@ -618,61 +660,55 @@ impl super::Store {
 }
 
 impl super::Store {
-    /// Enters a new bot version in every ladder of a game it plays, and
+    /// Enters a ready bot version in every ladder of a game it plays, and
     /// plans its games if the ladder is idle. Returns the ladders joined.
     pub async fn enter_ladders(&self, bot_version_id: i64) -> Result<usize, ArenaError> {
-        let manifest: String =
-            sqlx::query_scalar("SELECT manifest FROM bot_versions WHERE id = $1")
-                .bind(bot_version_id)
-                .fetch_one(self.pool())
-                .await?;
-        let manifest: crate::archive::Manifest =
-            serde_json::from_str(&manifest).map_err(|error| {
-                ArenaError::Internal(format!("stored manifest unreadable: {error}"))
-            })?;
-        let ladders: Vec<(i64, String)> = sqlx::query_as(
-            "SELECT id, game FROM tournaments t WHERE format = 'ladder' AND cancelled_at IS NULL \
-             AND NOT EXISTS (SELECT 1 FROM tournament_entries e WHERE e.tournament_id = t.id AND e.bot_version_id = $1) ORDER BY id",
-        )
-        .bind(bot_version_id)
-        .fetch_all(self.pool())
-        .await?;
-        let mut joined = 0;
-        for (tournament_id, game) in ladders {
-            if !manifest.plays(&game) {
-                continue;
-            }
-            let entered = self
-                .write(async |tx| {
-                    // Checked again in the transaction: a ladder cancelled
-                    // since the list was read takes no one.
-                    let entered = sqlx::query(
-                        "INSERT INTO tournament_entries (tournament_id, entry_index, bot_version_id) \
-                         SELECT t.id, (SELECT COUNT(*) FROM tournament_entries e WHERE e.tournament_id = t.id), $1 \
-                         FROM tournaments t WHERE t.id = $2 AND t.cancelled_at IS NULL",
-                    )
-                    .bind(bot_version_id)
-                    .bind(tournament_id)
-                    .execute(&mut **tx)
-                    .await?
-                    .rows_affected();
-                    if entered == 0 {
-                        tx.touches_nothing_cached();
-                        return Ok(false);
-                    }
-                    let stored = stored_format(tx, tournament_id).await?;
-                    advance(tx, tournament_id, &stored).await?;
-                    Ok(true)
-                })
-                .await?;
-            if !entered {
-                continue;
-            }
-            joined += 1;
-        }
+        let joined = self
+            .write(async |tx| enter_ladders_in(tx, bot_version_id).await)
+            .await?;
         if joined > 0 {
             self.notify_change();
         }
         Ok(joined)
     }
+}
+
+/// [`super::Store::enter_ladders`] in a transaction (also the step that
+/// readies a validated version).
+pub(crate) async fn enter_ladders_in(
+    tx: &mut AnyConnection,
+    bot_version_id: i64,
+) -> Result<usize, ArenaError> {
+    let manifest: String = sqlx::query_scalar("SELECT manifest FROM bot_versions WHERE id = $1")
+        .bind(bot_version_id)
+        .fetch_one(&mut *tx)
+        .await?;
+    let manifest: crate::archive::Manifest = serde_json::from_str(&manifest)
+        .map_err(|error| ArenaError::Internal(format!("stored manifest unreadable: {error}")))?;
+    let ladders: Vec<(i64, String)> = sqlx::query_as(
+        "SELECT id, game FROM tournaments t WHERE format = 'ladder' AND cancelled_at IS NULL AND validates IS NULL \
+         AND NOT EXISTS (SELECT 1 FROM tournament_entries e WHERE e.tournament_id = t.id AND e.bot_version_id = $1) ORDER BY id",
+    )
+    .bind(bot_version_id)
+    .fetch_all(&mut *tx)
+    .await?;
+    let mut joined = 0;
+    for (tournament_id, game) in ladders {
+        if !manifest.plays(&game) {
+            continue;
+        }
+        sqlx::query(
+            "INSERT INTO tournament_entries (tournament_id, entry_index, bot_version_id) \
+             SELECT t.id, (SELECT COUNT(*) FROM tournament_entries e WHERE e.tournament_id = t.id), $1 \
+             FROM tournaments t WHERE t.id = $2",
+        )
+        .bind(bot_version_id)
+        .bind(tournament_id)
+        .execute(&mut *tx)
+        .await?;
+        let stored = stored_format(tx, tournament_id).await?;
+        advance(tx, tournament_id, &stored).await?;
+        joined += 1;
+    }
+    Ok(joined)
 }

@@ -162,7 +162,7 @@ impl Store {
             let rows: Vec<(i64, i64, i64, super::Flag)> = sqlx::query_as(
                 "SELECT r.id, rs.bot_version_id, rs.rank, rs.forfeit_reason IS NOT NULL FROM results r \
                  JOIN games g ON g.id = r.game_id JOIN matches m ON m.id = g.match_id JOIN tournaments t ON t.id = m.tournament_id \
-                 JOIN result_seats rs ON rs.game_id = r.game_id WHERE t.game = $1 AND t.variant = $2 ORDER BY r.id, rs.seat",
+                 JOIN result_seats rs ON rs.game_id = r.game_id WHERE t.game = $1 AND t.variant = $2 AND t.validates IS NULL ORDER BY r.id, rs.seat",
             )
             .bind(game)
             .bind(&variant)

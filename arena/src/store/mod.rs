@@ -75,8 +75,10 @@ mod runner_review;
 mod runner_trust;
 mod snapshots;
 mod sql;
+mod suspensions;
 mod tournament_table;
 mod tournaments;
+mod validation;
 mod variants;
 
 #[cfg(test)]
@@ -113,10 +115,14 @@ pub use self::results::{
 pub use self::snapshots::MAX_GAMES_PER_PAGE;
 use self::snapshots::{BoardPatch, ReadCache, Touch, Touched};
 pub(crate) use self::sql::Flag;
+pub use self::suspensions::{Suspension, DEFAULT_MAX_FORFEIT_RATE, MIN_GAMES_BEFORE_SUSPENSION};
 pub use self::tournament_table::ResultsTable;
 pub use self::tournaments::{
     variant_key, Entry, FormatRequest, GameSummary, MatchSummary, NewTournament, SprtStatus,
     Tournament, TournamentProgress,
+};
+pub use self::validation::{
+    validation_tables, Validation, ValidationFailure, ValidationState, VALIDATION_SEEDS,
 };
 use crate::deal::DealSecret;
 use crate::error::ArenaError;
@@ -230,6 +236,8 @@ pub struct Store {
     verifier: GameVerifier,
     /// Attempts a match gets before it is given up as failed.
     max_attempts: i64,
+    /// Whether new versions play validation games before they are ready.
+    validation: Validation,
     /// Who may register an owner.
     registration: Registration,
     /// How much one owner may ask.
@@ -323,6 +331,7 @@ impl Store {
             game_check: engine_game_check,
             verifier: verify_game,
             max_attempts: DEFAULT_MAX_ATTEMPTS,
+            validation: Validation::Off,
             registration: Registration::Open,
             quotas: Quotas::default(),
             write_lock: Arc::new(Mutex::new(writer_connection)),

@@ -87,6 +87,10 @@ pub struct VersionLine {
     pub content_hash: String,
     pub size_bytes: i64,
     pub created_at: i64,
+    /// validating, ready or failed (see `validation.rs`).
+    pub validation: String,
+    /// When it failed: the failure as stored (JSON text).
+    pub validation_failure: Option<String>,
 }
 
 /// One game a bot played.
@@ -153,7 +157,7 @@ impl Store {
     /// Every game and variant a tournament was created for.
     pub async fn played_variants(&self) -> Result<Vec<PlayedVariant>, ArenaError> {
         let rows: Vec<(String, String, String)> = sqlx::query_as(
-            "SELECT game, variant, MIN(options) FROM tournaments GROUP BY game, variant ORDER BY game, variant",
+            "SELECT game, variant, MIN(options) FROM tournaments WHERE validates IS NULL GROUP BY game, variant ORDER BY game, variant",
         )
         .fetch_all(self.pool())
         .await?;
@@ -173,12 +177,13 @@ impl Store {
 
     /// The newest tournaments with their progress.
     pub async fn tournament_lines(&self) -> Result<Vec<TournamentLine>, ArenaError> {
-        Ok(
-            sqlx::query_as(concat!(tournament_line!(), " ORDER BY t.id DESC LIMIT $1"))
-                .bind(PAGE_ROWS)
-                .fetch_all(self.pool())
-                .await?,
-        )
+        Ok(sqlx::query_as(concat!(
+            tournament_line!(),
+            " WHERE t.validates IS NULL ORDER BY t.id DESC LIMIT $1"
+        ))
+        .bind(PAGE_ROWS)
+        .fetch_all(self.pool())
+        .await?)
     }
 
     /// One tournament's line, or not found.
@@ -266,7 +271,7 @@ impl Store {
         let (bot_id, name, owner, created_at, deleted_at) =
             bot.ok_or_else(|| ArenaError::not_found("bot", name))?;
         let versions = sqlx::query_as(
-            "SELECT v.version, v.content_hash, a.size_bytes, v.created_at FROM bot_versions v \
+            "SELECT v.version, v.content_hash, a.size_bytes, v.created_at, v.validation, v.validation_failure FROM bot_versions v \
              JOIN artifacts a ON a.content_hash = v.content_hash WHERE v.bot_id = $1 ORDER BY v.version",
         )
         .bind(bot_id)

@@ -149,7 +149,8 @@ impl Store {
 }
 
 /// Marks a tournament's plan written, dropping what is not played yet of
-/// a decided SPRT gauntlet.
+/// a decided SPRT gauntlet, and the matches of versions suspended while
+/// it was being written.
 async fn finish_plan(tx: &mut AnyConnection, tournament_id: i64) -> Result<(), ArenaError> {
     if sprt_decided(tx, tournament_id).await? {
         super::formats::drop_unplayed_matches(tx, tournament_id).await?;
@@ -158,6 +159,7 @@ async fn finish_plan(tx: &mut AnyConnection, tournament_id: i64) -> Result<(), A
         .bind(tournament_id)
         .execute(&mut *tx)
         .await?;
+    super::suspensions::drop_unplayed_matches_of(tx, tournament_id).await?;
     Ok(())
 }
 

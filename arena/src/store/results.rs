@@ -91,6 +91,11 @@ pub(crate) struct PlannedResult {
     /// Whether its format does anything once a match is done (plans a
     /// round, checks its SPRT): else that step is skipped, reads and all.
     pub has_format_step: bool,
+    /// Whether the tournament suspends a version past its forfeit rate,
+    /// a check that follows each game (see `super::suspensions`).
+    pub has_forfeit_policy: bool,
+    /// False for a validation game: recorded, never rated.
+    pub rated: bool,
     /// The match's lease when the plan was read.
     pub lease: LeaseState,
 }
@@ -196,7 +201,12 @@ impl Store {
             match_id,
             report,
             now: self.now_ms(),
-            rated: rated_seats(&report.seats),
+            // A validation game is recorded like any other, never rated.
+            rated: if planned.rated {
+                rated_seats(&report.seats)
+            } else {
+                Vec::new()
+            },
         };
         let body = async |tx: &mut WriteTransaction| {
             let recording = match self.dialect {
@@ -220,6 +230,15 @@ impl Store {
             // format's step: a tournament is on one board.
             if planned.has_sprt {
                 super::formats::tally_recorded_game(tx, planned.game_id).await?;
+            }
+            if planned.has_forfeit_policy {
+                super::suspensions::after_game(
+                    tx,
+                    planned.tournament_id,
+                    planned.game_id,
+                    game.now,
+                )
+                .await?;
             }
             if finishes_match && planned.has_format_step {
                 super::formats::after_match_done(tx, match_id).await?;
@@ -291,7 +310,8 @@ impl Store {
             "SELECT rn.id AS runner_id, rn.name AS runner_name, g.id AS game_id, g.seed, t.game, t.options, t.variant, \
              EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.id) AS already_recorded, t.id AS tournament_id, m.match_index, \
              t.sprt_elo0 IS NOT NULL AS has_sprt, \
-             t.sprt_elo0 IS NOT NULL OR t.format IN ('swiss', 'knockout', 'ladder') AS has_format_step, m.status, m.lease_generation, m.lease_holder, m.lease_expires_at, \
+             t.sprt_elo0 IS NOT NULL OR t.format IN ('swiss', 'knockout', 'ladder') OR t.validates IS NOT NULL AS has_format_step, \
+             t.max_forfeit_rate IS NOT NULL AS has_forfeit_policy, t.validates IS NULL AS rated, m.status, m.lease_generation, m.lease_holder, m.lease_expires_at, \
              (SELECT string_agg(CAST(s.bot_version_id AS TEXT), ',' ORDER BY s.seat) FROM seats s WHERE s.match_id = m.id) AS seats, \
              (SELECT string_agg(b.name || '@' || CAST(v.version AS TEXT), ',' ORDER BY s.seat) FROM seats s \
               JOIN bot_versions v ON v.id = s.bot_version_id JOIN bots b ON b.id = v.bot_id WHERE s.match_id = m.id) AS seat_names \
@@ -318,6 +338,8 @@ impl Store {
             match_index,
             has_sprt,
             has_format_step,
+            has_forfeit_policy,
+            rated,
             lease,
             seats,
             seat_names,
@@ -371,6 +393,8 @@ impl Store {
             match_index,
             has_sprt,
             has_format_step,
+            has_forfeit_policy,
+            rated,
             lease,
         };
         Ok((planned, runner))
@@ -536,7 +560,9 @@ async fn record_on_sqlite(
     // This game was the last one missing: the match is done (counted under
     // the write lock, so no need to count again).
     let finishes_match = progress.missing == 1;
-    let format_step_follows = planned.has_sprt || (finishes_match && planned.has_format_step);
+    let format_step_follows = planned.has_sprt
+        || planned.has_forfeit_policy
+        || (finishes_match && planned.has_format_step);
     write_result_batch(
         tx,
         planned.game_id,
@@ -765,6 +791,10 @@ struct PlannedRow {
     has_sprt: bool,
     #[sqlx(try_from = "super::Flag")]
     has_format_step: bool,
+    #[sqlx(try_from = "super::Flag")]
+    has_forfeit_policy: bool,
+    #[sqlx(try_from = "super::Flag")]
+    rated: bool,
     #[sqlx(flatten)]
     lease: LeaseState,
     seats: Option<String>,

@@ -9,7 +9,7 @@ use super::Store;
 use crate::error::ArenaError;
 use crate::format::{self, Format, FormatSpec};
 use crate::stats::Sprt;
-use crate::store::{BotVersion, Page, PageOf, SeatResult};
+use crate::store::{BotVersion, Page, PageOf, SeatResult, ValidationState};
 
 /// The format a tournament is asked to have.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -25,6 +25,9 @@ pub struct FormatRequest {
     pub challengers: Vec<String>,
     /// Gauntlet of one challenger at two seats: stop once decided.
     pub sprt: Option<Sprt>,
+    /// The forfeit rate past which a version is suspended from the
+    /// tournament (see `suspensions.rs`); `None`: never.
+    pub max_forfeit_rate: Option<f64>,
 }
 
 /// What a tournament is asked to be.
@@ -76,6 +79,10 @@ pub struct Tournament {
     pub created_at: i64,
     pub format: Format,
     pub sprt: Option<SprtStatus>,
+    /// The forfeit rate past which a version is suspended; `None`: never.
+    pub max_forfeit_rate: Option<f64>,
+    /// Set for a validation tournament: the version it validates.
+    pub validates: Option<i64>,
 }
 
 /// How far a tournament has got.
@@ -147,6 +154,8 @@ struct TournamentRow {
     games_per_pairing: i64,
     seed: i64,
     created_at: i64,
+    max_forfeit_rate: Option<f64>,
+    validates: Option<i64>,
 }
 
 impl Store {
@@ -158,6 +167,9 @@ impl Store {
     ) -> Result<Tournament, ArenaError> {
         // Canonical, so an explicit default is the same variant as none.
         let canonical = self.check_game(&request.game, &request.options, request.seats_per_game)?;
+        if let Some(rate) = request.format.max_forfeit_rate {
+            super::suspensions::check_max_forfeit_rate(rate)?;
+        }
         let (entries, format) = self.resolve_format(request).await?;
         let spec = FormatSpec {
             format,
@@ -189,8 +201,8 @@ impl Store {
             self.check_tournament_quota(tx, owner, new_games).await?;
             let tournament_id: i64 = sqlx::query_scalar(
                 "INSERT INTO tournaments (owner_id, game, options, variant, seats_per_game, games_per_pairing, seed, created_at, planned_matches, planning_done, \
-                 format, rounds, ladder_width, challengers, sprt_elo0, sprt_elo1, sprt_alpha, sprt_beta, sprt_model, sprt_pairs) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) RETURNING id",
+                 format, rounds, ladder_width, challengers, sprt_elo0, sprt_elo1, sprt_alpha, sprt_beta, sprt_model, sprt_pairs, max_forfeit_rate) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 0, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) RETURNING id",
             )
             .bind(owner.id)
             .bind(&request.game)
@@ -213,6 +225,7 @@ impl Store {
             // The tally starts at once, so the test decides at the first
             // deal pair that settles it, not when a whole match ends.
             .bind(sprt.map(|_| "[0,0,0,0,0]"))
+            .bind(request.format.max_forfeit_rate)
             .fetch_one(&mut **tx)
             .await?;
             for (index, entry) in entries.iter().enumerate() {
@@ -318,6 +331,22 @@ impl Store {
                     version.bot_name
                 )));
             }
+            match &version.validation {
+                ValidationState::Ready => {}
+                ValidationState::Validating => {
+                    return Err(ArenaError::invalid(format!(
+                        "bot `{}` version {} is still validating (`cairn bot add --wait` waits for it; \
+                         `cairn bot show {}` tells when it is ready)",
+                        version.bot_name, version.version, version.bot_name
+                    )))
+                }
+                ValidationState::Failed(failure) => {
+                    return Err(ArenaError::invalid(format!(
+                        "bot `{}` version {} failed its validation ({} at {}, {} seats): it joins no tournament",
+                        version.bot_name, version.version, failure.reason, failure.game, failure.seats
+                    )))
+                }
+            }
             if !version.manifest.plays(&request.game) {
                 return Err(ArenaError::invalid(format!(
                     "bot `{reference}` does not list `{}` among its games",
@@ -332,7 +361,8 @@ impl Store {
     /// A tournament by id.
     pub async fn tournament(&self, tournament_id: i64) -> Result<Tournament, ArenaError> {
         let row: Option<TournamentRow> = sqlx::query_as(
-            "SELECT t.id, o.name AS owner, t.game, t.options, t.variant, t.seats_per_game, t.games_per_pairing, t.seed, t.created_at \
+            "SELECT t.id, o.name AS owner, t.game, t.options, t.variant, t.seats_per_game, t.games_per_pairing, t.seed, t.created_at, \
+             t.max_forfeit_rate, t.validates \
              FROM tournaments t JOIN owners o ON o.id = t.owner_id WHERE t.id = $1",
         )
         .bind(tournament_id)
@@ -363,6 +393,8 @@ impl Store {
             created_at: row.created_at,
             format,
             sprt,
+            max_forfeit_rate: row.max_forfeit_rate,
+            validates: row.validates,
         })
     }
 
@@ -408,7 +440,7 @@ impl Store {
     /// A page of tournament ids, newest first.
     pub async fn list_tournament_ids(&self, page: &Page<i64>) -> Result<PageOf<i64>, ArenaError> {
         let ids = sqlx::query_scalar(
-            "SELECT id FROM tournaments WHERE id < $1 ORDER BY id DESC LIMIT $2",
+            "SELECT id FROM tournaments WHERE id < $1 AND validates IS NULL ORDER BY id DESC LIMIT $2",
         )
         .bind(page.after.unwrap_or(i64::MAX))
         .bind(page.limit())

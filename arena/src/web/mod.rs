@@ -267,8 +267,10 @@ async fn tournament(
     let page = games_page(&uri);
     let games = store.tournament_games(tournament_id, page).await?;
     let standings = standings::standings_json(&store, tournament_id).await?;
+    let suspensions = store.tournament_suspensions(tournament_id).await?;
     answer(json!({ "tournament": line, "games": games, "page": page,
-                   "games_per_page": crate::store::pages::GAMES_PER_PAGE, "standings": standings }))
+                   "games_per_page": crate::store::pages::GAMES_PER_PAGE, "standings": standings,
+                   "suspensions": suspensions }))
 }
 
 async fn bot(State(store): State<Store>, Path(name): Path<String>) -> Answer {

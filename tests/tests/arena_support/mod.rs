@@ -86,11 +86,27 @@ impl Arena {
         self.folder.path().join("arena.sqlite")
     }
 
-    /// Starts `cairn serve` on a free port.
+    /// Starts `cairn serve` on a free port, trusting new versions (no
+    /// validation games: these tests' bots are our own).
     pub fn start() -> Arena {
         let folder = tempfile::tempdir().unwrap();
         let db = folder.path().join("arena.sqlite");
         let (process, address) = serve(&db, "127.0.0.1:0");
+        Arena {
+            folder,
+            address,
+            process,
+        }
+    }
+
+    /// Starts `cairn serve` on a free port as an operator runs it: every
+    /// new version plays its validation games before it is ready.
+    pub fn start_validating() -> Arena {
+        let folder = tempfile::tempdir().unwrap();
+        let db = folder.path().join("arena.sqlite");
+        let (process, line) =
+            serve_line_validating(&db, "127.0.0.1:0", &["--open-registration"], true);
+        let address = address_in(&line);
         Arena {
             folder,
             address,
@@ -180,17 +196,30 @@ fn serve(db: &Path, listen: &str) -> (Running, String) {
 /// no admin token from the environment); the process and its address.
 pub fn serve_with(db: &Path, listen: &str, flags: &[&str]) -> (Running, String) {
     let (process, line) = serve_line(db, listen, flags);
-    let address = line
-        .split_whitespace()
-        .find(|word| word.starts_with("http://"))
-        .unwrap_or_else(|| panic!("no address in {line:?}"))
-        .to_string();
-    (process, address)
+    (process, address_in(&line))
 }
 
-/// Starts `cairn serve` as [`serve_with`] does; the process and the line
-/// it announces itself with.
+/// The address `cairn serve` announces in its first line.
+fn address_in(line: &str) -> String {
+    line.split_whitespace()
+        .find(|word| word.starts_with("http://"))
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_string()
+}
+
+/// Starts `cairn serve` as [`serve_with`] does (with `--no-validation`);
+/// the process and the line it announces itself with.
 pub fn serve_line(db: &Path, listen: &str, flags: &[&str]) -> (Running, String) {
+    serve_line_validating(db, listen, flags, false)
+}
+
+/// [`serve_line`], with validation games for new versions or without.
+pub fn serve_line_validating(
+    db: &Path,
+    listen: &str,
+    flags: &[&str],
+    validation: bool,
+) -> (Running, String) {
     let mut child = Command::new(cairn_binary())
         .args([
             "serve",
@@ -202,6 +231,7 @@ pub fn serve_line(db: &Path, listen: &str, flags: &[&str]) -> (Running, String) 
             RUNNER_TOKEN,
         ])
         .args(flags)
+        .args((!validation).then_some("--no-validation"))
         .env_remove("CAIRN_ADMIN_TOKEN")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

@@ -176,14 +176,16 @@ async function tournamentPage(id) {
   document.title = "tournament #" + t.id + " · cairn arena";
   const progress = el("p", { id: "progress" });
   const standings = el("div", { id: "standings" });
+  const suspended = el("div", { id: "suspensions" });
   const games = el("div", { id: "games" });
   show(el("h1", {}, "Tournament #" + t.id + " · " + t.game + " · " + variantName(t.variant)),
     el("p", { class: "muted" }, data.standings.format + " · by " + t.owner + " · " + plural(t.entries, "bot") + " · " + plural(t.seats_per_game, "seat") + " per game · created " + when(t.created_at)),
-    progress, standings, games);
+    progress, standings, suspended, games);
   const render = (fresh) => {
     const tt = fresh.tournament;
     progress.replaceChildren(progressCell(tt.games_done, tt.games_total), " games recorded · " + tt.matches_done + "/" + tt.matches_total + " matches played" + givenUp(tt));
     standings.replaceChildren(...standingsBlocks(fresh.standings));
+    suspended.replaceChildren(...suspensionList(fresh.suspensions || []));
     games.replaceChildren(el("h2", {}, "Games"), gamesPager(fresh, tt.games_total),
       gamesTable(fresh.games, fresh.standings.format === "swiss" || fresh.standings.format === "knockout"));
     return settled(tt);
@@ -259,6 +261,15 @@ function sprtBlock(sprt) {
     el("p", {}, "deal pairs by the challenger's points (0 / ½ / 1 / 1½ / 2): " + sprt.pentanomial.join(" / ")));
 }
 
+// Versions suspended for forfeiting too often (issue 32): a block of its own.
+function suspensionList(suspensions) {
+  if (suspensions.length === 0) return [];
+  return [el("h2", {}, "Suspended (" + suspensions.length + ")"),
+    table(["bot", ">games", ">forfeits", "reason"], suspensions.map((s) => el("tr", { class: "forfeit" },
+      td(botLink(s.bot_name, s.version)), td(s.games, "num"), td(s.forfeits, "num"), td(s.reason, "detail")))),
+    el("p", { class: "muted" }, "Their played games are kept, their unplayed ones dropped.")];
+}
+
 function seatResult(seat) {
   const parts = [botLink(seat.bot_name, seat.version)];
   if (seat.score !== null) parts.push(" " + seat.score + " (rank " + seat.rank + ")");
@@ -293,8 +304,10 @@ async function botPage(name) {
   show(el("h1", {}, "Bot " + bot.name + (bot.deleted ? " (deleted)" : "")),
     el("p", { class: "muted" }, "owner " + bot.owner + " · since " + when(bot.created_at)),
     el("h2", {}, "Versions"),
-    table([">version", "content hash", ">size", "submitted"], bot.versions.map((v) => el("tr", {},
-      td(v.version, "num"), td(v.content_hash.slice(0, 16) + "…"), td(v.size_bytes + " B", "num"), td(when(v.created_at))))),
+    table([">version", "content hash", ">size", "submitted", "state"], bot.versions.map((v) => el("tr", {},
+      td(v.version, "num"), td(v.content_hash.slice(0, 16) + "…"), td(v.size_bytes + " B", "num"), td(when(v.created_at)),
+      td(validationState(v), v.validation === "failed" ? "reason" : "")))),
+    ...validationFailures(bot.versions),
     el("h2", {}, "Forfeits (" + forfeits.length + ")"),
     forfeits.length === 0 ? el("p", { class: "muted" }, "None.") :
       table([">game", "version", "reason", "detail"], forfeits.map((g) => el("tr", { class: "forfeit" },
@@ -306,6 +319,23 @@ async function botPage(name) {
       td(el("a", { href: "/tournaments/" + g.tournament_id }, "#" + g.tournament_id)),
       td(g.game + " · " + variantName(g.variant)), td(g.version, "num"), td(g.seat, "num"), td(g.score, "num"), td(g.rank, "num"),
       td(when(g.recorded_at))))));
+}
+
+// A version's validation (issue 32): validating, ready or failed validation.
+function validationState(v) {
+  return v.validation === "failed" ? "failed validation" : v.validation;
+}
+
+function validationFailures(versions) {
+  return versions.filter((v) => v.validation_failure).map((v) => {
+    const f = JSON.parse(v.validation_failure);
+    const parts = ["Version " + v.version + " failed validation at " + f.game + (f.variant ? " (" + f.variant + ")" : "") +
+      " with " + plural(f.seats, "seat") + ": " + f.reason + ": " + f.detail];
+    if (f.game_id) parts.push(" · ", el("a", { href: "/games/" + f.game_id }, "replay"));
+    const block = [el("p", { class: "error" }, parts)];
+    if (f.stderr_tail) block.push(el("pre", {}, f.stderr_tail));
+    return el("div", {}, block);
+  });
 }
 
 // ---- the replay viewer ------------------------------------------------------
