@@ -33,10 +33,9 @@ fn folder(arena: &Arena, name: &str, command: &[&str]) -> PathBuf {
     folder
 }
 
-/// A bundled bot's folder.
+/// A bundled bot's folder: `cairn` by its bare name, as runners list it.
 fn bundled(arena: &Arena, name: &str, bot: &str) -> PathBuf {
-    let exe = cairn_binary().display().to_string();
-    folder(arena, name, &[&exe, "bot-run", bot])
+    folder(arena, name, &["cairn", "bot-run", bot])
 }
 
 /// `cairn bot add FOLDER [--wait]`.
