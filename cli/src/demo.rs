@@ -23,10 +23,9 @@ pub struct DemoArgs {
     /// The folder for the database, the bots and the runner's cache [default: a fresh temporary folder].
     #[arg(long)]
     dir: Option<PathBuf>,
-    /// Games each table plays (rounded up to a multiple of its seats; the
-    /// Bullfrogs tables play half as many, its games are the longest to
-    /// search). Ten keeps the demo well under a minute on two cores with
-    /// the searching bot entered.
+    /// Games each table plays (rounded up to a multiple of its balanced
+    /// seatings: 2 at two seats, 6 at three). Ten keeps the demo well under
+    /// a minute on two cores with the searching bot entered.
     #[arg(long, default_value_t = 10)]
     games_per_pairing: u32,
     /// Run bots as plain processes, without the sandbox.
@@ -59,9 +58,6 @@ struct DemoTournament {
     options: &'static [(&'static str, &'static str)],
     /// Seats at each table: 2, or 3 to show a multi-player table (rated with Weng-Lin).
     seats: u32,
-    /// The share of `--games-per-pairing` each table plays: 1 for all, 2
-    /// for half.
-    games_divisor: u32,
 }
 
 const DEMO_TOURNAMENTS: &[DemoTournament] = &[
@@ -69,29 +65,24 @@ const DEMO_TOURNAMENTS: &[DemoTournament] = &[
         game: "schotten-totten",
         options: &[],
         seats: 2,
-        games_divisor: 1,
     },
     DemoTournament {
         game: "schotten-totten",
         options: &[("tactics", "true")],
         seats: 2,
-        games_divisor: 1,
     },
     DemoTournament {
         game: "lords-of-scotland",
         options: &[],
         seats: 2,
-        games_divisor: 1,
     },
     DemoTournament {
         game: "bullfrogs",
         options: &[],
         seats: 3,
-        // The searching bot's game of Bullfrogs costs five times one of
-        // Schotten Totten (its playouts run to the game's end through
-        // everyone's turns), so its tables play half the games: six at the
-        // default, one deal from each of the six balanced seatings.
-        games_divisor: 2,
+        // Twelve games at the default: two deals from each of the six
+        // balanced seatings (one deal a table left every fitted interval
+        // unbounded).
     },
 ];
 
@@ -112,7 +103,6 @@ fn demo_tournaments() -> Vec<DemoTournament> {
                 game: descriptor.id,
                 options: &[],
                 seats: seats as u32,
-                games_divisor: 1,
             });
         }
     }
@@ -257,7 +247,6 @@ async fn play_tournaments(args: &DemoArgs, dir: &Path, arena: &ArenaArgs) -> any
             game,
             options,
             seats,
-            games_divisor,
         },
     ) in demo_tournaments().iter().enumerate()
     {
@@ -278,10 +267,7 @@ async fn play_tournaments(args: &DemoArgs, dir: &Path, arena: &ArenaArgs) -> any
             // A table plays each of its balanced seatings equally often.
             games_per_pairing: {
                 let seatings = seatings_per_table(*seats as usize) as u32;
-                args.games_per_pairing
-                    .div_ceil(*games_divisor)
-                    .div_ceil(seatings)
-                    * seatings
+                args.games_per_pairing.div_ceil(seatings) * seatings
             },
             seed: seed as u64 + 1,
             ..Default::default()
