@@ -330,9 +330,14 @@ fn two_newcomers_on_ten_deals_are_covered_95_percent_of_the_time() {
             }
         }
         let rate = covered as f64 / rated as f64;
-        println!("calibration (two newcomers, gap {gap}): rated {rated} of {RUNS}, covered {rate:.3}");
+        println!(
+            "calibration (two newcomers, gap {gap}): rated {rated} of {RUNS}, covered {rate:.3}"
+        );
         assert!(rated >= 500, "rated in {rated} of {RUNS}");
-        assert!((0.93..=0.97).contains(&rate), "gap {gap}: covered {covered} of {rated}");
+        assert!(
+            (0.93..=0.97).contains(&rate),
+            "gap {gap}: covered {covered} of {rated}"
+        );
     }
 }
 
@@ -372,7 +377,10 @@ fn an_unbeaten_bots_lower_bound_is_below_its_true_rating() {
             "calibration (unbeaten bound, +{strong}): unbeaten in {unbeaten} of {RUNS}, \
              bound above the truth in {rate:.4} of all runs, {below:.0} Elo below it on average"
         );
-        assert!(rate <= 0.03, "+{strong}: the bound was above the truth in {missed} of {RUNS}");
+        assert!(
+            rate <= 0.03,
+            "+{strong}: the bound was above the truth in {missed} of {RUNS}"
+        );
     }
 }
 
@@ -388,7 +396,13 @@ fn with_strong_newcomer(seed: u64, strong: f64) -> Vec<FitGame> {
             let expected = expected_score(strong - STRENGTH[opponent]);
             for (seating, u) in deal_draws(&mut rng).into_iter().enumerate() {
                 let ranks = if u < expected { (1, 2) } else { (2, 1) };
-                games.push(two_seat_game(1, deal_seed, (4, opponent), ranks, seating == 1));
+                games.push(two_seat_game(
+                    1,
+                    deal_seed,
+                    (4, opponent),
+                    ranks,
+                    seating == 1,
+                ));
             }
         }
     }

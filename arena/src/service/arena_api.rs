@@ -143,10 +143,10 @@ impl ArenaApi {
         } else {
             Vec::new()
         };
-        let model = board.rows.first().map_or_else(
-            || query.model.map_or("", RatingModel::id),
-            |line| line.row.model.id(),
-        );
+        let model = match board.rows.is_empty() {
+            true => query.model.map_or("", RatingModel::id),
+            false => inputs.model().id(),
+        };
         let rows = leaderboard_page(&board.rows, &request.page)?;
         Ok(pb::Leaderboard {
             game: query.game.clone(),
@@ -162,6 +162,7 @@ impl ArenaApi {
             solo: solo.iter().enumerate().map(convert::solo_row).collect(),
             next_page_token: rows.next_page_token.unwrap_or_default(),
             total_rows: u32::try_from(board.rows.len()).unwrap_or(u32::MAX),
+            provisional_deals: crate::store::PROVISIONAL_DEALS as u32,
         })
     }
 }

@@ -343,7 +343,13 @@ pub(super) fn leaderboard_row(line: &FittedRow) -> pb::LeaderboardRow {
         losses: standing.losses,
         forfeits: standing.forfeits,
         provisional: row.provisional,
-        fitted: line.fitted.map(fitted_rating),
+        fitted: line.fitted.map(|fitted| pb::FittedRating {
+            bound: line.bound,
+            ..fitted_rating(fitted)
+        }),
+        live: line.live,
+        fitted_games: line.fitted_games as i64,
+        fitted_deals: line.fitted_deals as i64,
     }
 }
 
@@ -372,6 +378,7 @@ pub(super) fn fit_summary(summary: &FitSummary) -> pb::FitSummary {
         deals: summary.deals as i64,
         anchor_bot: summary.anchor_bot.clone().unwrap_or_default(),
         anchor_rating: summary.anchor_rating,
+        table_sizes: summary.table_sizes.clone(),
     }
 }
 

@@ -101,7 +101,9 @@ pub(crate) use self::bots::check_submitted_archive;
 pub use self::bots::{BotSummary, BotVersion, SubmittedVersion};
 pub use self::clock::{Clock, ManualClock, SystemClock};
 pub use self::faults::{GiveBack, DEFAULT_MAX_ATTEMPTS, MAX_FAULT_TEXT_BYTES};
-pub use self::fitted::{FitSummary, FittedLeaderboard, FittedRow, LeaderboardInputs, FIT_WAIT};
+pub use self::fitted::{
+    FitSummary, FittedLeaderboard, FittedRow, LeaderboardInputs, FIT_WAIT, PROVISIONAL_DEALS,
+};
 pub use self::formats::{SoloRow, TournamentStandings};
 pub use self::leaderboard::{LeaderboardQuery, LeaderboardRow};
 pub use self::leases::{Lease, LeasedGame, LeasedSeat};
