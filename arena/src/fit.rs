@@ -639,6 +639,11 @@ fn few_deals_factor(deals: usize) -> f64 {
     t / Z_95
 }
 
+/// Student's t 97.5% quantile at `df` degrees of freedom (`df` ≥ 1).
+pub(crate) fn student_t_95(df: usize) -> f64 {
+    few_deals_factor(df + 1) * Z_95
+}
+
 /// The 2.5% and 97.5% percentiles (linear between order statistics). An
 /// unknown value (NaN) counts against both bounds: it is `-inf` for the low
 /// one and `+inf` for the high one.

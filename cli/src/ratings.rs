@@ -25,6 +25,10 @@ pub struct RatingsArgs {
     /// instead of the mean of the rated bots.
     #[arg(long, value_name = "BOT")]
     anchor: Option<String>,
+    /// Print each seat's score share per table size (seat bias) instead of
+    /// the ratings.
+    #[arg(long)]
+    seats: bool,
     #[command(flatten)]
     arena: ArenaArgs,
     /// Print JSON instead of a table.
@@ -70,6 +74,8 @@ pub fn run(args: RatingsArgs) -> anyhow::Result<ExitCode> {
                 "{}",
                 serde_json::to_string_pretty(&leaderboard_json(&board))?
             );
+        } else if args.seats {
+            out!("{}", seats_table(&board));
         } else {
             out!("{}", leaderboard_table(&board));
         }
@@ -170,6 +176,35 @@ fn rows_table(
         ]);
     }
     table.render()
+}
+
+/// Each seat's score share per table size, with its 95% interval: ½ at a
+/// fair table.
+pub fn seats_table(board: &pb::Leaderboard) -> String {
+    let mut table = Table::new(&[">seats", ">seat", ">share", "95% CI", ">games", ">deals"]);
+    for seat in &board.seat_shares {
+        let bound = |value: f64| match value.is_finite() {
+            true => format!("{value:.3}"),
+            false => "unbounded".into(),
+        };
+        table.row(vec![
+            seat.table_size.to_string(),
+            (seat.seat + 1).to_string(),
+            format!("{:.3}", seat.share),
+            format!("[{}, {}]", bound(seat.low), bound(seat.high)),
+            seat.games.to_string(),
+            seat.deals.to_string(),
+        ]);
+    }
+    format!(
+        "{}\nseat bias: each seat's share of the other seats it finished above (a tie half; \
+         0.5 at a fair table), 95% CI over deals\n{}",
+        game_variant(&board.game, &board.variant),
+        match board.seat_shares.is_empty() {
+            true => "no fitted games yet (or the arena is refitting; ask again)\n".into(),
+            false => table.render(),
+        }
+    )
 }
 
 /// `schotten-totten` or `schotten-totten tactics=true`: a game and its
@@ -351,8 +386,17 @@ pub fn leaderboard_json(board: &pb::Leaderboard) -> Value {
                    "ahead_of_next": r.ahead_of_next.map(|d| json!({"mean": d.mean, "ci95": [finite(d.low), finite(d.high)]}))})
         })
         .collect();
+    let finite = |v: f64| v.is_finite().then_some(v);
+    let seats: Vec<Value> = board
+        .seat_shares
+        .iter()
+        .map(|s| {
+            json!({"table_size": s.table_size, "seat": s.seat + 1, "games": s.games, "deals": s.deals,
+                   "share": s.share, "ci95": [finite(s.low), finite(s.high)]})
+        })
+        .collect();
     json!({"game": board.game, "variant": board.variant, "model": board.model, "provisional_deals": board.provisional_deals,
-           "fit": fit, "rows": rows, "solo": solo})
+           "fit": fit, "rows": rows, "solo": solo, "seat_shares": seats})
 }
 
 fn fitted_json(fitted: &pb::FittedRating) -> Value {

@@ -163,6 +163,12 @@ impl ArenaApi {
             next_page_token: rows.next_page_token.unwrap_or_default(),
             total_rows: u32::try_from(board.rows.len()).unwrap_or(u32::MAX),
             provisional_deals: crate::store::PROVISIONAL_DEALS as u32,
+            seat_shares: board
+                .summary
+                .iter()
+                .flat_map(|summary| &summary.seat_shares)
+                .map(convert::seat_share)
+                .collect(),
         })
     }
 }

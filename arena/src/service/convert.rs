@@ -371,6 +371,18 @@ fn fitted_rating(fitted: Result<Estimate, Unidentified>) -> pb::FittedRating {
     }
 }
 
+pub(super) fn seat_share(share: &crate::stats::seats::SeatShare) -> pb::SeatShare {
+    pb::SeatShare {
+        table_size: share.table_size,
+        seat: share.seat,
+        games: share.games as i64,
+        deals: share.deals as i64,
+        share: share.share,
+        low: share.low,
+        high: share.high,
+    }
+}
+
 pub(super) fn fit_summary(summary: &FitSummary) -> pb::FitSummary {
     pb::FitSummary {
         method: summary.method.id().to_string(),

@@ -35,6 +35,7 @@ use crate::fit::{
     DEFAULT_MEAN,
 };
 use crate::ratings::{RatingModel, Standing};
+use crate::stats::seats::{seat_shares, SeatShare};
 
 /// The longest a leaderboard read waits for a refit before answering from
 /// the previous one.
@@ -100,6 +101,8 @@ pub struct FitSummary {
     pub anchor_rating: f64,
     /// The table sizes of the fitted games, ascending.
     pub table_sizes: Vec<u32>,
+    /// Each seat's score share per table size.
+    pub seat_shares: Vec<SeatShare>,
 }
 
 /// One fit per game and variant.
@@ -135,8 +138,9 @@ struct StampedFit {
     board_last: i64,
     /// The games fitted, so a refit reads only the new ones.
     games: Arc<Vec<FitGame>>,
-    /// Their table sizes, ascending.
+    /// Their table sizes, ascending, and each seat's score share.
     table_sizes: Vec<u32>,
+    seat_shares: Vec<SeatShare>,
     fit: Arc<Fit>,
 }
 
@@ -291,6 +295,7 @@ impl LeaderboardInputs {
                 anchor_bot: anchor_row.map(|(_, name)| name),
                 anchor_rating: DEFAULT_MEAN,
                 table_sizes: stamped.table_sizes.clone(),
+                seat_shares: stamped.seat_shares.clone(),
             }),
         })
     }
@@ -542,6 +547,7 @@ async fn refit(
         took: started.elapsed(),
         board_last,
         table_sizes: table_sizes.into_iter().collect(),
+        seat_shares: seat_shares(&games),
         games: Arc::new(games),
         fit: Arc::new(fit),
     }))
