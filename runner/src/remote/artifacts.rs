@@ -350,7 +350,7 @@ fn build_in(
     let unpacked =
         unpack_archive(archive, staging).map_err(|error| artifact_error(error.to_string()))?;
     // The hash names what we asked for: a mismatch is a corrupt or wrong artifact.
-    if unpacked.content_hash != hash {
+    if !unpacked.is_named_by(hash) {
         return Err(artifact_error(format!(
             "unpacks to content hash {}",
             unpacked.content_hash
