@@ -81,3 +81,23 @@ async fn a_revoked_runners_name_can_be_given_again_and_its_history_stays() {
     assert!(test.runner_by_token(SECOND).await.is_ok());
 }
 }
+
+both_backends! {
+async fn a_runner_is_seen_when_it_leases_and_when_it_heartbeats() {
+    use crate::store::tests::{duel, owner_with_bots, LEASE_MS};
+    let kept = test_store().await;
+    let test = kept.store.clone();
+    let owner = owner_with_bots(&test, "ada", &["a", "b"]).await;
+    test.create_tournament(&owner, &duel(&["a", "b"], 2)).await.unwrap();
+    let (runner, _) = test.register_runner("box-1").await.unwrap();
+    let seen = async || test.list_runners().await.unwrap()[0].last_seen_at;
+    assert_eq!(seen().await, None);
+    let lease = test.lease_match(&runner, LEASE_MS).await.unwrap().unwrap();
+    let leased_at = seen().await.expect("seen when it leased");
+    kept.clock.advance_ms(crate::store::leases::SIGHTING_MS + 1);
+    test.heartbeat(&runner, lease.match_id, lease.lease_generation, LEASE_MS)
+        .await
+        .unwrap();
+    assert!(seen().await.expect("seen") > leased_at);
+}
+}
