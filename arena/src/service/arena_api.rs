@@ -359,9 +359,14 @@ impl Arena for ArenaApi {
         request: Request<pb::CreateTournamentRequest>,
     ) -> Result<Response<pb::Tournament>, Status> {
         let owner = self.owner(&request).await?;
-        let asked = convert::new_tournament(request.into_inner())?;
+        let mut request = request.into_inner();
+        let key = std::mem::take(&mut request.idempotency_key);
+        let asked = convert::new_tournament(request)?;
         let tournament = self
-            .write(async move |store| store.create_tournament(&owner, &asked).await)
+            .write(async move |store| {
+                let key = (!key.is_empty()).then_some(key.as_str());
+                store.create_tournament_once(&owner, &asked, key).await
+            })
             .await?;
         self.store.notify_change();
         Ok(Response::new(convert::tournament(&tournament)))

@@ -441,10 +441,24 @@ pub(super) fn game_report(game: pb::GameResult) -> Result<GameReport, ArenaError
             .into_iter()
             .map(report_seat)
             .collect::<Result<_, ArenaError>>()?,
-        replay: game.replay,
+        replay: known_fields_only(game.replay),
         ended_by,
         stderr_tails,
     })
+}
+
+/// A reported replay as the arena keeps and serves it: what the replay
+/// format holds, written anew, so a runner cannot publish anything else
+/// (unknown fields, padding) under a game. A replay that does not parse
+/// is kept as it came: its verification refuses it.
+fn known_fields_only(replay: Vec<u8>) -> Vec<u8> {
+    let parsed = std::str::from_utf8(&replay)
+        .ok()
+        .and_then(|text| cairn_proto::record::ReplayFile::from_json(text).ok());
+    match parsed {
+        Some(file) => file.to_json().into_bytes(),
+        None => replay,
+    }
 }
 
 /// A reported stderr tail: refused over the cap our runners keep to; kept
@@ -493,5 +507,21 @@ pub(super) fn solo_row((index, row): (usize, &SoloRow)) -> pb::SoloRow {
             low: difference.low,
             high: difference.high,
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use cairn_proto::record::ReplayFile;
+
+    #[test]
+    fn a_reported_replay_keeps_only_the_fields_of_the_replay_format() {
+        let honest = ReplayFile::new(Vec::new()).to_json();
+        let mut padded: serde_json::Value = serde_json::from_str(&honest).unwrap();
+        padded["smuggled"] = serde_json::json!("x".repeat(100_000));
+        let padded = format!("{}{}", padded, " ".repeat(100_000)).into_bytes();
+        assert_eq!(super::known_fields_only(padded), honest.as_bytes());
+        let not_a_replay = br#"{"seed": 1}"#.to_vec();
+        assert_eq!(super::known_fields_only(not_a_replay.clone()), not_a_replay);
     }
 }

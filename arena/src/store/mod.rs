@@ -72,6 +72,7 @@ mod quotas;
 mod results;
 mod results_postgres;
 mod runner_review;
+mod runner_tokens;
 mod runner_trust;
 mod snapshots;
 mod sql;
@@ -114,6 +115,7 @@ pub use self::results::{
     Forfeit, GameReport, GameReportOutcome, MatchReport, ReportOutcome, SeatResult,
     MAX_REPLAY_BYTES,
 };
+pub use self::runner_tokens::{SharedRunner, SHARED_RUNNER};
 pub use self::snapshots::MAX_GAMES_PER_PAGE;
 use self::snapshots::{BoardPatch, ReadCache, Touch, Touched};
 pub(crate) use self::sql::Flag;
