@@ -18,8 +18,8 @@ use std::process::ExitCode;
 
 use cairn_engine::Seat;
 use cairn_proto::game::v1::observation::Game as Which;
+use cairn_proto::record::{GameRecord, ReplayFile};
 use cairn_proto::steps::{ReplaySteps, Step};
-use cairn_runner::{GameRecord, ReplayFile};
 
 use crate::escape;
 
