@@ -131,7 +131,8 @@ async fn all_matches(
 
 /// A forfeit reason's text form (`unknown` for a number this build does not know).
 fn reason_name(reason: i32) -> &'static str {
-    cairn_proto::reasons::arena_forfeit_reason(reason).map_or("unknown", |reason| reason.as_str())
+    cairn_proto::reasons::forfeit_reason_from_i32(reason)
+        .map_or("unknown", |reason| reason.as_str())
 }
 
 /// The replay file as the arena keeps it, labelled with the game's index in

@@ -63,6 +63,10 @@ pub mod arena {
         #![allow(missing_debug_implementations, clippy::all)]
         tonic::include_proto!("cairn.arena.v1");
 
+        /// Declared once, in the game protocol; named here too because the
+        /// arena's messages carry them.
+        pub use crate::game::v1::{EndReason, ForfeitReason};
+
         /// The encoded descriptors of `arena.proto`, for reflection.
         pub const FILE_DESCRIPTOR_SET: &[u8] =
             include_bytes!(concat!(env!("OUT_DIR"), "/arena_descriptor.bin"));
