@@ -6,8 +6,11 @@
 //! # Layout
 //! - `schotten_totten`, `lords_of_scotland`, `bullfrogs`: one board each.
 //! - `terminal`: raw mode and keys, for stepping with the arrow keys.
+//! - `faces` (tests): every game of the engine's table has every face.
 
 mod bullfrogs;
+#[cfg(test)]
+mod faces;
 mod lords_of_scotland;
 mod schotten_totten;
 mod terminal;
