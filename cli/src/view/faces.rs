@@ -89,7 +89,7 @@ fn every_game_of_the_engine_table_is_in_the_table_above_it() {
 #[test]
 fn every_game_has_a_wire_conversion_replay_steps_a_board_and_a_greedy_bot() {
     for game in GAMES {
-        let record = greedy_game(&game.descriptor);
+        let record = greedy_game(game.descriptor);
         let steps = record.steps().unwrap();
         assert_eq!(steps.steps.len(), record.actions.len() + 1);
         let viewer = Viewer {
