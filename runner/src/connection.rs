@@ -8,12 +8,12 @@ use std::time::{Duration, Instant};
 use cairn_proto::game::v1::{arena_message, ArenaMessage, BotMessage};
 use cairn_proto::wire;
 
-use crate::forfeit::ForfeitReason;
 use crate::hints::{self, Expecting};
 use crate::launch::{BotLauncher, BotProcess, ExitReport, LaunchError, LaunchSpec};
 use crate::pipe::{LineReader, LineWriter, PipeError};
 use crate::stderr::StderrLog;
 use crate::stop::MatchStop;
+use cairn_engine::forfeit::ForfeitReason;
 
 /// Caps on what a bot may send us.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

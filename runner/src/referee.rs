@@ -19,15 +19,15 @@ use crate::affinity::pin_current_thread;
 use crate::connection::{
     Answer, BotConnection, Budget, Failure, IoLimits, StartError, CPU_CHECK_INTERVAL,
 };
-use crate::forfeit::{final_score, FinalScore, Forfeit, ForfeitReason};
 use crate::hints::{self, Expecting};
 use crate::launch::{BotLauncher, LaunchSpec};
 use crate::pipe::wait_any_readable;
-use crate::record::{hash_text, GameRecord};
 use crate::seating::{check_plan, BadSeating, GamePlan};
 use crate::stderr::StderrLog;
 use crate::stop::MatchStop;
 use crate::time_control::{GameClock, TimeControl};
+use cairn_engine::forfeit::{final_score, FinalScore, Forfeit, ForfeitReason};
+use cairn_proto::record::{hash_text, GameRecord};
 
 /// One bot of a match.
 #[derive(Debug, Clone, PartialEq, Eq)]

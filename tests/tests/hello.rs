@@ -8,7 +8,8 @@
 
 use std::time::Duration;
 
-use cairn_runner::{play_match, BotEntry, ForfeitReason, PlainLauncher, TimeControl};
+use cairn_engine::forfeit::ForfeitReason;
+use cairn_runner::{play_match, BotEntry, PlainLauncher, TimeControl};
 use cairn_tests::{bot, match_of, python_bot, workspace_root};
 
 /// The CPU every seat has for its ready (its wall-clock cap: 5 s).

@@ -9,7 +9,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use arena_support::cairn_binary;
-use cairn_runner::{play_match, ForfeitReason, PlainLauncher};
+use cairn_engine::forfeit::ForfeitReason;
+use cairn_runner::{play_match, PlainLauncher};
 use cairn_tests::{bot, python_bot, schotten_totten, tight_time_control, workspace_root};
 
 /// Each mistake, its forfeit reason, and the words its detail must hold.

@@ -1,7 +1,7 @@
 //! Store types to wire messages and back. Wire input is checked here only
 //! as far as types go; the store checks meaning.
 
-use cairn_proto::reasons::{arena_end_reason, arena_forfeit_reason};
+use cairn_proto::reasons::{end_reason_from_i32, forfeit_reason_from_i32};
 
 use super::pb;
 use crate::archive::Manifest;
@@ -426,7 +426,7 @@ pub(super) fn lease(lease: &Lease) -> pb::MatchLease {
 }
 
 pub(super) fn game_report(game: pb::GameResult) -> Result<GameReport, ArenaError> {
-    let ended_by = arena_end_reason(game.end_reason)
+    let ended_by = end_reason_from_i32(game.end_reason)
         .map_err(|error| ArenaError::invalid(error.to_string()))?;
     let stderr_tails = game
         .seats
@@ -478,7 +478,7 @@ fn report_seat(seat: pb::SeatResult) -> Result<SeatResult, ArenaError> {
     let forfeit = match seat.forfeit {
         None => None,
         Some(forfeit) => Some(Forfeit {
-            reason: arena_forfeit_reason(forfeit.reason)
+            reason: forfeit_reason_from_i32(forfeit.reason)
                 .map_err(|error| ArenaError::invalid(error.to_string()))?,
             detail: forfeit.detail,
         }),
