@@ -82,6 +82,20 @@ pub struct FittedRow {
     pub fitted_deals: usize,
 }
 
+impl FittedRow {
+    /// A line before the fit is read into it.
+    fn unfitted(row: LeaderboardRow, live: bool) -> FittedRow {
+        FittedRow {
+            row,
+            live,
+            fitted: None,
+            bound: None,
+            fitted_games: 0,
+            fitted_deals: 0,
+        }
+    }
+}
+
 /// A bot is provisional, listed after every established bot, with fewer
 /// fitted deals than this (live games when no fit is ready).
 /// RULING (ours, issue 36): deals, not games, since the games of a deal are
@@ -307,14 +321,7 @@ impl LeaderboardInputs {
         let mut lines: Vec<FittedRow> = self
             .rows
             .iter()
-            .map(|row| FittedRow {
-                row: row.clone(),
-                live: true,
-                fitted: None,
-                bound: None,
-                fitted_games: 0,
-                fitted_deals: 0,
-            })
+            .map(|row| FittedRow::unfitted(row.clone(), true))
             .collect();
         let index: HashMap<i64, usize> = lines
             .iter()
@@ -328,14 +335,7 @@ impl LeaderboardInputs {
                     let mut row = other.clone();
                     row.model = self.model;
                     row.standing.rating = Standing::initial(self.model).rating;
-                    lines.push(FittedRow {
-                        row,
-                        live: false,
-                        fitted: None,
-                        bound: None,
-                        fitted_games: 0,
-                        fitted_deals: 0,
-                    });
+                    lines.push(FittedRow::unfitted(row, false));
                 }
             }
         }
