@@ -140,7 +140,9 @@ impl Store {
                         (id, false)
                     }
                     None => {
-                        self.check_bot_quota(tx, owner, Some(bot_id)).await?;
+                        let archive_size = (checked.content_hash.as_str(), archive.len() as i64);
+                        self.check_version_quota(tx, owner, bot_id, archive_size)
+                            .await?;
                         let id = self.insert_version(tx, bot_id, archive, checked).await?;
                         if self.validation == Validation::On {
                             super::validation::start(tx, id, &checked.manifest, self.now_ms())
@@ -183,23 +185,26 @@ impl Store {
     }
 
     /// The bot's id, creating it for `owner` if new; refuses another owner's bot.
-    /// RULING (ours): the owner submitting to their deleted bot brings it back.
+    /// RULING (ours): the owner submitting to their deleted bot brings it
+    /// back, within the bot quota as a new bot would be.
     async fn bot_for_submission(
         &self,
         tx: &mut AnyConnection,
         owner: &Owner,
         name: &str,
     ) -> Result<i64, ArenaError> {
-        let found: Option<(i64, i64)> =
-            sqlx::query_as("SELECT id, owner_id FROM bots WHERE name = $1")
+        let found: Option<(i64, i64, super::Flag)> =
+            sqlx::query_as("SELECT id, owner_id, deleted_at IS NOT NULL FROM bots WHERE name = $1")
                 .bind(name)
                 .fetch_optional(&mut *tx)
                 .await?;
         match found {
-            Some((_, owner_id)) if owner_id != owner.id => Err(ArenaError::PermissionDenied(
+            Some((_, owner_id, _)) if owner_id != owner.id => Err(ArenaError::PermissionDenied(
                 format!("bot `{name}` belongs to another owner"),
             )),
-            Some((bot_id, _)) => {
+            Some((bot_id, _, super::Flag(deleted))) if !deleted => Ok(bot_id),
+            Some((bot_id, _, _)) => {
+                self.check_bot_quota(&mut *tx, owner).await?;
                 sqlx::query("UPDATE bots SET deleted_at = NULL WHERE id = $1")
                     .bind(bot_id)
                     .execute(&mut *tx)
@@ -207,7 +212,7 @@ impl Store {
                 Ok(bot_id)
             }
             None => {
-                self.check_bot_quota(&mut *tx, owner, None).await?;
+                self.check_bot_quota(&mut *tx, owner).await?;
                 Ok(sqlx::query_scalar(
                     "INSERT INTO bots (owner_id, name, created_at) VALUES ($1, $2, $3) RETURNING id",
                 )

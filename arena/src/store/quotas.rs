@@ -55,6 +55,11 @@ pub struct Quotas {
     /// Games in matches not yet done, over all the owner's tournaments.
     pub queued_games: i64,
     pub unfinished_tournaments: i64,
+    /// Bytes of archives stored for the owner's versions, deleted bots'
+    /// included (their archives are kept with their games and replays).
+    pub storage_bytes: i64,
+    /// New versions per owner in any hour.
+    pub uploads_per_hour: i64,
 }
 
 impl Default for Quotas {
@@ -64,8 +69,15 @@ impl Default for Quotas {
             versions_per_bot: 100,
             queued_games: 200_000,
             unfinished_tournaments: 10,
+            storage_bytes: 512 << 20,
+            uploads_per_hour: 60,
         }
     }
+}
+
+/// `12.5 MiB`.
+fn mib(bytes: i64) -> String {
+    format!("{:.1} MiB", bytes as f64 / f64::from(1 << 20))
 }
 
 fn over(what: &str, have: i64, adding: i64, quota: i64) -> Result<(), ArenaError> {
@@ -78,36 +90,80 @@ fn over(what: &str, have: i64, adding: i64, quota: i64) -> Result<(), ArenaError
 }
 
 impl Store {
+    /// Checks the bot quota before `owner` gets one more live bot: a new
+    /// one, or a deleted one brought back by a submission.
     pub(crate) async fn check_bot_quota(
         &self,
         tx: &mut sqlx::AnyConnection,
         owner: &Owner,
-        bot_id: Option<i64>,
     ) -> Result<(), ArenaError> {
-        match bot_id {
-            None => {
-                let bots: i64 = sqlx::query_scalar(
-                    "SELECT COUNT(*) FROM bots WHERE owner_id = $1 AND deleted_at IS NULL",
-                )
-                .bind(owner.id)
+        let bots: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM bots WHERE owner_id = $1 AND deleted_at IS NULL",
+        )
+        .bind(owner.id)
+        .fetch_one(&mut *tx)
+        .await?;
+        over("bots", bots, 1, self.quotas.bots)
+    }
+
+    /// Checks the quotas a new version of `bot_id` counts against: versions
+    /// of the bot, bytes stored for the owner (an archive another of the
+    /// owner's versions already holds is stored once and costs nothing) and
+    /// uploads in the last hour.
+    pub(crate) async fn check_version_quota(
+        &self,
+        tx: &mut sqlx::AnyConnection,
+        owner: &Owner,
+        bot_id: i64,
+        (content_hash, bytes): (&str, i64),
+    ) -> Result<(), ArenaError> {
+        let versions: i64 =
+            sqlx::query_scalar("SELECT COUNT(*) FROM bot_versions WHERE bot_id = $1")
+                .bind(bot_id)
                 .fetch_one(&mut *tx)
                 .await?;
-                over("bots", bots, 1, self.quotas.bots)
-            }
-            Some(bot_id) => {
-                let versions: i64 =
-                    sqlx::query_scalar("SELECT COUNT(*) FROM bot_versions WHERE bot_id = $1")
-                        .bind(bot_id)
-                        .fetch_one(&mut *tx)
-                        .await?;
-                over(
-                    "versions of a bot",
-                    versions,
-                    1,
-                    self.quotas.versions_per_bot,
-                )
-            }
+        over(
+            "versions of a bot",
+            versions,
+            1,
+            self.quotas.versions_per_bot,
+        )?;
+        let (stored, holds_it): (i64, super::Flag) = sqlx::query_as(
+            "SELECT CAST(COALESCE(SUM(a.size_bytes), 0) AS BIGINT), COALESCE(MAX(CASE WHEN a.content_hash = $2 THEN 1 ELSE 0 END), 0) = 1 \
+             FROM artifacts a WHERE a.content_hash IN (SELECT v.content_hash FROM bot_versions v \
+             JOIN bots b ON b.id = v.bot_id WHERE b.owner_id = $1)",
+        )
+        .bind(owner.id)
+        .bind(content_hash)
+        .fetch_one(&mut *tx)
+        .await?;
+        let adding = if holds_it.0 { 0 } else { bytes };
+        if stored + adding > self.quotas.storage_bytes {
+            return Err(ArenaError::Quota(format!(
+                "over the storage quota of {} per owner (your versions hold {}, this archive adds {}; \
+                 deleted bots' archives count, as their games keep them)",
+                mib(self.quotas.storage_bytes),
+                mib(stored),
+                mib(adding)
+            )));
         }
+        let hour_ago = self.now_ms() - 3_600_000;
+        let recent: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM bot_versions v JOIN bots b ON b.id = v.bot_id \
+             WHERE b.owner_id = $1 AND v.created_at > $2",
+        )
+        .bind(owner.id)
+        .bind(hour_ago)
+        .fetch_one(&mut *tx)
+        .await?;
+        if recent >= self.quotas.uploads_per_hour {
+            return Err(ArenaError::Quota(format!(
+                "over the upload rate of {} new versions per owner per hour (you uploaded {recent} \
+                 in the last hour; try again later)",
+                self.quotas.uploads_per_hour
+            )));
+        }
+        Ok(())
     }
 
     /// Checks an owner's tournament quotas on `tx`, the transaction that
@@ -175,6 +231,7 @@ mod tests {
             versions_per_bot: 2,
             queued_games: 5,
             unfinished_tournaments: 1,
+            ..Quotas::default()
         };
         let store = kept.store.clone().with_quotas(quotas);
         let owner = owner_with_bots(&store, "ada", &["a", "b"]).await;
@@ -234,6 +291,70 @@ mod tests {
             }
         }
         assert_eq!(created, 2);
+    }
+    }
+
+    fn refusal<T: std::fmt::Debug>(result: Result<T, ArenaError>) -> String {
+        match result {
+            Err(ArenaError::Quota(message)) => message,
+            other => panic!("not a quota refusal: {other:?}"),
+        }
+    }
+
+    both_backends! {
+    async fn a_deleted_bot_brought_back_counts_against_the_bot_quota() {
+        // Issue 30: submitting to one's deleted bot revived it unchecked
+        // (25 live bots against a quota of 20).
+        let kept = test_store().await;
+        let quotas = Quotas { bots: 2, ..Quotas::default() };
+        let store = kept.store.clone().with_quotas(quotas);
+        let (owner, _) = store.register_owner("ada").await.unwrap();
+        for bot in ["a", "b"] {
+            store.submit_bot_version(&owner, &bot_archive(bot, 1)).await.unwrap();
+        }
+        store.delete_bot(&owner, "a").await.unwrap();
+        store.submit_bot_version(&owner, &bot_archive("c", 1)).await.unwrap();
+        let message = refusal(store.submit_bot_version(&owner, &bot_archive("a", 2)).await);
+        assert!(message.contains("quota of 2 bots") && message.contains("you have 2"), "{message}");
+        // A live bot takes new versions whatever the bot count.
+        store.submit_bot_version(&owner, &bot_archive("c", 2)).await.unwrap();
+    }
+    }
+
+    both_backends! {
+    async fn stored_bytes_are_capped_per_owner_deleted_bots_included() {
+        let kept = test_store().await;
+        let size = bot_archive("a", 1).len() as i64;
+        let quotas = Quotas { storage_bytes: 2 * size + size / 2, ..Quotas::default() };
+        let store = kept.store.clone().with_quotas(quotas);
+        let (owner, _) = store.register_owner("ada").await.unwrap();
+        store.submit_bot_version(&owner, &bot_archive("a", 1)).await.unwrap();
+        store.submit_bot_version(&owner, &bot_archive("b", 1)).await.unwrap();
+        store.delete_bot(&owner, "a").await.unwrap();
+        let message = refusal(store.submit_bot_version(&owner, &bot_archive("b", 2)).await);
+        assert!(message.contains("storage quota") && message.contains("MiB"), "{message}");
+        // The same archive again is stored once and costs nothing.
+        let again = store.submit_bot_version(&owner, &bot_archive("b", 1)).await.unwrap();
+        assert!(!again.created);
+        // Another owner has a quota of their own.
+        let (other, _) = store.register_owner("bob").await.unwrap();
+        store.submit_bot_version(&other, &bot_archive("z", 1)).await.unwrap();
+    }
+    }
+
+    both_backends! {
+    async fn uploads_are_rate_limited_per_owner_per_hour() {
+        let kept = test_store().await;
+        let quotas = Quotas { uploads_per_hour: 2, ..Quotas::default() };
+        let store = kept.store.clone().with_quotas(quotas);
+        let (owner, _) = store.register_owner("ada").await.unwrap();
+        for revision in 1..=2 {
+            store.submit_bot_version(&owner, &bot_archive("a", revision)).await.unwrap();
+        }
+        let message = refusal(store.submit_bot_version(&owner, &bot_archive("a", 3)).await);
+        assert!(message.contains("2 new versions per owner per hour"), "{message}");
+        kept.clock.advance_ms(3_600_001);
+        store.submit_bot_version(&owner, &bot_archive("a", 3)).await.unwrap();
     }
     }
 }
