@@ -180,9 +180,9 @@ impl Bullfrogs {
     /// recruits (and recruit-moves), not frogs sabotaged onto the card.
     fn is_recruit_target(&self, slot: &Slot) -> bool {
         let played = self.public.played;
-        !slot.is_log()
+        slot.pos.in_line_with(played)
             && slot.pos != played
-            && slot.pos.in_line_with(played)
+            && !slot.is_log()
             && slot.has_space()
             && slot.recruited < RECRUITS_PER_CARD_PER_TURN
     }
@@ -293,7 +293,7 @@ impl Bullfrogs {
         for source in table
             .slots()
             .iter()
-            .filter(|s| !s.is_log() && s.pos.in_line_with(played))
+            .filter(|s| s.pos.in_line_with(played) && !s.is_log())
         {
             let victims = (0..n_colors).filter(|&c| c != active && source.frogs[c as usize] > 0);
             if victims.clone().next().is_none() {
