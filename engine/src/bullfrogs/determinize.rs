@@ -99,6 +99,7 @@ impl Bullfrogs {
         Ok(Bullfrogs {
             public: seen.public.clone(),
             hidden,
+            known_slides: super::slide::KnownSlides::UNKNOWN,
         })
     }
 }

@@ -494,13 +494,49 @@ impl Table {
     pub fn remove(&mut self, index: usize) -> Slot {
         debug_assert!(index > 0 && index < self.len());
         let removed = self.slots[index];
-        self.maybe_disconnected = true;
         self.occupied.remove(removed.pos);
+        self.maybe_disconnected |= !self.neighbours_stay_joined(removed.pos);
         let last = self.len() - 1;
         self.slots[index] = self.slots[last];
         self.slots[last] = Slot::default();
         self.len -= 1;
         removed
+    }
+
+    /// Whether the cards next to the now empty cell `pos` still reach one
+    /// another through the eight cells around it (each ring cell touches
+    /// the next), so that no card was cut off by emptying it: at most one
+    /// unbroken run of cards around the ring holds a neighbour.
+    fn neighbours_stay_joined(&self, pos: Pos) -> bool {
+        let (x, y) = (pos.x, pos.y);
+        // North, north-east, east, ... north-west: even entries are the
+        // orthogonal neighbours.
+        let ring = [
+            Pos::new(x, y + 1),
+            Pos::new(x + 1, y + 1),
+            Pos::new(x + 1, y),
+            Pos::new(x + 1, y - 1),
+            Pos::new(x, y - 1),
+            Pos::new(x - 1, y - 1),
+            Pos::new(x - 1, y),
+            Pos::new(x - 1, y + 1),
+        ]
+        .map(|cell| self.occupied.contains(cell));
+        let Some(gap) = ring.iter().position(|&card| !card) else {
+            return true;
+        };
+        let mut runs_with_neighbour = 0;
+        let mut in_run_with_neighbour = false;
+        for step in 1..=8 {
+            let at = (gap + step) % 8;
+            if !ring[at] {
+                in_run_with_neighbour = false;
+            } else if at % 2 == 0 && !in_run_with_neighbour {
+                in_run_with_neighbour = true;
+                runs_with_neighbour += 1;
+            }
+        }
+        runs_with_neighbour <= 1
     }
 
     /// Whether some card sits next to `pos`.
@@ -612,6 +648,52 @@ pub fn mask_indices(mask: SlotMask) -> impl Iterator<Item = usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A connected table grown at random from the log.
+    fn random_connected_table(rng: &mut crate::Rng, n_cards: usize) -> Table {
+        let mut table = Table::with_log();
+        while table.len() <= n_cards {
+            let mut cells = Vec::new();
+            table.open_cells(&mut cells);
+            table.add(Slot::pad(cells[rng.below(cells.len())], 1, NEUTRAL));
+        }
+        table
+    }
+
+    #[test]
+    fn taking_a_card_off_leaves_the_cache_true_to_the_flood_fill() {
+        let mut rng = crate::Rng::seeded(35);
+        let (mut kept_connected, mut cut) = (0, 0);
+        for _ in 0..3_000 {
+            let n_cards = 2 + rng.below(20);
+            let mut table = random_connected_table(&mut rng, n_cards);
+            table.mark_connected();
+            let index = 1 + rng.below(table.len() - 1);
+            table.remove(index);
+            if !table.may_be_disconnected() {
+                assert!(table.is_connected(), "{:?}", table.slots());
+                kept_connected += 1;
+            } else if !table.is_connected() {
+                cut += 1;
+            }
+        }
+        assert!(
+            kept_connected > 1_000 && cut > 100,
+            "{kept_connected} {cut}"
+        );
+    }
+
+    #[test]
+    fn taking_the_only_link_off_marks_the_table_as_maybe_cut() {
+        let mut table = Table::with_log();
+        for x in 1..=3 {
+            table.add(Slot::pad(Pos::new(x, 0), 1, NEUTRAL));
+        }
+        table.mark_connected();
+        table.remove(table.find(Pos::new(2, 0)).expect("a card there"));
+        assert!(table.may_be_disconnected());
+        assert!(!table.is_connected());
+    }
 
     #[test]
     fn the_order_key_orders_cells_as_they_compare() {

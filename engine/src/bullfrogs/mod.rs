@@ -42,6 +42,7 @@ use cards::{
 };
 use grid::{Pos, Slot, Table, NEUTRAL};
 use scoring::{final_scores, ScorePiles};
+use slide::KnownSlides;
 
 /// In solo, the player's color and Isaac's.
 pub const SOLO_PLAYER: u8 = 0;
@@ -123,10 +124,28 @@ struct Hidden {
 }
 
 /// A Bullfrogs game state.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone)]
 pub struct Bullfrogs {
     public: Public,
     hidden: Hidden,
+    /// In the slide phase, the legal slides (derived from the table).
+    known_slides: KnownSlides,
+}
+
+impl PartialEq for Bullfrogs {
+    /// What is seen and what is hidden: the known slides follow.
+    fn eq(&self, other: &Bullfrogs) -> bool {
+        self.public == other.public && self.hidden == other.hidden
+    }
+}
+
+impl Eq for Bullfrogs {}
+
+impl std::hash::Hash for Bullfrogs {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.public.hash(state);
+        self.hidden.hash(state);
+    }
 }
 
 /// What one seat knows: the whole table and supplies, its own hand, and the
@@ -222,7 +241,11 @@ impl Bullfrogs {
             deck_len: [0; 4],
             dice,
         };
-        Bullfrogs { public, hidden }
+        Bullfrogs {
+            public,
+            hidden,
+            known_slides: KnownSlides::UNKNOWN,
+        }
     }
 
     fn deal(&mut self, deal: &mut Rng) {

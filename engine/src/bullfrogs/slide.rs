@@ -11,6 +11,8 @@
 //! way of finishing from it ends in a straight line while some other way of
 //! finishing does not.
 
+use std::sync::Arc;
+
 use super::grid::{mask_indices, CellSet, Line, Pos, SlotMask, Table, MAX_SLOTS};
 
 /// What every slide from one table shares: the cards connected to the
@@ -113,6 +115,25 @@ impl SlideContext {
         }
         out.sort_unstable_by_key(|cell| cell.order_key());
         out.dedup();
+    }
+}
+
+/// The legal slides of the table in the slide phase, kept from the step
+/// that found them, so that listing them does not build the context again
+/// (shared: a cloned state shares the list). Derived data: equal states
+/// may differ in it, so a state's equality and hash leave it out.
+#[derive(Debug, Clone, Default)]
+pub struct KnownSlides(Option<Arc<[(Pos, Pos)]>>);
+
+impl KnownSlides {
+    pub const UNKNOWN: KnownSlides = KnownSlides(None);
+
+    pub fn remember(slides: &[(Pos, Pos)]) -> KnownSlides {
+        KnownSlides(Some(Arc::from(slides)))
+    }
+
+    pub fn get(&self) -> Option<&[(Pos, Pos)]> {
+        self.0.as_deref()
     }
 }
 

@@ -6,7 +6,7 @@ use super::action::{Action, Piece};
 use super::cards::{pad_kind, RECRUITS_PER_CARD_PER_TURN};
 use super::grid::{Pos, Slot};
 use super::scoring::{battle_winner, jump_tier};
-use super::slide::{legal_slides, legal_slides_in, slide_is_legal, SlideContext};
+use super::slide::{legal_slides, legal_slides_in, slide_is_legal, KnownSlides, SlideContext};
 use super::{Bullfrogs, Phase, Sink, ISAAC, SOLO_PLAYER};
 
 impl Bullfrogs {
@@ -32,13 +32,17 @@ impl Bullfrogs {
                 out.extend(cells.into_iter().map(|to| Action::Marker { to }));
             }
             Phase::Slide => {
-                let mut slides = Vec::with_capacity(128);
-                legal_slides(&self.public.table, &mut slides);
-                out.extend(
-                    slides
-                        .into_iter()
-                        .map(|(from, to)| Action::Slide { from, to }),
-                );
+                let mut slides = Vec::new();
+                let slides = self.known_slides.get().unwrap_or_else(|| {
+                    legal_slides(&self.public.table, &mut slides);
+                    &slides
+                });
+                debug_assert!(self.known_slides.get().is_none_or(|known| {
+                    let mut listed = Vec::new();
+                    legal_slides(&self.public.table, &mut listed);
+                    known == listed
+                }));
+                out.extend(slides.iter().map(|&(from, to)| Action::Slide { from, to }));
             }
             Phase::Over => {}
         }
@@ -176,9 +180,9 @@ impl Bullfrogs {
     /// recruits (and recruit-moves), not frogs sabotaged onto the card.
     fn is_recruit_target(&self, slot: &Slot) -> bool {
         let played = self.public.played;
-        !slot.is_log()
+        slot.pos.in_line_with(played)
             && slot.pos != played
-            && slot.pos.in_line_with(played)
+            && !slot.is_log()
             && slot.has_space()
             && slot.recruited < RECRUITS_PER_CARD_PER_TURN
     }
@@ -289,7 +293,7 @@ impl Bullfrogs {
         for source in table
             .slots()
             .iter()
-            .filter(|s| !s.is_log() && s.pos.in_line_with(played))
+            .filter(|s| s.pos.in_line_with(played) && !s.is_log())
         {
             let victims = (0..n_colors).filter(|&c| c != active && source.frogs[c as usize] > 0);
             if victims.clone().next().is_none() {
@@ -457,6 +461,7 @@ impl Bullfrogs {
     /// Slides forced moves; stops at a real choice, or ends the turn once
     /// every card is connected to the log.
     pub(super) fn continue_sliding(&mut self) {
+        self.known_slides = KnownSlides::UNKNOWN;
         if !self.public.table.may_be_disconnected() {
             debug_assert!(self.public.table.is_connected());
             return self.end_turn();
@@ -466,15 +471,20 @@ impl Bullfrogs {
             self.public.table.mark_connected();
             return self.end_turn();
         };
-        let mut slides = Vec::with_capacity(2);
-        legal_slides_in(table, &context, 2, &mut slides);
+        // The whole list: when the slide is not forced, the seat to move
+        // is shown this list next.
+        let mut slides = Vec::with_capacity(64);
+        legal_slides_in(table, &context, usize::MAX, &mut slides);
         match slides.as_slice() {
             [(from, to)] => self.slide(*from, *to),
             [] => {
                 debug_assert!(false, "a disconnected table always has a slide");
                 self.end_turn()
             }
-            _ => self.public.phase = Phase::Slide,
+            _ => {
+                self.known_slides = KnownSlides::remember(&slides);
+                self.public.phase = Phase::Slide;
+            }
         }
     }
 
