@@ -8,7 +8,7 @@
 //! - `leases`: runners leasing matches, heartbeats, expiry.
 //! - `faults`: matches given back (host faults) and failed builds.
 //! - `quotas`: who may register, and per-owner quotas.
-//! - `page`: reading lists a bounded page at a time.
+//! - `pagination`: reading lists a bounded page at a time.
 //! - `planning`: writing a tournament's plan in short chunks, resumable.
 //! - `results`: reports written once, with their rating updates;
 //!   `results_postgres`: their write beside other arena processes.
@@ -65,8 +65,8 @@ mod formats;
 mod invalidate;
 mod leaderboard;
 mod leases;
-mod page;
 pub mod pages;
+mod pagination;
 mod planning;
 mod quotas;
 mod results;
@@ -105,7 +105,7 @@ pub use self::fitted::{FitSummary, FittedLeaderboard, FittedRow, LeaderboardInpu
 pub use self::formats::{SoloRow, TournamentStandings};
 pub use self::leaderboard::{LeaderboardQuery, LeaderboardRow};
 pub use self::leases::{Lease, LeasedGame, LeasedSeat};
-pub use self::page::{Page, PageOf, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE};
+pub use self::pagination::{Page, PageOf, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE};
 pub use self::planning::PLAN_CHUNK_ROWS;
 pub use self::quotas::{Quotas, Registration};
 pub use self::results::{
