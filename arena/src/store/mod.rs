@@ -13,7 +13,7 @@
 //! - `results`: reports written once, with their rating updates;
 //!   `results_postgres`: their write beside other arena processes.
 //! - `leaderboard`: ratings read back, and recomputed from history.
-//! - [`pages`]: read-only queries for the web pages.
+//! - [`web_reads`]: read-only queries for the web pages.
 //! - `fitted`: the fitted column of a leaderboard, one cached fit per board.
 //! - `snapshots`: versioned snapshots of the hottest reads (first pages of
 //!   matches, leaderboards), dropped by the writes that touch them.
@@ -65,7 +65,6 @@ mod formats;
 mod invalidate;
 mod leaderboard;
 mod leases;
-pub mod pages;
 mod pagination;
 mod planning;
 mod quotas;
@@ -80,6 +79,7 @@ mod tournament_table;
 mod tournaments;
 mod validation;
 mod variants;
+pub mod web_reads;
 
 #[cfg(test)]
 mod tests;
