@@ -79,7 +79,7 @@ impl Store {
                     .bind(match_id)
                     .execute(&mut **tx)
                     .await?;
-                super::formats::after_match_done(tx, match_id).await?;
+                super::rounds::after_match_done(tx, match_id).await?;
             } else {
                 requeue(tx, match_id).await?;
             }
@@ -260,7 +260,7 @@ async fn end_with_build_failures(
             ended_by: EndedBy::Forfeit,
         };
         let result_id = insert_result(&mut *tx, runner_id, game_id, &report, now).await?;
-        super::formats::tally_recorded_game(&mut *tx, game_id).await?;
+        super::rounds::tally_recorded_game(&mut *tx, game_id).await?;
         // A validation game is never rated.
         if rated {
             super::leaderboard::rate_result(

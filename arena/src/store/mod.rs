@@ -61,7 +61,6 @@ mod cancel;
 mod deal_secret;
 mod faults;
 mod fitted;
-mod formats;
 mod invalidate;
 mod leaderboard;
 mod leases;
@@ -70,6 +69,7 @@ mod planning;
 mod quotas;
 mod results;
 mod results_postgres;
+mod rounds;
 mod runner_review;
 mod runner_trust;
 mod snapshots;
@@ -102,7 +102,6 @@ pub use self::bots::{BotSummary, BotVersion, SubmittedVersion};
 pub use self::clock::{Clock, ManualClock, SystemClock};
 pub use self::faults::{GiveBack, DEFAULT_MAX_ATTEMPTS, MAX_FAULT_TEXT_BYTES};
 pub use self::fitted::{FitSummary, FittedLeaderboard, FittedRow, LeaderboardInputs, FIT_WAIT};
-pub use self::formats::{SoloRow, TournamentStandings};
 pub use self::leaderboard::{LeaderboardQuery, LeaderboardRow};
 pub use self::leases::{Lease, LeasedGame, LeasedSeat};
 pub use self::pagination::{Page, PageOf, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE};
@@ -112,6 +111,7 @@ pub use self::results::{
     Forfeit, GameReport, GameReportOutcome, MatchReport, ReportOutcome, SeatResult,
     MAX_REPLAY_BYTES,
 };
+pub use self::rounds::{SoloRow, TournamentStandings};
 pub use self::snapshots::MAX_GAMES_PER_PAGE;
 use self::snapshots::{BoardPatch, ReadCache, Touch, Touched};
 pub(crate) use self::sql::Flag;

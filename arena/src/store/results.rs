@@ -229,7 +229,7 @@ impl Store {
             // Under the board's lock (taken by the write), as is the
             // format's step: a tournament is on one board.
             if planned.has_sprt {
-                super::formats::tally_recorded_game(tx, planned.game_id).await?;
+                super::rounds::tally_recorded_game(tx, planned.game_id).await?;
             }
             if planned.has_forfeit_policy {
                 super::suspensions::after_game(
@@ -241,7 +241,7 @@ impl Store {
                 .await?;
             }
             if finishes_match && planned.has_format_step {
-                super::formats::after_match_done(tx, match_id).await?;
+                super::rounds::after_match_done(tx, match_id).await?;
             }
             // What `report_touches` says, in its order.
             tx.touches(Touch::Match {
@@ -751,7 +751,7 @@ pub(crate) async fn finish_match_if_complete(
 /// plan what follows.
 async fn finish_match(tx: &mut AnyConnection, match_id: i64, now: i64) -> Result<(), ArenaError> {
     mark_match_done(tx, match_id, now).await?;
-    super::formats::after_match_done(tx, match_id).await
+    super::rounds::after_match_done(tx, match_id).await
 }
 
 /// Marks a match whose every game has a result done (its format's step
@@ -863,7 +863,7 @@ pub(crate) async fn insert_result(
         .fetch_one(&mut *tx)
         .await?;
     insert_result_seats(tx, game_id, game).await?;
-    super::formats::tally_recorded_game(tx, game_id).await?;
+    super::rounds::tally_recorded_game(tx, game_id).await?;
     Ok(result_id)
 }
 

@@ -404,7 +404,7 @@ impl Store {
         tournament_id: i64,
     ) -> Result<(Format, Option<SprtStatus>), ArenaError> {
         let mut connection = self.pool().acquire().await?;
-        let stored = super::formats::stored_format(&mut connection, tournament_id).await?;
+        let stored = super::rounds::stored_format(&mut connection, tournament_id).await?;
         let sprt = match (&stored.sprt, &stored.spec.format) {
             (Some(sprt), Format::Gauntlet { challengers }) => {
                 // The tally once the first check has counted (a listing
@@ -412,12 +412,8 @@ impl Store {
                 let pairs = match (stored.sprt_pairs, challengers.first()) {
                     (Some(pairs), _) => pairs,
                     (None, Some(&challenger)) => {
-                        super::formats::stored_deal_pairs(
-                            &mut connection,
-                            tournament_id,
-                            challenger,
-                        )
-                        .await?
+                        super::rounds::stored_deal_pairs(&mut connection, tournament_id, challenger)
+                            .await?
                     }
                     (None, None) => [0; 5],
                 };

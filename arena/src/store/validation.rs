@@ -217,7 +217,7 @@ pub(crate) async fn after_match_done(
                 .fetch_all(&mut *tx)
                 .await?;
         for other in others {
-            super::formats::drop_unplayed_matches(tx, other).await?;
+            super::rounds::drop_unplayed_matches(tx, other).await?;
         }
         return Ok(());
     }
@@ -234,7 +234,7 @@ pub(crate) async fn after_match_done(
             .bind(version_id)
             .execute(&mut *tx)
             .await?;
-        super::formats::enter_ladders_in(tx, version_id).await?;
+        super::rounds::enter_ladders_in(tx, version_id).await?;
     }
     Ok(())
 }

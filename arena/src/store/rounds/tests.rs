@@ -795,7 +795,7 @@ async fn report_one(store: &Store, runner: &Runner, lease: &Lease, index: usize)
 async fn assert_sprt_matches_history(store: &Store, tournament_id: i64, sprt: &Sprt) -> [u64; 5] {
     let status = store.tournament(tournament_id).await.unwrap().sprt.unwrap();
     let mut connection = store.pool().acquire().await.unwrap();
-    let history = crate::store::formats::history(&mut connection, tournament_id)
+    let history = crate::store::rounds::history(&mut connection, tournament_id)
         .await
         .unwrap();
     let pure = crate::format::deal_pairs(5, &history);
@@ -1138,7 +1138,7 @@ async fn an_sprt_keeps_its_deal_pairs_for_the_match_in_play_at_its_verdict() {
         .sprt
         .unwrap();
     let mut connection = test.store.pool().acquire().await.unwrap();
-    let history = crate::store::formats::history(&mut connection, gauntlet.id).await.unwrap();
+    let history = crate::store::rounds::history(&mut connection, gauntlet.id).await.unwrap();
     assert_eq!(status.pairs, crate::format::deal_pairs(5, &history));
     assert!(
         status.pairs.iter().sum::<u64>() > at_verdict.iter().sum::<u64>(),
