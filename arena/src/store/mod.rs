@@ -9,7 +9,7 @@
 //! - `faults`: matches given back (host faults) and failed builds.
 //! - `quotas`: who may register, and per-owner quotas.
 //! - `pagination`: reading lists a bounded page at a time.
-//! - `planning`: writing a tournament's plan in short chunks, resumable.
+//! - `plan_chunks`: writing a tournament's plan in short chunks, resumable.
 //! - `results`: reports written once, with their rating updates;
 //!   `results_postgres`: their write beside other arena processes.
 //! - `leaderboard`: ratings read back, and recomputed from history.
@@ -65,7 +65,7 @@ mod invalidate;
 mod leaderboard;
 mod leases;
 mod pagination;
-mod planning;
+mod plan_chunks;
 mod quotas;
 mod results;
 mod results_postgres;
@@ -105,7 +105,7 @@ pub use self::fitted::{FitSummary, FittedLeaderboard, FittedRow, LeaderboardInpu
 pub use self::leaderboard::{LeaderboardQuery, LeaderboardRow};
 pub use self::leases::{Lease, LeasedGame, LeasedSeat};
 pub use self::pagination::{Page, PageOf, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE};
-pub use self::planning::PLAN_CHUNK_ROWS;
+pub use self::plan_chunks::PLAN_CHUNK_ROWS;
 pub use self::quotas::{Quotas, Registration};
 pub use self::results::{
     Forfeit, GameReport, GameReportOutcome, MatchReport, ReportOutcome, SeatResult,

@@ -15,7 +15,7 @@
 
 use sqlx::AnyConnection;
 
-use super::planning::{insert_games, insert_match};
+use super::plan_chunks::{insert_games, insert_match};
 use crate::error::ArenaError;
 use crate::format::{
     first_round, next_round_without, Format, FormatSpec, Next, PlayedGame, PlayedMatch,

@@ -21,7 +21,7 @@ use cairn_engine::GameOptions;
 use serde::{Deserialize, Serialize};
 use sqlx::AnyConnection;
 
-use super::planning::insert_games;
+use super::plan_chunks::insert_games;
 use super::tournaments::variant_key;
 use super::Store;
 use crate::archive::Manifest;
