@@ -5,7 +5,7 @@
 //!
 //! # Layout
 //! - [`service`]: the tonic gRPC service ([`service::run`]) and `From<ArenaError> for Status`.
-//! - [`store`]: the SQLite store (sqlx, `migrations/` at the workspace root).
+//! - [`store`]: the store, on SQLite or PostgreSQL (sqlx, `migrations/` at the workspace root).
 //! - [`plan`]: round-robin planning, pure and seeded.
 //! - [`ratings`]: Elo, Glicko-2 and Weng-Lin updates, pure.
 //! - [`fit`]: ratings fitted by maximum likelihood over a whole history

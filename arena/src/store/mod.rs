@@ -1,4 +1,5 @@
-//! The arena's SQLite store: the only code that touches SQL.
+//! The arena's store, on an SQLite file or a PostgreSQL database: the only
+//! code that touches SQL.
 //!
 //! # Layout
 //! - [`clock`]: the time source (manual in tests).
