@@ -19,6 +19,8 @@
 //!   knockout): which matches come next from the results so far, pure.
 //! - [`deal`]: the deal a game is played on, a keyed hash of its planned
 //!   seed under the database's secret (why: the module's ruling).
+//! - [`report`]: what a runner reports of a game, plain values shared by
+//!   the store and `verify`.
 //! - [`verify`]: re-refereeing a reported game with the engine, pure.
 //! - [`archive`]: checking a submitted bot folder (`tar.gz`); the code lives
 //!   in `cairn_proto::archive`, shared with runners, which unpack with it.
@@ -53,6 +55,7 @@ pub mod format;
 pub mod game_name;
 pub mod plan;
 pub mod ratings;
+pub mod report;
 pub mod results_table;
 pub mod service;
 pub mod stats;
