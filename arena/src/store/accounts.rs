@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use super::{new_token, token_hash, Dialect, Store};
+use super::{new_token, token_hash, Store};
 use crate::error::ArenaError;
 
 /// How long a runner found by its token is trusted without asking the
@@ -242,11 +242,9 @@ impl Store {
         // The epoch before the lookup: a revocation committing meanwhile
         // makes the answer untrusted at once.
         let (epoch, looked_up) = (self.reads.epoch(), Instant::now());
-        // Only PostgreSQL announces another process's revocation (`cairn
-        // runners revoke --db FILE` on a SQLite file announces nothing), so
-        // SQLite asks every time (a report asks in its first read:
-        // `report_game_with_token`).
-        let cached = self.dialect == Dialect::Postgres;
+        // A report asks in its first read where tokens are not cached
+        // (`report_game_with_token`).
+        let cached = self.backend.caches_runner_tokens();
         if let Some(runner) = cached.then(|| self.runners.trusted(&hash, epoch)).flatten() {
             return Ok(runner);
         }

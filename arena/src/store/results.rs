@@ -4,8 +4,6 @@
 //! stored with every seat's score, rank and forfeit, and rated, in one
 //! transaction. The match is done when its last game is recorded.
 
-use std::collections::HashMap;
-
 use cairn_engine::forfeit::ForfeitReason;
 use cairn_engine::GameOptions;
 use cairn_proto::record::seat_label;
@@ -14,7 +12,7 @@ use sqlx::AnyConnection;
 use super::accounts::Runner;
 use super::leases::LeaseState;
 use super::snapshots::Touched;
-use super::{token_hash, BoardPatch, Dialect, Store, Touch, WriteTransaction};
+use super::{token_hash, BoardPatch, Store, Touch, WriteTransaction};
 use crate::error::ArenaError;
 use crate::ratings::{RatedSeat, RatingModel, Standing};
 use crate::verify::PlannedGame;
@@ -156,10 +154,7 @@ impl Store {
             },
         };
         let body = async |tx: &mut WriteTransaction| {
-            let recording = match self.dialect {
-                Dialect::Sqlite => record_on_sqlite(tx, &planned, &game).await?,
-                Dialect::Postgres => super::results_postgres::record(tx, &planned, &game).await?,
-            };
+            let recording = super::backend::record(tx, &planned, &game).await?;
             let (finishes_match, saved) = match recording {
                 Recording::AlreadyRecorded { match_done } => {
                     tx.touches_nothing_cached();
@@ -205,11 +200,7 @@ impl Store {
                 match_done: finishes_match,
             })
         };
-        let recorded = match self.dialect {
-            // The body's first read opens the transaction.
-            Dialect::Sqlite => self.write_sqlite_begun_by_body(body).await?,
-            Dialect::Postgres => self.write_concurrently(body).await?,
-        };
+        let recorded = self.write_report(body).await?;
         if recorded.outcome == ReportOutcome::Recorded {
             self.notify_change();
         }
@@ -480,192 +471,6 @@ pub(super) fn report_touches(planned: &PlannedResult) -> Touched {
     ])
 }
 
-/// A report's write on SQLite, whose transaction holds the database: one
-/// read that opens the transaction (the match's lease and progress, the
-/// seats' standings), then one batch of statements (the result, its
-/// ratings, the match done when this game finishes it) that commits it
-/// unless a format's step follows. Every statement is a round trip to
-/// SQLite's thread, and under many readers each round trip waits for a
-/// core.
-async fn record_on_sqlite(
-    tx: &mut WriteTransaction,
-    planned: &PlannedResult,
-    game: &PendingGame<'_>,
-) -> Result<Recording, ArenaError> {
-    let board = (planned.planned.game.as_str(), planned.variant.as_str());
-    let (state, progress, stored) =
-        progress_and_standings(tx, game.match_id, planned.game_id, board, &game.rated).await?;
-    if progress.recorded {
-        return Ok(Recording::AlreadyRecorded {
-            match_done: state.status == "done",
-        });
-    }
-    if !state.held_by(game.runner, game.lease_generation, game.now) {
-        return Err(super::cancel::lease_lost(tx, game.match_id).await?);
-    }
-    let writes = super::leaderboard::rating_writes_from(&stored, &game.rated);
-    // This game was the last one missing: the match is done (counted under
-    // the write lock, so no need to count again).
-    let finishes_match = progress.missing == 1;
-    let format_step_follows = planned.has_sprt
-        || planned.has_forfeit_policy
-        || (finishes_match && planned.has_format_step);
-    write_result_batch(
-        tx,
-        planned.game_id,
-        board,
-        game,
-        &writes,
-        finishes_match,
-        !format_step_follows,
-    )
-    .await?;
-    Ok(Recording::Recorded {
-        finishes_match,
-        saved: writes.saved,
-    })
-}
-
-/// Writes a game's result, its seats, the standings it gives and their
-/// history, and the match done if `finishes_match`, as one batch of
-/// statements (SQLite runs them in one call), which commits the
-/// transaction if `commits`.
-async fn write_result_batch(
-    tx: &mut WriteTransaction,
-    game_id: i64,
-    (board_game, variant): (&str, &str),
-    game: &PendingGame<'_>,
-    writes: &super::leaderboard::RatingWrites,
-    finishes_match: bool,
-    commits: bool,
-) -> Result<(), ArenaError> {
-    use super::leaderboard::{
-        bind_histories, bind_standings, history_insert_sql, save_standings_sql,
-    };
-    // $1 game, $2 runner, $3 replay, $4 now, $5 match; then the seats',
-    // standings' and history's values, numbered on.
-    let report = game.report;
-    let mut statements = vec![RESULT_INSERT.to_string()];
-    let mut next = 6;
-    if !report.seats.is_empty() {
-        statements.push(result_seats_sql(report.seats.len(), next));
-        next += 8 * report.seats.len();
-    }
-    if !writes.saved.is_empty() {
-        statements.push(save_standings_sql(writes.saved.len(), next));
-        next += 12 * writes.saved.len();
-    }
-    if !writes.history.is_empty() {
-        let result_id = "(SELECT id FROM results WHERE game_id = $1)";
-        statements.push(history_insert_sql(
-            writes.history.len(),
-            next - 1,
-            result_id,
-        ));
-    }
-    if finishes_match {
-        statements.push(match_done_sql("$4", "$5"));
-    }
-    let mut sql = statements.join(";\n");
-    if commits {
-        sql.push_str(tx.commit_sql());
-    }
-    let replay = &report.replay;
-    let query = sqlx::query(sqlx::AssertSqlSafe(sql))
-        .bind(game_id)
-        .bind(Some(game.runner.id))
-        .bind((!replay.is_empty()).then_some(replay))
-        .bind(game.now)
-        .bind(game.match_id);
-    let query = bind_result_seats(query, game_id, report);
-    let query = bind_standings(query, board_game, variant, &writes.saved);
-    bind_histories(query, board_game, variant, &writes.history)
-        .execute(&mut **tx)
-        .await?;
-    Ok(())
-}
-
-/// Whether a game of a match is recorded, and how many of the match's
-/// games are not.
-struct MatchProgress {
-    recorded: bool,
-    missing: i64,
-}
-
-/// Match `match_id`'s lease, whether game `game_id` of it is recorded and
-/// how many of its games are not, with the stored standings of the seats'
-/// bot versions on `board` (game, variant): one statement, read after the
-/// transaction took the write lock.
-async fn progress_and_standings(
-    tx: &mut WriteTransaction,
-    match_id: i64,
-    game_id: i64,
-    (game, variant): (&str, &str),
-    seats: &[RatedSeat],
-) -> Result<
-    (
-        LeaseState,
-        MatchProgress,
-        HashMap<(RatingModel, i64), Standing>,
-    ),
-    ArenaError,
-> {
-    use super::leaderboard::{bind_seats_standings_filter, seats_standings_filter};
-    // One row (the lease and progress) per stored standing, at least one.
-    let sql = format!(
-        "{}SELECT p.*, {} FROM (SELECT m.status, m.lease_generation, m.lease_holder, m.lease_expires_at, \
-         EXISTS (SELECT 1 FROM results WHERE game_id = $1) AS recorded, ({}) AS missing \
-         FROM matches m WHERE m.id = $2) AS p LEFT JOIN ratings r ON {}",
-        tx.begin_sql(),
-        super::leaderboard::stored_standing_columns_of("r"),
-        unrecorded_games_sql("$2"),
-        seats_standings_filter("r", 3, seats.len()),
-    );
-    let query = sqlx::query_as::<_, ProgressRow>(sqlx::AssertSqlSafe(sql))
-        .bind(game_id)
-        .bind(match_id);
-    let rows = bind_seats_standings_filter(query, game, variant, seats)
-        .fetch_all(&mut **tx)
-        .await?;
-    let Some(first) = rows.first() else {
-        return Err(ArenaError::not_found("match", match_id));
-    };
-    let (state, progress) = (
-        first.lease.clone(),
-        MatchProgress {
-            recorded: first.recorded.0,
-            missing: first.missing,
-        },
-    );
-    let stored = rows
-        .into_iter()
-        .filter_map(|row| row.standing)
-        .filter_map(super::leaderboard::StoredStanding::keyed)
-        .collect();
-    Ok((state, progress, stored))
-}
-
-/// A row of [`progress_and_standings`]: the lease and progress, and a
-/// stored standing unless none was found.
-struct ProgressRow {
-    lease: LeaseState,
-    recorded: super::Flag,
-    missing: i64,
-    standing: Option<super::leaderboard::StoredStanding>,
-}
-
-impl<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> for ProgressRow {
-    fn from_row(row: &'r sqlx::any::AnyRow) -> Result<Self, sqlx::Error> {
-        use sqlx::Row;
-        Ok(ProgressRow {
-            lease: LeaseState::from_row(row)?,
-            recorded: row.try_get("recorded")?,
-            missing: row.try_get("missing")?,
-            standing: super::leaderboard::StoredStanding::joined(row)?,
-        })
-    }
-}
-
 /// The count of match `match_id`'s (SQL) games without a result. Each
 /// game's result is looked up by its index in a scalar subquery, which
 /// PostgreSQL's planner keeps as one (a `NOT EXISTS` may become an anti
@@ -717,7 +522,7 @@ async fn mark_match_done(
 }
 
 /// Marks match `match_id` done at `now` (SQL, both).
-fn match_done_sql(now: &str, match_id: &str) -> String {
+pub(super) fn match_done_sql(now: &str, match_id: &str) -> String {
     format!("UPDATE matches SET status = 'done', finished_at = {now} WHERE id = {match_id}")
 }
 
@@ -823,7 +628,7 @@ macro_rules! result_insert {
 }
 use result_insert;
 
-const RESULT_INSERT: &str = result_insert!();
+pub(super) const RESULT_INSERT: &str = result_insert!();
 
 /// Every seat's result of a game, in one statement.
 async fn insert_result_seats(
@@ -843,7 +648,7 @@ async fn insert_result_seats(
 }
 
 /// The insert of `rows` seat results, its values numbered from `first`.
-fn result_seats_sql(rows: usize, first: usize) -> String {
+pub(super) fn result_seats_sql(rows: usize, first: usize) -> String {
     result_seats_insert_sql(&format!(
         "VALUES {}",
         super::leaderboard::numbered_rows(rows, 8, first)

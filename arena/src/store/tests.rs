@@ -8,6 +8,7 @@ use cairn_engine::GameOptions;
 
 use super::*;
 use crate::ratings::RatingModel;
+use crate::store::snapshots::Touched;
 use crate::testkit::{
     bot_archive, report_by_strength, test_game_check, test_verifier, TEST_DUEL, TEST_TABLE,
 };
@@ -999,7 +1000,7 @@ async fn a_match_touch_notified_in_sql_reads_back_as_written() {
         let test = test_store().await;
         let sql = format!(
             "SELECT {} FROM (SELECT CAST(7 AS BIGINT) AS t, CAST(3 AS BIGINT) AS i) AS m",
-            super::invalidate::match_payload_sql("$1", "m.t", "m.i")
+            super::backend::invalidate::match_payload_sql("$1", "m.t", "m.i")
         );
         let payload: String = sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
             .bind("42")
@@ -1011,10 +1012,13 @@ async fn a_match_touch_notified_in_sql_reads_back_as_written() {
             match_index: 3,
         }]);
         assert_eq!(
-            super::invalidate::parse(&payload),
-            super::invalidate::parse(&super::invalidate::payload(42, &touched))
+            super::backend::invalidate::parse(&payload),
+            super::backend::invalidate::parse(&super::backend::invalidate::payload(42, &touched))
         );
-        assert_eq!(super::invalidate::parse(&payload), (Some(42), touched));
+        assert_eq!(
+            super::backend::invalidate::parse(&payload),
+            (Some(42), touched)
+        );
     })
     .await;
 }
@@ -1218,7 +1222,7 @@ async fn an_sqlite_write_that_fails_or_is_dropped_half_way_leaves_nothing_and_th
     // Refused after the statement that opened the transaction.
     let refused = test
         .store
-        .write_sqlite_begun_by_body(async |tx| {
+        .write_report(async |tx| {
             let sql = format!("{}{}", tx.begin_sql(), insert("refused"));
             sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
                 .execute(&mut **tx)
@@ -1230,7 +1234,7 @@ async fn an_sqlite_write_that_fails_or_is_dropped_half_way_leaves_nothing_and_th
     // A batch whose second statement fails never reaches its `COMMIT`.
     let failed = test
         .store
-        .write_sqlite_begun_by_body(async |tx| {
+        .write_report(async |tx| {
             let sql = format!(
                 "{}{}; INSERT INTO no_such_table VALUES (1){}",
                 tx.begin_sql(),
@@ -1260,7 +1264,7 @@ async fn an_sqlite_write_that_fails_or_is_dropped_half_way_leaves_nothing_and_th
     assert_eq!(owners().await, 0, "nothing of the three");
     // The next writes open, commit in their batch, and commit at the end.
     test.store
-        .write_sqlite_begun_by_body(async |tx| {
+        .write_report(async |tx| {
             let sql = format!("{}{}{}", tx.begin_sql(), insert("folded"), tx.commit_sql());
             sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
                 .execute(&mut **tx)

@@ -520,22 +520,7 @@ impl Store {
             return Err(ArenaError::not_found("tournament", tournament_id));
         }
         let after = page.after.unwrap_or(-1);
-        // Each match's seats as one JSON array of [seat, version id, bot,
-        // version] (SQLite's and PostgreSQL's JSON functions differ).
-        let sql = match self.dialect() {
-            super::Dialect::Sqlite => {
-                concat!("SELECT m.id, m.match_index, ", shown_match_status!(), " AS status, m.failure, \
-                 (SELECT json_group_array(json_array(s.seat, s.bot_version_id, b.name, v.version)) FROM seats s \
-                  JOIN bot_versions v ON v.id = s.bot_version_id JOIN bots b ON b.id = v.bot_id WHERE s.match_id = m.id) AS seats \
-                 FROM matches m WHERE m.tournament_id = $1 AND m.match_index > $2 ORDER BY m.match_index LIMIT $3")
-            }
-            super::Dialect::Postgres => {
-                concat!("SELECT m.id, m.match_index, ", shown_match_status!(), " AS status, m.failure, \
-                 COALESCE((SELECT json_agg(json_build_array(s.seat, s.bot_version_id, b.name, v.version) ORDER BY s.seat) FROM seats s \
-                  JOIN bot_versions v ON v.id = s.bot_version_id JOIN bots b ON b.id = v.bot_id WHERE s.match_id = m.id)::text, '[]') AS seats \
-                 FROM matches m WHERE m.tournament_id = $1 AND m.match_index > $2 ORDER BY m.match_index LIMIT $3")
-            }
-        };
+        let sql = self.backend.matches_with_seats_sql();
         let rows: Vec<MatchRow> = sqlx::query_as(sql)
             .bind(tournament_id)
             .bind(after)

@@ -369,7 +369,7 @@ async fn migration_0005_keeps_every_tournament_and_what_refers_to_it() {
         .await
         .unwrap();
     // A database as the arena left it before formats existed.
-    super::super::SQLITE_MIGRATOR
+    crate::store::backend::SQLITE_MIGRATOR
         .run_to(4, &pool)
         .await
         .unwrap();
