@@ -36,7 +36,7 @@
 //!
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
 //! let folder = tempfile::tempdir().unwrap();
-//! let store = Store::open(folder.path().join("arena.db")).await.unwrap().with_game_check(test_game_check);
+//! let store = Store::open(folder.path().join("arena.db"), cairn_arena::store::StoreOptions { game_check: test_game_check, ..Default::default() }).await.unwrap();
 //! let (owner, _token) = store.register_owner("ada").await.unwrap();
 //! let submitted = store.submit_bot_version(&owner, &bot_archive("greedy", 1)).await.unwrap();
 //! assert_eq!((submitted.version.bot_name.as_str(), submitted.version.version), ("greedy", 1));

@@ -5,7 +5,9 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use super::{new_token, token_hash, Store};
+use sha2::{Digest, Sha256};
+
+use super::Store;
 use crate::error::ArenaError;
 
 /// How long a runner found by its token is trusted without asking the
@@ -319,4 +321,17 @@ mod tests {
         );
         assert!(check_name("owner", "ada-1.x_y").is_ok());
     }
+}
+
+/// A fresh bearer token: 32 random bytes in hex.
+pub(crate) fn new_token() -> Result<String, ArenaError> {
+    let mut bytes = [0_u8; 32];
+    getrandom::fill(&mut bytes)
+        .map_err(|error| ArenaError::Internal(format!("no randomness for a token: {error}")))?;
+    Ok(hex::encode(bytes))
+}
+
+/// What the database keeps of a token.
+pub(crate) fn token_hash(token: &str) -> String {
+    hex::encode(Sha256::digest(token.as_bytes()))
 }

@@ -49,6 +49,7 @@ mod faults;
 mod fitted;
 mod leaderboard;
 mod leases;
+mod open;
 mod pagination;
 mod plan_chunks;
 mod quotas;
@@ -69,14 +70,13 @@ pub mod web_reads;
 #[cfg(test)]
 mod tests;
 
-use std::path::Path;
 use std::sync::Arc;
 
-use cairn_engine::{GameDescriptor, GameOptions, SetupError};
-use sha2::{Digest, Sha256};
+use cairn_engine::{GameOptions, SetupError};
 use sqlx::{AnyConnection, AnyPool};
 use tokio::sync::watch;
 
+pub(crate) use self::accounts::token_hash;
 pub use self::accounts::{check_runner_token, Owner, Runner, RunnerInfo, MIN_RUNNER_TOKEN_LEN};
 use self::backend::Backend;
 pub use self::backend::Location;
@@ -87,6 +87,7 @@ pub use self::faults::{GiveBack, DEFAULT_MAX_ATTEMPTS, MAX_FAULT_TEXT_BYTES};
 pub use self::fitted::{FitSummary, FittedLeaderboard, FittedRow, LeaderboardInputs, FIT_WAIT};
 pub use self::leaderboard::{LeaderboardQuery, LeaderboardRow};
 pub use self::leases::{Lease, LeasedGame, LeasedSeat};
+pub use self::open::{engine_game_check, GameCheck, StoreOptions};
 pub use self::pagination::{Page, PageOf, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE};
 pub use self::plan_chunks::PLAN_CHUNK_ROWS;
 pub use self::quotas::{Quotas, Registration};
@@ -110,7 +111,7 @@ pub use self::validation::{
 };
 use crate::deal::DealSecret;
 use crate::error::ArenaError;
-use crate::verify::{verify_game, GameVerifier};
+use crate::verify::GameVerifier;
 
 /// Where `cairn serve` keeps its database unless told otherwise.
 pub const DEFAULT_DB_PATH: &str = "cairn-arena.db";
@@ -157,110 +158,13 @@ pub struct Store {
     runners: Arc<accounts::RunnerCache>,
     /// When each runner was last reviewed against the others.
     reviews: Arc<runner_review::ReviewTimes>,
-    /// The largest runner message the service decodes.
-    max_report_bytes: usize,
     /// What deal seeds are derived under (see [`crate::deal`]).
     deal_secret: DealSecret,
 }
 
 impl Store {
-    /// Opens (creating if missing) the SQLite database at `path` and
-    /// migrates it.
-    pub async fn open(path: impl AsRef<Path>) -> Result<Store, ArenaError> {
-        Store::open_with_clock(path, Arc::new(SystemClock)).await
-    }
-
-    /// Like [`Store::open`], reading the time from `clock`.
-    pub async fn open_with_clock(
-        path: impl AsRef<Path>,
-        clock: Arc<dyn Clock>,
-    ) -> Result<Store, ArenaError> {
-        let location = Location::Sqlite(path.as_ref().to_path_buf());
-        Store::open_location(&location, clock).await
-    }
-
-    /// Opens the store `db` names (see [`Location::parse`]) and migrates it.
-    pub async fn connect(db: &str) -> Result<Store, ArenaError> {
-        Store::open_location(&Location::parse(db)?, Arc::new(SystemClock)).await
-    }
-
-    /// Opens the store at `location` and migrates it.
-    pub async fn open_location(
-        location: &Location,
-        clock: Arc<dyn Clock>,
-    ) -> Result<Store, ArenaError> {
-        let (backend, pool) = Backend::open(location).await?;
-        let deal_secret = deal_secret::load_or_make(backend.writer()).await?;
-        let (changes, _) = watch::channel(0);
-        let store = Store {
-            pool,
-            backend,
-            clock,
-            game_check: engine_game_check,
-            verifier: verify_game,
-            max_attempts: DEFAULT_MAX_ATTEMPTS,
-            validation: Validation::Off,
-            registration: Registration::Open,
-            quotas: Quotas::default(),
-            changes: Arc::new(changes),
-            fits: Arc::default(),
-            reads: Arc::default(),
-            runners: Arc::default(),
-            reviews: Arc::default(),
-            max_report_bytes: crate::service::MAX_RUNNER_REQUEST_BYTES,
-            deal_secret,
-        };
-        let (reads, changes) = (Arc::downgrade(&store.reads), Arc::downgrade(&store.changes));
-        store.backend.listen(reads, changes).await?;
-        store.canonicalise_stored_variants().await?;
-        Ok(store)
-    }
-
-    /// The same store, checking games with `game_check` instead of the engine.
-    pub fn with_game_check(mut self, game_check: GameCheck) -> Store {
-        self.game_check = game_check;
-        self
-    }
-
-    /// The same store, checking reported games with `verifier` instead of
-    /// the engine (for tests with made-up games).
-    pub fn with_verifier(mut self, verifier: GameVerifier) -> Store {
-        self.verifier = verifier;
-        self
-    }
-
-    /// The same store, giving a match up after `max_attempts` give-backs.
-    pub fn with_max_attempts(mut self, max_attempts: u32) -> Store {
-        self.max_attempts = i64::from(max_attempts.max(1));
-        self
-    }
-
-    /// The same store with a registration policy.
-    pub fn with_registration(mut self, registration: Registration) -> Store {
-        self.registration = registration;
-        self
-    }
-
     pub fn registration(&self) -> &Registration {
         &self.registration
-    }
-
-    /// The same store, its service refusing runner messages over `bytes`
-    /// (tests lower it, so a match too large for one message needs few
-    /// games; at most the default, [`crate::service::MAX_RUNNER_REQUEST_BYTES`]).
-    pub fn with_max_report_bytes(mut self, bytes: usize) -> Store {
-        self.max_report_bytes = bytes.min(crate::service::MAX_RUNNER_REQUEST_BYTES);
-        self
-    }
-
-    pub fn max_report_bytes(&self) -> usize {
-        self.max_report_bytes
-    }
-
-    /// The same store with other per-owner quotas.
-    pub fn with_quotas(mut self, quotas: Quotas) -> Store {
-        self.quotas = quotas;
-        self
     }
 
     /// Reopens the write path's connections from the calling thread, where
@@ -384,25 +288,4 @@ impl Store {
     pub(crate) fn notify_change(&self) {
         self.changes.send_modify(|count| *count += 1);
     }
-}
-
-/// Finds a game's descriptor by id: its seats and options.
-pub type GameCheck = fn(&str) -> Option<&'static GameDescriptor>;
-
-/// The engine's table of games.
-pub fn engine_game_check(game: &str) -> Option<&'static GameDescriptor> {
-    cairn_engine::descriptor(game)
-}
-
-/// A fresh bearer token: 32 random bytes in hex.
-pub(crate) fn new_token() -> Result<String, ArenaError> {
-    let mut bytes = [0_u8; 32];
-    getrandom::fill(&mut bytes)
-        .map_err(|error| ArenaError::Internal(format!("no randomness for a token: {error}")))?;
-    Ok(hex::encode(bytes))
-}
-
-/// What the database keeps of a token.
-pub(crate) fn token_hash(token: &str) -> String {
-    hex::encode(Sha256::digest(token.as_bytes()))
 }

@@ -27,11 +27,17 @@ impl TestStore {
     /// Another store on the same database, as a second arena process
     /// would open it (same clock and test checks).
     pub(crate) async fn second_process(&self) -> Store {
-        Store::open_location(&self.location, Arc::new(self.clock.clone()))
-            .await
-            .unwrap()
-            .with_game_check(test_game_check)
-            .with_verifier(test_verifier)
+        Store::open(
+            &self.location,
+            StoreOptions {
+                clock: Arc::new(self.clock.clone()),
+                game_check: test_game_check,
+                verifier: test_verifier,
+                ..StoreOptions::default()
+            },
+        )
+        .await
+        .unwrap()
     }
 }
 
@@ -97,11 +103,17 @@ pub(crate) async fn test_store() -> TestStore {
         }
     };
     let clock = ManualClock::starting_at(1_000_000);
-    let store = Store::open_location(&location, Arc::new(clock.clone()))
-        .await
-        .unwrap()
-        .with_game_check(test_game_check)
-        .with_verifier(test_verifier);
+    let store = Store::open(
+        &location,
+        StoreOptions {
+            clock: Arc::new(clock.clone()),
+            game_check: test_game_check,
+            verifier: test_verifier,
+            ..StoreOptions::default()
+        },
+    )
+    .await
+    .unwrap();
     TestStore {
         store,
         clock,
@@ -617,7 +629,9 @@ async fn ratings_updated_incrementally_equal_ratings_recomputed_from_history() {
 #[tokio::test]
 async fn without_a_test_check_games_are_checked_against_the_engine() {
     let folder = tempfile::tempdir().unwrap();
-    let store = Store::open(folder.path().join("arena.db")).await.unwrap();
+    let store = Store::open(folder.path().join("arena.db"), StoreOptions::default())
+        .await
+        .unwrap();
     let owner = owner_with_bots(&store, "ada", &["a", "b"]).await;
     let mut request = duel(&["a", "b"], 2);
     request.game = "no-such-game".into();
@@ -634,11 +648,17 @@ async fn a_reopened_store_keeps_its_leases_and_requeues_them_when_they_expire() 
     let path = folder.path().join("arena.db");
     let clock = ManualClock::starting_at(5_000);
     let open = || async {
-        Store::open_with_clock(&path, Arc::new(clock.clone()))
-            .await
-            .unwrap()
-            .with_game_check(test_game_check)
-            .with_verifier(test_verifier)
+        Store::open(
+            &path,
+            StoreOptions {
+                clock: Arc::new(clock.clone()),
+                game_check: test_game_check,
+                verifier: test_verifier,
+                ..StoreOptions::default()
+            },
+        )
+        .await
+        .unwrap()
     };
     let store = open().await;
     let owner = owner_with_bots(&store, "ada", &["a", "b"]).await;

@@ -54,10 +54,8 @@ impl WriteTransaction {
     }
 
     /// Match `match_id`'s lease, its row locked until the transaction ends
-    /// on PostgreSQL (SQLite's transaction already holds the whole
-    /// database): a heartbeat, a report or a give-back of one match wait
-    /// for each other. One statement: `FOR UPDATE` reads the row as the
-    /// transaction that held it last left it.
+    /// where the backend needs it (see `Open::lock_match_sql`): a
+    /// heartbeat, a report or a give-back of one match wait for each other.
     pub(crate) async fn lock_match(&mut self, match_id: i64) -> Result<LeaseState, ArenaError> {
         sqlx::query_as(self.open.lock_match_sql())
             .bind(match_id)
@@ -66,17 +64,16 @@ impl WriteTransaction {
             .ok_or_else(|| ArenaError::not_found("match", match_id))
     }
 
-    /// What the next statement must open with: `BEGIN IMMEDIATE` on an
-    /// SQLite transaction not begun yet (taken as begun from here on),
-    /// else nothing.
+    /// What the next statement must open with, on a transaction whose
+    /// backend has not begun it yet (see `Open::begin_sql`).
     pub(crate) fn begin_sql(&mut self) -> &'static str {
         self.open.begin_sql()
     }
 
     /// What the transaction's last statement may end with to commit in the
-    /// same round trip: `COMMIT` on SQLite (no statement may follow; the
-    /// transaction's end then only drops the snapshots it touched), else
-    /// nothing (PostgreSQL commits when the transaction ends).
+    /// same round trip, where the backend can (see `Open::commit_sql`; no
+    /// statement may follow, and the transaction's end then only drops the
+    /// snapshots it touched).
     pub(crate) fn commit_sql(&mut self) -> &'static str {
         self.open.commit_sql()
     }
@@ -92,8 +89,8 @@ impl WriteTransaction {
         self.board_patches.push(patch);
     }
 
-    /// On PostgreSQL, the id this store's notifications carry (to fold a
-    /// `pg_notify` into a statement); `None` on SQLite.
+    /// The id this store's notifications to other processes carry (to fold
+    /// one into a statement), where the backend has other processes.
     pub(crate) fn notifier(&self) -> Option<u64> {
         self.open.notifier()
     }
@@ -130,8 +127,8 @@ impl WriteTransaction {
     /// A transaction merely dropped is rolled back too, but later: sqlx
     /// queues the `ROLLBACK` and sends it when the connection is next
     /// used, and until then the transaction keeps its row and advisory
-    /// locks (on PostgreSQL, a lease taken `FOR UPDATE SKIP LOCKED` skips
-    /// a match whose lock a refused heartbeat still holds). So every
+    /// locks (a lease that skips locked matches would skip one whose lock a
+    /// refused heartbeat still holds). So every
     /// transaction ends here, on every path.
     pub(crate) async fn finish<T>(self, outcome: Result<T, ArenaError>) -> Result<T, ArenaError> {
         match outcome {

@@ -295,12 +295,6 @@ impl Store {
     pub fn validation(&self) -> Validation {
         self.validation
     }
-
-    /// The same store, validating new versions or not.
-    pub fn with_validation(mut self, validation: Validation) -> Store {
-        self.validation = validation;
-        self
-    }
 }
 
 #[cfg(test)]

@@ -22,8 +22,10 @@ pub(in crate::store) use self::postgres::invalidate;
 #[cfg(test)]
 pub(in crate::store) use self::sqlite::MIGRATOR as SQLITE_MIGRATOR;
 
-use sqlx::{AnyConnection, AnyPool};
+use std::path::{Path, PathBuf};
 use std::sync::Weak;
+
+use sqlx::{AnyConnection, AnyPool};
 use tokio::sync::watch;
 
 use super::leases::LeasedRow;
@@ -72,6 +74,31 @@ impl std::fmt::Display for Location {
             Location::Sqlite(path) => write!(f, "{}", path.display()),
             Location::Postgres(url) => write!(f, "{}", redact_password(url)),
         }
+    }
+}
+
+/// A bare path is an SQLite file.
+impl From<PathBuf> for Location {
+    fn from(path: PathBuf) -> Location {
+        Location::Sqlite(path)
+    }
+}
+
+impl From<&Path> for Location {
+    fn from(path: &Path) -> Location {
+        Location::Sqlite(path.to_path_buf())
+    }
+}
+
+impl From<&PathBuf> for Location {
+    fn from(path: &PathBuf) -> Location {
+        Location::Sqlite(path.clone())
+    }
+}
+
+impl From<&Location> for Location {
+    fn from(location: &Location) -> Location {
+        location.clone()
     }
 }
 

@@ -229,7 +229,9 @@ async fn a_solo_tournament_seats_each_bot_alone_on_the_same_deals_and_ranks_by_m
     use crate::testkit::{bot_archive, played_game_report};
     let folder = tempfile::tempdir().unwrap();
     // The engine's own game check and referee: Bullfrogs solo is real.
-    let store = Store::open(folder.path().join("arena.db")).await.unwrap();
+    let store = Store::open(folder.path().join("arena.db"), StoreOptions::default())
+        .await
+        .unwrap();
     let (owner, _) = store.register_owner("ada").await.unwrap();
     for bot in ["a", "b", "c"] {
         store
@@ -388,10 +390,15 @@ async fn migration_0005_keeps_every_tournament_and_what_refers_to_it() {
         sqlx::query(statement).execute(&pool).await.unwrap();
     }
     pool.close().await;
-    let store = Store::open(&path)
-        .await
-        .unwrap()
-        .with_game_check(crate::testkit::test_game_check);
+    let store = Store::open(
+        &path,
+        StoreOptions {
+            game_check: crate::testkit::test_game_check,
+            ..StoreOptions::default()
+        },
+    )
+    .await
+    .unwrap();
     let tournament = store.tournament(7).await.unwrap();
     assert_eq!(tournament.format, crate::format::Format::RoundRobin);
     assert_eq!((tournament.entries.len(), tournament.seed), (1, 3));
@@ -920,7 +927,9 @@ async fn formats_created_with_an_explicit_default_are_the_plain_variant_on_one_l
 async fn a_solo_tournament_takes_no_other_format_and_its_options_are_canonical() {
     use crate::testkit::bot_archive;
     let folder = tempfile::tempdir().unwrap();
-    let store = Store::open(folder.path().join("arena.db")).await.unwrap();
+    let store = Store::open(folder.path().join("arena.db"), StoreOptions::default())
+        .await
+        .unwrap();
     let (owner, _) = store.register_owner("ada").await.unwrap();
     for bot in ["a", "b", "c"] {
         store
