@@ -53,6 +53,8 @@ pub mod error;
 pub mod fit;
 pub mod format;
 pub mod game_name;
+#[cfg(test)]
+mod layers;
 pub mod plan;
 pub mod ratings;
 pub mod report;
