@@ -47,6 +47,7 @@ mod cancel;
 mod deal_secret;
 mod faults;
 mod fitted;
+mod game_reads;
 mod leaderboard;
 mod leases;
 mod open;
