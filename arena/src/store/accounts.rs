@@ -305,6 +305,19 @@ impl Store {
     }
 }
 
+/// A fresh bearer token: 32 random bytes in hex.
+pub(crate) fn new_token() -> Result<String, ArenaError> {
+    let mut bytes = [0_u8; 32];
+    getrandom::fill(&mut bytes)
+        .map_err(|error| ArenaError::Internal(format!("no randomness for a token: {error}")))?;
+    Ok(hex::encode(bytes))
+}
+
+/// What the database keeps of a token.
+pub(crate) fn token_hash(token: &str) -> String {
+    hex::encode(Sha256::digest(token.as_bytes()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::check_name;
@@ -321,17 +334,4 @@ mod tests {
         );
         assert!(check_name("owner", "ada-1.x_y").is_ok());
     }
-}
-
-/// A fresh bearer token: 32 random bytes in hex.
-pub(crate) fn new_token() -> Result<String, ArenaError> {
-    let mut bytes = [0_u8; 32];
-    getrandom::fill(&mut bytes)
-        .map_err(|error| ArenaError::Internal(format!("no randomness for a token: {error}")))?;
-    Ok(hex::encode(bytes))
-}
-
-/// What the database keeps of a token.
-pub(crate) fn token_hash(token: &str) -> String {
-    hex::encode(Sha256::digest(token.as_bytes()))
 }
