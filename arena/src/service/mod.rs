@@ -128,7 +128,7 @@ impl std::fmt::Debug for ServeOptions {
 
 /// Where [`run`] listens: the public port (every service) and, if given,
 /// a port for the runner service alone (with health). That port is served
-/// on the writer thread (see [`writer`]), so a runner's calls there never
+/// on the writer thread (see `writer`), so a runner's calls there never
 /// queue behind the public reads on the server's runtime; under 200
 /// back-to-back readers that cut ingest's slowdown from about 5x to 3x in
 /// the arena bench. The port may also be closed to all but the runners.

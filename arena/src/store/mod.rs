@@ -2,6 +2,10 @@
 //! code that touches SQL.
 //!
 //! # Layout
+//! - `open`: [`Store::open`], a [`Location`] and [`StoreOptions`].
+//! - `backend`: the one seam between SQLite and PostgreSQL; nothing else
+//!   here knows which it runs on.
+//! - `transaction`: the write transaction every write runs in.
 //! - [`clock`]: the time source (manual in tests).
 //! - `accounts`: owners and runners and their bearer tokens.
 //! - `bots`: bots, versions and their artifacts.
@@ -11,13 +15,12 @@
 //! - `quotas`: who may register, and per-owner quotas.
 //! - `pagination`: reading lists a bounded page at a time.
 //! - `plan_chunks`: writing a tournament's plan in short chunks, resumable.
-//! - `results`: reports written once, with their rating updates;
-//!   `results_postgres`: their write beside other arena processes.
+//! - `results`: reports written once, with their rating updates (each
+//!   backend writes them its way); `game_reads`: a recorded game read back.
+//! - `rounds`: a format's reads and its next round, after each match.
 //! - `leaderboard`: ratings read back, and recomputed from history.
 //! - [`web_reads`]: read-only queries for the web pages.
 //! - `fitted`: the fitted column of a leaderboard, one cached fit per board.
-//! - `backend`: the one seam between SQLite and PostgreSQL.
-//! - `transaction`: the write transaction every write runs in.
 //! - `snapshots`: versioned snapshots of the hottest reads (first pages of
 //!   matches, leaderboards), dropped by the writes that touch them.
 //!
@@ -27,7 +30,7 @@
 //! and the rollback awaited (a transaction merely dropped keeps its locks
 //! until its connection is next used).
 //! How a write transaction begins, locks and commits differs between
-//! SQLite and PostgreSQL: that, and every other difference, is [`backend`].
+//! SQLite and PostgreSQL: that, and every other difference, is `backend`.
 
 pub mod clock;
 
