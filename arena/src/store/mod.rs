@@ -62,6 +62,7 @@ mod rounds;
 mod runner_review;
 mod runner_trust;
 mod snapshots;
+mod sprt_tally;
 mod sql;
 mod suspensions;
 mod tournament_table;
