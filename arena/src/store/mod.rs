@@ -53,6 +53,7 @@ mod fitted;
 mod game_reads;
 mod leaderboard;
 mod leases;
+mod match_listing;
 mod open;
 mod pagination;
 mod plan_chunks;
