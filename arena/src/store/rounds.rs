@@ -399,6 +399,10 @@ impl super::Store {
 }
 
 #[cfg(test)]
+mod cancel_tests;
+#[cfg(test)]
+mod sprt_tests;
+#[cfg(test)]
 mod tests;
 
 /// One line of a solo leaderboard.
