@@ -3,7 +3,8 @@
 //! `game.proto` becomes prost message types plus, from the very same
 //! descriptors, the proto3 JSON mapping (serde impls) with pbjson-build.
 //! With the `arena-api` feature, `arena.proto` becomes tonic clients and
-//! servers plus the encoded descriptor set the reflection service serves.
+//! servers plus the encoded descriptor set the reflection service serves; its
+//! forfeit and end reasons are the game protocol's types.
 
 use std::path::{Path, PathBuf};
 
@@ -43,16 +44,22 @@ fn compile_game_protocol(out_dir: &Path) -> Result<(), Box<dyn std::error::Error
 
 fn compile_arena_api(out_dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
     println!("cargo:rerun-if-changed=arena.proto");
-    let descriptors = protox::compile(["arena.proto"], ["."])?;
+    let mut descriptors = protox::compile(["arena.proto"], ["."])?;
+    // The reflection service serves arena.proto with its import, game.proto.
     std::fs::write(
         out_dir.join("arena_descriptor.bin"),
         prost::Message::encode_to_vec(&descriptors),
     )?;
+    // The shared reasons are the game protocol's generated types, not a copy.
+    descriptors
+        .file
+        .retain(|file| file.package() != "cairn.game.v1");
     // Options maps become `BTreeMap`s, the engine's `GameOptions`.
     tonic_prost_build::configure()
         .build_client(true)
         .build_server(true)
         .btree_map(".")
+        .extern_path(".cairn.game.v1", "crate::game::v1")
         .compile_fds(descriptors)?;
     Ok(())
 }

@@ -21,6 +21,7 @@
 //!   simulates its error rates.
 
 mod gsprt;
+pub mod seats;
 pub mod simulation;
 
 /// The two-sided 95% quantile of the normal distribution.

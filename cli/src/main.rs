@@ -48,10 +48,9 @@ mod validation;
 mod view;
 
 /// mimalloc in place of glibc's malloc, for every role of the binary (arena,
-/// runner, bundled bots). Measured with the arena bench's 200 readers: the
-/// arena's CPU per read 107 -> 63 us, a reader's 192 -> 100 us, a reported
-/// result 1,277 -> 897 us; the searching bot's Bullfrogs games take 12%
-/// less CPU. The benches that run this code in their own process set it too.
+/// runner, bundled bots): glibc's malloc was a large share of the arena's
+/// CPU per read (figures in docs/performance.md, "mimalloc"). The benches
+/// that run this code in their own process set it too.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -67,7 +67,7 @@ pub fn run_match(command: MatchCommand) -> anyhow::Result<ExitCode> {
                     if answer.replay.is_empty() {
                         anyhow::bail!("game {game} has no replay to show: {}", NOT_PLAYED);
                     }
-                    let file = cairn_runner::ReplayFile::from_json(&String::from_utf8_lossy(&answer.replay))?;
+                    let file = cairn_proto::record::ReplayFile::from_json(&String::from_utf8_lossy(&answer.replay))?;
                     return crate::view::show(&file, &view);
                 }
                 let replay_json: Value = serde_json::from_slice(&answer.replay).unwrap_or(Value::Null);
@@ -131,14 +131,15 @@ async fn all_matches(
 
 /// A forfeit reason's text form (`unknown` for a number this build does not know).
 fn reason_name(reason: i32) -> &'static str {
-    cairn_proto::reasons::arena_forfeit_reason(reason).map_or("unknown", |reason| reason.as_str())
+    cairn_proto::reasons::forfeit_reason_from_i32(reason)
+        .map_or("unknown", |reason| reason.as_str())
 }
 
 /// The replay file as the arena keeps it, labelled with the game's index in
 /// its match (replays stored before the label was written lack it).
 fn labelled_replay(answer: &pb::Replay) -> Vec<u8> {
     let text = String::from_utf8_lossy(&answer.replay);
-    match cairn_runner::ReplayFile::from_json(&text) {
+    match cairn_proto::record::ReplayFile::from_json(&text) {
         Ok(mut file) if file.games.len() == 1 => {
             file.first_game_index = u64::try_from(answer.game_index).unwrap_or_default();
             file.to_json().into_bytes()

@@ -12,13 +12,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
+use cairn_engine::forfeit::ForfeitReason;
 use cairn_engine::seating::seatings_per_table;
+use cairn_proto::record::ReplayFile;
 use cairn_runner::bot_folder::{load_bot, PreparedBot};
 use cairn_runner::build::{BuildError, Builder};
 use cairn_runner::sandbox::{Limits, ProgramPolicy};
 use cairn_runner::{
-    mirrored_plan, rotating_plan, BotLauncher, ForfeitReason, MatchResult, MatchSpec,
-    PlainLauncher, ReplayFile, SandboxLauncher, SeatResult, TimeControl,
+    mirrored_plan, rotating_plan, BotLauncher, MatchResult, MatchSpec, PlainLauncher,
+    SandboxLauncher, SeatResult, TimeControl,
 };
 use serde_json::{json, Value};
 
@@ -652,7 +654,7 @@ fn match_tables(spec: &MatchSpec, seed: u64, result: &MatchResult, quiet: bool) 
             let outcome = match &r.forfeit {
                 Some(f) => format!("forfeit: {} ({})", f.reason.as_str(), f.detail),
                 // The seats that did not forfeit a game others' forfeits ended.
-                None if game.record.score.ended_by == cairn_runner::EndedBy::Forfeit => {
+                None if game.record.score.ended_by == cairn_engine::forfeit::EndedBy::Forfeit => {
                     "ended by another seat's forfeit".to_string()
                 }
                 None => game.record.score.ended_by.as_str().to_string(),

@@ -25,6 +25,10 @@ pub struct RatingsArgs {
     /// instead of the mean of the rated bots.
     #[arg(long, value_name = "BOT")]
     anchor: Option<String>,
+    /// Print each seat's score share per table size (seat bias) instead of
+    /// the ratings.
+    #[arg(long)]
+    seats: bool,
     #[command(flatten)]
     arena: ArenaArgs,
     /// Print JSON instead of a table.
@@ -70,6 +74,8 @@ pub fn run(args: RatingsArgs) -> anyhow::Result<ExitCode> {
                 "{}",
                 serde_json::to_string_pretty(&leaderboard_json(&board))?
             );
+        } else if args.seats {
+            out!("{}", seats_table(&board));
         } else {
             out!("{}", leaderboard_table(&board));
         }
@@ -80,22 +86,56 @@ pub fn run(args: RatingsArgs) -> anyhow::Result<ExitCode> {
 /// One line saying what the leaderboard's columns mean (the demo prints it).
 pub fn columns_legend() -> String {
     format!(
-        "columns: rating is fitted over every game (95% CI: the range it lies in, 19 times \
-         out of 20; \"at least\" when no game bounds it from above, e.g. a bot that never \
-         lost); live is the online model's rating, ± its uncertainty (Glicko-2 \
-         deviation or Weng-Lin sigma; 0 for Elo); provisional: fewer than {} games, so the \
-         live rating is still settling",
-        cairn_arena::ratings::PROVISIONAL_GAMES
+        "columns: rating is fitted over every game of the board, every table size on one \
+         scale, and sets the order (95% CI: the range it lies in, 19 times out of 20; a bot \
+         that never lost is ranked by the least rating its record allows, \"at least\"); \
+         live is the online model's rating, ± its uncertainty (Glicko-2 deviation or \
+         Weng-Lin sigma; 0 for Elo), empty for a bot with no game under that model; games, \
+         W, D and L count every table size; deals are the deals the fit used; bots with \
+         fewer than {} deals are provisional, listed after the rest",
+        cairn_arena::store::PROVISIONAL_DEALS
     )
 }
 
 /// The leaderboard as a table: the fitted rating and its 95% interval
-/// first (the order), then the live model's rating.
+/// first (the order), then the live model's rating; provisional bots in a
+/// second table under the first.
 pub fn leaderboard_table(board: &pb::Leaderboard) -> String {
-    let mut notes = Footnotes::default();
     if !board.solo.is_empty() {
         return solo_table(board);
     }
+    let mut notes = Footnotes::default();
+    let (provisional, established): (Vec<&pb::LeaderboardRow>, Vec<&pb::LeaderboardRow>) =
+        board.rows.iter().partition(|row| row.provisional);
+    let mut text = format!(
+        "{}\nrating: {}\nlive: {}\n",
+        game_variant(&board.game, &board.variant),
+        if board.rows.is_empty() {
+            "no games yet".into()
+        } else {
+            fit_line(board.fit.as_ref())
+        },
+        board.model,
+    );
+    if !established.is_empty() || provisional.is_empty() {
+        text.push_str(&rows_table(board, &established, &mut notes));
+    }
+    if !provisional.is_empty() {
+        text.push_str(&format!(
+            "provisional (fewer than {} deals; not ranked above the bots above):\n{}",
+            board.provisional_deals,
+            rows_table(board, &provisional, &mut notes)
+        ));
+    }
+    text.push_str(&notes.render());
+    text
+}
+
+fn rows_table(
+    board: &pb::Leaderboard,
+    rows: &[&pb::LeaderboardRow],
+    notes: &mut Footnotes,
+) -> String {
     let mut table = Table::new(&[
         ">#",
         "bot",
@@ -109,43 +149,61 @@ pub fn leaderboard_table(board: &pb::Leaderboard) -> String {
         ">D",
         ">L",
         ">forfeits",
-        "provisional",
+        ">deals",
     ]);
     // Weng-Lin ratings live around 25, Elo and Glicko-2 around 1500.
     let decimals = if board.model == "weng-lin" { 1 } else { 0 };
-    for row in &board.rows {
-        let (fitted, interval) = fitted_cells(row.fitted.as_ref(), &mut notes);
+    for row in rows {
+        let (fitted, interval) = fitted_cells(row.fitted.as_ref(), notes);
+        let live = |value: f64| match row.live {
+            true => format!("{value:.decimals$}"),
+            false => String::new(),
+        };
         table.row(vec![
             row.position.to_string(),
             format!("{}@{}", row.bot_name, row.version),
             row.owner.clone(),
             fitted,
             interval,
-            format!("{:.decimals$}", row.rating),
-            format!("{:.decimals$}", row.uncertainty),
+            live(row.rating),
+            live(row.uncertainty),
             row.games.to_string(),
             row.wins.to_string(),
             row.draws.to_string(),
             row.losses.to_string(),
             row.forfeits.to_string(),
-            if row.provisional {
-                "yes".into()
-            } else {
-                String::new()
-            },
+            row.fitted_deals.to_string(),
+        ]);
+    }
+    table.render()
+}
+
+/// Each seat's score share per table size, with its 95% interval: ½ at a
+/// fair table.
+pub fn seats_table(board: &pb::Leaderboard) -> String {
+    let mut table = Table::new(&[">seats", ">seat", ">share", "95% CI", ">games", ">deals"]);
+    for seat in &board.seat_shares {
+        let bound = |value: f64| match value.is_finite() {
+            true => format!("{value:.3}"),
+            false => "unbounded".into(),
+        };
+        table.row(vec![
+            seat.table_size.to_string(),
+            (seat.seat + 1).to_string(),
+            format!("{:.3}", seat.share),
+            format!("[{}, {}]", bound(seat.low), bound(seat.high)),
+            seat.games.to_string(),
+            seat.deals.to_string(),
         ]);
     }
     format!(
-        "{}\nrating: {}\nlive: {}\n{}{}",
+        "{}\nseat bias: each seat's share of the other seats it finished above (a tie half; \
+         0.5 at a fair table), 95% CI over deals\n{}",
         game_variant(&board.game, &board.variant),
-        if board.rows.is_empty() {
-            "no games yet".into()
-        } else {
-            fit_line(board.fit.as_ref())
-        },
-        board.model,
-        table.render(),
-        notes.render()
+        match board.seat_shares.is_empty() {
+            true => "no fitted games yet (or the arena is refitting; ask again)\n".into(),
+            false => table.render(),
+        }
     )
 }
 
@@ -169,6 +227,11 @@ pub(crate) struct Footnotes {
 impl Footnotes {
     /// The cell for a rating not identifiable for `reason`.
     pub(crate) fn cell(&mut self, reason: &str) -> String {
+        format!("not identifiable {}", self.mark(reason))
+    }
+
+    /// `[n]`, the number of `reason` under the table.
+    pub(crate) fn mark(&mut self, reason: &str) -> String {
         let number = match self.reasons.iter().position(|known| known == reason) {
             Some(index) => index + 1,
             None => {
@@ -176,7 +239,7 @@ impl Footnotes {
                 self.reasons.len()
             }
         };
-        format!("not identifiable [{number}]")
+        format!("[{number}]")
     }
 
     /// One line per reason, `[1] above every rated bot: ...`.
@@ -245,8 +308,19 @@ fn fit_line(fit: Option<&pb::FitSummary>) -> String {
     } else {
         format!("{} = {:.0}", fit.anchor_bot, fit.anchor_rating)
     };
+    let sizes = match fit.table_sizes.as_slice() {
+        [] | [_] => String::new(),
+        sizes => format!(
+            " at {} seats on one scale",
+            sizes
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
     format!(
-        "{} maximum likelihood over {} games ({} deals), {scale}; 95% CI by bootstrap over deals",
+        "{} maximum likelihood over {} games{sizes} ({} deals), {scale}; 95% CI by bootstrap over deals",
         fit.method, fit.games, fit.deals
     )
 }
@@ -254,7 +328,18 @@ fn fit_line(fit: Option<&pb::FitSummary>) -> String {
 fn fitted_cells(fitted: Option<&pb::FittedRating>, notes: &mut Footnotes) -> (String, String) {
     match fitted {
         None => (String::new(), String::new()),
-        Some(fitted) if !fitted.identifiable => ("-".into(), notes.cell(&fitted.reason)),
+        // Unbeaten or winless: the bound it is ranked by, and why.
+        Some(fitted) if !fitted.identifiable => match fitted.bound {
+            Some(bound) if fitted.not_identifiable == "winless" => (
+                format!("≤{bound:.0}"),
+                format!("at most {bound:.0} {}", notes.mark(&fitted.reason)),
+            ),
+            Some(bound) => (
+                format!("≥{bound:.0}"),
+                format!("at least {bound:.0} {}", notes.mark(&fitted.reason)),
+            ),
+            None => ("-".into(), notes.cell(&fitted.reason)),
+        },
         Some(fitted) => (
             format!("{:.0}", fitted.rating),
             interval(fitted.low, fitted.high),
@@ -280,14 +365,15 @@ pub fn leaderboard_json(board: &pb::Leaderboard) -> Value {
         .rows
         .iter()
         .map(|r| {
+            let live = |value: f64| r.live.then_some(value);
             json!({"position": r.position, "bot_version_id": r.bot_version_id, "bot": r.bot_name, "version": r.version, "owner": r.owner,
-                   "fitted": r.fitted.as_ref().map(fitted_json),
-                   "rating": r.rating, "uncertainty": r.uncertainty, "games": r.games, "wins": r.wins, "draws": r.draws,
+                   "fitted": r.fitted.as_ref().map(fitted_json), "fitted_games": r.fitted_games, "fitted_deals": r.fitted_deals,
+                   "rating": live(r.rating), "uncertainty": live(r.uncertainty), "games": r.games, "wins": r.wins, "draws": r.draws,
                    "losses": r.losses, "forfeits": r.forfeits, "provisional": r.provisional})
         })
         .collect();
     let fit = board.fit.as_ref().map(|fit| {
-        json!({"method": fit.method, "games": fit.games, "deals": fit.deals,
+        json!({"method": fit.method, "games": fit.games, "deals": fit.deals, "table_sizes": fit.table_sizes,
                "anchor_bot": (!fit.anchor_bot.is_empty()).then_some(&fit.anchor_bot), "anchor_rating": fit.anchor_rating})
     });
     let solo: Vec<Value> = board
@@ -300,14 +386,34 @@ pub fn leaderboard_json(board: &pb::Leaderboard) -> Value {
                    "ahead_of_next": r.ahead_of_next.map(|d| json!({"mean": d.mean, "ci95": [finite(d.low), finite(d.high)]}))})
         })
         .collect();
-    json!({"game": board.game, "variant": board.variant, "model": board.model, "fit": fit, "rows": rows, "solo": solo})
+    let finite = |v: f64| v.is_finite().then_some(v);
+    let seats: Vec<Value> = board
+        .seat_shares
+        .iter()
+        .map(|s| {
+            json!({"table_size": s.table_size, "seat": s.seat + 1, "games": s.games, "deals": s.deals,
+                   "share": s.share, "ci95": [finite(s.low), finite(s.high)]})
+        })
+        .collect();
+    json!({"game": board.game, "variant": board.variant, "model": board.model, "provisional_deals": board.provisional_deals,
+           "fit": fit, "rows": rows, "solo": solo, "seat_shares": seats})
 }
 
 fn fitted_json(fitted: &pb::FittedRating) -> Value {
     if fitted.identifiable {
         json!({"identifiable": true, "rating": fitted.rating, "ci95": [fitted.low, fitted.high]})
     } else {
-        json!({"identifiable": false, "not_identifiable": fitted.not_identifiable, "reason": fitted.reason})
+        // The bound an unbeaten bot is ranked by: "at_least", or "at_most"
+        // for a winless one; null when it never met a rated bot.
+        let side = match fitted.not_identifiable.as_str() {
+            "winless" => "at_most",
+            _ => "at_least",
+        };
+        let mut value = json!({"identifiable": false, "not_identifiable": fitted.not_identifiable, "reason": fitted.reason});
+        if fitted.not_identifiable != "unconnected" {
+            value[side] = json!(fitted.bound);
+        }
+        value
     }
 }
 
@@ -346,6 +452,77 @@ mod tests {
         assert_eq!(text.matches("above every rated bot").count(), 1, "{text}");
         assert_eq!(text.matches("not identifiable [1]").count(), 2, "{text}");
         assert!(text.ends_with("[1] above every rated bot\n[2] below every rated bot\n"));
+    }
+
+    fn rated(name: &str, rating: f64, provisional: bool) -> pb::LeaderboardRow {
+        pb::LeaderboardRow {
+            bot_name: name.into(),
+            version: 1,
+            live: true,
+            provisional,
+            fitted: Some(pb::FittedRating {
+                identifiable: true,
+                rating,
+                low: rating - 50.0,
+                high: rating + 50.0,
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn an_unbeaten_bot_shows_the_bound_it_is_ranked_by_and_provisional_bots_come_apart() {
+        let mut unbeaten = unidentifiable("mcts", "above every rated bot");
+        if let Some(fitted) = unbeaten.fitted.as_mut() {
+            (fitted.not_identifiable, fitted.bound) = ("unbeaten".into(), Some(2190.4));
+        }
+        let mut four_seats = rated("quad", 1400.0, false);
+        (four_seats.live, four_seats.rating) = (false, 1234.0);
+        let board = pb::Leaderboard {
+            game: "bullfrogs".into(),
+            model: "glicko2".into(),
+            provisional_deals: 10,
+            rows: vec![
+                unbeaten,
+                rated("greedy", 1550.0, false),
+                four_seats,
+                rated("newcomer", 1700.0, true),
+            ],
+            fit: Some(pb::FitSummary {
+                method: "plackett-luce".into(),
+                games: 100,
+                deals: 20,
+                anchor_rating: 1500.0,
+                table_sizes: vec![2, 4],
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let text = leaderboard_table(&board);
+        assert!(
+            text.contains("100 games at 2, 4 seats on one scale"),
+            "{text}"
+        );
+        let mcts = text.lines().find(|line| line.contains("mcts@1")).unwrap();
+        assert!(
+            mcts.contains("≥2190") && mcts.contains("at least 2190 [1]"),
+            "{text}"
+        );
+        assert!(!mcts.contains(" - "), "{mcts}");
+        let (above, below) = text.split_once("provisional (fewer than 10 deals").unwrap();
+        assert!(
+            above.contains("greedy@1") && !above.contains("newcomer@1"),
+            "{text}"
+        );
+        assert!(below.contains("newcomer@1"), "{text}");
+        // No live rating for a bot with no game under the live model.
+        let quad = text.lines().find(|line| line.contains("quad@1")).unwrap();
+        assert!(!quad.contains("1234"), "{quad}");
+        let json = leaderboard_json(&board);
+        assert_eq!(json["rows"][0]["fitted"]["at_least"], 2190.4);
+        assert_eq!(json["rows"][2]["rating"], Value::Null);
+        assert_eq!(json["fit"]["table_sizes"], json!([2, 4]));
     }
 
     #[test]

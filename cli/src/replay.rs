@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use cairn_engine::new_game;
-use cairn_runner::{GameRecord, ReplayFile};
+use cairn_proto::record::{GameRecord, ReplayFile};
 
 #[derive(Debug, clap::Args)]
 pub struct ReplayArgs {

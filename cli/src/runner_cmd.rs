@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use cairn_runner::build::BuildLimits;
-use cairn_runner::remote::{default_cache_dir, run_runner, RunnerConfig};
+use cairn_runner::remote::{default_cache_dir, run_runner, CacheLimits, RunnerConfig};
 use cairn_runner::sandbox::Interpreters;
 
 use crate::client::DEFAULT_ARENA;
@@ -31,6 +31,15 @@ pub struct RunnerArgs {
     /// Where fetched bots are unpacked and built [default: ~/.cache/cairn/artifacts].
     #[arg(long)]
     cache: Option<PathBuf>,
+    /// The most disk the cached bots may take, in MiB: past it the least
+    /// recently used bots no match is using are deleted.
+    #[arg(long, value_name = "MIB", default_value_t = CacheLimits::default().cap_bytes >> 20, value_parser = clap::value_parser!(u64).range(1..))]
+    cache_max_mib: u64,
+    /// The room, in MiB, a new bot needs on the cache's disk: with less,
+    /// idle bots are deleted, and if that is not enough the runner stops
+    /// leasing (and says so) until there is room again.
+    #[arg(long, value_name = "MIB", default_value_t = CacheLimits::default().min_free_bytes >> 20)]
+    cache_min_free_mib: u64,
     /// Run bots as plain processes, without the sandbox (trusted bots only).
     #[arg(long)]
     no_sandbox: bool,
@@ -73,6 +82,10 @@ pub fn run(args: RunnerArgs) -> anyhow::Result<ExitCode> {
     config.lease = Duration::from_millis(args.lease_ms.max(300));
     config.idle_poll = Duration::from_millis(args.poll_ms.max(10));
     config.cache_dir = args.cache.unwrap_or_else(default_cache_dir);
+    config.cache_limits = CacheLimits {
+        cap_bytes: args.cache_max_mib.saturating_mul(1 << 20),
+        min_free_bytes: args.cache_min_free_mib.saturating_mul(1 << 20),
+    };
     config.no_sandbox = args.no_sandbox;
     config.exit_when_idle = args.exit_when_idle;
     config.build_limits = args.build.limits();

@@ -8,7 +8,9 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use cairn_arena::service::{Listeners, Placement, ServeOptions, MAX_RUNNER_REQUEST_BYTES};
-use cairn_arena::store::{Location, Registration, StoreOptions, Validation, DEFAULT_DB_PATH};
+use cairn_arena::store::{
+    Location, Registration, SharedRunner, StoreOptions, Validation, DEFAULT_DB_PATH, SHARED_RUNNER,
+};
 use cairn_arena::Store;
 use rustix::thread::CpuSet;
 use tokio::net::TcpListener;
@@ -138,13 +140,11 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         };
         let ServedStore {
             store,
-            runner_token,
+            shared_runner,
             claim: _only_arena,
         } = open_store(&args.db, store_options, given).await?;
         let address = listener.local_addr()?;
-        if given.is_none() {
-            eprintln!("runner token (give it to `cairn runner --token`): {runner_token}");
-        }
+        say_runner_token(&shared_runner, given.is_some());
         if closed {
             eprintln!("no owner can register: restart with --admin-token TOKEN (or CAIRN_ADMIN_TOKEN) for `cairn owner register`, or --open-registration");
         }
@@ -354,12 +354,14 @@ fn lock_sqlite_file(path: &std::path::Path) -> anyhow::Result<std::fs::File> {
 #[derive(Debug)]
 pub struct ServedStore {
     pub store: Store,
-    pub runner_token: String,
+    /// What became of the runner token `cairn serve` keeps.
+    pub shared_runner: SharedRunner,
     pub claim: Option<std::fs::File>,
 }
 
 /// Claims a SQLite file for this arena process, opens the store and makes
-/// sure a runner with `runner_token` (or a fresh token) exists.
+/// sure the shared runner has `runner_token` (replacing the token it had),
+/// or with no token, that it exists (made with a fresh token if not).
 pub async fn open_store(
     db: &Location,
     options: StoreOptions,
@@ -377,35 +379,33 @@ pub async fn open_store(
     let store = Store::open(db, options)
         .await
         .with_context(|| format!("cannot open the database {db}"))?;
-    let token = match runner_token {
-        Some(token) => {
-            store.register_runner_with_token("runner", token).await?;
-            token.to_string()
-        }
-        None => {
-            let name = format!("runner-{}", std::process::id());
-            match store.register_runner(&name).await {
-                Ok((_, token)) => token,
-                Err(_) => {
-                    store
-                        .register_runner(&format!("{name}-{}", unix_ms()))
-                        .await?
-                        .1
-                }
-            }
-        }
-    };
+    let shared = store
+        .keep_shared_runner(SHARED_RUNNER, runner_token)
+        .await
+        .context("cannot set the runner token")?;
     Ok(ServedStore {
         store,
-        runner_token: token,
+        shared_runner: shared,
         claim,
     })
 }
 
-fn unix_ms() -> u128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis())
+/// What the operator needs to know of the runner token at start.
+fn say_runner_token(shared: &SharedRunner, given: bool) {
+    match shared {
+        SharedRunner::Made(token) => {
+            eprintln!("runner token (give it to `cairn runner --token`): {token}")
+        }
+        SharedRunner::Replaced => eprintln!(
+            "runner token replaced: the runner `{SHARED_RUNNER}` takes the one given now and refuses the previous one"
+        ),
+        SharedRunner::Kept if !given => eprintln!(
+            "runner token: the one made or given before (stored hashed, so not shown again); \
+             to replace it, restart with --runner-token NEW (or CAIRN_RUNNER_TOKEN); \
+             `cairn runners add NAME` gives a runner a token of its own"
+        ),
+        SharedRunner::Kept => {}
+    }
 }
 
 /// Completes on Ctrl-C or SIGTERM. The handlers are installed now, not on

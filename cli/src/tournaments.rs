@@ -177,14 +177,9 @@ pub fn run(command: TournamentCommand) -> anyhow::Result<ExitCode> {
                     sprt,
                     ladder_width: width,
                     max_forfeit_rate: Some(max_forfeit_rate),
+                    idempotency_key: idempotency_key()?,
                 };
-                let token = owner.token()?;
-                let created = connect(&owner.arena)
-                    .await?
-                    .create_tournament(authorized(request, token))
-                    .await
-                    .map_err(status_error)?
-                    .into_inner();
+                let created = create_once(&owner, request).await?;
                 if json {
                     outln!("{}", tournament_json(&created));
                 } else {
@@ -416,6 +411,60 @@ pub(crate) fn tournament_json(t: &pb::Tournament) -> Value {
 pub fn progress_json(p: &pb::TournamentProgress) -> Value {
     json!({"tournament_id": p.tournament_id, "matches_total": p.matches_total, "matches_queued": p.matches_queued, "matches_leased": p.matches_leased,
            "matches_done": p.matches_done, "matches_failed": p.matches_failed, "games_total": p.games_total, "games_done": p.games_done, "finished": p.finished, "cancelled": p.cancelled})
+}
+
+/// A fresh idempotency key: 16 random bytes in hex.
+fn idempotency_key() -> anyhow::Result<String> {
+    let mut bytes = [0_u8; 16];
+    getrandom::fill(&mut bytes)
+        .map_err(|error| anyhow::anyhow!("no randomness for an idempotency key: {error}"))?;
+    Ok(bytes.iter().map(|byte| format!("{byte:02x}")).collect())
+}
+
+/// How often `tournament create` asks again when the arena could not be
+/// reached or its answer was lost, and how long it waits between.
+const CREATE_ATTEMPTS: u32 = 4;
+const CREATE_RETRY_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Creates the tournament, asking again with the same request (and so
+/// the same idempotency key) when the answer was lost: the arena then
+/// returns the tournament the first request created, if it did.
+async fn create_once(
+    owner: &OwnerArgs,
+    request: pb::CreateTournamentRequest,
+) -> anyhow::Result<pb::Tournament> {
+    let token = owner.token()?;
+    let mut attempt = 1;
+    loop {
+        // An arena that cannot be reached (restarting) is asked again too.
+        let answer = match connect(&owner.arena).await {
+            Ok(mut client) => client
+                .create_tournament(authorized(request.clone(), token))
+                .await
+                .map(tonic::Response::into_inner)
+                .map_err(|status| {
+                    let lost = answer_lost(&status);
+                    (status_error(status), lost)
+                }),
+            Err(error) => Err((error, true)),
+        };
+        match answer {
+            Ok(created) => return Ok(created),
+            Err((error, again)) if !again || attempt >= CREATE_ATTEMPTS => return Err(error),
+            Err(_) => {
+                attempt += 1;
+                tokio::time::sleep(CREATE_RETRY_WAIT).await;
+            }
+        }
+    }
+}
+
+/// Whether a failed call may have been carried out with its answer lost.
+fn answer_lost(status: &tonic::Status) -> bool {
+    matches!(
+        status.code(),
+        tonic::Code::Unavailable | tonic::Code::Unknown | tonic::Code::DeadlineExceeded
+    )
 }
 
 #[cfg(test)]

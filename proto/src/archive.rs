@@ -172,8 +172,14 @@ impl Manifest {
 pub struct CheckedArchive {
     pub manifest: Manifest,
     /// sha-256 over the unpacked contents (paths, executable bits, bytes), so
-    /// the same folder packed twice has the same hash whatever tar and gzip did.
+    /// the same folder packed twice has the same hash whatever tar and gzip
+    /// did. Every path and file is length-prefixed: no two trees hash alike.
     pub content_hash: String,
+    /// The hash of the first encoding (lines of `folder PATH` and `file
+    /// PATH X LEN`), under which versions stored before the current one
+    /// are known: a folder named `a\nfolder b` hashed as two folders. A
+    /// runner still takes it as the name of an artifact it fetched.
+    pub line_content_hash: String,
     pub n_files: usize,
     pub unpacked_bytes: u64,
 }
@@ -220,6 +226,7 @@ fn check_items(items: &BTreeMap<String, Item>) -> Result<CheckedArchive, Archive
     Ok(CheckedArchive {
         manifest,
         content_hash: content_hash(items),
+        line_content_hash: line_content_hash(items),
         n_files,
         unpacked_bytes,
     })
@@ -393,7 +400,42 @@ fn nested_manifest_hint(items: &BTreeMap<String, Item>) -> String {
     }
 }
 
+impl CheckedArchive {
+    /// Whether `hash` names these contents, in the current encoding or in
+    /// the first one (see [`CheckedArchive::line_content_hash`]).
+    pub fn is_named_by(&self, hash: &str) -> bool {
+        self.content_hash == hash || self.line_content_hash == hash
+    }
+}
+
+/// The tag that opens the current encoding (never the start of the first,
+/// which opens with `folder ` or `file `).
+const CONTENT_HASH_V2: &[u8] = b"cairn-content-v2\0";
+
+/// sha-256 over a tag, then per entry (sorted by path) a kind byte, the
+/// path's length (8 bytes, big-endian) and bytes, and for a file its
+/// executable bit, its length and its bytes.
 fn content_hash(items: &BTreeMap<String, Item>) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(CONTENT_HASH_V2);
+    for (path, item) in items {
+        let kind: &[u8] = match item {
+            Item::Folder => b"d",
+            Item::File { .. } => b"f",
+        };
+        hasher.update(kind);
+        hasher.update((path.len() as u64).to_be_bytes());
+        hasher.update(path.as_bytes());
+        if let Item::File { executable, bytes } = item {
+            hasher.update([u8::from(*executable)]);
+            hasher.update((bytes.len() as u64).to_be_bytes());
+            hasher.update(bytes);
+        }
+    }
+    hex::encode(hasher.finalize())
+}
+
+fn line_content_hash(items: &BTreeMap<String, Item>) -> String {
     let mut hasher = Sha256::new();
     for (path, item) in items {
         match item {

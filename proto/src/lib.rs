@@ -8,6 +8,8 @@
 //! - [`game::v1`]: the generated prost messages, with serde impls for the
 //!   proto3 JSON mapping generated from the same descriptors (pbjson).
 //! - [`wire`]: one message per line of JSON, as bots read and write them.
+//! - [`games`]: [`for_each_game!`], the table of games every layer above
+//!   the engine dispatches with.
 //! - [`convert`]: engine to wire: observations, one module per game,
 //!   dispatched by game id.
 //! - [`steps`]: a replay re-simulated step by step, every seat's view of
@@ -41,6 +43,7 @@
 #[cfg(feature = "archive")]
 pub mod archive;
 pub mod convert;
+pub mod games;
 pub mod json_number;
 pub mod reasons;
 pub mod record;
@@ -62,6 +65,10 @@ pub mod arena {
     pub mod v1 {
         #![allow(missing_debug_implementations, clippy::all)]
         tonic::include_proto!("cairn.arena.v1");
+
+        /// Declared once, in the game protocol; named here too because the
+        /// arena's messages carry them.
+        pub use crate::game::v1::{EndReason, ForfeitReason};
 
         /// The encoded descriptors of `arena.proto`, for reflection.
         pub const FILE_DESCRIPTOR_SET: &[u8] =

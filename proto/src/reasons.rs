@@ -1,5 +1,6 @@
 //! The engine's forfeit reasons and end reasons ([`cairn_engine::forfeit`])
-//! and their protobuf enums, both ways: one Rust type on each side of every
+//! and their protobuf enums (declared once, in `game.proto`; the arena API
+//! imports them), both ways: one Rust type on each side of every
 //! boundary, converted here only. An unknown or unspecified wire value is
 //! refused, never guessed.
 
@@ -73,57 +74,16 @@ pub fn forfeit_reason_from_i32(value: i32) -> Result<ForfeitReason, UnknownReaso
         .and_then(ForfeitReason::try_from)
 }
 
-#[cfg(feature = "arena-api")]
-mod arena {
-    use cairn_engine::forfeit::{EndedBy, ForfeitReason};
-
-    use super::UnknownReason;
-    use crate::arena::v1 as pb;
-
-    reason_conversions!(
-        ForfeitReason,
-        pb::ForfeitReason,
-        "forfeit reason",
-        [
-            Timeout,
-            Crash,
-            Exit,
-            ProtocolError,
-            IllegalAction,
-            ResourceLimit,
-            BuildFailed,
-            StartFailed
-        ]
-    );
-    reason_conversions!(
-        EndedBy,
-        pb::EndReason,
-        "end reason",
-        [Finished, MoveLimit, Forfeit]
-    );
-
-    /// An arena forfeit reason from its raw enum number.
-    pub fn arena_forfeit_reason(value: i32) -> Result<ForfeitReason, UnknownReason> {
-        pb::ForfeitReason::try_from(value)
-            .map_err(|_| UnknownReason {
-                what: "forfeit reason",
-                value,
-            })
-            .and_then(ForfeitReason::try_from)
-    }
-
-    /// An arena end reason from its raw enum number.
-    pub fn arena_end_reason(value: i32) -> Result<EndedBy, UnknownReason> {
-        pb::EndReason::try_from(value)
-            .map_err(|_| UnknownReason {
-                what: "end reason",
-                value,
-            })
-            .and_then(EndedBy::try_from)
-    }
+/// An end reason as a raw protobuf enum number (what prost fields hold).
+pub fn end_reason_from_i32(value: i32) -> Result<EndedBy, UnknownReason> {
+    let unknown = UnknownReason {
+        what: "end reason",
+        value,
+    };
+    wire::EndReason::try_from(value)
+        .map_err(|_| unknown)
+        .and_then(EndedBy::try_from)
 }
-#[cfg(feature = "arena-api")]
-pub use arena::{arena_end_reason, arena_forfeit_reason};
 
 #[cfg(test)]
 mod tests {
@@ -138,6 +98,10 @@ mod tests {
         }
         for end in EndedBy::ALL {
             assert_eq!(EndedBy::try_from(wire::EndReason::from(end)), Ok(end));
+            assert_eq!(
+                end_reason_from_i32(wire::EndReason::from(end) as i32),
+                Ok(end)
+            );
         }
     }
 
@@ -147,5 +111,7 @@ mod tests {
         assert!(forfeit_reason_from_i32(0).is_err());
         assert!(forfeit_reason_from_i32(99).is_err());
         assert!(EndedBy::try_from(wire::EndReason::Unspecified).is_err());
+        assert!(end_reason_from_i32(0).is_err());
+        assert!(end_reason_from_i32(99).is_err());
     }
 }

@@ -224,11 +224,15 @@ struct ViewJson<'a>(&'a Which);
 
 impl Serialize for ViewJson<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self.0 {
-            Which::SchottenTotten(seen) => seen.serialize(serializer),
-            Which::LordsOfScotland(seen) => seen.serialize(serializer),
-            Which::Bullfrogs(seen) => seen.serialize(serializer),
+        macro_rules! views {
+            ([$view:ident, $serializer:ident] $(($game:ident, $module:ident))*) => {
+                match $view {
+                    $(Which::$game(seen) => seen.serialize($serializer),)*
+                }
+            };
         }
+        let view = self.0;
+        crate::for_each_game!(views, view, serializer)
     }
 }
 

@@ -1,7 +1,7 @@
 //! Keeping a match on one CPU. A decision is a ping-pong between the match
 //! loop and one bot; when the two sit on different CPUs every message wakes
-//! an idle CPU, which on a virtual machine costs tens of microseconds (the
-//! benchmark measured 45 us a round trip across CPUs against 5 us on one).
+//! an idle CPU, which on a virtual machine costs tens of microseconds
+//! (figures in docs/performance.md, "A match on one CPU").
 //! Bots inherit the CPU set of the thread that starts them, so pinning the
 //! match loop's thread pins the whole match; parallel matches go on
 //! different CPUs.

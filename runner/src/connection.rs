@@ -8,12 +8,12 @@ use std::time::{Duration, Instant};
 use cairn_proto::game::v1::{arena_message, ArenaMessage, BotMessage};
 use cairn_proto::wire;
 
-use crate::forfeit::ForfeitReason;
 use crate::hints::{self, Expecting};
 use crate::launch::{BotLauncher, BotProcess, ExitReport, LaunchError, LaunchSpec};
 use crate::pipe::{LineReader, LineWriter, PipeError};
 use crate::stderr::StderrLog;
 use crate::stop::MatchStop;
+use cairn_engine::forfeit::ForfeitReason;
 
 /// Caps on what a bot may send us.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -162,6 +162,13 @@ impl BotConnection {
         }
     }
 
+    /// The CPU time used since the last mark (since the start until the
+    /// first); `None` when it cannot be read (the process is gone).
+    pub fn cpu_used(&self) -> Option<Duration> {
+        let now = self.process.cpu_time()?;
+        Some(now.saturating_sub(self.cpu_mark))
+    }
+
     /// From now on, CPU is charged from here (after start-up and set-up).
     pub fn reset_cpu_mark(&mut self) {
         self.cpu_mark = self.process.cpu_time().unwrap_or(self.cpu_mark);
@@ -301,7 +308,8 @@ impl BotConnection {
         failure
     }
 
-    fn fail(&mut self, reason: ForfeitReason, detail: impl Into<String>) -> Failure {
+    /// Kills the bot and words its forfeit.
+    pub(crate) fn fail(&mut self, reason: ForfeitReason, detail: impl Into<String>) -> Failure {
         self.process.kill_all();
         Failure::new(reason, detail)
     }

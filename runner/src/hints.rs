@@ -90,6 +90,30 @@ pub fn wall_cap_fired(wall: Duration, used: Option<Duration>, allowed: Duration)
     }
 }
 
+/// No ready came within the start-up's wall-clock cap (`wall`): which
+/// clock fired, with the CPU used (when known) of the `allowed` start-up.
+pub fn no_ready(wall: Duration, used: Option<Duration>, allowed: Duration) -> String {
+    let used = used.map_or_else(String::new, |used| {
+        format!(", {} ms of CPU used", used.as_millis())
+    });
+    format!(
+        "no ready within {} ms of wall-clock time (the start-up's wall-clock cap: four times \
+         its {} ms of CPU plus 1 s{used}): {FLUSH_FIX}",
+        wall.as_millis(),
+        allowed.as_millis()
+    )
+}
+
+/// A bot used more than its start-up's CPU time before its ready.
+pub fn setup_out_of_cpu(used: Duration, allowed: Duration) -> String {
+    format!(
+        "used {} ms of CPU before its ready, more than the {} ms a start-up may: this is \
+         CPU time, not wall-clock; do less before answering hello",
+        used.as_millis(),
+        allowed.as_millis()
+    )
+}
+
 /// The bot used more CPU than the time control allows (`used` when known).
 pub fn out_of_cpu(used: Option<Duration>, allowed: Duration) -> String {
     let allowed = allowed.as_millis();

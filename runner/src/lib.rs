@@ -54,11 +54,9 @@ pub mod affinity;
 pub mod bot_folder;
 pub mod build;
 pub mod connection;
-pub mod forfeit;
 pub mod hints;
 pub mod launch;
 pub mod pipe;
-pub mod record;
 pub mod referee;
 pub mod remote;
 pub mod sandbox;
@@ -68,9 +66,7 @@ pub mod stop;
 pub mod time_control;
 
 pub use connection::IoLimits;
-pub use forfeit::{EndedBy, FinalScore, Forfeit, ForfeitReason};
 pub use launch::{BotLauncher, BotProcess, LaunchSpec, PlainLauncher};
-pub use record::{GameRecord, ReplayFile};
 pub use referee::{
     play_match, play_match_until, seeded_bots, BotEntry, DecisionTiming, GameResult, MatchError,
     MatchResult, MatchSpec, SeatResult,

@@ -19,15 +19,15 @@ use crate::affinity::pin_current_thread;
 use crate::connection::{
     Answer, BotConnection, Budget, Failure, IoLimits, StartError, CPU_CHECK_INTERVAL,
 };
-use crate::forfeit::{final_score, FinalScore, Forfeit, ForfeitReason};
 use crate::hints::{self, Expecting};
 use crate::launch::{BotLauncher, LaunchSpec};
 use crate::pipe::wait_any_readable;
-use crate::record::{hash_text, GameRecord};
 use crate::seating::{check_plan, BadSeating, GamePlan};
 use crate::stderr::StderrLog;
 use crate::stop::MatchStop;
 use crate::time_control::{GameClock, TimeControl};
+use cairn_engine::forfeit::{final_score, FinalScore, Forfeit, ForfeitReason};
+use cairn_proto::record::{hash_text, GameRecord};
 
 /// One bot of a match.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -387,7 +387,7 @@ impl Table<'_> {
         slots: &mut [BotSlot],
         index: u32,
     ) -> Result<(), MatchError> {
-        let setup = self.spec.time_control.setup;
+        let wall_cap = self.spec.time_control.setup_wall_cap();
         for seat in 0..self.n_seats() {
             let slot = &mut slots[self.seat_bot[seat]];
             if slot.connection.is_none() {
@@ -404,7 +404,7 @@ impl Table<'_> {
                 }
             }
             let sent = connection_of(slots, self.seat_bot[seat])
-                .and_then(|connection| connection.send(&self.hello(seat, index), setup));
+                .and_then(|connection| connection.send(&self.hello(seat, index), wall_cap));
             if let Err(failure) = sent {
                 self.forfeit(slots, seat, failure);
             }
@@ -413,14 +413,17 @@ impl Table<'_> {
         Ok(())
     }
 
+    /// A seat has [`TimeControl::setup`] of CPU time (as for decisions,
+    /// so a loaded host costs no bot its game) within the wall-clock cap.
     fn await_readies(&mut self, slots: &mut [BotSlot]) {
         let setup = self.spec.time_control.setup;
-        let deadline = Instant::now() + setup;
+        let wall_cap = self.spec.time_control.setup_wall_cap();
+        let deadline = Instant::now() + wall_cap;
         let mut waiting = self.seats_still_in();
         loop {
             let mut still_waiting = Vec::with_capacity(waiting.len());
             for seat in waiting {
-                match self.check_ready(slots, seat) {
+                match self.check_ready(slots, seat, setup) {
                     Ok(true) => {}
                     Ok(false) => still_waiting.push(seat),
                     Err(failure) => self.forfeit(slots, seat, failure),
@@ -433,9 +436,12 @@ impl Table<'_> {
             }
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
-                let detail = hints::silent("ready", setup);
                 for seat in waiting {
-                    self.forfeit(slots, seat, Failure::new(ForfeitReason::Timeout, &detail));
+                    let used = connection_of(slots, self.seat_bot[seat])
+                        .ok()
+                        .and_then(|connection| connection.cpu_used());
+                    let detail = hints::no_ready(wall_cap, used, setup);
+                    self.forfeit(slots, seat, Failure::new(ForfeitReason::Timeout, detail));
                 }
                 return;
             }
@@ -450,11 +456,23 @@ impl Table<'_> {
         }
     }
 
-    /// Whether the seat's ready has come (without waiting), or its forfeit.
-    fn check_ready(&mut self, slots: &mut [BotSlot], seat: Seat) -> Result<bool, Failure> {
+    /// Whether the seat's ready has come (without waiting), or its forfeit
+    /// (its start-up used more than `setup` of CPU time).
+    fn check_ready(
+        &mut self,
+        slots: &mut [BotSlot],
+        seat: Seat,
+        setup: Duration,
+    ) -> Result<bool, Failure> {
         let connection = connection_of(slots, self.seat_bot[seat])?;
         let Some(answer) = connection.receive_now()? else {
-            return Ok(false);
+            return match connection.cpu_used() {
+                Some(used) if used > setup => {
+                    Err(connection
+                        .fail(ForfeitReason::Timeout, hints::setup_out_of_cpu(used, setup)))
+                }
+                _ => Ok(false),
+            };
         };
         match answer.message.message {
             Some(bot_message::Message::Ready(_)) => {

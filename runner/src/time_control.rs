@@ -12,8 +12,9 @@ pub struct TimeControl {
     pub per_decision: Duration,
     /// Per bot per game.
     pub bank: Duration,
-    /// Wall time to answer a hello (start-up of a fresh process included);
-    /// not charged to the bank.
+    /// CPU time to start and answer a hello (start-up of a fresh process
+    /// included), as decisions are charged; not charged to the bank. A
+    /// bot that waits is stopped by [`TimeControl::setup_wall_cap`].
     pub setup: Duration,
 }
 
@@ -33,6 +34,19 @@ impl Default for TimeControl {
 /// computes within its CPU budget.
 const WALL_FACTOR: u32 = 4;
 const WALL_GRACE: Duration = Duration::from_secs(1);
+
+/// The wall time after which a bot allowed `cpu` of CPU is stopped whatever
+/// its CPU: host load never makes it forfeit, waiting does.
+fn wall_cap(cpu: Duration) -> Duration {
+    cpu.saturating_mul(WALL_FACTOR).saturating_add(WALL_GRACE)
+}
+
+impl TimeControl {
+    /// The wall time a fresh bot has for its ready, whatever its CPU.
+    pub fn setup_wall_cap(&self) -> Duration {
+        wall_cap(self.setup)
+    }
+}
 
 /// One bot's clock in one game.
 #[derive(Debug, Clone)]
@@ -67,7 +81,7 @@ impl GameClock {
 
     /// The wall time after which a decision is a timeout whatever its CPU.
     pub fn wall_backstop(&self) -> Duration {
-        self.allowance() * WALL_FACTOR + WALL_GRACE
+        wall_cap(self.allowance())
     }
 
     /// Charges one decision's CPU time.

@@ -176,6 +176,26 @@ async fn an_explicit_default_is_the_same_variant_as_no_option_on_every_path() {
         "--json",
     ]);
     assert_eq!(found["rows"].as_array().unwrap().len(), 2, "{found}");
+    // Seat bias of the Tactics board: both seats of its two-seat tables.
+    let output = cairn(&[
+        "ratings",
+        "--game",
+        "schotten-totten",
+        "--opt",
+        "tactics=true",
+        "--arena",
+        &address,
+        "--seats",
+    ]);
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{text}");
+    assert!(text.contains("seat bias"), "{text}");
+    let seats: Vec<&str> = text
+        .lines()
+        .filter(|line| line.trim_start().starts_with("2 "))
+        .collect();
+    assert_eq!(seats.len(), 2, "{text}");
+    assert_eq!(found["seat_shares"].as_array().unwrap().len(), 2, "{found}");
 
     // The replay of a game of the plain tournament names no option.
     let matches = cli_json(&[

@@ -4,7 +4,8 @@
 //! its `gameOver` carries its observation of the final state.
 
 use cairn_engine::{new_game, Seat};
-use cairn_runner::{play_match, GameRecord, PlainLauncher};
+use cairn_proto::record::GameRecord;
+use cairn_runner::{play_match, PlainLauncher};
 use cairn_tests::{bot, schotten_totten, workspace_root};
 
 /// One game in a recorder's log: its index, the recorder's seat, and what

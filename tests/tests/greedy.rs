@@ -5,7 +5,8 @@
 //! The random bot is seeded (`CAIRN_BOT_SEED`), so each match is the same
 //! on every run.
 
-use cairn_runner::{play_match, BotEntry, PlainLauncher, ReplayFile};
+use cairn_proto::record::ReplayFile;
+use cairn_runner::{play_match, BotEntry, PlainLauncher};
 use cairn_tests::{match_of, rust_bot};
 
 const GAMES: u32 = 40;

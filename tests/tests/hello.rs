@@ -1,16 +1,19 @@
 //! Every seat's `ready` is awaited at once: a seat that never answers
 //! `hello` (it sleeps, or spins) forfeits alone, and a seat that starts
 //! slowly but within the setup time plays, at every table size of every
-//! game (issue 9, finding 4).
+//! game (issue 9, finding 4). The setup time is CPU time, as decisions'
+//! is, within a wall-clock cap four times as long plus 1 s: a bot that
+//! waits longer than its CPU allowance (as on a loaded host) still plays,
+//! one that computes longer forfeits on CPU (issue 30, finding 8).
 
 use std::time::Duration;
 
-use cairn_runner::{play_match, BotEntry, ForfeitReason, PlainLauncher, TimeControl};
+use cairn_engine::forfeit::ForfeitReason;
+use cairn_runner::{play_match, BotEntry, PlainLauncher, TimeControl};
 use cairn_tests::{bot, match_of, python_bot, workspace_root};
 
-/// How long every seat has for its ready.
-/// Generous: the slow starter must make it on a loaded two-core machine.
-const SETUP: Duration = Duration::from_millis(3000);
+/// The CPU every seat has for its ready (its wall-clock cap: 5 s).
+const SETUP: Duration = Duration::from_millis(1000);
 
 /// A seat that fails its hello in the way `kind` says.
 fn faulty(kind: &str) -> BotEntry {
@@ -24,7 +27,7 @@ fn faulty(kind: &str) -> BotEntry {
     bot(kind, &workspace_root(), &["sh", "-c", script])
 }
 
-/// A random bot that needs a third of the setup time to start.
+/// A random bot that waits half the setup time (in wall-clock) to start.
 fn slow_starter() -> BotEntry {
     let dir = workspace_root().join("sdk/python");
     bot(
@@ -110,18 +113,54 @@ fn a_seat_silent_at_hello_forfeits_alone_in_bullfrogs_at_every_size_and_solo() {
 fn the_forfeit_of_a_silent_seat_says_it_sent_no_ready() {
     let spec_bots = vec![faulty("sleeps"), python_bot("random", "random_bot.py")];
     let mut spec = match_of("schotten-totten", &[], 1, 3, spec_bots);
-    spec.time_control.setup = SETUP;
+    spec.time_control.setup = Duration::from_millis(500);
     let result = play_match(&spec, &PlainLauncher).expect("the match is refereed");
     let forfeit = result.games[0].seats[0]
         .forfeit
         .clone()
         .expect("seat 0 forfeits");
     assert!(
-        forfeit
-            .detail
-            .starts_with("no ready within 3000 ms of wall-clock time: flush stdout"),
+        forfeit.detail.starts_with(
+            "no ready within 3000 ms of wall-clock time (the start-up's wall-clock cap: \
+             four times its 500 ms of CPU plus 1 s"
+        ) && forfeit.detail.contains("flush stdout"),
         "{}",
         forfeit.detail
     );
     assert_eq!(result.games[0].seats[1].rank, 1);
+}
+
+/// Start-up is charged in CPU time: a seat that waits three times its
+/// allowance in wall-clock (a loaded host, a slow disk) plays; a seat that
+/// computes past it forfeits, told it was CPU.
+#[test]
+fn a_seat_that_waits_at_hello_plays_and_one_that_computes_past_its_cpu_forfeits() {
+    let waits = bot(
+        "waits",
+        &workspace_root().join("sdk/python"),
+        &["sh", "-c", "sleep 1.5; exec python3 random_bot.py"],
+    );
+    let computes = bot(
+        "computes",
+        &workspace_root(),
+        &["sh", "-c", "while :; do :; done"],
+    );
+    let mut spec = match_of("schotten-totten", &[], 1, 5, vec![waits, computes]);
+    spec.time_control.setup = Duration::from_millis(500);
+    let result = play_match(&spec, &PlainLauncher).expect("the match is refereed");
+    let game = &result.games[0];
+    assert!(game.seats[0].forfeit.is_none(), "{:?}", game.seats[0]);
+    assert_eq!(game.seats[0].rank, 1);
+    let forfeit = game.seats[1]
+        .forfeit
+        .clone()
+        .expect("the computing seat forfeits");
+    assert_eq!(forfeit.reason, ForfeitReason::Timeout);
+    assert!(
+        forfeit
+            .detail
+            .contains("ms of CPU before its ready, more than the 500 ms"),
+        "{}",
+        forfeit.detail
+    );
 }

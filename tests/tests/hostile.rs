@@ -1,7 +1,9 @@
 //! Misbehaving bots forfeit the game with the right reason, the opponent
 //! wins, the runner carries on, and no process of theirs is left.
 
-use cairn_runner::{play_match, EndedBy, ForfeitReason, MatchResult, PlainLauncher, ReplayFile};
+use cairn_engine::forfeit::{EndedBy, ForfeitReason};
+use cairn_proto::record::ReplayFile;
+use cairn_runner::{play_match, MatchResult, PlainLauncher};
 use cairn_tests::{
     hostile_bot, match_of, process_with_marker_exists, python_bot, schotten_totten,
     tight_time_control,

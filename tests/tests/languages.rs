@@ -3,7 +3,9 @@
 //! 2-5 seats, Bullfrogs at 2-4 seats and solo), and bots that all pick the
 //! first legal action write byte-identical replays whatever their language.
 
-use cairn_runner::{play_match, EndedBy, PlainLauncher, ReplayFile};
+use cairn_engine::forfeit::EndedBy;
+use cairn_proto::record::ReplayFile;
+use cairn_runner::{play_match, PlainLauncher};
 use cairn_tests::{js_bot, match_of, python_bot, rust_bot, schotten_totten};
 
 const VARIANTS: &[&[&str]] = &[

@@ -4,8 +4,9 @@
 //! its own clock under a tight time control it never runs out of time; and
 //! a short seeded match against the random bot is its to win.
 
+use cairn_proto::record::ReplayFile;
 use cairn_runner::sandbox::{Limits, ProgramPolicy};
-use cairn_runner::{play_match, BotEntry, MatchResult, ReplayFile, SandboxLauncher};
+use cairn_runner::{play_match, BotEntry, MatchResult, SandboxLauncher};
 use cairn_tests::{match_of, rust_bot, tight_time_control};
 
 /// The searching bot with a fixed seed and, if given, an iteration cap per

@@ -2,8 +2,10 @@
 //! JavaScript play through it, and misbehaving bots still forfeit with the
 //! right reason, with nothing of them left afterwards.
 
+use cairn_engine::forfeit::{EndedBy, ForfeitReason};
+use cairn_proto::record::ReplayFile;
 use cairn_runner::sandbox::{Limits, ProgramPolicy};
-use cairn_runner::{play_match, EndedBy, ForfeitReason, ReplayFile, SandboxLauncher};
+use cairn_runner::{play_match, SandboxLauncher};
 use cairn_tests::{
     hostile_bot, js_bot, match_of, process_with_marker_exists, python_bot, rust_bot,
     schotten_totten, tight_time_control,

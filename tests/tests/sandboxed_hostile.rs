@@ -15,10 +15,10 @@
 use std::io::ErrorKind;
 use std::path::Path;
 
+use cairn_engine::forfeit::{EndedBy, ForfeitReason};
+use cairn_proto::record::ReplayFile;
 use cairn_runner::sandbox::{Limits, Sandbox};
-use cairn_runner::{
-    play_match, BotEntry, EndedBy, ForfeitReason, MatchResult, ReplayFile, SandboxLauncher,
-};
+use cairn_runner::{play_match, BotEntry, MatchResult, SandboxLauncher};
 use cairn_tests::{
     bot, hostile_bot, process_with_marker_exists, python_bot, schotten_totten, workspace_root,
 };

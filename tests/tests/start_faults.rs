@@ -6,11 +6,11 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use cairn_engine::forfeit::ForfeitReason;
 use cairn_runner::launch::LaunchError;
 use cairn_runner::sandbox::Limits;
 use cairn_runner::{
-    play_match, BotLauncher, BotProcess, ForfeitReason, LaunchSpec, MatchError, PlainLauncher,
-    SandboxLauncher,
+    play_match, BotLauncher, BotProcess, LaunchSpec, MatchError, PlainLauncher, SandboxLauncher,
 };
 use cairn_tests::{bot, hostile_bot, python_bot, schotten_totten, workspace_root};
 

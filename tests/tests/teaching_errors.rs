@@ -9,7 +9,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use arena_support::cairn_binary;
-use cairn_runner::{play_match, ForfeitReason, PlainLauncher};
+use cairn_engine::forfeit::ForfeitReason;
+use cairn_runner::{play_match, PlainLauncher};
 use cairn_tests::{bot, python_bot, schotten_totten, tight_time_control, workspace_root};
 
 /// Each mistake, its forfeit reason, and the words its detail must hold.
@@ -86,7 +87,9 @@ fn each_mistake_forfeits_in_the_match_loop_with_a_detail_naming_its_fix() {
                 let bots = vec![mistake(mode), python_bot("random", "random_bot.py")];
                 let mut spec = schotten_totten(&[], 1, 1, bots);
                 spec.time_control = tight_time_control();
-                spec.time_control.setup = Duration::from_secs(10);
+                // CPU time, ample for Python's start; the wall-clock cap
+                // the no-flush bot meets is 9 s.
+                spec.time_control.setup = Duration::from_secs(2);
                 let result = play_match(&spec, &PlainLauncher).expect("refereed");
                 let forfeit = result.games[0].seats[0].forfeit.clone().expect("forfeit");
                 check(mode, reason, words, (forfeit.reason, &forfeit.detail));

@@ -143,10 +143,10 @@ impl ArenaApi {
         } else {
             Vec::new()
         };
-        let model = board.rows.first().map_or_else(
-            || query.model.map_or("", RatingModel::id),
-            |line| line.row.model.id(),
-        );
+        let model = match board.rows.is_empty() {
+            true => query.model.map_or("", RatingModel::id),
+            false => inputs.model().id(),
+        };
         let rows = leaderboard_page(&board.rows, &request.page)?;
         Ok(pb::Leaderboard {
             game: query.game.clone(),
@@ -162,6 +162,13 @@ impl ArenaApi {
             solo: solo.iter().enumerate().map(convert::solo_row).collect(),
             next_page_token: rows.next_page_token.unwrap_or_default(),
             total_rows: u32::try_from(board.rows.len()).unwrap_or(u32::MAX),
+            provisional_deals: crate::store::PROVISIONAL_DEALS as u32,
+            seat_shares: board
+                .summary
+                .iter()
+                .flat_map(|summary| &summary.seat_shares)
+                .map(convert::seat_share)
+                .collect(),
         })
     }
 }
@@ -352,9 +359,14 @@ impl Arena for ArenaApi {
         request: Request<pb::CreateTournamentRequest>,
     ) -> Result<Response<pb::Tournament>, Status> {
         let owner = self.owner(&request).await?;
-        let asked = convert::new_tournament(request.into_inner())?;
+        let mut request = request.into_inner();
+        let key = std::mem::take(&mut request.idempotency_key);
+        let asked = convert::new_tournament(request)?;
         let tournament = self
-            .write(async move |store| store.create_tournament(&owner, &asked).await)
+            .write(async move |store| {
+                let key = (!key.is_empty()).then_some(key.as_str());
+                store.create_tournament_once(&owner, &asked, key).await
+            })
             .await?;
         self.store.notify_change();
         Ok(Response::new(convert::tournament(&tournament)))

@@ -10,9 +10,8 @@
 //! stream open, it holds the bytes until the next flush: in the same turn
 //! of the connection's task once h2 has written the trailers, or at the
 //! latest in the next turn, which it asks for at once. Every other flush
-//! goes out as it comes. In the arena bench each answer became one write
-//! and one wake-up of its reader, whose CPU per read fell by about an
-//! eighth (27-29 µs to 23-25 µs); the readers' p99s fell by about a tenth.
+//! goes out as it comes: each answer is one write and one wake-up of its
+//! reader (figures in docs/performance.md, "Coalesced answers").
 //!
 //! Which frame came last is read from the bytes h2 writes (HTTP/2 frame
 //! headers: a 24-bit length, a type, flags). Bytes that are not HTTP/2 only

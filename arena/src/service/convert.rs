@@ -1,7 +1,7 @@
 //! Store types to wire messages and back. Wire input is checked here only
 //! as far as types go; the store checks meaning.
 
-use cairn_proto::reasons::{arena_end_reason, arena_forfeit_reason};
+use cairn_proto::reasons::{end_reason_from_i32, forfeit_reason_from_i32};
 
 use super::pb;
 use crate::archive::Manifest;
@@ -343,7 +343,13 @@ pub(super) fn leaderboard_row(line: &FittedRow) -> pb::LeaderboardRow {
         losses: standing.losses,
         forfeits: standing.forfeits,
         provisional: row.provisional,
-        fitted: line.fitted.map(fitted_rating),
+        fitted: line.fitted.map(|fitted| pb::FittedRating {
+            bound: line.bound,
+            ..fitted_rating(fitted)
+        }),
+        live: line.live,
+        fitted_games: line.fitted_games as i64,
+        fitted_deals: line.fitted_deals as i64,
     }
 }
 
@@ -365,6 +371,18 @@ fn fitted_rating(fitted: Result<Estimate, Unidentified>) -> pb::FittedRating {
     }
 }
 
+pub(super) fn seat_share(share: &crate::stats::seats::SeatShare) -> pb::SeatShare {
+    pb::SeatShare {
+        table_size: share.table_size,
+        seat: share.seat,
+        games: share.games as i64,
+        deals: share.deals as i64,
+        share: share.share,
+        low: share.low,
+        high: share.high,
+    }
+}
+
 pub(super) fn fit_summary(summary: &FitSummary) -> pb::FitSummary {
     pb::FitSummary {
         method: summary.method.id().to_string(),
@@ -372,6 +390,7 @@ pub(super) fn fit_summary(summary: &FitSummary) -> pb::FitSummary {
         deals: summary.deals as i64,
         anchor_bot: summary.anchor_bot.clone().unwrap_or_default(),
         anchor_rating: summary.anchor_rating,
+        table_sizes: summary.table_sizes.clone(),
     }
 }
 
@@ -407,7 +426,7 @@ pub(super) fn lease(lease: &Lease) -> pb::MatchLease {
 }
 
 pub(super) fn game_report(game: pb::GameResult) -> Result<GameReport, ArenaError> {
-    let ended_by = arena_end_reason(game.end_reason)
+    let ended_by = end_reason_from_i32(game.end_reason)
         .map_err(|error| ArenaError::invalid(error.to_string()))?;
     let stderr_tails = game
         .seats
@@ -422,10 +441,24 @@ pub(super) fn game_report(game: pb::GameResult) -> Result<GameReport, ArenaError
             .into_iter()
             .map(report_seat)
             .collect::<Result<_, ArenaError>>()?,
-        replay: game.replay,
+        replay: known_fields_only(game.replay),
         ended_by,
         stderr_tails,
     })
+}
+
+/// A reported replay as the arena keeps and serves it: what the replay
+/// format holds, written anew, so a runner cannot publish anything else
+/// (unknown fields, padding) under a game. A replay that does not parse
+/// is kept as it came: its verification refuses it.
+fn known_fields_only(replay: Vec<u8>) -> Vec<u8> {
+    let parsed = std::str::from_utf8(&replay)
+        .ok()
+        .and_then(|text| cairn_proto::record::ReplayFile::from_json(text).ok());
+    match parsed {
+        Some(file) => file.to_json().into_bytes(),
+        None => replay,
+    }
 }
 
 /// A reported stderr tail: refused over the cap our runners keep to; kept
@@ -445,7 +478,7 @@ fn report_seat(seat: pb::SeatResult) -> Result<SeatResult, ArenaError> {
     let forfeit = match seat.forfeit {
         None => None,
         Some(forfeit) => Some(Forfeit {
-            reason: arena_forfeit_reason(forfeit.reason)
+            reason: forfeit_reason_from_i32(forfeit.reason)
                 .map_err(|error| ArenaError::invalid(error.to_string()))?,
             detail: forfeit.detail,
         }),
@@ -474,5 +507,21 @@ pub(super) fn solo_row((index, row): (usize, &SoloRow)) -> pb::SoloRow {
             low: difference.low,
             high: difference.high,
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use cairn_proto::record::ReplayFile;
+
+    #[test]
+    fn a_reported_replay_keeps_only_the_fields_of_the_replay_format() {
+        let honest = ReplayFile::new(Vec::new()).to_json();
+        let mut padded: serde_json::Value = serde_json::from_str(&honest).unwrap();
+        padded["smuggled"] = serde_json::json!("x".repeat(100_000));
+        let padded = format!("{}{}", padded, " ".repeat(100_000)).into_bytes();
+        assert_eq!(super::known_fields_only(padded), honest.as_bytes());
+        let not_a_replay = br#"{"seed": 1}"#.to_vec();
+        assert_eq!(super::known_fields_only(not_a_replay.clone()), not_a_replay);
     }
 }

@@ -68,16 +68,9 @@ pub fn write_core(cores: &[usize]) -> Option<usize> {
 }
 
 /// How much lower than the arena's writes `cairn serve` runs the threads
-/// serving the public calls (niceness; `--api-nice`). Readers on other
-/// machines leave the writes their core, but with every core busy (in the
-/// arena bench, 200 back-to-back readers sharing 2 cores with the arena)
-/// an even share gave ingest about half its speed alone, whatever the
-/// arena did per report: 1.97-2.37x slower. At 10 the scheduler weighs a
-/// busy writer thread or SQLite write connection about ten times a public
-/// thread: ingest slowed 1.22-1.65x (about 1.5 as a rule), and the
-/// readers' p99 went from 20-30 ms to 31-63 ms (over 50 in 4 runs of 10,
-/// most while the machine ran slow). At 15: 1.33-1.51x, but a p99 reached
-/// 85 ms.
+/// serving the public calls (niceness; `--api-nice`): with every core busy,
+/// an even share halves ingest (figures in docs/performance.md, "Public
+/// calls run lower than the writes").
 pub const API_NICE: u8 = 10;
 
 /// Runs first on a thread the server starts, to place it (CPU set,
@@ -88,18 +81,12 @@ pub type Placement = std::sync::Arc<dyn Fn() + Send + Sync>;
 #[derive(Clone)]
 pub struct ServeOptions {
     /// Runs first on the writer thread, which then opens the write path's
-    /// SQLite connections (the write connection and the runners' read
-    /// connection), so SQLite's threads for them start from it, placed as
-    /// it is. `cairn serve` keeps them all on one core, and the public
-    /// calls on the others (`--write-cpu`): a report passes about fifteen
-    /// times between the writer thread and those threads (9 wake-ups of
-    /// the writer and 6 of SQLite's threads per result, counted with
-    /// `perf`), each a wake-up across cores otherwise, which under load
-    /// waited about 60 µs for a core. In the arena bench (2 cores, 200
-    /// readers) ingest alone fell from about 1,800 to 1,700 results/s
-    /// (the writer and SQLite's thread no longer overlap), but under the
-    /// readers rose from about 1,200 to 1,450: the slowdown went from
-    /// 1.45-1.68 to 1.17-1.32, and the readers' p99 from 28-37 to 22-29 ms.
+    /// SQLite connections, so SQLite's threads for them start from it,
+    /// placed as it is. `cairn serve` keeps them all on one core and the
+    /// public calls on the others (`--write-cpu`): a report passes about
+    /// fifteen times between these threads, and each pass across cores
+    /// waits for a core under load (figures in docs/performance.md, "The
+    /// writes on one core").
     pub place_writer: Option<Placement>,
     /// The largest runner message decoded (tests lower it, so a match too
     /// large for one message needs few games); at most, and by default,

@@ -217,6 +217,9 @@ impl Store {
         if let Some(runner) = existing {
             return Ok(runner);
         }
+        // A revoked runner's name may be given again.
+        self.write(async |tx| super::runner_tokens::free_revoked_name(tx, name).await)
+            .await?;
         let inserted = sqlx::query_scalar(
             "INSERT INTO runners (name, token_hash, created_at) VALUES ($1, $2, $3) RETURNING id",
         )

@@ -14,9 +14,7 @@ use cairn_engine::forfeit::{
 use sqlx::AnyConnection;
 
 use super::accounts::Runner;
-use super::results::{
-    finish_match_if_complete, insert_result, rated_seats, Forfeit, GameReport, SeatResult,
-};
+use super::results::{finish_match_if_complete, insert_result, Forfeit, GameReport, SeatResult};
 use super::runner_trust::{has_build, record_build_failure, record_give_back};
 use super::Store;
 use crate::error::ArenaError;
@@ -231,14 +229,8 @@ async fn end_with_build_failures(
             }),
         })
         .collect();
-    let (game, variant, tournament_id, super::Flag(rated), super::Flag(has_forfeit_policy)): (
-        String,
-        String,
-        i64,
-        super::Flag,
-        super::Flag,
-    ) = sqlx::query_as(
-        "SELECT t.game, t.variant, t.id, t.validates IS NULL, t.max_forfeit_rate IS NOT NULL \
+    let (tournament_id, super::Flag(has_forfeit_policy)): (i64, super::Flag) = sqlx::query_as(
+        "SELECT t.id, t.max_forfeit_rate IS NOT NULL \
          FROM tournaments t JOIN matches m ON m.tournament_id = t.id WHERE m.id = $1",
     )
     .bind(match_id)
@@ -259,19 +251,12 @@ async fn end_with_build_failures(
             stderr_tails: Vec::new(),
             ended_by: EndedBy::Forfeit,
         };
-        let result_id = insert_result(&mut *tx, runner_id, game_id, &report, now).await?;
+        insert_result(&mut *tx, runner_id, game_id, &report, now).await?;
         super::rounds::tally_recorded_game(&mut *tx, game_id).await?;
-        // A validation game is never rated.
-        if rated {
-            super::leaderboard::rate_result(
-                &mut *tx,
-                &game,
-                &variant,
-                result_id,
-                &rated_seats(&results),
-            )
-            .await?;
-        }
+        // RULING (issue 36): a game no bot played is recorded (standings,
+        // forfeit tallies) but never rated, for anyone: it measures no
+        // strength, and a version that never played a full game has no
+        // rating to show. The fit leaves these games out too.
         if has_forfeit_policy {
             super::suspensions::after_game(&mut *tx, tournament_id, game_id, now).await?;
         }

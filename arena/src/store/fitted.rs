@@ -18,7 +18,7 @@
 //! refit reads only the results recorded since the last one (result ids
 //! only grow and a result is written once) and fits on a blocking thread.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -34,6 +34,8 @@ use crate::fit::{
     fit, Anchor, DealKey, Estimate, Fit, FitConfig, FitGame, FitSeat, Method, Unidentified,
     DEFAULT_MEAN,
 };
+use crate::ratings::{RatingModel, Standing};
+use crate::stats::seats::{seat_shares, SeatShare};
 
 /// The longest a leaderboard read waits for a refit before answering from
 /// the previous one.
@@ -61,13 +63,45 @@ pub struct FittedLeaderboard {
     pub summary: Option<FitSummary>,
 }
 
-/// A leaderboard line and its fitted rating: `None` when the bot has no
-/// fitted game (e.g. every game it played was skipped by the fit).
+/// A leaderboard line and its fitted rating.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FittedRow {
+    /// The bot, its live rating under the board's model (see `live`) and its
+    /// record over every table size of the board.
     pub row: LeaderboardRow,
+    /// Whether the bot has games under the live model; if not, the row's
+    /// rating is the model's starting value and means nothing.
+    pub live: bool,
+    /// `None` when the fit has not seen the bot (or no fit was ready).
     pub fitted: Option<Result<Estimate, Unidentified>>,
+    /// An unbeaten bot's least rating, a winless one's most (see
+    /// `fit::bound`).
+    pub bound: Option<f64>,
+    /// The games and deals the fit used for this bot.
+    pub fitted_games: usize,
+    pub fitted_deals: usize,
 }
+
+impl FittedRow {
+    /// A line before the fit is read into it.
+    fn unfitted(row: LeaderboardRow, live: bool) -> FittedRow {
+        FittedRow {
+            row,
+            live,
+            fitted: None,
+            bound: None,
+            fitted_games: 0,
+            fitted_deals: 0,
+        }
+    }
+}
+
+/// A bot is provisional, listed after every established bot, with fewer
+/// fitted deals than this (live games when no fit is ready).
+/// RULING (ours, issue 36): deals, not games, since the games of a deal are
+/// one unit to the fit; ten, as [`crate::ratings::PROVISIONAL_GAMES`] is
+/// for the live models. A 2-0 record (one deal) never tops a board.
+pub const PROVISIONAL_DEALS: usize = 10;
 
 /// What the fitted column rests on.
 #[derive(Debug, Clone, PartialEq)]
@@ -79,6 +113,10 @@ pub struct FitSummary {
     /// (`name@version`) pinned there.
     pub anchor_bot: Option<String>,
     pub anchor_rating: f64,
+    /// The table sizes of the fitted games, ascending.
+    pub table_sizes: Vec<u32>,
+    /// Each seat's score share per table size.
+    pub seat_shares: Vec<SeatShare>,
 }
 
 /// One fit per game and variant.
@@ -114,6 +152,9 @@ struct StampedFit {
     board_last: i64,
     /// The games fitted, so a refit reads only the new ones.
     games: Arc<Vec<FitGame>>,
+    /// Their table sizes, ascending, and each seat's score share.
+    table_sizes: Vec<u32>,
+    seat_shares: Vec<SeatShare>,
     fit: Arc<Fit>,
 }
 
@@ -156,7 +197,20 @@ impl Store {
         query: &LeaderboardQuery,
     ) -> Result<LeaderboardInputs, ArenaError> {
         let rows = self.leaderboard(query).await?;
-        let fit = if rows.is_empty() {
+        // The other table sizes' model: its rows name the bots that never
+        // played under this one and hold the rest of everyone's record.
+        let model = query.model.or(rows.first().map(|row| row.model));
+        let other = match model {
+            Some(RatingModel::WengLin) => RatingModel::Glicko2,
+            _ => RatingModel::WengLin,
+        };
+        let others = self
+            .leaderboard(&LeaderboardQuery {
+                model: Some(other),
+                ..query.clone()
+            })
+            .await?;
+        let fit = if rows.is_empty() && others.is_empty() {
             // No game yet: nothing to fit, and nothing cached for a board
             // anyone can name.
             None
@@ -164,14 +218,22 @@ impl Store {
             self.current_fit(&query.game, &variant_key(&query.options))
                 .await?
         };
-        Ok(LeaderboardInputs { rows, fit })
+        Ok(LeaderboardInputs {
+            model: model.unwrap_or(RatingModel::WengLin),
+            rows,
+            others,
+            fit,
+        })
     }
 }
 
-/// A leaderboard's live rows and the fit current when they were read.
+/// A leaderboard's live rows (under its model, and under the model of the
+/// other table sizes) and the fit current when they were read.
 #[derive(Debug, Clone)]
 pub struct LeaderboardInputs {
+    model: RatingModel,
     rows: Arc<Vec<LeaderboardRow>>,
+    others: Arc<Vec<LeaderboardRow>>,
     fit: Option<Arc<StampedFit>>,
 }
 
@@ -186,15 +248,20 @@ impl LeaderboardInputs {
             (Some(mine), Some(theirs)) => Arc::ptr_eq(mine, theirs),
             _ => false,
         };
-        same_fit && Arc::ptr_eq(&self.rows, &other.rows)
+        same_fit && Arc::ptr_eq(&self.rows, &other.rows) && Arc::ptr_eq(&self.others, &other.others)
+    }
+
+    /// The board's live model.
+    pub fn model(&self) -> RatingModel {
+        self.model
     }
 
     /// The board with fitted ratings on the scale `anchor` names (see
     /// [`Store::fitted_leaderboard`]).
     pub fn fitted(&self, anchor: Option<&str>) -> Result<FittedLeaderboard, ArenaError> {
-        let rows = self.rows.to_vec();
+        let mut lines = self.lines();
         let anchor_row = anchor
-            .map(|name| find_anchor(&rows, name))
+            .map(|name| find_anchor(lines.iter().map(|line| &line.row), name))
             .transpose()?
             .map(|row| {
                 (
@@ -203,11 +270,11 @@ impl LeaderboardInputs {
                 )
             });
         let Some(stamped) = &self.fit else {
+            for line in &mut lines {
+                line.row.provisional = line.row.standing.provisional();
+            }
             return Ok(FittedLeaderboard {
-                rows: rows
-                    .into_iter()
-                    .map(|row| FittedRow { row, fitted: None })
-                    .collect(),
+                rows: ranked(lines),
                 summary: None,
             });
         };
@@ -222,33 +289,80 @@ impl LeaderboardInputs {
         let ratings = fit.ratings(scale).map_err(|error| {
             ArenaError::invalid(format!("anchor `{}`: {error}", anchor.unwrap_or_default()))
         })?;
-        let by_bot: HashMap<i64, Result<Estimate, Unidentified>> = ratings
+        let by_bot: HashMap<i64, _> = ratings
             .into_iter()
-            .map(|rating| (rating.bot_version_id, rating.estimate))
+            .map(|rating| (rating.bot_version_id, rating))
             .collect();
-        let mut fitted: Vec<FittedRow> = rows
-            .into_iter()
-            .map(|row| FittedRow {
-                fitted: by_bot.get(&row.bot_version_id).copied(),
-                row,
-            })
-            .collect();
-        // Rows arrive in live order, which the stable sort keeps among equals.
-        fitted.sort_by(|a, b| order_key(a).total_cmp(&order_key(b)));
-        for (index, line) in fitted.iter_mut().enumerate() {
-            line.row.position = index + 1;
+        for line in &mut lines {
+            let id = line.row.bot_version_id;
+            (line.fitted_games, line.fitted_deals) = fit.played(id);
+            line.fitted = by_bot.get(&id).map(|rating| rating.estimate);
+            line.bound = by_bot.get(&id).and_then(|rating| rating.bound);
+            line.row.provisional = line.fitted_deals < PROVISIONAL_DEALS;
         }
         Ok(FittedLeaderboard {
-            rows: fitted,
+            rows: ranked(lines),
             summary: Some(FitSummary {
                 method: fit.method(),
                 games: fit.n_games(),
                 deals: fit.n_deals(),
                 anchor_bot: anchor_row.map(|(_, name)| name),
                 anchor_rating: DEFAULT_MEAN,
+                table_sizes: stamped.table_sizes.clone(),
+                seat_shares: stamped.seat_shares.clone(),
             }),
         })
     }
+
+    /// Every bot of the board once, in live order: its live row if it has
+    /// one, its record summed over both models' table sizes (two seats, and
+    /// three or more: each game counts under exactly one of them).
+    fn lines(&self) -> Vec<FittedRow> {
+        let mut lines: Vec<FittedRow> = self
+            .rows
+            .iter()
+            .map(|row| FittedRow::unfitted(row.clone(), true))
+            .collect();
+        let index: HashMap<i64, usize> = lines
+            .iter()
+            .enumerate()
+            .map(|(at, line)| (line.row.bot_version_id, at))
+            .collect();
+        for other in self.others.iter() {
+            match index.get(&other.bot_version_id) {
+                Some(&at) => add_record(&mut lines[at].row.standing, &other.standing),
+                None => {
+                    let mut row = other.clone();
+                    row.model = self.model;
+                    row.standing.rating = Standing::initial(self.model).rating;
+                    lines.push(FittedRow::unfitted(row, false));
+                }
+            }
+        }
+        lines
+    }
+}
+
+/// `total` plus the games of `more` (rated under another model).
+fn add_record(total: &mut Standing, more: &Standing) {
+    total.games += more.games;
+    total.wins += more.wins;
+    total.draws += more.draws;
+    total.losses += more.losses;
+    total.forfeits += more.forfeits;
+}
+
+/// The lines in board order, numbered from 1 (see [`order_key`]); the
+/// stable sort keeps the live order among equals.
+fn ranked(mut lines: Vec<FittedRow>) -> Vec<FittedRow> {
+    lines.sort_by(|a, b| {
+        let (a, b) = (order_key(a), order_key(b));
+        a.0.cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.total_cmp(&b.2))
+    });
+    for (index, line) in lines.iter_mut().enumerate() {
+        line.row.position = index + 1;
+    }
+    lines
 }
 
 impl Store {
@@ -278,7 +392,9 @@ impl Store {
              SELECT r.id, t.id, g.seed, rs.bot_version_id, rs.rank FROM fresh r \
              JOIN result_seats rs ON rs.game_id = r.game_id JOIN games g ON g.id = r.game_id \
              JOIN matches m ON m.id = g.match_id JOIN tournaments t ON t.id = m.tournament_id \
-             WHERE t.game = $2 AND t.variant = $3 AND t.validates IS NULL ORDER BY r.id, rs.seat",
+             WHERE t.game = $2 AND t.variant = $3 AND t.validates IS NULL \
+             AND NOT EXISTS (SELECT 1 FROM result_seats b WHERE b.game_id = r.game_id AND b.forfeit_reason = 'build_failed') \
+             ORDER BY r.id, rs.seat",
         )
         .persistent(false)
         .bind(after_result_id)
@@ -423,19 +539,22 @@ async fn refit(
     let mut games = previous.map_or_else(Vec::new, |fit| fit.games.as_ref().clone());
     games.extend(new_games);
     let fit = fit(&games, &FitConfig::default());
+    let table_sizes: BTreeSet<u32> = games.iter().map(|game| game.seats.len() as u32).collect();
     Ok(Arc::new(StampedFit {
         stamp,
         busy: store.reads.board_version(game, variant) != stamp,
         finished: Instant::now(),
         took: started.elapsed(),
         board_last,
+        table_sizes: table_sizes.into_iter().collect(),
+        seat_shares: seat_shares(&games),
         games: Arc::new(games),
         fit: Arc::new(fit),
     }))
 }
 
 fn find_anchor<'a>(
-    rows: &'a [LeaderboardRow],
+    mut rows: impl Iterator<Item = &'a LeaderboardRow>,
     name: &str,
 ) -> Result<&'a LeaderboardRow, ArenaError> {
     if name.len() > MAX_ANCHOR_BYTES {
@@ -454,7 +573,7 @@ fn find_anchor<'a>(
         }
         None => (name, None),
     };
-    rows.iter()
+    rows.by_ref()
         .filter(|row| row.bot_name == bot && version.is_none_or(|v| row.version == v))
         .max_by_key(|row| row.version)
         .ok_or_else(|| {
@@ -462,16 +581,20 @@ fn find_anchor<'a>(
         })
 }
 
-/// Unbeaten bots first, then rated ones by rating, then the unconnected,
-/// the winless and bots the fit did not see.
-fn order_key(line: &FittedRow) -> f64 {
-    match line.fitted {
-        Some(Err(Unidentified::Unbeaten)) => f64::NEG_INFINITY,
-        Some(Ok(estimate)) => -estimate.rating,
-        Some(Err(Unidentified::Unconnected)) => 1e300,
-        Some(Err(Unidentified::Winless)) => 2e300,
-        None => f64::INFINITY,
-    }
+/// Established bots before provisional ones; within each, bots with a
+/// number (a rating, or an unbeaten or winless bot's bound) by that number,
+/// then, with no number, the unbeaten, the unconnected, the winless and
+/// bots the fit did not see. Live order among those.
+fn order_key(line: &FittedRow) -> (bool, u8, f64) {
+    let (class, value) = match (line.fitted, line.bound) {
+        (Some(Ok(estimate)), _) => (0, -estimate.rating),
+        (Some(Err(_)), Some(bound)) => (0, -bound),
+        (Some(Err(Unidentified::Unbeaten)), None) => (1, 0.0),
+        (Some(Err(Unidentified::Unconnected)), None) => (2, 0.0),
+        (Some(Err(Unidentified::Winless)), None) => (3, 0.0),
+        (None, _) => (4, 0.0),
+    };
+    (line.row.provisional, class, value)
 }
 
 #[cfg(test)]

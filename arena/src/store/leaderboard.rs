@@ -162,7 +162,9 @@ impl Store {
             let rows: Vec<(i64, i64, i64, super::Flag)> = sqlx::query_as(
                 "SELECT r.id, rs.bot_version_id, rs.rank, rs.forfeit_reason IS NOT NULL FROM results r \
                  JOIN games g ON g.id = r.game_id JOIN matches m ON m.id = g.match_id JOIN tournaments t ON t.id = m.tournament_id \
-                 JOIN result_seats rs ON rs.game_id = r.game_id WHERE t.game = $1 AND t.variant = $2 AND t.validates IS NULL ORDER BY r.id, rs.seat",
+                 JOIN result_seats rs ON rs.game_id = r.game_id WHERE t.game = $1 AND t.variant = $2 AND t.validates IS NULL \
+                 AND NOT EXISTS (SELECT 1 FROM result_seats b WHERE b.game_id = r.game_id AND b.forfeit_reason = 'build_failed') \
+                 ORDER BY r.id, rs.seat",
             )
             .bind(game)
             .bind(&variant)
@@ -223,52 +225,8 @@ pub(crate) struct RatingWrites {
     pub history: Vec<(RatingModel, RatingChange)>,
 }
 
-/// Rates one recorded game under every model that fits its table; the
-/// seats' new standings (model, bot version, standing).
-pub(crate) async fn rate_result(
-    tx: &mut AnyConnection,
-    game: &str,
-    variant: &str,
-    result_id: i64,
-    seats: &[RatedSeat],
-) -> Result<Vec<(RatingModel, i64, Standing)>, ArenaError> {
-    let writes = rating_writes(tx, game, variant, seats).await?;
-    save_rating_writes(tx, (game, variant), result_id, &writes).await?;
-    Ok(writes.saved)
-}
-
-/// Writes what [`rating_writes`] computed for result `result_id` of
-/// `board` (game and variant).
-pub(crate) async fn save_rating_writes(
-    tx: &mut AnyConnection,
-    (game, variant): (&str, &str),
-    result_id: i64,
-    writes: &RatingWrites,
-) -> Result<(), ArenaError> {
-    save_standings(tx, game, variant, &writes.saved).await?;
-    insert_histories(tx, result_id, game, variant, &writes.history).await
-}
-
-/// Reads the seats' standings and rates the game under every model that
-/// fits its table; writes nothing.
-pub(crate) async fn rating_writes(
-    tx: &mut AnyConnection,
-    game: &str,
-    variant: &str,
-    seats: &[RatedSeat],
-) -> Result<RatingWrites, ArenaError> {
-    if RatingModel::for_seats(seats.len()).is_empty() {
-        return Ok(RatingWrites::default());
-    }
-    // One statement each to read the seats' standings, write them back and
-    // keep their history, whatever the number of seats and models: a
-    // report's statements are most of what ingesting a result costs.
-    let stored = load_standings(tx, game, variant, seats).await?;
-    Ok(rating_writes_from(&stored, seats))
-}
-
 /// Rates a game under every model that fits its table, from the seats'
-/// `stored` standings (model, bot version): what [`rating_writes`] writes.
+/// `stored` standings (model, bot version): what a report writes.
 pub(crate) fn rating_writes_from(
     stored: &HashMap<(RatingModel, i64), Standing>,
     seats: &[RatedSeat],

@@ -61,6 +61,7 @@ mod quotas;
 mod results;
 mod rounds;
 mod runner_review;
+mod runner_tokens;
 mod runner_trust;
 mod snapshots;
 mod sprt_tally;
@@ -90,7 +91,9 @@ pub(crate) use self::bots::check_submitted_archive;
 pub use self::bots::{BotSummary, BotVersion, SubmittedVersion};
 pub use self::clock::{Clock, ManualClock, SystemClock};
 pub use self::faults::{GiveBack, DEFAULT_MAX_ATTEMPTS, MAX_FAULT_TEXT_BYTES};
-pub use self::fitted::{FitSummary, FittedLeaderboard, FittedRow, LeaderboardInputs, FIT_WAIT};
+pub use self::fitted::{
+    FitSummary, FittedLeaderboard, FittedRow, LeaderboardInputs, FIT_WAIT, PROVISIONAL_DEALS,
+};
 pub use self::leaderboard::{LeaderboardQuery, LeaderboardRow};
 pub use self::leases::{Lease, LeasedGame, LeasedSeat};
 pub use self::open::{engine_game_check, GameCheck, StoreOptions};
@@ -102,6 +105,7 @@ pub use self::results::{
     MAX_REPLAY_BYTES,
 };
 pub use self::rounds::{SoloRow, TournamentStandings};
+pub use self::runner_tokens::{SharedRunner, SHARED_RUNNER};
 pub use self::snapshots::MAX_GAMES_PER_PAGE;
 use self::snapshots::{BoardPatch, ReadCache, Touch};
 pub(crate) use self::sql::Flag;

@@ -30,6 +30,39 @@ pub struct FormatRequest {
     pub max_forfeit_rate: Option<f64>,
 }
 
+/// The longest idempotency key taken.
+pub const MAX_IDEMPOTENCY_KEY_BYTES: usize = 128;
+
+fn check_idempotency_key(key: &str) -> Result<(), ArenaError> {
+    if key.is_empty()
+        || key.len() > MAX_IDEMPOTENCY_KEY_BYTES
+        || !key.bytes().all(|byte| byte.is_ascii_graphic())
+    {
+        return Err(ArenaError::invalid(format!(
+            "an idempotency key is 1 to {MAX_IDEMPOTENCY_KEY_BYTES} printable ASCII characters"
+        )));
+    }
+    Ok(())
+}
+
+/// The owner's tournament created under `key` (none for an empty key).
+async fn keyed_tournament<'c>(
+    executor: impl sqlx::Executor<'c, Database = sqlx::Any>,
+    owner: &Owner,
+    key: &str,
+) -> Result<Option<i64>, ArenaError> {
+    if key.is_empty() {
+        return Ok(None);
+    }
+    Ok(sqlx::query_scalar(
+        "SELECT id FROM tournaments WHERE owner_id = $1 AND idempotency_key = $2",
+    )
+    .bind(owner.id)
+    .bind(key)
+    .fetch_optional(executor)
+    .await?)
+}
+
 /// What a tournament is asked to be.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewTournament {
@@ -165,6 +198,45 @@ impl Store {
         owner: &Owner,
         request: &NewTournament,
     ) -> Result<Tournament, ArenaError> {
+        self.create_tournament_once(owner, request, None).await
+    }
+
+    /// [`Store::create_tournament`], once per `key` and owner: a request
+    /// repeated with the key the owner gave before (a retry after a lost
+    /// answer) returns the tournament the first one created, whatever it
+    /// asks; without a key every request creates one.
+    pub async fn create_tournament_once(
+        &self,
+        owner: &Owner,
+        request: &NewTournament,
+        key: Option<&str>,
+    ) -> Result<Tournament, ArenaError> {
+        if let Some(key) = key {
+            check_idempotency_key(key)?;
+            if let Some(id) = keyed_tournament(self.pool(), owner, key).await? {
+                return self.tournament(id).await;
+            }
+        }
+        match self.create_tournament_keyed(owner, request, key).await {
+            // The same key, in a request that committed meanwhile.
+            Err(ArenaError::Database(sqlx::Error::Database(error)))
+                if error.is_unique_violation() && key.is_some() =>
+            {
+                let id = keyed_tournament(self.pool(), owner, key.unwrap_or_default())
+                    .await?
+                    .ok_or_else(|| ArenaError::Internal(error.to_string()))?;
+                self.tournament(id).await
+            }
+            other => other,
+        }
+    }
+
+    async fn create_tournament_keyed(
+        &self,
+        owner: &Owner,
+        request: &NewTournament,
+        key: Option<&str>,
+    ) -> Result<Tournament, ArenaError> {
         // Canonical, so an explicit default is the same variant as none.
         let canonical = self.check_game(&request.game, &request.options, request.seats_per_game)?;
         if let Some(rate) = request.format.max_forfeit_rate {
@@ -197,7 +269,10 @@ impl Store {
         let sprt = request.format.sprt;
         let options = serde_json::to_string(&canonical)
             .map_err(|error| ArenaError::Internal(error.to_string()))?;
-        let tournament_id = self.write(async |tx| {
+        let created = self.write(async |tx| {
+            if let Some(id) = keyed_tournament(&mut **tx, owner, key.unwrap_or_default()).await? {
+                return Ok(Err(id));
+            }
             self.check_tournament_quota(tx, owner, new_games).await?;
             let tournament_id: i64 = sqlx::query_scalar(
                 "INSERT INTO tournaments (owner_id, game, options, variant, seats_per_game, games_per_pairing, seed, created_at, planned_matches, planning_done, \
@@ -236,8 +311,19 @@ impl Store {
                     .execute(&mut **tx)
                     .await?;
             }
-            Ok(tournament_id)
+            if let Some(key) = key {
+                sqlx::query("UPDATE tournaments SET idempotency_key = $1 WHERE id = $2")
+                    .bind(key)
+                    .bind(tournament_id)
+                    .execute(&mut **tx)
+                    .await?;
+            }
+            Ok(Ok(tournament_id))
         }).await?;
+        let tournament_id = match created {
+            Ok(id) => id,
+            Err(existing) => return self.tournament(existing).await,
+        };
         // The plan itself, in short transactions (resumed after a restart).
         self.write_plan(tournament_id).await?;
         self.tournament(tournament_id).await
@@ -503,3 +589,7 @@ impl Store {
         })
     }
 }
+
+#[cfg(test)]
+#[path = "tournaments_idempotency_tests.rs"]
+mod idempotency_tests;

@@ -178,33 +178,23 @@ fn id(text: &str, what: &str) -> Result<i64, WebError> {
 async fn leaderboards(State(store): State<Store>) -> Answer {
     let mut boards = Vec::new();
     for played in store.played_variants().await? {
-        let rows = store
-            .leaderboard(&LeaderboardQuery {
-                game: played.game.clone(),
-                options: played.options.clone(),
-                model: None,
-            })
-            .await?;
-        let rows: Vec<Value> = rows
+        let query = LeaderboardQuery {
+            game: played.game.clone(),
+            options: played.options.clone(),
+            model: None,
+        };
+        // The one ranking the CLI and the API show: the fitted one.
+        let inputs = store.leaderboard_inputs(&query).await?;
+        let board = inputs.fitted(None)?;
+        let rows: Vec<Value> = board
+            .rows
             .iter()
-            .map(|row| {
-                json!({
-                    "position": row.position,
-                    "bot": row.bot_name,
-                    "version": row.version,
-                    "owner": row.owner,
-                    "model": row.model.id(),
-                    "rating": row.standing.rating.value,
-                    "uncertainty": row.standing.rating.uncertainty,
-                    "games": row.standing.games,
-                    "wins": row.standing.wins,
-                    "draws": row.standing.draws,
-                    "losses": row.standing.losses,
-                    "forfeits": row.standing.forfeits,
-                    "provisional": row.provisional,
-                })
-            })
+            .map(|line| board_row(line, inputs.model()))
             .collect();
+        let fit = board.summary.as_ref().map(|fit| {
+            json!({ "method": fit.method.id(), "games": fit.games, "deals": fit.deals,
+                    "table_sizes": fit.table_sizes })
+        });
         // A solo variant has no rated rows: its board ranks mean scores.
         let solo: Vec<Value> =
             match rows.is_empty() && store.plays_solo(&played.game, &played.options) {
@@ -229,11 +219,44 @@ async fn leaderboards(State(store): State<Store>) -> Answer {
                     .collect(),
                 false => Vec::new(),
             };
-        boards.push(
-            json!({ "game": played.game, "variant": played.variant, "rows": rows, "solo": solo }),
-        );
+        boards.push(json!({
+            "game": played.game, "variant": played.variant, "rows": rows, "solo": solo,
+            "fit": fit, "provisional_deals": crate::store::PROVISIONAL_DEALS,
+        }));
     }
     answer(boards)
+}
+
+/// One leaderboard line: the fitted rating that orders it (or, for an
+/// unbeaten or winless bot, the bound it is ranked by), the live rating
+/// beside it (null with no game under the live model) and the record.
+fn board_row(line: &crate::store::FittedRow, model: crate::ratings::RatingModel) -> Value {
+    let row = &line.row;
+    let fitted = match line.fitted {
+        Some(Ok(estimate)) => json!({ "rating": estimate.rating,
+            "low": finite(estimate.low), "high": finite(estimate.high) }),
+        Some(Err(reason)) => json!({ "unrated": reason.id(), "reason": reason.to_string(),
+            "bound": line.bound }),
+        None => Value::Null,
+    };
+    let live = |value: f64| line.live.then_some(value);
+    json!({
+        "position": row.position,
+        "bot": row.bot_name,
+        "version": row.version,
+        "owner": row.owner,
+        "fitted": fitted,
+        "model": model.id(),
+        "rating": live(row.standing.rating.value),
+        "uncertainty": live(row.standing.rating.uncertainty),
+        "games": row.standing.games,
+        "wins": row.standing.wins,
+        "draws": row.standing.draws,
+        "losses": row.standing.losses,
+        "forfeits": row.standing.forfeits,
+        "deals": line.fitted_deals,
+        "provisional": row.provisional,
+    })
 }
 
 /// A bound of an interval, `None` (JSON null) when unbounded.

@@ -328,6 +328,15 @@ async fn the_leaderboard_and_tournaments_list_the_played_tournament() {
         .collect();
     assert_eq!(bots.len(), 2, "{boards}");
     assert!(bots.contains(&"alpha") && bots.contains(&"beta"));
+    // The fitted ranking, as the CLI prints it, with the live rating beside.
+    for row in boards[0]["rows"].as_array().unwrap() {
+        assert!(
+            row.get("fitted").is_some() && row["deals"].is_u64(),
+            "{row}"
+        );
+        assert_eq!(row["provisional"], true, "{row}");
+    }
+    assert_eq!(boards[0]["fit"]["games"], 2, "{boards}");
 
     let list = get(&server, "/api/tournaments").await.json();
     assert_eq!(list[0]["id"], 1);

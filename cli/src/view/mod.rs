@@ -6,8 +6,11 @@
 //! # Layout
 //! - `schotten_totten`, `lords_of_scotland`, `bullfrogs`: one board each.
 //! - `terminal`: raw mode and keys, for stepping with the arrow keys.
+//! - `faces` (tests): every game of the engine's table has every face.
 
 mod bullfrogs;
+#[cfg(test)]
+mod faces;
 mod lords_of_scotland;
 mod schotten_totten;
 mod terminal;
@@ -18,8 +21,8 @@ use std::process::ExitCode;
 
 use cairn_engine::Seat;
 use cairn_proto::game::v1::observation::Game as Which;
+use cairn_proto::record::{GameRecord, ReplayFile};
 use cairn_proto::steps::{ReplaySteps, Step};
-use cairn_runner::{GameRecord, ReplayFile};
 
 use crate::escape;
 
@@ -201,24 +204,19 @@ impl Viewer<'_> {
     }
 
     fn board(&self, step: &Step) -> String {
-        use Which::{Bullfrogs, LordsOfScotland, SchottenTotten};
-        match step.views.first() {
-            Some(SchottenTotten(_)) => self.draw(step, schotten_totten::draw, |view| match view {
-                SchottenTotten(seen) => Some(seen),
-                _ => None,
-            }),
-            Some(LordsOfScotland(_)) => {
-                self.draw(step, lords_of_scotland::draw, |view| match view {
-                    LordsOfScotland(seen) => Some(seen),
-                    _ => None,
-                })
-            }
-            Some(Bullfrogs(_)) => self.draw(step, bullfrogs::draw, |view| match view {
-                Bullfrogs(seen) => Some(seen),
-                _ => None,
-            }),
-            None => String::new(),
+        macro_rules! boards {
+            ([$viewer:ident, $step:ident] $(($game:ident, $module:ident))*) => {
+                match $step.views.first() {
+                    $(Some(Which::$game(_)) => $viewer.draw($step, $module::draw, |view| match view {
+                        Which::$game(seen) => Some(seen),
+                        _ => None,
+                    }),)*
+                    None => String::new(),
+                }
+            };
         }
+        let viewer = self;
+        cairn_proto::for_each_game!(boards, viewer, step)
     }
 
     /// Draws `step` with one game's `draw`, its views picked out by `each`

@@ -530,3 +530,49 @@ fn a_failed_unpack_leaves_no_partial_folder() {
     assert!(!scratch.path().join("bot.partial").exists());
     assert!(destination.join("cairn-bot.toml").is_file());
 }
+
+fn archive_with_folders(folders: &[&str]) -> Vec<u8> {
+    let mut builder = tar::Builder::new(Vec::new());
+    raw_entry(
+        &mut builder,
+        "cairn-bot.toml",
+        tar::EntryType::Regular,
+        MANIFEST.as_bytes(),
+        None,
+    );
+    for folder in folders {
+        raw_entry(&mut builder, folder, tar::EntryType::Directory, b"", None);
+    }
+    gzip(&builder.into_inner().unwrap())
+}
+
+#[test]
+fn a_folder_whose_name_spells_two_folders_hashes_apart_from_them() {
+    let one = check_archive(&archive_with_folders(&["zz\nfolder zzz/"])).unwrap();
+    let two = check_archive(&archive_with_folders(&["zz/", "zzz/"])).unwrap();
+    // The first encoding could not tell them apart; the current one can.
+    assert_eq!(one.line_content_hash, two.line_content_hash);
+    assert_ne!(one.content_hash, two.content_hash);
+    assert!(one.is_named_by(&one.content_hash) && one.is_named_by(&one.line_content_hash));
+    assert!(!one.is_named_by(&two.content_hash));
+}
+
+#[test]
+fn both_encodings_of_the_content_hash_stay_as_stored() {
+    // Stored hashes name artifacts for good: neither encoding may drift.
+    let checked = check_archive(&archive_of(&[
+        ("cairn-bot.toml", MANIFEST.as_bytes()),
+        ("bot.py", b"print(1)"),
+    ]))
+    .unwrap();
+    assert_eq!(
+        (
+            checked.content_hash.as_str(),
+            checked.line_content_hash.as_str()
+        ),
+        (
+            "cdd77d7eddedf2909f133b87096ce66961a0ab33feb40b83e80ea9d3790751f9",
+            "eebcb5bec27392f05c50eac9f4daa6379ac43db1858a555e90f5dc5ed2a685f4"
+        )
+    );
+}

@@ -1,14 +1,18 @@
 //! Engine to wire. Each game with an observation message has one module
 //! here; [`observation`] dispatches on the game id and downcasts the
-//! registry's state to the concrete type, so a new game plugs in by adding
-//! its module and one match arm, with no change to the runner.
+//! registry's state to the concrete type. The dispatch is generated from
+//! [`crate::for_each_game!`], so a new game plugs in with its module here
+//! and its line there, with no change to the runner.
 
 pub mod bullfrogs;
 pub mod lords_of_scotland;
 pub mod schotten_totten;
 
+#[cfg(test)]
 use cairn_engine::bullfrogs::Bullfrogs;
+#[cfg(test)]
 use cairn_engine::lords_of_scotland::LordsOfScotland;
+#[cfg(test)]
 use cairn_engine::schotten_totten::SchottenTotten;
 #[cfg(test)]
 use cairn_engine::GameOptions;
@@ -29,16 +33,17 @@ pub enum ConvertError {
 
 /// What `seat` may know of `state`, as a wire message.
 pub fn observation(state: &dyn AnyGame, seat: Seat) -> Result<Observation, ConvertError> {
-    let game = match state.game_id() {
-        SchottenTotten::ID => {
-            Which::SchottenTotten(schotten_totten::observation(concrete(state)?, seat))
-        }
-        LordsOfScotland::ID => {
-            Which::LordsOfScotland(lords_of_scotland::observation(concrete(state)?, seat))
-        }
-        Bullfrogs::ID => Which::Bullfrogs(bullfrogs::observation(concrete(state)?, seat)),
-        other => return Err(ConvertError::UnknownGame(other.to_string())),
-    };
+    macro_rules! encode {
+        ([$state:ident, $seat:ident] $(($game:ident, $module:ident))*) => {
+            match $state.game_id() {
+                $(cairn_engine::$module::$game::ID => {
+                    Which::$game($module::observation(concrete($state)?, $seat))
+                })*
+                other => return Err(ConvertError::UnknownGame(other.to_string())),
+            }
+        };
+    }
+    let game = crate::for_each_game!(encode, state, seat);
     Ok(Observation { game: Some(game) })
 }
 
@@ -48,36 +53,25 @@ pub trait FromWire: Game {
     fn observation_from_wire(wire: &Observation) -> Result<Self::Observation, ConvertError>;
 }
 
-impl FromWire for SchottenTotten {
-    fn observation_from_wire(wire: &Observation) -> Result<Self::Observation, ConvertError> {
-        match &wire.game {
-            Some(Which::SchottenTotten(seen)) => schotten_totten::from_wire(seen),
-            _ => Err(ConvertError::BadObservation(
-                "not a schotten totten observation",
-            )),
+macro_rules! from_wire {
+    ([] $(($game:ident, $module:ident))*) => {$(
+        impl FromWire for cairn_engine::$module::$game {
+            fn observation_from_wire(
+                wire: &Observation,
+            ) -> Result<Self::Observation, ConvertError> {
+                match &wire.game {
+                    Some(Which::$game(seen)) => $module::from_wire(seen),
+                    _ => Err(ConvertError::BadObservation(concat!(
+                        "not a ",
+                        stringify!($module),
+                        " observation"
+                    ))),
+                }
+            }
         }
-    }
+    )*};
 }
-
-impl FromWire for LordsOfScotland {
-    fn observation_from_wire(wire: &Observation) -> Result<Self::Observation, ConvertError> {
-        match &wire.game {
-            Some(Which::LordsOfScotland(seen)) => lords_of_scotland::from_wire(seen),
-            _ => Err(ConvertError::BadObservation(
-                "not a lords of scotland observation",
-            )),
-        }
-    }
-}
-
-impl FromWire for Bullfrogs {
-    fn observation_from_wire(wire: &Observation) -> Result<Self::Observation, ConvertError> {
-        match &wire.game {
-            Some(Which::Bullfrogs(seen)) => bullfrogs::from_wire(seen),
-            _ => Err(ConvertError::BadObservation("not a bullfrogs observation")),
-        }
-    }
-}
+crate::for_each_game!(from_wire);
 
 /// Downcasts a registry state to the concrete game type its id names.
 fn concrete<G: 'static>(state: &dyn AnyGame) -> Result<&G, ConvertError> {

@@ -42,6 +42,9 @@ pub enum RemoteError {
     /// The match loop could not referee the match (never a bot's fault).
     #[error("the match could not be played: {0}")]
     Play(String),
+    /// The runner's disk is full: it stops leasing until there is room.
+    #[error("the disk is full: {0}")]
+    DiskFull(String),
 }
 
 impl RemoteError {

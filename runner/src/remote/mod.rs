@@ -5,7 +5,10 @@
 //!
 //! # Layout
 //! - [`client`]: the connection, the runner token, [`RemoteError`].
-//! - [`artifacts`]: the artifact cache (fetch, unpack safely, build once).
+//! - [`artifacts`]: the artifact cache (fetch, unpack safely, build once),
+//!   kept under a size cap by [`cache_index`] (least recently used bots
+//!   go first) and [`cache_folders`] (the folders on disk).
+//! - [`disk`]: room on the cache's disk; a full disk pauses leasing.
 //! - [`report`]: lease to match spec, match result to report.
 //!
 //! Several runners (or several workers of one runner, `jobs`) share one
@@ -13,7 +16,10 @@
 //! that is not kept alive expires and goes back to the queue.
 
 pub mod artifacts;
+pub mod cache_folders;
+pub mod cache_index;
 pub mod client;
+pub mod disk;
 pub mod report;
 
 use std::future::Future;
@@ -25,8 +31,9 @@ use std::time::Duration;
 use cairn_proto::arena::v1 as pb;
 use tokio::sync::watch;
 
-pub use self::artifacts::ArtifactCache;
+pub use self::artifacts::{ArtifactCache, CacheLimits, CachedBot};
 pub use self::client::{connect_channel, ArenaConnection, RemoteError};
+pub use self::disk::{Disk, HostDisk};
 use crate::build::{BuildLimits, Builder};
 use crate::launch::{BotLauncher, PlainLauncher};
 use crate::referee::MatchError;
@@ -43,6 +50,10 @@ pub struct RunnerConfig {
     pub token: String,
     /// Where fetched bots are unpacked and built.
     pub cache_dir: PathBuf,
+    /// The cache's size cap and the room it needs.
+    pub cache_limits: CacheLimits,
+    /// The disk under the cache (a fake one in tests).
+    pub disk: Arc<dyn Disk>,
     /// Matches played at once.
     pub jobs: usize,
     /// How long each lease lasts unless renewed; heartbeats come at a third of it.
@@ -67,6 +78,8 @@ impl RunnerConfig {
             arena: arena.into(),
             token: token.into(),
             cache_dir: default_cache_dir(),
+            cache_limits: CacheLimits::default(),
+            disk: Arc::new(HostDisk),
             jobs: 1,
             lease: Duration::from_secs(60),
             idle_poll: Duration::from_millis(500),
@@ -108,6 +121,8 @@ struct Shared {
     reported: AtomicU64,
     lost: AtomicU64,
     failed: AtomicBool,
+    /// Why leasing is paused (a full disk), while it is.
+    paused: std::sync::Mutex<Option<String>>,
 }
 
 /// Runs until `shutdown` completes (matches in play are finished and
@@ -160,7 +175,12 @@ pub async fn run_runner(
     if swept > 0 {
         tracing::info!("runner: removed {swept} folder(s) that dead runners left in the cache");
     }
-    let cache = ArtifactCache::new(config.cache_dir.clone(), builder);
+    let cache = ArtifactCache::new(
+        config.cache_dir.clone(),
+        builder,
+        config.cache_limits,
+        Arc::clone(&config.disk),
+    );
     let jobs = config.jobs.max(1);
     let shared = Arc::new(Shared {
         config,
@@ -171,6 +191,7 @@ pub async fn run_runner(
         reported: AtomicU64::new(0),
         lost: AtomicU64::new(0),
         failed: AtomicBool::new(false),
+        paused: std::sync::Mutex::new(None),
     });
     let workers: Vec<_> = (0..jobs)
         .map(|_| tokio::spawn(worker(Arc::clone(&shared))))
@@ -211,6 +232,10 @@ async fn worker(shared: Arc<Shared>) -> Result<(), RemoteError> {
     loop {
         if *stopping.borrow() || shared.failed.load(Ordering::Relaxed) {
             return Ok(());
+        }
+        if !may_lease(&shared) {
+            idle(&shared, &mut stopping).await;
+            continue;
         }
         let lease = match lease_next(&shared, &mut stopping).await? {
             Some(lease) => lease,
@@ -292,8 +317,12 @@ async fn play_lease(shared: &Shared, lease: pb::MatchLease) -> Result<(), Remote
             tracing::warn!("runner: match {} dropped: {why}", lease.match_id);
             return Ok(());
         }
-        Err(error) => error,
+        Err(error) => artifacts::disk_full_or(error),
     };
+    if let RemoteError::DiskFull(why) = &error {
+        pause(shared, why);
+        return release(shared, &lease).await;
+    }
     let answer = match &error {
         RemoteError::BuildFailed { hash, log } => {
             let seat = lease.seats.iter().find(|seat| &seat.content_hash == hash);
@@ -335,6 +364,67 @@ async fn play_lease(shared: &Shared, lease: pb::MatchLease) -> Result<(), Remote
     }
 }
 
+/// Whether workers may lease: not while the disk is full. A paused runner
+/// makes room (idle bots are deleted) and resumes when there is enough.
+fn may_lease(shared: &Shared) -> bool {
+    let mut paused = shared
+        .paused
+        .lock()
+        .unwrap_or_else(|poison| poison.into_inner());
+    if paused.is_none() {
+        return true;
+    }
+    match shared.cache.make_room() {
+        Ok(()) => {
+            tracing::info!("runner: there is room on the disk again: leasing resumes");
+            *paused = None;
+            true
+        }
+        Err(error) => {
+            *paused = Some(error.to_string());
+            false
+        }
+    }
+}
+
+/// Stops leasing until [`may_lease`] finds room; said once per pause.
+fn pause(shared: &Shared, why: &str) {
+    let mut paused = shared
+        .paused
+        .lock()
+        .unwrap_or_else(|poison| poison.into_inner());
+    if paused.is_none() {
+        tracing::warn!(
+            "runner: the disk is full ({why}): no more matches are leased until there is room; \
+             matches already leased are handed back uncounted"
+        );
+    }
+    *paused = Some(why.to_string());
+}
+
+/// Hands a lease back without a give-back, which would count an attempt
+/// against the match: the shortest heartbeat lets it expire at once, and
+/// the next lease (another runner's, or this one's with room again) plays
+/// it. Nobody is charged.
+async fn release(shared: &Shared, lease: &pb::MatchLease) -> Result<(), RemoteError> {
+    let request = pb::HeartbeatRequest {
+        match_id: lease.match_id,
+        lease_generation: lease.lease_generation,
+        lease_ms: 1,
+    };
+    match shared
+        .connection
+        .client()
+        .heartbeat(shared.connection.authorized(request))
+        .await
+        .map_err(RemoteError::from)
+    {
+        Err(error) if error.is_fatal() => Err(error),
+        // Lost already, or the arena is away: the lease lapses anyway.
+        _ => Ok(()),
+    }
+}
+
 /// Fetches, builds, plays and reports one leased match.
 async fn run_lease(shared: &Shared, lease: &pb::MatchLease) -> Result<(), RemoteError> {
     // A zero period would panic; a lease shorter than 300 ms is not useful anyway.
@@ -351,7 +441,9 @@ async fn run_lease(shared: &Shared, lease: &pb::MatchLease) -> Result<(), Remote
         }
         Ok::<_, RemoteError>(folders)
     };
-    let folders = beating(shared, lease, &mut heartbeats, preparing, None).await??;
+    // The bots stay taken (never evicted) until the match is reported.
+    let bots = beating(shared, lease, &mut heartbeats, preparing, None).await??;
+    let folders: Vec<PathBuf> = bots.iter().map(|bot| bot.folder.clone()).collect();
     let spec = report::match_spec(lease, &folders, shared.config.time_control);
     let launcher = Arc::clone(&shared.launcher);
     let stop = StopWithReason::default();

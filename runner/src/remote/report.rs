@@ -6,10 +6,10 @@ use std::path::PathBuf;
 
 use cairn_proto::arena::v1 as pb;
 
-use crate::record::ReplayFile;
 use crate::referee::{BotEntry, GameResult, MatchResult, MatchSpec};
 use crate::seating::GamePlan;
 use crate::time_control::TimeControl;
+use cairn_proto::record::ReplayFile;
 
 /// The match a lease describes, with each seat's bot in `folders` (by seat).
 /// Every game of a leased match seats the bots the same way: the arena

@@ -5,10 +5,12 @@
 //! strings. A leased uid's skeleton stays for the uid's next bot, which
 //! reuses it when its layout is the same (most are): creating and removing
 //! some forty entries per start cost more than the sandbox's mounts, and
-//! two parallel starts took turns on the lock of the folder holding them. The sandbox's first process, in its own mount namespace, applies
-//! the plan with plain syscalls (no allocation: it was forked from a
-//! multi-threaded process) and pivots into the skeleton, which is then
-//! read-only. The bot sees: the system runtimes (`/usr` and the `/lib*`,
+//! two parallel starts took turns on the lock of the folder holding them.
+//!
+//! The supervisor (a fresh image of the runner's binary, see
+//! `reexec.rs`), in its own mount namespace, applies the plan with
+//! plain syscalls and pivots into the skeleton, which is then read-only.
+//! The bot sees: the system runtimes (`/usr` and the `/lib*`,
 //! `/bin` links), a few `/etc` files the loader and interpreters read, the
 //! harmless `/dev` nodes, `/proc` of its own pid namespace, a capped tmpfs
 //! `/tmp` (made detached by the parent, attached only in the sandbox's mount

@@ -14,9 +14,6 @@
 
 use std::time::Duration;
 
-use cairn_engine::bullfrogs::Bullfrogs;
-use cairn_engine::lords_of_scotland::LordsOfScotland;
-use cairn_engine::schotten_totten::SchottenTotten;
 use cairn_engine::{Game, Rng};
 use cairn_proto::convert::FromWire;
 
@@ -95,12 +92,19 @@ impl MctsBot {
         let seen = request.observation.as_ref()?;
         let seat = self.hello.as_ref()?.seat as usize;
         let rng = &mut self.rng;
-        match game.as_str() {
-            SchottenTotten::ID => decide::<SchottenTotten>(seen, seat, budget, rng),
-            LordsOfScotland::ID => decide::<LordsOfScotland>(seen, seat, budget, rng),
-            Bullfrogs::ID => decide::<Bullfrogs>(seen, seat, budget, rng),
-            _ => None,
+        macro_rules! search {
+            ([$game_id:ident, $seen:ident, $seat:ident, $budget:ident, $rng:ident]
+             $(($game:ident, $module:ident))*) => {
+                match $game_id.as_str() {
+                    $(<cairn_engine::$module::$game as Game>::ID => {
+                        decide::<cairn_engine::$module::$game>($seen, $seat, $budget, $rng)
+                    })*
+                    // A game id outside the table (a newer arena's).
+                    _ => None,
+                }
+            };
         }
+        cairn_proto::for_each_game!(search, game, seen, seat, budget, rng)
     }
 }
 
@@ -137,6 +141,42 @@ impl Bot for MctsBot {
             // An observation the search cannot use (a newer arena, a bug):
             // play on with the greedy choice rather than forfeit.
             _ => GreedyBot.decide(request),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use cairn_engine::{new_game, GameOptions, GAMES};
+
+    use super::*;
+
+    #[test]
+    fn the_searching_bot_searches_every_game_of_the_engine_table() {
+        for game in GAMES {
+            let id = game.descriptor.id;
+            let n_seats = game.descriptor.seat_bounds().0.max(2);
+            let state = new_game(id, &GameOptions::new(), n_seats, 7).unwrap();
+            let seat = state.current_seat().unwrap();
+            let mut bot = MctsBot::new(Rng::seeded(1), ThinkPolicy::default());
+            bot.hello(&Hello {
+                game: id.to_string(),
+                seat: seat as u32,
+                n_seats: n_seats as u32,
+                ..Hello::default()
+            });
+            let request = Request {
+                observation: Some(cairn_proto::convert::observation(state.as_ref(), seat).unwrap()),
+                legal_actions: state.legal_actions(),
+                ..Request::default()
+            };
+            let budget = Budget {
+                think: Duration::from_secs(5),
+                iterations: Some(20),
+            };
+            let action = bot.searched(&request, budget);
+            assert!(action.is_some(), "{id} has no search arm");
+            assert!(request.legal_actions.contains(&action.unwrap()), "{id}");
         }
     }
 }

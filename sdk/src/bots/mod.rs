@@ -3,20 +3,14 @@
 //! machine with nothing but the Rust toolchain). Each also has a binary in
 //! `src/bin/`.
 
-mod bullfrogs_greedy;
-mod lords_of_scotland_greedy;
+mod greedy;
 mod mcts;
-mod schotten_totten_greedy;
 
 pub use self::mcts::{decide as mcts_decide, MctsBot, ThinkPolicy};
 
-pub use self::bullfrogs_greedy::GreedyBot as BullfrogsGreedyBot;
-pub use self::lords_of_scotland_greedy::GreedyBot as LordsOfScotlandGreedyBot;
-pub use self::schotten_totten_greedy::GreedyBot as SchottenTottenGreedyBot;
-use cairn_engine::bullfrogs::Bullfrogs;
-use cairn_engine::lords_of_scotland::LordsOfScotland;
-use cairn_engine::schotten_totten::SchottenTotten;
-use cairn_engine::Game;
+pub use self::greedy::bullfrogs::GreedyBot as BullfrogsGreedyBot;
+pub use self::greedy::lords_of_scotland::GreedyBot as LordsOfScotlandGreedyBot;
+pub use self::greedy::schotten_totten::GreedyBot as SchottenTottenGreedyBot;
 
 use crate::{run, seeded_rng, Bot, GameObservation, GameOver, Hello, Request, Rng, SdkError};
 
@@ -61,12 +55,15 @@ impl Bot for GreedyBot {
     }
 
     fn decide(&mut self, request: &Request) -> String {
-        match request.observation.as_ref().and_then(|o| o.game.as_ref()) {
-            Some(GameObservation::SchottenTotten(_)) => SchottenTottenGreedyBot.decide(request),
-            Some(GameObservation::LordsOfScotland(_)) => LordsOfScotlandGreedyBot.decide(request),
-            Some(GameObservation::Bullfrogs(_)) => BullfrogsGreedyBot.decide(request),
-            None => request.legal_actions.first().cloned().unwrap_or_default(),
+        macro_rules! greedy {
+            ([$request:ident] $(($game:ident, $module:ident))*) => {
+                match $request.observation.as_ref().and_then(|o| o.game.as_ref()) {
+                    $(Some(GameObservation::$game(_)) => greedy::$module::GreedyBot.decide($request),)*
+                    None => $request.legal_actions.first().cloned().unwrap_or_default(),
+                }
+            };
         }
+        cairn_proto::for_each_game!(greedy, request)
     }
 }
 
@@ -87,26 +84,28 @@ pub const BUNDLED_BOTS: &[&str] = &[
 /// in work, not time: the demo's bot is as strong on a slow or loaded
 /// machine as on a fast one, and given its seed it decides the same.
 pub fn quick_iterations(game: &str) -> u32 {
-    match game {
-        SchottenTotten::ID => QUICK_ITERATIONS_SCHOTTEN_TOTTEN,
-        LordsOfScotland::ID => QUICK_ITERATIONS_LORDS_OF_SCOTLAND,
-        Bullfrogs::ID => QUICK_ITERATIONS_BULLFROGS,
-        _ => QUICK_ITERATIONS_OTHER,
+    macro_rules! iterations {
+        ([$game_id:ident] $(($game:ident, $module:ident))*) => {
+            match $game_id {
+                $(<cairn_engine::$module::$game as cairn_engine::Game>::ID => quick::$module,)*
+                _ => QUICK_ITERATIONS_OTHER,
+            }
+        };
     }
+    cairn_proto::for_each_game!(iterations, game)
 }
 
-// Each the fewest measured (two-seat games mirrored against greedy, on 16
-// deals; Bullfrogs at the demo's three-seat table with greedy and random,
-// 24 games) that beat greedy clearly, since every iteration lengthens the
-// demo. Schotten Totten: 100 scored 0.94 (Tactics 0.88), 250 scored 1.00
-// (Tactics 0.94), about 8 ms a decision (Tactics 14). Lords of Scotland
-// needs more: 250 scored 0.56, 1000 0.75, 2000 0.88 at 15 and 34 ms.
-// Bullfrogs' playouts are long: 200 iterations, 46 ms a decision, placed
-// above greedy in 0.83 of the games.
-const QUICK_ITERATIONS_SCHOTTEN_TOTTEN: u32 = 250;
-const QUICK_ITERATIONS_LORDS_OF_SCOTLAND: u32 = 1000;
-const QUICK_ITERATIONS_BULLFROGS: u32 = 200;
-/// A game added to the engine after these figures.
+/// Each game's `mcts-quick` iterations: the fewest that beat greedy
+/// clearly, since every iteration lengthens the demo (figures in
+/// docs/performance.md, "mcts-quick iterations").
+#[allow(non_upper_case_globals)]
+mod quick {
+    pub const schotten_totten: u32 = 250;
+    pub const lords_of_scotland: u32 = 1000;
+    pub const bullfrogs: u32 = 200;
+}
+
+/// A game id outside the table (a newer arena's).
 const QUICK_ITERATIONS_OTHER: u32 = 500;
 
 /// The think policy of `mcts-quick` in `game`: [`quick_iterations`], with

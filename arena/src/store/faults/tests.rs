@@ -144,6 +144,24 @@ async fn a_failed_build_breaks_the_version_and_ends_its_matches_with_build_faile
         .await
         .unwrap()
         .finished());
+    // Issue 36: a version that never played is not rated, and its forfeits
+    // give nobody a rating: the board holds only the two bots that played.
+    let board = test
+        .fitted_leaderboard(
+            &crate::store::LeaderboardQuery {
+                game: crate::testkit::TEST_DUEL.into(),
+                options: Default::default(),
+                model: None,
+            },
+            None,
+        )
+        .await
+        .unwrap();
+    let rated: Vec<i64> = board.rows.iter().map(|line| line.row.bot_version_id).collect();
+    assert_eq!(rated.len(), 2, "{rated:?}");
+    assert!(!rated.contains(&broken));
+    assert!(board.rows.iter().all(|line| line.row.standing.games == 2));
+    assert_eq!(board.summary.unwrap().games, 2);
 }
 }
 

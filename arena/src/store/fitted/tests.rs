@@ -11,6 +11,7 @@ use super::*;
 use crate::store::{GameReport, Lease, ManualClock, MatchReport, NewTournament, SeatResult};
 use crate::testkit::{
     bot_archive, report_by_strength, test_game_check, test_replay, test_verifier, TEST_DUEL,
+    TEST_PARTY,
 };
 
 struct Arena {
@@ -305,4 +306,93 @@ async fn new_results_are_refitted_before_the_next_read() {
         .await
         .unwrap();
     assert_eq!(third, second);
+}
+
+fn party(bots: &[&str], seats_per_game: usize, games_per_pairing: usize) -> NewTournament {
+    NewTournament {
+        game: TEST_PARTY.into(),
+        seats_per_game,
+        ..duel(bots, games_per_pairing, seats_per_game as u64)
+    }
+}
+
+#[tokio::test]
+async fn a_board_of_mixed_table_sizes_lists_every_fitted_bot_with_its_whole_record() {
+    // Issue 29: on a board of two- and three-seat tables, the Glicko-2 board
+    // hid the bots that played only at three seats, and counted only the
+    // two-seat games in everyone's record.
+    let arena = arena(&["a", "b", "c", "d"]).await;
+    for tournament in [party(&["a", "b"], 2, 20), party(&["b", "c", "d"], 3, 12)] {
+        arena
+            .store
+            .create_tournament(&arena.owner, &tournament)
+            .await
+            .unwrap();
+        play(&arena, report_with_luck).await;
+    }
+    let query = LeaderboardQuery {
+        game: TEST_PARTY.into(),
+        options: GameOptions::new(),
+        model: None,
+    };
+    let board = arena.store.fitted_leaderboard(&query, None).await.unwrap();
+    let summary = board.summary.clone().unwrap();
+    assert_eq!(summary.table_sizes, [2, 3]);
+    assert_eq!((summary.method, summary.games), (Method::PlackettLuce, 32));
+    let line = |name: &str| {
+        board
+            .rows
+            .iter()
+            .find(|line| line.row.bot_name == name)
+            .unwrap_or_else(|| panic!("{name} is missing from {board:?}"))
+    };
+    // Live under Glicko-2 (two seats) only where they played two seats.
+    let live: Vec<bool> = ["a", "b", "c", "d"].map(|name| line(name).live).to_vec();
+    assert_eq!(live, [true, true, false, false]);
+    // b's record holds both tables: 20 games with a, 12 with c and d.
+    let b = &line("b").row.standing;
+    assert_eq!(b.games, 32);
+    assert_eq!(b.wins + b.draws + b.losses, 32);
+    for name in ["a", "b", "c", "d"] {
+        let line = line(name);
+        assert_eq!(line.row.standing.games, line.fitted_games as i64, "{name}");
+        assert!(line.fitted.is_some(), "{name} is fitted");
+    }
+}
+
+#[tokio::test]
+async fn a_bot_with_few_deals_is_listed_after_every_established_bot() {
+    let arena = arena(&["a", "b", "c", "late"]).await;
+    arena
+        .store
+        .create_tournament(&arena.owner, &duel(&["a", "b", "c"], 20, 9))
+        .await
+        .unwrap();
+    play(&arena, report_with_luck).await;
+    // One deal, won from both seats: 2-0 against the best bot.
+    arena
+        .store
+        .create_tournament(&arena.owner, &duel(&["c", "late"], 2, 10))
+        .await
+        .unwrap();
+    play(&arena, |lease| {
+        crate::testkit::report_by_strength(lease, |id| id)
+    })
+    .await;
+    let board = arena
+        .store
+        .fitted_leaderboard(&duel_board(), None)
+        .await
+        .unwrap();
+    let last = board.rows.last().unwrap();
+    assert_eq!(last.row.bot_name, "late", "{board:?}");
+    assert!(last.row.provisional);
+    assert_eq!((last.fitted_games, last.fitted_deals), (2, 1));
+    assert!(board.rows[..3].iter().all(|line| !line.row.provisional));
+    assert_eq!(last.fitted, Some(Err(Unidentified::Unbeaten)));
+    // Unbeaten, so it has a least rating; on one deal, a low one.
+    assert!(
+        last.bound.is_some_and(|bound| bound < DEFAULT_MEAN),
+        "{last:?}"
+    );
 }

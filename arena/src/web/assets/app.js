@@ -88,20 +88,57 @@ async function homePage() {
   });
 }
 
+// A board ranked by the fitted rating (the CLI's and the API's order), the
+// live rating beside it; provisional bots in their own table below.
 function leaderboardTable(board) {
-  const rows = board.rows.map((row) =>
-    el("tr", { class: "leader" },
-      td(row.position, "num"),
-      td(botLink(row.bot, row.version)),
-      td(row.owner),
-      td(row.rating.toFixed(1) + " ± " + row.uncertainty.toFixed(1) + (row.provisional ? " (provisional)" : ""), "num rating"),
-      td(row.model),
-      td(row.games, "num"),
-      td(row.wins + " / " + row.draws + " / " + row.losses, "num"),
-      td(row.forfeits, "num")));
+  const established = board.rows.filter((row) => !row.provisional);
+  const provisional = board.rows.filter((row) => row.provisional);
+  const parts = [];
+  if (board.fit) {
+    const sizes = board.fit.table_sizes.length > 1 ? " at " + board.fit.table_sizes.join(", ") + " seats on one scale" : "";
+    parts.push(el("p", { class: "muted fit" }, "Rating: " + board.fit.method + " maximum likelihood over " +
+      plural(board.fit.games, "game") + sizes + " (" + plural(board.fit.deals, "deal") + "), 95% interval by bootstrap over deals."));
+  }
+  if (established.length || !provisional.length) parts.push(ratedTable(established));
+  if (provisional.length) {
+    parts.push(el("h3", { class: "provisional" }, "Provisional: fewer than " + board.provisional_deals + " deals"));
+    parts.push(ratedTable(provisional));
+  }
+  return el("div", { class: "board" }, parts);
+}
+
+// A fitted rating and its interval as two cells: an unbeaten bot shows the
+// least rating its record allows (and is ranked by it), a winless one the most.
+function fittedCells(fitted) {
+  const round = (value) => value === null ? "unbounded" : value.toFixed(0);
+  if (fitted === null) return [td(""), td("")];
+  if (fitted.unrated === undefined) return [td(round(fitted.rating), "num rating"), td("[" + round(fitted.low) + ", " + round(fitted.high) + "]", "num")];
+  const side = fitted.unrated === "winless" ? ["≤ ", "at most "] : ["≥ ", "at least "];
+  if (fitted.bound === null || fitted.unrated === "unconnected") return [td("–", "num rating"), td(el("span", { title: fitted.reason }, "not measured"))];
+  return [td(side[0] + fitted.bound.toFixed(0), "num rating"), td(el("span", { title: fitted.reason }, side[1] + fitted.bound.toFixed(0)), "num")];
+}
+
+// The live model's rating, beside the fitted one (Weng-Lin lives around 25).
+function liveCell(row) {
+  if (row.rating === null) return "";
+  const digits = row.model === "weng-lin" ? 1 : 0;
+  return row.model + " " + row.rating.toFixed(digits) + " ± " + row.uncertainty.toFixed(digits);
+}
+
+function ratedTable(rows) {
   return el("table", { class: "leaderboard" },
-    el("thead", {}, el("tr", {}, ["#", "bot", "owner", "rating", "model", "games", "W / D / L", "forfeits"].map((h) => el("th", {}, h)))),
-    el("tbody", {}, rows));
+    el("thead", {}, el("tr", {}, ["#", "bot", "owner", "rating", "95% interval", "live", "games", "W / D / L", "forfeits", "deals"].map((h) => el("th", {}, h)))),
+    el("tbody", {}, rows.map((row) =>
+      el("tr", { class: "leader" },
+        td(row.position, "num"),
+        td(botLink(row.bot, row.version)),
+        td(row.owner),
+        ...fittedCells(row.fitted),
+        td(liveCell(row), "num live"),
+        td(row.games, "num"),
+        td(row.wins + " / " + row.draws + " / " + row.losses, "num"),
+        td(row.forfeits, "num"),
+        td(row.deals, "num")))));
 }
 
 // A solo board: bots ranked by their mean score per deal.
