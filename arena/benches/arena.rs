@@ -38,7 +38,7 @@ use std::time::{Duration, Instant};
 
 use cairn_arena::service::pb::arena_client::ArenaClient;
 use cairn_arena::service::pb::runner_service_client::RunnerServiceClient;
-use cairn_arena::service::{pb, Placement, ServeOptions};
+use cairn_arena::service::{pb, Listeners, Placement, ServeOptions};
 use cairn_arena::store::Quotas;
 use cairn_arena::testkit::{bot_archive, test_game_check, test_replay, test_verifier, TEST_DUEL};
 use cairn_arena::Store;
@@ -428,12 +428,17 @@ fn bench(processes: &Processes, write_cores: Option<CpuSet>) {
         ..Quotas::default()
     };
     let (store, listener) = processes.arena.block_on(async {
-        let store = Store::open(folder.path().join("bench.db"))
-            .await
-            .expect("store")
-            .with_game_check(test_game_check)
-            .with_verifier(test_verifier)
-            .with_quotas(quotas);
+        let store = Store::open(
+            folder.path().join("bench.db"),
+            cairn_arena::store::StoreOptions {
+                game_check: test_game_check,
+                verifier: test_verifier,
+                quotas,
+                ..Default::default()
+            },
+        )
+        .await
+        .expect("store");
         (store, TcpListener::bind("127.0.0.1:0").await.expect("bind"))
     });
     let address = listener.local_addr().expect("address");
@@ -446,16 +451,15 @@ fn bench(processes: &Processes, write_cores: Option<CpuSet>) {
     // serves from its main thread: the writer thread starts from it.
     let options = ServeOptions {
         place_writer: write_cores.map(|cores| Arc::new(move || run_on(&cores)) as Placement),
+        ..ServeOptions::default()
     };
-    let serving = cairn_arena::service::run_with_options(
-        listener,
-        Some(runner_listener),
-        store.clone(),
-        options,
-        async move {
-            let _ = stopped.await;
-        },
-    );
+    let listeners = Listeners {
+        public: listener,
+        runners: Some(runner_listener),
+    };
+    let serving = cairn_arena::run(listeners, store.clone(), options, async move {
+        let _ = stopped.await;
+    });
     let arena = processes.arena.handle().clone();
     let server = std::thread::spawn(move || arena.block_on(serving));
     let tournament_id = processes.runners.block_on(set_up(store, address));

@@ -5,7 +5,7 @@
 //!
 //! # Layout
 //! - [`service`]: the tonic gRPC service ([`service::run`]) and `From<ArenaError> for Status`.
-//! - [`store`]: the SQLite store (sqlx, `migrations/` at the workspace root).
+//! - [`store`]: the store, on SQLite or PostgreSQL (sqlx, `migrations/` at the workspace root).
 //! - [`plan`]: round-robin planning, pure and seeded.
 //! - [`ratings`]: Elo, Glicko-2 and Weng-Lin updates, pure.
 //! - [`fit`]: ratings fitted by maximum likelihood over a whole history
@@ -19,6 +19,8 @@
 //!   knockout): which matches come next from the results so far, pure.
 //! - [`deal`]: the deal a game is played on, a keyed hash of its planned
 //!   seed under the database's secret (why: the module's ruling).
+//! - [`report`]: what a runner reports of a game, plain values shared by
+//!   the store and `verify`.
 //! - [`verify`]: re-refereeing a reported game with the engine, pure.
 //! - [`archive`]: checking a submitted bot folder (`tar.gz`); the code lives
 //!   in `cairn_proto::archive`, shared with runners, which unpack with it.
@@ -34,7 +36,7 @@
 //!
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
 //! let folder = tempfile::tempdir().unwrap();
-//! let store = Store::open(folder.path().join("arena.db")).await.unwrap().with_game_check(test_game_check);
+//! let store = Store::open(folder.path().join("arena.db"), cairn_arena::store::StoreOptions { game_check: test_game_check, ..Default::default() }).await.unwrap();
 //! let (owner, _token) = store.register_owner("ada").await.unwrap();
 //! let submitted = store.submit_bot_version(&owner, &bot_archive("greedy", 1)).await.unwrap();
 //! assert_eq!((submitted.version.bot_name.as_str(), submitted.version.version), ("greedy", 1));
@@ -51,8 +53,11 @@ pub mod error;
 pub mod fit;
 pub mod format;
 pub mod game_name;
+#[cfg(test)]
+mod layers;
 pub mod plan;
 pub mod ratings;
+pub mod report;
 pub mod results_table;
 pub mod service;
 pub mod stats;

@@ -12,7 +12,7 @@ use cairn_engine::GameOptions;
 use cairn_proto::record::ReplayFile;
 
 use crate::error::ArenaError;
-use crate::store::GameReport;
+use crate::report::GameReport;
 
 /// The largest replay kept per game.
 pub const MAX_REPLAY_BYTES: usize = 4 * 1024 * 1024;

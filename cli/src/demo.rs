@@ -155,18 +155,19 @@ pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
 
 async fn demo(args: &DemoArgs, dir: &Path, db: &Path) -> anyhow::Result<()> {
     let location = cairn_arena::store::Location::Sqlite(db.to_path_buf());
-    // `served` keeps the database file claimed until the demo ends.
-    let served = crate::serve::open_store(&location, Some(RUNNER_TOKEN)).await?;
     // Bundled bots only, and the same games on every run: the demo deals
-    // under the fixed, published secret (`cairn serve` never does).
-    let store = served
-        .store
-        .clone()
-        .with_deal_secret(cairn_arena::deal::DealSecret::DEMO)
-        // The bundled bots are ours: their validation games (a match at
-        // every table size of every game, per bot) would add a good third
-        // to the demo's time and show nothing (`cairn serve` validates).
-        .with_validation(cairn_arena::store::Validation::Off);
+    // under the fixed, published secret (`cairn serve` never does). The
+    // bundled bots are ours: their validation games (a match at every table
+    // size of every game, per bot) would add a good third to the demo's
+    // time and show nothing (`cairn serve` validates).
+    let options = cairn_arena::store::StoreOptions {
+        deal_secret: Some(cairn_arena::deal::DealSecret::DEMO),
+        validation: cairn_arena::store::Validation::Off,
+        ..Default::default()
+    };
+    // `served` keeps the database file claimed until the demo ends.
+    let served = crate::serve::open_store(&location, options, Some(RUNNER_TOKEN)).await?;
+    let store = served.store.clone();
     let listener = TcpListener::bind("127.0.0.1:0").await?;
     let address = crate::serve::dial_address(listener.local_addr()?);
     let (stop_web, web_stopped) = tokio::sync::watch::channel(());
@@ -179,7 +180,8 @@ async fn demo(args: &DemoArgs, dir: &Path, db: &Path) -> anyhow::Result<()> {
         None => None,
     };
     let (stop_arena, arena_stopped) = oneshot::channel::<()>();
-    let arena = tokio::spawn(cairn_arena::run(listener, store, async move {
+    let options = cairn_arena::service::ServeOptions::default();
+    let arena = tokio::spawn(cairn_arena::run(listener, store, options, async move {
         let _ = arena_stopped.await;
     }));
     let (stop_runner, runner_stopped) = oneshot::channel::<()>();

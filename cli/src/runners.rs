@@ -6,7 +6,7 @@
 use std::process::ExitCode;
 
 use anyhow::Context;
-use cairn_arena::store::{Location, SystemClock, DEFAULT_DB_PATH};
+use cairn_arena::store::{Location, StoreOptions, DEFAULT_DB_PATH};
 use cairn_arena::Store;
 use serde_json::json;
 
@@ -46,7 +46,7 @@ async fn open(db: &Location) -> anyhow::Result<Store> {
     if let Location::Sqlite(path) = db {
         anyhow::ensure!(path.is_file(), "no arena database at {}", path.display());
     }
-    Store::open_location(db, std::sync::Arc::new(SystemClock))
+    Store::open(db, StoreOptions::default())
         .await
         .with_context(|| format!("cannot open the database {db}"))
 }

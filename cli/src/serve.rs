@@ -7,9 +7,9 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
-use cairn_arena::service::{Placement, ServeOptions};
+use cairn_arena::service::{Listeners, Placement, ServeOptions, MAX_RUNNER_REQUEST_BYTES};
 use cairn_arena::store::{
-    Location, Registration, SharedRunner, Validation, DEFAULT_DB_PATH, SHARED_RUNNER,
+    Location, Registration, SharedRunner, StoreOptions, Validation, DEFAULT_DB_PATH, SHARED_RUNNER,
 };
 use cairn_arena::Store;
 use rustix::thread::CpuSet;
@@ -104,6 +104,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         .build()?;
     let options = ServeOptions {
         place_writer: write_cpus.map(|cpus| Arc::new(move || run_on(&cpus)) as Placement),
+        max_report_bytes: args.max_report_bytes.unwrap_or(MAX_RUNNER_REQUEST_BYTES),
     };
     runtime.block_on(async {
         let given = args
@@ -121,11 +122,6 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             Some(runner_listen) => Some(listen_on(runner_listen).await?),
             None => None,
         };
-        let ServedStore {
-            store,
-            shared_runner,
-            claim: _only_arena,
-        } = open_store(&args.db, given).await?;
         let registration = match (args.open_registration, args.admin_token.as_deref()) {
             (true, _) => Registration::Open,
             (false, Some(token)) if !token.is_empty() => Registration::admin_token(token),
@@ -136,13 +132,17 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             true => Validation::Off,
             false => Validation::On,
         };
-        let mut store = store
-            .with_max_attempts(args.max_attempts)
-            .with_registration(registration)
-            .with_validation(validation);
-        if let Some(bytes) = args.max_report_bytes {
-            store = store.with_max_report_bytes(bytes);
-        }
+        let store_options = StoreOptions {
+            max_attempts: args.max_attempts,
+            registration,
+            validation,
+            ..StoreOptions::default()
+        };
+        let ServedStore {
+            store,
+            shared_runner,
+            claim: _only_arena,
+        } = open_store(&args.db, store_options, given).await?;
         let address = listener.local_addr()?;
         say_runner_token(&shared_runner, given.is_some());
         if closed {
@@ -175,9 +175,11 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
             args.db
         );
         std::io::stdout().flush()?;
-        cairn_arena::service::run_with_options(
-            listener,
-            runner_listener,
+        cairn_arena::run(
+            Listeners {
+                public: listener,
+                runners: runner_listener,
+            },
             store,
             options,
             async move {
@@ -360,7 +362,11 @@ pub struct ServedStore {
 /// Claims a SQLite file for this arena process, opens the store and makes
 /// sure the shared runner has `runner_token` (replacing the token it had),
 /// or with no token, that it exists (made with a fresh token if not).
-pub async fn open_store(db: &Location, runner_token: Option<&str>) -> anyhow::Result<ServedStore> {
+pub async fn open_store(
+    db: &Location,
+    options: StoreOptions,
+    runner_token: Option<&str>,
+) -> anyhow::Result<ServedStore> {
     // Refused before the database is touched, so a bad token leaves no
     // half-made database behind.
     if let Some(token) = runner_token {
@@ -370,7 +376,7 @@ pub async fn open_store(db: &Location, runner_token: Option<&str>) -> anyhow::Re
         Location::Sqlite(path) => Some(lock_sqlite_file(path)?),
         Location::Postgres(_) => None,
     };
-    let store = Store::open_location(db, std::sync::Arc::new(cairn_arena::store::SystemClock))
+    let store = Store::open(db, options)
         .await
         .with_context(|| format!("cannot open the database {db}"))?;
     let shared = store

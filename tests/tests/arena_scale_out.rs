@@ -388,10 +388,15 @@ async fn replay_into_sqlite(
     secret: DealSecret,
 ) -> (Store, tempfile::TempDir) {
     let folder = tempfile::tempdir().unwrap();
-    let store = Store::open(folder.path().join("reference.sqlite"))
-        .await
-        .unwrap()
-        .with_deal_secret(secret.clone());
+    let store = Store::open(
+        folder.path().join("reference.sqlite"),
+        cairn_arena::store::StoreOptions {
+            deal_secret: Some(secret.clone()),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
     let (owner, _) = store.register_owner("ada").await.unwrap();
     for name in names {
         store

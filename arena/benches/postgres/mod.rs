@@ -55,19 +55,30 @@ impl ArenaServer {
             ..Quotas::default()
         };
         let (store, listener) = runtime.block_on(async {
-            let store = Store::connect(url)
-                .await
-                .expect("the store opens on PostgreSQL")
-                .with_game_check(test_game_check)
-                .with_verifier(test_verifier)
-                .with_quotas(quotas);
+            let location = cairn_arena::store::Location::parse(url).expect("a PostgreSQL URL");
+            let store = Store::open(
+                location,
+                cairn_arena::store::StoreOptions {
+                    game_check: test_game_check,
+                    verifier: test_verifier,
+                    quotas,
+                    ..Default::default()
+                },
+            )
+            .await
+            .expect("the store opens on PostgreSQL");
             (store, TcpListener::bind("127.0.0.1:0").await.expect("bind"))
         });
         let address = listener.local_addr().expect("address");
         let (stop, stopped) = oneshot::channel::<()>();
-        let served = runtime.spawn(cairn_arena::run(listener, store.clone(), async move {
-            let _ = stopped.await;
-        }));
+        let served = runtime.spawn(cairn_arena::run(
+            listener,
+            store.clone(),
+            Default::default(),
+            async move {
+                let _ = stopped.await;
+            },
+        ));
         ArenaServer {
             runtime,
             store,

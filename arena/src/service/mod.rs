@@ -77,8 +77,8 @@ pub const API_NICE: u8 = 10;
 /// priority); what the thread starts afterwards inherits that placement.
 pub type Placement = std::sync::Arc<dyn Fn() + Send + Sync>;
 
-/// How [`run_with_options`] places the threads it starts.
-#[derive(Clone, Default)]
+/// How [`run`] serves: where its threads run, and what it accepts.
+#[derive(Clone)]
 pub struct ServeOptions {
     /// Runs first on the writer thread, which then opens the write path's
     /// SQLite connections, so SQLite's threads for them start from it,
@@ -88,6 +88,19 @@ pub struct ServeOptions {
     /// waits for a core under load (figures in docs/performance.md, "The
     /// writes on one core").
     pub place_writer: Option<Placement>,
+    /// The largest runner message decoded (tests lower it, so a match too
+    /// large for one message needs few games); at most, and by default,
+    /// [`MAX_RUNNER_REQUEST_BYTES`].
+    pub max_report_bytes: usize,
+}
+
+impl Default for ServeOptions {
+    fn default() -> ServeOptions {
+        ServeOptions {
+            place_writer: None,
+            max_report_bytes: MAX_RUNNER_REQUEST_BYTES,
+        }
+    }
 }
 
 impl std::fmt::Debug for ServeOptions {
@@ -95,50 +108,43 @@ impl std::fmt::Debug for ServeOptions {
         formatter
             .debug_struct("ServeOptions")
             .field("place_writer", &self.place_writer.is_some())
+            .field("max_report_bytes", &self.max_report_bytes)
             .finish()
     }
 }
 
-/// Serves the arena on `listener` until `shutdown` completes.
-pub async fn run(
-    listener: TcpListener,
-    store: Store,
-    shutdown: impl Future<Output = ()> + Send,
-) -> Result<(), ArenaError> {
-    run_with_runner_port(listener, None, store, shutdown).await
-}
-
-/// Serves the arena as [`run`] does and, given `runner_listener`, the
-/// runner service alone (with health) on that listener too. That port is
-/// served on the writer thread (see [`writer`]), so a runner's calls there
-/// never queue behind the public reads on the server's runtime; under 200
+/// Where [`run`] listens: the public port (every service) and, if given,
+/// a port for the runner service alone (with health). That port is served
+/// on the writer thread (see `writer`), so a runner's calls there never
+/// queue behind the public reads on the server's runtime; under 200
 /// back-to-back readers that cut ingest's slowdown from about 5x to 3x in
 /// the arena bench. The port may also be closed to all but the runners.
-pub async fn run_with_runner_port(
-    listener: TcpListener,
-    runner_listener: Option<TcpListener>,
-    store: Store,
-    shutdown: impl Future<Output = ()> + Send,
-) -> Result<(), ArenaError> {
-    run_with_options(
-        listener,
-        runner_listener,
-        store,
-        ServeOptions::default(),
-        shutdown,
-    )
-    .await
+#[derive(Debug)]
+pub struct Listeners {
+    pub public: TcpListener,
+    pub runners: Option<TcpListener>,
 }
 
-/// Serves the arena as [`run_with_runner_port`] does, its threads placed
-/// as `options` say.
-pub async fn run_with_options(
-    listener: TcpListener,
-    runner_listener: Option<TcpListener>,
+impl From<TcpListener> for Listeners {
+    fn from(public: TcpListener) -> Listeners {
+        Listeners {
+            public,
+            runners: None,
+        }
+    }
+}
+
+/// Serves the arena on `listeners` until `shutdown` completes.
+pub async fn run(
+    listeners: impl Into<Listeners>,
     store: Store,
     options: ServeOptions,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<(), ArenaError> {
+    let Listeners {
+        public: listener,
+        runners: runner_listener,
+    } = listeners.into();
     let writer = writer::WriterThread::start(options.place_writer)?;
     let reopened = store.clone();
     writer
@@ -150,7 +156,7 @@ pub async fn run_with_options(
         api.clone(),
         pb::arena_server::ArenaServer::new(api).max_decoding_message_size(MAX_ARENA_REQUEST_BYTES),
     );
-    let max_report_bytes = store.max_report_bytes();
+    let max_report_bytes = options.max_report_bytes.min(MAX_RUNNER_REQUEST_BYTES);
     let runners = pb::runner_service_server::RunnerServiceServer::new(
         RunnerApi::new(store).with_writer(writer.handle()),
     )

@@ -65,12 +65,18 @@ async fn spawn_app() -> TestApp {
 async fn spawn_app_with(options: ServeOptions) -> TestApp {
     let folder = tempfile::tempdir().unwrap();
     let clock = ManualClock::starting_at(1_000_000);
-    let store = Store::open_with_clock(folder.path().join("arena.db"), Arc::new(clock.clone()))
-        .await
-        .unwrap()
-        .with_game_check(test_game_check)
-        .with_verifier(test_verifier)
-        .with_deal_secret(DEAL_SECRET);
+    let store = Store::open(
+        folder.path().join("arena.db"),
+        crate::store::StoreOptions {
+            clock: Arc::new(clock.clone()),
+            game_check: test_game_check,
+            verifier: test_verifier,
+            deal_secret: Some(DEAL_SECRET),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
     store
         .register_runner_with_token("box-1", RUNNER_TOKEN)
         .await
@@ -82,15 +88,9 @@ async fn spawn_app_with(options: ServeOptions) -> TestApp {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
     let (shutdown, stopped) = oneshot::channel::<()>();
-    let server = tokio::spawn(run_with_options(
-        listener,
-        None,
-        store,
-        options,
-        async move {
-            let _ = stopped.await;
-        },
-    ));
+    let server = tokio::spawn(run(listener, store, options, async move {
+        let _ = stopped.await;
+    }));
     let channel = Channel::from_shared(format!("http://{address}"))
         .unwrap()
         .connect()
@@ -191,6 +191,7 @@ async fn the_write_paths_sqlite_threads_start_from_the_placed_writer_thread() {
     });
     let app = spawn_app_with(ServeOptions {
         place_writer: Some(place),
+        ..ServeOptions::default()
     })
     .await;
     // The server serves once the write path is open again, so any answer

@@ -5,7 +5,9 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use super::{new_token, token_hash, Dialect, Store};
+use sha2::{Digest, Sha256};
+
+use super::Store;
 use crate::error::ArenaError;
 
 /// How long a runner found by its token is trusted without asking the
@@ -245,11 +247,9 @@ impl Store {
         // The epoch before the lookup: a revocation committing meanwhile
         // makes the answer untrusted at once.
         let (epoch, looked_up) = (self.reads.epoch(), Instant::now());
-        // Only PostgreSQL announces another process's revocation (`cairn
-        // runners revoke --db FILE` on a SQLite file announces nothing), so
-        // SQLite asks every time (a report asks in its first read:
-        // `report_game_with_token`).
-        let cached = self.dialect == Dialect::Postgres;
+        // A report asks in its first read where tokens are not cached
+        // (`report_game_with_token`).
+        let cached = self.backend.caches_runner_tokens();
         if let Some(runner) = cached.then(|| self.runners.trusted(&hash, epoch)).flatten() {
             return Ok(runner);
         }
@@ -306,6 +306,19 @@ impl Store {
         self.notify_change();
         Ok(requeued)
     }
+}
+
+/// A fresh bearer token: 32 random bytes in hex.
+pub(crate) fn new_token() -> Result<String, ArenaError> {
+    let mut bytes = [0_u8; 32];
+    getrandom::fill(&mut bytes)
+        .map_err(|error| ArenaError::Internal(format!("no randomness for a token: {error}")))?;
+    Ok(hex::encode(bytes))
+}
+
+/// What the database keeps of a token.
+pub(crate) fn token_hash(token: &str) -> String {
+    hex::encode(Sha256::digest(token.as_bytes()))
 }
 
 #[cfg(test)]

@@ -16,14 +16,6 @@ impl Store {
     pub(crate) fn deal_seed(&self, tournament_id: i64, planned_seed: u64) -> u64 {
         self.deal_secret.deal_seed(tournament_id, planned_seed)
     }
-
-    /// The same store, dealing under `secret` instead of the database's
-    /// (`cairn demo`, whose bundled bots must play the same deals on every
-    /// run, and tests). `cairn serve` never calls it.
-    pub fn with_deal_secret(mut self, secret: DealSecret) -> Store {
-        self.deal_secret = secret;
-        self
-    }
 }
 
 /// The database's secret, made and stored first if it has none. Two

@@ -77,7 +77,7 @@ impl Store {
                     .bind(match_id)
                     .execute(&mut **tx)
                     .await?;
-                super::formats::after_match_done(tx, match_id).await?;
+                super::rounds::after_match_done(tx, match_id).await?;
             } else {
                 requeue(tx, match_id).await?;
             }
@@ -252,7 +252,7 @@ async fn end_with_build_failures(
             ended_by: EndedBy::Forfeit,
         };
         insert_result(&mut *tx, runner_id, game_id, &report, now).await?;
-        super::formats::tally_recorded_game(&mut *tx, game_id).await?;
+        super::rounds::tally_recorded_game(&mut *tx, game_id).await?;
         // RULING (issue 36): a game no bot played is recorded (standings,
         // forfeit tallies) but never rated, for anyone: it measures no
         // strength, and a version that never played a full game has no

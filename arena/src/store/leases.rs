@@ -5,8 +5,7 @@
 use cairn_engine::GameOptions;
 
 use super::accounts::Runner;
-use super::snapshots::Touched;
-use super::{Dialect, Store, Touch, WriteTransaction};
+use super::Store;
 use crate::archive::Manifest;
 use crate::error::ArenaError;
 
@@ -90,12 +89,9 @@ impl Store {
         let now = self.now_ms();
         self.saw_runner_outside(runner, now).await?;
         let leased = self
-            .write_concurrently(async |tx| match self.dialect {
-                Dialect::Sqlite => {
-                    self.saw_runner_inside(tx, runner, now).await?;
-                    lease_on_sqlite(tx, runner, now, duration_ms).await
-                }
-                Dialect::Postgres => lease_on_postgres(tx, runner, now, duration_ms).await,
+            .write_concurrently(async |tx| {
+                self.saw_runner_inside(tx, runner, now).await?;
+                super::backend::lease(tx, runner, now, duration_ms).await
             })
             .await?;
         match leased {
@@ -134,27 +130,27 @@ impl Store {
         .await
     }
 
-    /// Records that `runner` called at `now`, on PostgreSQL, before the
-    /// call's transaction (see [`saw_runner`]).
+    /// Records that `runner` called at `now`, before the call's
+    /// transaction where the backend sights runners there (see [`saw_runner`]).
     async fn saw_runner_outside(&self, runner: &Runner, now: i64) -> Result<(), ArenaError> {
-        if self.dialect == Dialect::Postgres
+        if !self.backend.sights_runners_in_transaction()
             && !self.runners.seen_within(runner.id, now, SIGHTING_MS)
-            && saw_runner(&self.writer, runner, now).await?
+            && saw_runner(self.backend.writer(), runner, now).await?
         {
             self.runners.saw(runner.id, now);
         }
         Ok(())
     }
 
-    /// Records that `runner` called at `now`, on SQLite, in the call's
-    /// transaction (see [`saw_runner`]).
+    /// Records that `runner` called at `now`, in the call's transaction
+    /// where the backend sights runners there (see [`saw_runner`]).
     async fn saw_runner_inside(
         &self,
         tx: &mut sqlx::AnyConnection,
         runner: &Runner,
         now: i64,
     ) -> Result<(), ArenaError> {
-        if self.dialect == Dialect::Sqlite
+        if self.backend.sights_runners_in_transaction()
             && !self.runners.seen_within(runner.id, now, SIGHTING_MS)
             && saw_runner(tx, runner, now).await?
         {
@@ -240,133 +236,6 @@ impl Store {
     }
 }
 
-/// The lease on SQLite, whose transaction holds the database: the oldest
-/// queued or expired match. Two indexed lookups rather than one OR, which
-/// would scan every finished match of every tournament.
-async fn lease_on_sqlite(
-    tx: &mut WriteTransaction,
-    runner: &Runner,
-    now: i64,
-    duration_ms: i64,
-) -> Result<Option<LeasedRow>, ArenaError> {
-    let queued: Option<i64> =
-        sqlx::query_scalar("SELECT id FROM matches WHERE status = 'queued' ORDER BY id LIMIT 1")
-            .fetch_optional(&mut **tx)
-            .await?;
-    let expired: Option<i64> = sqlx::query_scalar(
-        "SELECT id FROM matches WHERE status = 'leased' AND lease_expires_at <= $1 ORDER BY id LIMIT 1",
-    )
-    .bind(now)
-    .fetch_optional(&mut **tx)
-    .await?;
-    let Some(match_id) = queued.into_iter().chain(expired).min() else {
-        tx.touches_nothing_cached();
-        return Ok(None);
-    };
-    let leased: LeasedRow = sqlx::query_as(LEASE_UPDATE)
-        .bind(runner.id)
-        .bind(now + duration_ms)
-        .bind(match_id)
-        .fetch_one(&mut **tx)
-        .await?;
-    tx.touches(Touch::Match {
-        tournament_id: leased.tournament_id,
-        match_index: leased.match_index,
-    });
-    Ok(Some(leased))
-}
-
-/// Writes a lease to match `$3` for runner `$1`, expiring at `$2`.
-const LEASE_UPDATE: &str =
-    "UPDATE matches SET status = 'leased', lease_generation = lease_generation + 1, \
-     lease_holder = $1, lease_expires_at = $2 WHERE id = $3 \
-     RETURNING id AS match_id, tournament_id, match_index, lease_generation, lease_expires_at";
-
-/// The lease on PostgreSQL, in one statement beside other processes'
-/// leases: the oldest queued and the oldest expired match are each locked
-/// `FOR UPDATE SKIP LOCKED` (two processes never take one match, and
-/// neither waits for the other), the older is leased unless the runner
-/// was revoked (a revocation holds the exclusive write lock, so it
-/// committed before this transaction began or starts after it ends), and
-/// the other processes are notified of the match it touched.
-async fn lease_on_postgres(
-    tx: &mut WriteTransaction,
-    runner: &Runner,
-    now: i64,
-    duration_ms: i64,
-) -> Result<Option<LeasedRow>, ArenaError> {
-    let me = tx.notifier().unwrap_or_default();
-    let row: PostgresLease = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "WITH me AS (SELECT id FROM runners WHERE id = $1 AND revoked_at IS NULL), \
-         q AS (SELECT id FROM matches WHERE status = 'queued' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED), \
-         e AS (SELECT id FROM matches WHERE status = 'leased' AND lease_expires_at <= $3 ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED), \
-         u AS (UPDATE matches SET status = 'leased', lease_generation = lease_generation + 1, \
-               lease_holder = $1, lease_expires_at = $2 \
-               WHERE id = (SELECT MIN(id) FROM (SELECT id FROM q UNION ALL SELECT id FROM e) AS c) \
-               AND EXISTS (SELECT 1 FROM me) \
-               RETURNING id AS match_id, tournament_id, match_index, lease_generation, lease_expires_at), \
-         n AS (SELECT pg_notify($4, {}) FROM u) \
-         SELECT (SELECT COUNT(*) FROM me) AS live, (SELECT COUNT(*) FROM n) AS notified, \
-         u.match_id, u.tournament_id, u.match_index, u.lease_generation, u.lease_expires_at \
-         FROM (SELECT 1) AS one LEFT JOIN u ON TRUE",
-        super::invalidate::match_payload_sql("$5", "tournament_id", "match_index"),
-    )))
-    .bind(runner.id)
-    .bind(now + duration_ms)
-    .bind(now)
-    .bind(super::invalidate::CHANNEL)
-    .bind(me.to_string())
-    .fetch_one(&mut **tx)
-    .await?;
-    if row.live == 0 {
-        return Err(ArenaError::Unauthenticated("runner"));
-    }
-    let (
-        Some(match_id),
-        Some(tournament_id),
-        Some(match_index),
-        Some(lease_generation),
-        Some(lease_expires_at),
-    ) = (
-        row.match_id,
-        row.tournament_id,
-        row.match_index,
-        row.lease_generation,
-        row.lease_expires_at,
-    )
-    else {
-        tx.touches_nothing_cached();
-        return Ok(None);
-    };
-    let touch = Touch::Match {
-        tournament_id,
-        match_index,
-    };
-    tx.touches(touch.clone());
-    if row.notified == 1 {
-        tx.notified(Touched::Only(vec![touch]));
-    }
-    Ok(Some(LeasedRow {
-        match_id,
-        tournament_id,
-        match_index,
-        lease_generation,
-        lease_expires_at,
-    }))
-}
-
-/// What [`lease_on_postgres`] read and wrote.
-#[derive(sqlx::FromRow)]
-struct PostgresLease {
-    live: i64,
-    notified: i64,
-    match_id: Option<i64>,
-    tournament_id: Option<i64>,
-    match_index: Option<i64>,
-    lease_generation: Option<i64>,
-    lease_expires_at: Option<i64>,
-}
-
 /// A stored JSON column (options, manifest) read back.
 fn stored_json<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> Result<T, ArenaError> {
     serde_json::from_str(text)
@@ -376,11 +245,11 @@ fn stored_json<T: serde::de::DeserializeOwned>(text: &str, what: &str) -> Result
 /// What a lease wrote to its match's row.
 #[derive(Debug, Clone, Copy, sqlx::FromRow)]
 pub(crate) struct LeasedRow {
-    match_id: i64,
-    tournament_id: i64,
-    match_index: i64,
-    lease_generation: i64,
-    lease_expires_at: i64,
+    pub(super) match_id: i64,
+    pub(super) tournament_id: i64,
+    pub(super) match_index: i64,
+    pub(super) lease_generation: i64,
+    pub(super) lease_expires_at: i64,
 }
 
 /// A seat of a leased match, with its tournament's game.

@@ -4,78 +4,22 @@
 //! stored with every seat's score, rank and forfeit, and rated, in one
 //! transaction. The match is done when its last game is recorded.
 
-use std::collections::HashMap;
-
-use cairn_engine::forfeit::{EndedBy, ForfeitReason};
+use cairn_engine::forfeit::ForfeitReason;
 use cairn_engine::GameOptions;
-use cairn_proto::record::seat_label;
 use sqlx::AnyConnection;
 
 use super::accounts::Runner;
 use super::leases::LeaseState;
 use super::snapshots::Touched;
-use super::{token_hash, BoardPatch, Dialect, Store, Touch, WriteTransaction};
+use super::{token_hash, BoardPatch, Store, Touch, WriteTransaction};
 use crate::error::ArenaError;
 use crate::ratings::{RatedSeat, RatingModel, Standing};
 use crate::verify::PlannedGame;
 
+pub use crate::report::{
+    Forfeit, GameReport, GameReportOutcome, MatchReport, ReportOutcome, SeatResult,
+};
 pub use crate::verify::MAX_REPLAY_BYTES;
-
-/// A runner's report of a whole match (a convenience: each game is
-/// reported and recorded on its own).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MatchReport {
-    pub match_id: i64,
-    pub lease_generation: i64,
-    pub games: Vec<GameReport>,
-}
-
-/// One finished game.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GameReport {
-    pub game_index: i64,
-    /// By seat.
-    pub seats: Vec<SeatResult>,
-    /// The replay as the runner wrote it (JSON bytes), kept as is.
-    pub replay: Vec<u8>,
-    pub ended_by: EndedBy,
-    /// By seat, the end of its bot's stderr during the game (may be short
-    /// or empty: a seat without one keeps none).
-    pub stderr_tails: Vec<String>,
-}
-
-/// One seat's result.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SeatResult {
-    pub bot_version_id: i64,
-    pub score: i64,
-    /// 1 is best; tied seats share a rank.
-    pub rank: u32,
-    pub forfeit: Option<Forfeit>,
-}
-
-/// Why a seat lost by forfeit. The store keeps the reason's text form
-/// ([`ForfeitReason::as_str`]) and reads it back through the enum.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Forfeit {
-    pub reason: ForfeitReason,
-    pub detail: String,
-}
-
-/// What became of a report.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReportOutcome {
-    Recorded,
-    /// The game was already recorded: nothing changed.
-    AlreadyRecorded,
-}
-
-/// What became of one game's report, and whether its match is now done.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct GameReportOutcome {
-    pub outcome: ReportOutcome,
-    pub match_done: bool,
-}
 
 /// A game of a match as planned, with its tournament's game and variant.
 #[derive(Debug, Clone)]
@@ -209,10 +153,7 @@ impl Store {
             },
         };
         let body = async |tx: &mut WriteTransaction| {
-            let recording = match self.dialect {
-                Dialect::Sqlite => record_on_sqlite(tx, &planned, &game).await?,
-                Dialect::Postgres => super::results_postgres::record(tx, &planned, &game).await?,
-            };
+            let recording = super::backend::record(tx, &planned, &game).await?;
             let (finishes_match, saved) = match recording {
                 Recording::AlreadyRecorded { match_done } => {
                     tx.touches_nothing_cached();
@@ -229,7 +170,7 @@ impl Store {
             // Under the board's lock (taken by the write), as is the
             // format's step: a tournament is on one board.
             if planned.has_sprt {
-                super::formats::tally_recorded_game(tx, planned.game_id).await?;
+                super::rounds::tally_recorded_game(tx, planned.game_id).await?;
             }
             if planned.has_forfeit_policy {
                 super::suspensions::after_game(
@@ -241,7 +182,7 @@ impl Store {
                 .await?;
             }
             if finishes_match && planned.has_format_step {
-                super::formats::after_match_done(tx, match_id).await?;
+                super::rounds::after_match_done(tx, match_id).await?;
             }
             // What `report_touches` says, in its order.
             tx.touches(Touch::Match {
@@ -258,11 +199,7 @@ impl Store {
                 match_done: finishes_match,
             })
         };
-        let recorded = match self.dialect {
-            // The body's first read opens the transaction.
-            Dialect::Sqlite => self.write_sqlite_begun_by_body(body).await?,
-            Dialect::Postgres => self.write_concurrently(body).await?,
-        };
+        let recorded = self.write_report(body).await?;
         if recorded.outcome == ReportOutcome::Recorded {
             self.notify_change();
         }
@@ -399,91 +336,6 @@ impl Store {
         };
         Ok((planned, runner))
     }
-
-    /// The replay a runner stored for a finished game; `None` when the game
-    /// was never played (a seat forfeited before it began: its build
-    /// failed, or it could not start).
-    pub async fn replay(&self, game_id: i64) -> Result<Option<Vec<u8>>, ArenaError> {
-        let replay: Option<Option<Vec<u8>>> =
-            sqlx::query_scalar("SELECT replay FROM results WHERE game_id = $1")
-                .bind(game_id)
-                .fetch_optional(self.pool())
-                .await?;
-        replay.ok_or_else(|| ArenaError::not_found("result of game", game_id))
-    }
-
-    /// A finished game's seats, by seat.
-    pub async fn game_result(&self, game_id: i64) -> Result<Vec<SeatResult>, ArenaError> {
-        let rows: Vec<SeatRow> = sqlx::query_as(
-            "SELECT bot_version_id, score, rank, forfeit_reason, forfeit_detail FROM result_seats WHERE game_id = $1 ORDER BY seat",
-        )
-        .bind(game_id)
-        .fetch_all(self.pool())
-        .await?;
-        if rows.is_empty() {
-            return Err(self.why_no_result(game_id).await?);
-        }
-        rows.into_iter().map(SeatRow::into_result).collect()
-    }
-
-    /// Why game `game_id` has no result: there is no such game, its match
-    /// was given up, or it is still to be played.
-    async fn why_no_result(&self, game_id: i64) -> Result<ArenaError, ArenaError> {
-        let row: Option<(String, Option<String>)> = sqlx::query_as(
-            "SELECT m.status, m.failure FROM games g JOIN matches m ON m.id = g.match_id WHERE g.id = $1",
-        )
-        .bind(game_id)
-        .fetch_optional(self.pool())
-        .await?;
-        let Some((status, failure)) = row else {
-            return Ok(ArenaError::not_found("game", game_id));
-        };
-        let why = match failure.as_deref() {
-            Some(super::cancel::CANCELLED) => {
-                "it was never played: its tournament was cancelled".to_string()
-            }
-            Some(failure) => format!("it was never played: its match failed ({failure})"),
-            None if status == "leased" => "it is being played".to_string(),
-            None => "it is not played yet".to_string(),
-        };
-        Ok(ArenaError::FailedPrecondition(format!(
-            "game {game_id} has no result: {why}"
-        )))
-    }
-
-    /// A finished game's index in its match, its seats' stderr tails (by
-    /// seat, empty when none was kept) and its seats' bots (`name@version`).
-    pub async fn game_details(
-        &self,
-        game_id: i64,
-    ) -> Result<(i64, Vec<String>, Vec<String>), ArenaError> {
-        let index: Option<i64> = sqlx::query_scalar("SELECT game_index FROM games WHERE id = $1")
-            .bind(game_id)
-            .fetch_optional(self.pool())
-            .await?;
-        let index = index.ok_or_else(|| ArenaError::not_found("game", game_id))?;
-        let tails: Vec<Option<String>> = sqlx::query_scalar(
-            "SELECT stderr_tail FROM result_seats WHERE game_id = $1 ORDER BY seat",
-        )
-        .bind(game_id)
-        .fetch_all(self.pool())
-        .await?;
-        let bots: Vec<(String, i64)> = sqlx::query_as(
-            "SELECT b.name, v.version FROM games g JOIN seats s ON s.match_id = g.match_id \
-             JOIN bot_versions v ON v.id = s.bot_version_id JOIN bots b ON b.id = v.bot_id \
-             WHERE g.id = $1 ORDER BY s.seat",
-        )
-        .bind(game_id)
-        .fetch_all(self.pool())
-        .await?;
-        Ok((
-            index,
-            tails.into_iter().map(Option::unwrap_or_default).collect(),
-            bots.iter()
-                .map(|(name, version)| seat_label(name, *version))
-                .collect(),
-        ))
-    }
 }
 
 pub(crate) fn rated_seats(seats: &[SeatResult]) -> Vec<RatedSeat> {
@@ -533,192 +385,6 @@ pub(super) fn report_touches(planned: &PlannedResult) -> Touched {
     ])
 }
 
-/// A report's write on SQLite, whose transaction holds the database: one
-/// read that opens the transaction (the match's lease and progress, the
-/// seats' standings), then one batch of statements (the result, its
-/// ratings, the match done when this game finishes it) that commits it
-/// unless a format's step follows. Every statement is a round trip to
-/// SQLite's thread, and under many readers each round trip waits for a
-/// core.
-async fn record_on_sqlite(
-    tx: &mut WriteTransaction,
-    planned: &PlannedResult,
-    game: &PendingGame<'_>,
-) -> Result<Recording, ArenaError> {
-    let board = (planned.planned.game.as_str(), planned.variant.as_str());
-    let (state, progress, stored) =
-        progress_and_standings(tx, game.match_id, planned.game_id, board, &game.rated).await?;
-    if progress.recorded {
-        return Ok(Recording::AlreadyRecorded {
-            match_done: state.status == "done",
-        });
-    }
-    if !state.held_by(game.runner, game.lease_generation, game.now) {
-        return Err(super::cancel::lease_lost(tx, game.match_id).await?);
-    }
-    let writes = super::leaderboard::rating_writes_from(&stored, &game.rated);
-    // This game was the last one missing: the match is done (counted under
-    // the write lock, so no need to count again).
-    let finishes_match = progress.missing == 1;
-    let format_step_follows = planned.has_sprt
-        || planned.has_forfeit_policy
-        || (finishes_match && planned.has_format_step);
-    write_result_batch(
-        tx,
-        planned.game_id,
-        board,
-        game,
-        &writes,
-        finishes_match,
-        !format_step_follows,
-    )
-    .await?;
-    Ok(Recording::Recorded {
-        finishes_match,
-        saved: writes.saved,
-    })
-}
-
-/// Writes a game's result, its seats, the standings it gives and their
-/// history, and the match done if `finishes_match`, as one batch of
-/// statements (SQLite runs them in one call), which commits the
-/// transaction if `commits`.
-async fn write_result_batch(
-    tx: &mut WriteTransaction,
-    game_id: i64,
-    (board_game, variant): (&str, &str),
-    game: &PendingGame<'_>,
-    writes: &super::leaderboard::RatingWrites,
-    finishes_match: bool,
-    commits: bool,
-) -> Result<(), ArenaError> {
-    use super::leaderboard::{
-        bind_histories, bind_standings, history_insert_sql, save_standings_sql,
-    };
-    // $1 game, $2 runner, $3 replay, $4 now, $5 match; then the seats',
-    // standings' and history's values, numbered on.
-    let report = game.report;
-    let mut statements = vec![RESULT_INSERT.to_string()];
-    let mut next = 6;
-    if !report.seats.is_empty() {
-        statements.push(result_seats_sql(report.seats.len(), next));
-        next += 8 * report.seats.len();
-    }
-    if !writes.saved.is_empty() {
-        statements.push(save_standings_sql(writes.saved.len(), next));
-        next += 12 * writes.saved.len();
-    }
-    if !writes.history.is_empty() {
-        let result_id = "(SELECT id FROM results WHERE game_id = $1)";
-        statements.push(history_insert_sql(
-            writes.history.len(),
-            next - 1,
-            result_id,
-        ));
-    }
-    if finishes_match {
-        statements.push(match_done_sql("$4", "$5"));
-    }
-    let mut sql = statements.join(";\n");
-    if commits {
-        sql.push_str(tx.commit_sql());
-    }
-    let replay = &report.replay;
-    let query = sqlx::query(sqlx::AssertSqlSafe(sql))
-        .bind(game_id)
-        .bind(Some(game.runner.id))
-        .bind((!replay.is_empty()).then_some(replay))
-        .bind(game.now)
-        .bind(game.match_id);
-    let query = bind_result_seats(query, game_id, report);
-    let query = bind_standings(query, board_game, variant, &writes.saved);
-    bind_histories(query, board_game, variant, &writes.history)
-        .execute(&mut **tx)
-        .await?;
-    Ok(())
-}
-
-/// Whether a game of a match is recorded, and how many of the match's
-/// games are not.
-struct MatchProgress {
-    recorded: bool,
-    missing: i64,
-}
-
-/// Match `match_id`'s lease, whether game `game_id` of it is recorded and
-/// how many of its games are not, with the stored standings of the seats'
-/// bot versions on `board` (game, variant): one statement, read after the
-/// transaction took the write lock.
-async fn progress_and_standings(
-    tx: &mut WriteTransaction,
-    match_id: i64,
-    game_id: i64,
-    (game, variant): (&str, &str),
-    seats: &[RatedSeat],
-) -> Result<
-    (
-        LeaseState,
-        MatchProgress,
-        HashMap<(RatingModel, i64), Standing>,
-    ),
-    ArenaError,
-> {
-    use super::leaderboard::{bind_seats_standings_filter, seats_standings_filter};
-    // One row (the lease and progress) per stored standing, at least one.
-    let sql = format!(
-        "{}SELECT p.*, {} FROM (SELECT m.status, m.lease_generation, m.lease_holder, m.lease_expires_at, \
-         EXISTS (SELECT 1 FROM results WHERE game_id = $1) AS recorded, ({}) AS missing \
-         FROM matches m WHERE m.id = $2) AS p LEFT JOIN ratings r ON {}",
-        tx.begin_sql(),
-        super::leaderboard::stored_standing_columns_of("r"),
-        unrecorded_games_sql("$2"),
-        seats_standings_filter("r", 3, seats.len()),
-    );
-    let query = sqlx::query_as::<_, ProgressRow>(sqlx::AssertSqlSafe(sql))
-        .bind(game_id)
-        .bind(match_id);
-    let rows = bind_seats_standings_filter(query, game, variant, seats)
-        .fetch_all(&mut **tx)
-        .await?;
-    let Some(first) = rows.first() else {
-        return Err(ArenaError::not_found("match", match_id));
-    };
-    let (state, progress) = (
-        first.lease.clone(),
-        MatchProgress {
-            recorded: first.recorded.0,
-            missing: first.missing,
-        },
-    );
-    let stored = rows
-        .into_iter()
-        .filter_map(|row| row.standing)
-        .filter_map(super::leaderboard::StoredStanding::keyed)
-        .collect();
-    Ok((state, progress, stored))
-}
-
-/// A row of [`progress_and_standings`]: the lease and progress, and a
-/// stored standing unless none was found.
-struct ProgressRow {
-    lease: LeaseState,
-    recorded: super::Flag,
-    missing: i64,
-    standing: Option<super::leaderboard::StoredStanding>,
-}
-
-impl<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> for ProgressRow {
-    fn from_row(row: &'r sqlx::any::AnyRow) -> Result<Self, sqlx::Error> {
-        use sqlx::Row;
-        Ok(ProgressRow {
-            lease: LeaseState::from_row(row)?,
-            recorded: row.try_get("recorded")?,
-            missing: row.try_get("missing")?,
-            standing: super::leaderboard::StoredStanding::joined(row)?,
-        })
-    }
-}
-
 /// The count of match `match_id`'s (SQL) games without a result. Each
 /// game's result is looked up by its index in a scalar subquery, which
 /// PostgreSQL's planner keeps as one (a `NOT EXISTS` may become an anti
@@ -751,7 +417,7 @@ pub(crate) async fn finish_match_if_complete(
 /// plan what follows.
 async fn finish_match(tx: &mut AnyConnection, match_id: i64, now: i64) -> Result<(), ArenaError> {
     mark_match_done(tx, match_id, now).await?;
-    super::formats::after_match_done(tx, match_id).await
+    super::rounds::after_match_done(tx, match_id).await
 }
 
 /// Marks a match whose every game has a result done (its format's step
@@ -770,7 +436,7 @@ async fn mark_match_done(
 }
 
 /// Marks match `match_id` done at `now` (SQL, both).
-fn match_done_sql(now: &str, match_id: &str) -> String {
+pub(super) fn match_done_sql(now: &str, match_id: &str) -> String {
     format!("UPDATE matches SET status = 'done', finished_at = {now} WHERE id = {match_id}")
 }
 
@@ -799,27 +465,6 @@ struct PlannedRow {
     lease: LeaseState,
     seats: Option<String>,
     seat_names: Option<String>,
-}
-
-#[derive(sqlx::FromRow)]
-struct SeatRow {
-    bot_version_id: i64,
-    score: i64,
-    rank: i64,
-    forfeit_reason: Option<String>,
-    forfeit_detail: Option<String>,
-}
-
-impl SeatRow {
-    fn into_result(self) -> Result<SeatResult, ArenaError> {
-        seat_result(
-            self.bot_version_id,
-            self.score,
-            self.rank,
-            self.forfeit_reason,
-            self.forfeit_detail,
-        )
-    }
 }
 
 /// A stored seat result, its reason read back through the enum.
@@ -863,7 +508,7 @@ pub(crate) async fn insert_result(
         .fetch_one(&mut *tx)
         .await?;
     insert_result_seats(tx, game_id, game).await?;
-    super::formats::tally_recorded_game(tx, game_id).await?;
+    super::rounds::tally_recorded_game(tx, game_id).await?;
     Ok(result_id)
 }
 
@@ -876,7 +521,7 @@ macro_rules! result_insert {
 }
 use result_insert;
 
-const RESULT_INSERT: &str = result_insert!();
+pub(super) const RESULT_INSERT: &str = result_insert!();
 
 /// Every seat's result of a game, in one statement.
 async fn insert_result_seats(
@@ -896,7 +541,7 @@ async fn insert_result_seats(
 }
 
 /// The insert of `rows` seat results, its values numbered from `first`.
-fn result_seats_sql(rows: usize, first: usize) -> String {
+pub(super) fn result_seats_sql(rows: usize, first: usize) -> String {
     result_seats_insert_sql(&format!(
         "VALUES {}",
         super::leaderboard::numbered_rows(rows, 8, first)

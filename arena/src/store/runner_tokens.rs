@@ -9,8 +9,9 @@
 //! free again: the revoked row is renamed `NAME~revoked-ID`, its history
 //! kept under that name.
 
+use super::accounts::new_token;
 use super::accounts::{check_name, check_runner_token, Runner};
-use super::{new_token, token_hash, Store};
+use super::{token_hash, Store};
 use crate::error::ArenaError;
 
 /// The name of the runner `cairn serve` keeps for its runner token.

@@ -1,6 +1,6 @@
 //! Tournaments: checked against the engine, planned by their format (see
 //! [`crate::format`]: the first round at creation, in chunks, see
-//! `planning.rs`; later rounds as results come, see `formats.rs`).
+//! `plan_chunks.rs`; later rounds as results come, see `rounds.rs`).
 
 use cairn_engine::GameOptions;
 
@@ -490,7 +490,7 @@ impl Store {
         tournament_id: i64,
     ) -> Result<(Format, Option<SprtStatus>), ArenaError> {
         let mut connection = self.pool().acquire().await?;
-        let stored = super::formats::stored_format(&mut connection, tournament_id).await?;
+        let stored = super::rounds::stored_format(&mut connection, tournament_id).await?;
         let sprt = match (&stored.sprt, &stored.spec.format) {
             (Some(sprt), Format::Gauntlet { challengers }) => {
                 // The tally once the first check has counted (a listing
@@ -498,12 +498,8 @@ impl Store {
                 let pairs = match (stored.sprt_pairs, challengers.first()) {
                     (Some(pairs), _) => pairs,
                     (None, Some(&challenger)) => {
-                        super::formats::stored_deal_pairs(
-                            &mut connection,
-                            tournament_id,
-                            challenger,
-                        )
-                        .await?
+                        super::rounds::stored_deal_pairs(&mut connection, tournament_id, challenger)
+                            .await?
                     }
                     (None, None) => [0; 5],
                 };
@@ -592,158 +588,6 @@ impl Store {
             cancelled,
         })
     }
-
-    /// A page of a tournament's matches in plan order (the page is keyed
-    /// by match index), each with its seats and its games' results: two
-    /// queries a page, whatever the number of games.
-    pub async fn list_matches(
-        &self,
-        tournament_id: i64,
-        page: &Page<i64>,
-    ) -> Result<PageOf<MatchSummary>, ArenaError> {
-        let super::Flag(exists) =
-            sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM tournaments WHERE id = $1)")
-                .bind(tournament_id)
-                .fetch_one(self.pool())
-                .await?;
-        if !exists {
-            return Err(ArenaError::not_found("tournament", tournament_id));
-        }
-        let after = page.after.unwrap_or(-1);
-        // Each match's seats as one JSON array of [seat, version id, bot,
-        // version] (SQLite's and PostgreSQL's JSON functions differ).
-        let sql = match self.dialect() {
-            super::Dialect::Sqlite => {
-                concat!("SELECT m.id, m.match_index, ", shown_match_status!(), " AS status, m.failure, \
-                 (SELECT json_group_array(json_array(s.seat, s.bot_version_id, b.name, v.version)) FROM seats s \
-                  JOIN bot_versions v ON v.id = s.bot_version_id JOIN bots b ON b.id = v.bot_id WHERE s.match_id = m.id) AS seats \
-                 FROM matches m WHERE m.tournament_id = $1 AND m.match_index > $2 ORDER BY m.match_index LIMIT $3")
-            }
-            super::Dialect::Postgres => {
-                concat!("SELECT m.id, m.match_index, ", shown_match_status!(), " AS status, m.failure, \
-                 COALESCE((SELECT json_agg(json_build_array(s.seat, s.bot_version_id, b.name, v.version) ORDER BY s.seat) FROM seats s \
-                  JOIN bot_versions v ON v.id = s.bot_version_id JOIN bots b ON b.id = v.bot_id WHERE s.match_id = m.id)::text, '[]') AS seats \
-                 FROM matches m WHERE m.tournament_id = $1 AND m.match_index > $2 ORDER BY m.match_index LIMIT $3")
-            }
-        };
-        let rows: Vec<MatchRow> = sqlx::query_as(sql)
-            .bind(tournament_id)
-            .bind(after)
-            .bind(page.limit())
-            .fetch_all(self.pool())
-            .await?;
-        let mut page_of = page.finish(rows, |row| row.match_index);
-        let last_index = page_of.items.last().map_or(after, |row| row.match_index);
-        let games: Vec<GameRow> = sqlx::query_as(
-            "SELECT g.match_id, g.id AS game_id, g.seed, rs.bot_version_id, rs.score, rs.rank, rs.forfeit_reason, rs.forfeit_detail \
-             FROM matches m JOIN games g ON g.match_id = m.id LEFT JOIN result_seats rs ON rs.game_id = g.id \
-             WHERE m.tournament_id = $1 AND m.match_index > $2 AND m.match_index <= $3 \
-             ORDER BY m.match_index, g.game_index, rs.seat",
-        )
-        .bind(tournament_id)
-        .bind(after)
-        .bind(last_index)
-        .fetch_all(self.pool())
-        .await?;
-        let mut summaries = page_of
-            .items
-            .drain(..)
-            .map(|row| row.into_summary(tournament_id))
-            .collect::<Result<Vec<MatchSummary>, ArenaError>>()?;
-        attach_games(&mut summaries, games)?;
-        Ok(PageOf {
-            items: summaries,
-            next_page_token: page_of.next_page_token,
-        })
-    }
-}
-
-#[derive(sqlx::FromRow)]
-struct MatchRow {
-    id: i64,
-    match_index: i64,
-    status: String,
-    failure: Option<String>,
-    /// `[[seat, bot_version_id, bot_name, version], ...]` as JSON.
-    seats: String,
-}
-
-impl MatchRow {
-    fn into_summary(self, tournament_id: i64) -> Result<MatchSummary, ArenaError> {
-        let mut seats: Vec<(i64, i64, String, i64)> = serde_json::from_str(&self.seats)
-            .map_err(|error| ArenaError::Internal(format!("seats unreadable: {error}")))?;
-        seats.sort_by_key(|seat| seat.0);
-        Ok(MatchSummary {
-            id: self.id,
-            tournament_id,
-            match_index: self.match_index,
-            status: self.status,
-            failure: self.failure,
-            seats: seats
-                .into_iter()
-                .map(|(_, bot_version_id, bot_name, version)| Entry {
-                    bot_version_id,
-                    bot_name,
-                    version,
-                })
-                .collect(),
-            games: Vec::new(),
-        })
-    }
-}
-
-#[derive(sqlx::FromRow)]
-struct GameRow {
-    match_id: i64,
-    game_id: i64,
-    seed: i64,
-    bot_version_id: Option<i64>,
-    score: Option<i64>,
-    rank: Option<i64>,
-    forfeit_reason: Option<String>,
-    forfeit_detail: Option<String>,
-}
-
-/// Puts each game row (one per seat once recorded) in its match, in order.
-fn attach_games(summaries: &mut [MatchSummary], rows: Vec<GameRow>) -> Result<(), ArenaError> {
-    let mut position = 0;
-    for row in rows {
-        while summaries
-            .get(position)
-            .is_some_and(|summary| summary.id != row.match_id)
-        {
-            position += 1;
-        }
-        let Some(summary) = summaries.get_mut(position) else {
-            return Err(ArenaError::Internal("a game outside the page".into()));
-        };
-        if summary
-            .games
-            .last()
-            .is_none_or(|game| game.game_id != row.game_id)
-        {
-            summary.games.push(GameSummary {
-                game_id: row.game_id,
-                seed: row.seed as u64,
-                result: Vec::new(),
-            });
-        }
-        if let (Some(bot_version_id), Some(score), Some(rank), Some(game)) = (
-            row.bot_version_id,
-            row.score,
-            row.rank,
-            summary.games.last_mut(),
-        ) {
-            game.result.push(super::results::seat_result(
-                bot_version_id,
-                score,
-                rank,
-                row.forfeit_reason,
-                row.forfeit_detail,
-            )?);
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

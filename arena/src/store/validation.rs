@@ -21,7 +21,7 @@ use cairn_engine::GameOptions;
 use serde::{Deserialize, Serialize};
 use sqlx::AnyConnection;
 
-use super::planning::insert_games;
+use super::plan_chunks::insert_games;
 use super::tournaments::variant_key;
 use super::Store;
 use crate::archive::Manifest;
@@ -217,7 +217,7 @@ pub(crate) async fn after_match_done(
                 .fetch_all(&mut *tx)
                 .await?;
         for other in others {
-            super::formats::drop_unplayed_matches(tx, other).await?;
+            super::rounds::drop_unplayed_matches(tx, other).await?;
         }
         return Ok(());
     }
@@ -234,7 +234,7 @@ pub(crate) async fn after_match_done(
             .bind(version_id)
             .execute(&mut *tx)
             .await?;
-        super::formats::enter_ladders_in(tx, version_id).await?;
+        super::rounds::enter_ladders_in(tx, version_id).await?;
     }
     Ok(())
 }
@@ -294,12 +294,6 @@ impl Store {
     /// Whether this store validates new versions.
     pub fn validation(&self) -> Validation {
         self.validation
-    }
-
-    /// The same store, validating new versions or not.
-    pub fn with_validation(mut self, validation: Validation) -> Store {
-        self.validation = validation;
-        self
     }
 }
 

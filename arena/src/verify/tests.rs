@@ -3,7 +3,7 @@ use cairn_engine::new_game;
 use cairn_proto::record::{hash_text, GameRecord, ReplayFile};
 
 use super::*;
-use crate::store::{Forfeit, SeatResult};
+use crate::report::{Forfeit, SeatResult};
 use crate::testkit::played_game_report;
 
 fn planned() -> PlannedGame {

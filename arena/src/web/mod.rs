@@ -277,7 +277,7 @@ fn games_page(uri: &axum::http::Uri) -> i64 {
         .find_map(|pair| pair.strip_prefix("page="))
         .and_then(|page| page.parse::<i64>().ok())
         .unwrap_or(0)
-        .clamp(0, i64::MAX / crate::store::pages::GAMES_PER_PAGE)
+        .clamp(0, i64::MAX / crate::store::web_reads::GAMES_PER_PAGE)
 }
 
 async fn tournament(
@@ -292,7 +292,7 @@ async fn tournament(
     let standings = standings::standings_json(&store, tournament_id).await?;
     let suspensions = store.tournament_suspensions(tournament_id).await?;
     answer(json!({ "tournament": line, "games": games, "page": page,
-                   "games_per_page": crate::store::pages::GAMES_PER_PAGE, "standings": standings,
+                   "games_per_page": crate::store::web_reads::GAMES_PER_PAGE, "standings": standings,
                    "suspensions": suspensions }))
 }
 

@@ -218,7 +218,12 @@ async fn with_tournament(
     seats: usize,
 ) -> (Store, tempfile::TempDir, crate::store::Runner) {
     let folder = tempfile::tempdir().unwrap();
-    let store = Store::open(folder.path().join("arena.db")).await.unwrap();
+    let store = Store::open(
+        folder.path().join("arena.db"),
+        crate::store::StoreOptions::default(),
+    )
+    .await
+    .unwrap();
     let (owner, _) = store.register_owner("ada").await.unwrap();
     for bot in ["alpha", "beta"] {
         store

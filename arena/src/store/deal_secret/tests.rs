@@ -115,18 +115,18 @@ async fn two_stores_making_the_first_secret_at_once_keep_the_first_written() {
     let test = test_store().await;
     let second = test.second_process().await;
     sqlx::query("DELETE FROM deal_secret")
-        .execute(&test.store.writer)
+        .execute(test.store.backend.writer())
         .await
         .unwrap();
     let (first, other) = tokio::join!(
-        load_or_make(&test.store.writer),
-        load_or_make(&second.writer)
+        load_or_make(test.store.backend.writer()),
+        load_or_make(second.backend.writer())
     );
     let (first, other) = (first.unwrap(), other.unwrap());
     assert_eq!(first, other);
     assert_ne!(first, test.store.deal_secret, "a new secret was made");
     let rows: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM deal_secret")
-        .fetch_one(&test.store.writer)
+        .fetch_one(test.store.backend.writer())
         .await
         .unwrap();
     assert_eq!(rows, 1);

@@ -24,11 +24,17 @@ struct Arena {
 async fn arena(bots: &[&str]) -> Arena {
     let folder = tempfile::tempdir().unwrap();
     let clock = ManualClock::starting_at(1_000_000);
-    let store = Store::open_with_clock(folder.path().join("arena.db"), Arc::new(clock))
-        .await
-        .unwrap()
-        .with_game_check(test_game_check)
-        .with_verifier(test_verifier);
+    let store = Store::open(
+        folder.path().join("arena.db"),
+        crate::store::StoreOptions {
+            clock: Arc::new(clock),
+            game_check: test_game_check,
+            verifier: test_verifier,
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
     let (owner, _) = store.register_owner("ada").await.unwrap();
     for bot in bots {
         store

@@ -34,22 +34,23 @@ use std::collections::HashMap;
 
 use sqlx::AnyConnection;
 
-use super::leaderboard::{
+use super::{invalidate, BOARD_LOCK_SPACE};
+use crate::error::ArenaError;
+use crate::ratings::{RatedSeat, RatingModel, Standing};
+use crate::store::leaderboard::{
     bind_histories, bind_seats_standings_filter, bind_standings, load_standings, numbered_rows,
     rating_writes_from, seats_standings_filter, stored_standing_columns_of, upsert_standings_sql,
     RatingWrites, StoredStanding, STORED_STANDING_COLUMNS,
 };
-use super::leases::LeaseState;
-use super::results::{
+use crate::store::leases::LeaseState;
+use crate::store::results::{
     bind_result_seats, report_touches, result_seats_insert_sql, unrecorded_games_sql, PendingGame,
     PlannedResult, Recording,
 };
-use super::{WriteTransaction, BOARD_LOCK_SPACE};
-use crate::error::ArenaError;
-use crate::ratings::{RatedSeat, RatingModel, Standing};
+use crate::store::WriteTransaction;
 
 /// Records `game` of `planned`'s match (see the module's steps).
-pub(super) async fn record(
+pub(in crate::store) async fn record(
     tx: &mut WriteTransaction,
     planned: &PlannedResult,
     game: &PendingGame<'_>,
@@ -59,7 +60,7 @@ pub(super) async fn record(
     if !state.held_by(game.runner, game.lease_generation, game.now) {
         // A report of this game that committed first (its match now done,
         // say) is answered as such; else the lease is lost.
-        let super::Flag(recorded) =
+        let crate::store::Flag(recorded) =
             sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM results WHERE game_id = $1)")
                 .bind(planned.game_id)
                 .fetch_one(&mut **tx)
@@ -69,16 +70,14 @@ pub(super) async fn record(
                 match_done: state.status == "done",
             });
         }
-        return Err(super::cancel::lease_lost(tx, game.match_id).await?);
+        return Err(crate::store::cancel::lease_lost(tx, game.match_id).await?);
     }
     if stored.len() < n_standings(&game.rated) {
         stored = load_standings(tx, board.0, board.1, &game.rated).await?;
     }
     let writes = rating_writes_from(&stored, &game.rated);
     let touched = report_touches(planned);
-    let notification = tx
-        .notifier()
-        .map(|me| super::invalidate::payload(me, &touched));
+    let notification = tx.notifier().map(|me| invalidate::payload(me, &touched));
     let notifies = notification.is_some();
     let written = insert_rated_result(tx, planned, game, &writes, notification).await?;
     if written.recorded == 0 {
@@ -297,7 +296,7 @@ async fn insert_rated_result(
     let query = bind_standings(query, board_game, variant, &writes.saved);
     let mut query = bind_histories(query, board_game, variant, &writes.history);
     if let Some(payload) = notification {
-        query = query.bind(super::invalidate::CHANNEL).bind(payload);
+        query = query.bind(invalidate::CHANNEL).bind(payload);
     }
     let row = query.fetch_one(&mut *tx).await?;
     Ok(<Written as sqlx::FromRow<'_, sqlx::any::AnyRow>>::from_row(
@@ -312,8 +311,8 @@ mod tests {
     use cairn_engine::GameOptions;
     use sqlx::Connection;
 
-    use super::super::tests::{duel, on_backend, owner_with_bots, test_store, Backend, LEASE_MS};
-    use super::super::{variant_key, Lease, Location, ReportOutcome};
+    use crate::store::tests::{duel, on_backend, owner_with_bots, test_store, Backend, LEASE_MS};
+    use crate::store::{variant_key, Lease, Location, ReportOutcome};
     use crate::testkit::{report_by_strength, TEST_DUEL};
 
     /// The seat lock of `bot_version_id` on the test duel's board, held by

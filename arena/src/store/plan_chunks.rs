@@ -61,7 +61,7 @@ impl Store {
         }
         let plan = {
             let mut connection = self.pool().acquire().await?;
-            super::formats::stored_first_round(&mut connection, tournament_id).await?
+            super::rounds::stored_first_round(&mut connection, tournament_id).await?
         };
         let entries: Vec<i64> = sqlx::query_scalar(
             "SELECT bot_version_id FROM tournament_entries WHERE tournament_id = $1 ORDER BY entry_index",
@@ -153,7 +153,7 @@ impl Store {
 /// it was being written.
 async fn finish_plan(tx: &mut AnyConnection, tournament_id: i64) -> Result<(), ArenaError> {
     if sprt_decided(tx, tournament_id).await? {
-        super::formats::drop_unplayed_matches(tx, tournament_id).await?;
+        super::rounds::drop_unplayed_matches(tx, tournament_id).await?;
     }
     sqlx::query("UPDATE tournaments SET planning_done = 1 WHERE id = $1")
         .bind(tournament_id)

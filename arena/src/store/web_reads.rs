@@ -1,4 +1,4 @@
-//! What the web pages read (see [`crate::web`]): read-only queries shaped
+//! What the web pages read: read-only queries shaped
 //! for one page each, so a page costs a few statements whatever its size.
 //! Lists are capped; nothing here writes.
 

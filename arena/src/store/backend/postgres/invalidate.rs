@@ -17,8 +17,8 @@ use serde_json::{json, Value};
 use sqlx::postgres::PgListener;
 use tokio::sync::watch;
 
-use super::snapshots::{ReadCache, Touch, Touched};
 use crate::error::ArenaError;
+use crate::store::snapshots::{ReadCache, Touch, Touched};
 
 /// The channel every store of one database notifies and listens on.
 pub(crate) const CHANNEL: &str = "cairn_reads";

@@ -79,7 +79,7 @@ async fn planning_cut_short_by_a_restart_is_resumed_exactly_and_half_matches_are
         .await
         .unwrap()
         .is_none());
-    if store.dialect() == crate::store::Dialect::Postgres {
+    if store.backend.is_shared() {
         // Two arena processes restarting at once: one plans, the other
         // waits for it (or starts after it) and finds nothing missing,
         // whichever reads the unfinished tournaments first.

@@ -1,0 +1,272 @@
+//! The store on a PostgreSQL database, beside other arena processes.
+//!
+//! Several arena processes write at once and nothing rests on a lock in
+//! one process: a write takes an advisory lock in the database, exclusive
+//! for the rare writes (accounts, bots, tournaments, planning, give-backs),
+//! so they see and write the database alone as on SQLite, shared for the
+//! hot three (leases, heartbeats, reports), which instead lock the rows
+//! they change: a lease takes its match `FOR UPDATE SKIP LOCKED` (two
+//! processes never take one match), a heartbeat or a report locks its match
+//! row (a game is recorded once), and a report takes an advisory lock per
+//! seat's bot version on its leaderboard, so the rating updates of a bot
+//! version apply one at a time whichever process got them, and its
+//! leaderboard's lock for its write and commit only, so a board's results
+//! take their ids in the order they become visible (see [`results`]).
+//! Each write tells the other processes what it touched ([`invalidate`]).
+
+pub(in crate::store) mod invalidate;
+pub(super) mod results;
+
+use std::str::FromStr;
+use std::sync::{Arc, Weak};
+use std::time::Duration;
+
+use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
+use sqlx::{Any, AnyConnection, AnyPool, Connection, Transaction};
+use tokio::sync::watch;
+
+use super::READ_CONNECTIONS;
+use crate::error::ArenaError;
+use crate::store::accounts::Runner;
+use crate::store::leases::LeasedRow;
+use crate::store::snapshots::{ReadCache, Touch, Touched};
+use crate::store::WriteTransaction;
+
+/// The PostgreSQL schema, the same in meaning as SQLite's after all its
+/// migrations.
+static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/postgres");
+
+/// Connections a store opens for writes: they run at once, kept apart by
+/// row and advisory locks in the database.
+const WRITE_CONNECTIONS: u32 = 8;
+
+/// The advisory lock every write transaction takes (any number that no
+/// other application on the database uses: "cairn" in ASCII).
+const WRITE_LOCK_KEY: i64 = 0x63_6169_726e;
+
+/// The first key of leaderboard locks (`pg_advisory_xact_lock(int, int)`,
+/// the second the hash of the board's game and variant).
+pub(super) const BOARD_LOCK_SPACE: i32 = 0x6361_6972;
+
+/// The first key of tournament planning locks (the second: the
+/// tournament's id, wrapping past 2^31, where two tournaments merely share
+/// a lock).
+const PLANNING_LOCK_SPACE: i32 = 0x636_1697;
+
+/// A PostgreSQL store's write path.
+#[derive(Debug, Clone)]
+pub(crate) struct Postgres {
+    /// Write transactions run here (a few connections).
+    pub(super) writer: AnyPool,
+    /// Where the store connects (for the planning lock's own connection).
+    url: Arc<str>,
+    /// This store among the processes on the database (random): its
+    /// listener skips its own writes' notifications.
+    store_id: u64,
+}
+
+/// A write transaction on a pooled connection (if dropped unended, sqlx
+/// rolls it back when the connection is next used), with the store's id
+/// its notifications carry.
+#[derive(Debug)]
+pub(crate) struct Open {
+    pub(super) transaction: Transaction<'static, Any>,
+    pub(super) store_id: u64,
+}
+
+impl Postgres {
+    /// Connects to `url` and migrates the database: a few writer and reader
+    /// connections.
+    pub(super) async fn open(url: &str) -> Result<(Postgres, AnyPool), ArenaError> {
+        let options = AnyConnectOptions::from_str(url).map_err(|error| {
+            ArenaError::invalid(format!("--db {}: {error}", super::redact_password(url)))
+        })?;
+        // One connection first, so a server that is down or refuses us
+        // says why instead of a pool timing out.
+        let first = AnyConnection::connect_with(&options).await?;
+        first.close().await?;
+        // Notices ("relation already exists, skipping" from the migrator)
+        // are not for the arena's operator.
+        let pool_options = || {
+            AnyPoolOptions::new()
+                .acquire_timeout(Duration::from_secs(10))
+                // Not a ping before every use (a round trip per statement
+                // outside a transaction): sqlx already pings each
+                // connection as it returns to the pool and drops a broken
+                // one.
+                .test_before_acquire(false)
+                .after_connect(|connection, _| {
+                    Box::pin(async move {
+                        sqlx::raw_sql("SET client_min_messages = warning")
+                            .execute(connection)
+                            .await?;
+                        Ok(())
+                    })
+                })
+        };
+        let writer = pool_options()
+            .max_connections(WRITE_CONNECTIONS)
+            .connect_with(options.clone())
+            .await?;
+        MIGRATOR.run(&writer).await?;
+        let pool = pool_options()
+            .max_connections(READ_CONNECTIONS)
+            .connect_with(options)
+            .await?;
+        let mut id_bytes = [0_u8; 8];
+        getrandom::fill(&mut id_bytes)
+            .map_err(|error| ArenaError::Internal(format!("no randomness for an id: {error}")))?;
+        let postgres = Postgres {
+            writer,
+            url: url.into(),
+            store_id: u64::from_le_bytes(id_bytes),
+        };
+        Ok((postgres, pool))
+    }
+
+    /// Listens for the other processes' writes, dropping what they touched
+    /// from `reads` and waking `changes`' watchers.
+    pub(super) async fn listen(
+        &self,
+        reads: Weak<ReadCache>,
+        changes: Weak<watch::Sender<u64>>,
+    ) -> Result<(), ArenaError> {
+        invalidate::listen(&self.url, self.store_id, reads, changes).await
+    }
+
+    /// A transaction holding the write lock through `lock`, the exclusive
+    /// (`pg_advisory_xact_lock`) or the shared advisory lock function.
+    pub(super) async fn begin(&self, lock: &str) -> Result<Open, ArenaError> {
+        // One round trip: the transaction opens holding the lock (the key
+        // is a constant, so it is written into the statement). If the lock
+        // fails, sqlx rolls the half-open transaction back.
+        let begin = format!("BEGIN; SELECT {lock}({WRITE_LOCK_KEY})");
+        let transaction = self.writer.begin_with(sqlx::AssertSqlSafe(begin)).await?;
+        Ok(Open {
+            transaction,
+            store_id: self.store_id,
+        })
+    }
+
+    /// Holds tournament `tournament_id`'s planning lock until the returned
+    /// connection is dropped: a connection of its own, outside the pools
+    /// (the planner's chunks need theirs), whose session lock ends with it,
+    /// also when planning fails half-way.
+    pub(super) async fn planning_lock(
+        &self,
+        tournament_id: i64,
+    ) -> Result<AnyConnection, ArenaError> {
+        let mut connection = AnyConnection::connect(&self.url).await?;
+        sqlx::query("SELECT pg_advisory_lock($1, $2)")
+            .bind(PLANNING_LOCK_SPACE)
+            .bind(tournament_id as i32)
+            .execute(&mut connection)
+            .await?;
+        Ok(connection)
+    }
+}
+
+impl Open {
+    /// Tells the other arena processes what the transaction touched:
+    /// delivered only if the transaction commits, once it has.
+    pub(super) async fn announce(&mut self, touched: &Touched) -> Result<(), sqlx::Error> {
+        sqlx::query("SELECT pg_notify($1, $2)")
+            .bind(invalidate::CHANNEL)
+            .bind(invalidate::payload(self.store_id, touched))
+            .execute(&mut *self.transaction)
+            .await?;
+        Ok(())
+    }
+}
+
+/// A page of a tournament's matches with their seats (see
+/// `Backend::matches_with_seats_sql`).
+pub(super) const MATCHES_WITH_SEATS: &str = concat!("SELECT m.id, m.match_index, ", shown_match_status!(), " AS status, m.failure, \
+     COALESCE((SELECT json_agg(json_build_array(s.seat, s.bot_version_id, b.name, v.version) ORDER BY s.seat) FROM seats s \
+      JOIN bot_versions v ON v.id = s.bot_version_id JOIN bots b ON b.id = v.bot_id WHERE s.match_id = m.id)::text, '[]') AS seats \
+     FROM matches m WHERE m.tournament_id = $1 AND m.match_index > $2 ORDER BY m.match_index LIMIT $3");
+
+/// The lease on PostgreSQL, in one statement beside other processes'
+/// leases: the oldest queued and the oldest expired match are each locked
+/// `FOR UPDATE SKIP LOCKED` (two processes never take one match, and
+/// neither waits for the other), the older is leased unless the runner
+/// was revoked (a revocation holds the exclusive write lock, so it
+/// committed before this transaction began or starts after it ends), and
+/// the other processes are notified of the match it touched.
+pub(super) async fn lease(
+    tx: &mut WriteTransaction,
+    runner: &Runner,
+    now: i64,
+    duration_ms: i64,
+) -> Result<Option<LeasedRow>, ArenaError> {
+    let me = tx.notifier().unwrap_or_default();
+    let row: PostgresLease = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "WITH me AS (SELECT id FROM runners WHERE id = $1 AND revoked_at IS NULL), \
+         q AS (SELECT id FROM matches WHERE status = 'queued' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED), \
+         e AS (SELECT id FROM matches WHERE status = 'leased' AND lease_expires_at <= $3 ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED), \
+         u AS (UPDATE matches SET status = 'leased', lease_generation = lease_generation + 1, \
+               lease_holder = $1, lease_expires_at = $2 \
+               WHERE id = (SELECT MIN(id) FROM (SELECT id FROM q UNION ALL SELECT id FROM e) AS c) \
+               AND EXISTS (SELECT 1 FROM me) \
+               RETURNING id AS match_id, tournament_id, match_index, lease_generation, lease_expires_at), \
+         n AS (SELECT pg_notify($4, {}) FROM u) \
+         SELECT (SELECT COUNT(*) FROM me) AS live, (SELECT COUNT(*) FROM n) AS notified, \
+         u.match_id, u.tournament_id, u.match_index, u.lease_generation, u.lease_expires_at \
+         FROM (SELECT 1) AS one LEFT JOIN u ON TRUE",
+        invalidate::match_payload_sql("$5", "tournament_id", "match_index"),
+    )))
+    .bind(runner.id)
+    .bind(now + duration_ms)
+    .bind(now)
+    .bind(invalidate::CHANNEL)
+    .bind(me.to_string())
+    .fetch_one(&mut **tx)
+    .await?;
+    if row.live == 0 {
+        return Err(ArenaError::Unauthenticated("runner"));
+    }
+    let (
+        Some(match_id),
+        Some(tournament_id),
+        Some(match_index),
+        Some(lease_generation),
+        Some(lease_expires_at),
+    ) = (
+        row.match_id,
+        row.tournament_id,
+        row.match_index,
+        row.lease_generation,
+        row.lease_expires_at,
+    )
+    else {
+        tx.touches_nothing_cached();
+        return Ok(None);
+    };
+    let touch = Touch::Match {
+        tournament_id,
+        match_index,
+    };
+    tx.touches(touch.clone());
+    if row.notified == 1 {
+        tx.notified(Touched::Only(vec![touch]));
+    }
+    Ok(Some(LeasedRow {
+        match_id,
+        tournament_id,
+        match_index,
+        lease_generation,
+        lease_expires_at,
+    }))
+}
+
+/// What [`lease`] read and wrote.
+#[derive(sqlx::FromRow)]
+struct PostgresLease {
+    live: i64,
+    notified: i64,
+    match_id: Option<i64>,
+    tournament_id: Option<i64>,
+    match_index: Option<i64>,
+    lease_generation: Option<i64>,
+    lease_expires_at: Option<i64>,
+}
