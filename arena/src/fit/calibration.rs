@@ -390,10 +390,10 @@ fn an_unbeaten_bots_lower_bound_is_below_its_true_rating() {
 fn with_strong_newcomer(seed: u64, strong: f64) -> Vec<FitGame> {
     let mut games = tournament(seed);
     let mut rng = Rng::seeded(seed ^ 0xB0D);
-    for opponent in 1..4 {
+    for (opponent, &strength) in STRENGTH.iter().enumerate().skip(1) {
         for deal in 0..4 {
             let deal_seed = 1_000 + 10 * opponent as i64 + deal;
-            let expected = expected_score(strong - STRENGTH[opponent]);
+            let expected = expected_score(strong - strength);
             for (seating, u) in deal_draws(&mut rng).into_iter().enumerate() {
                 let ranks = if u < expected { (1, 2) } else { (2, 1) };
                 games.push(two_seat_game(
