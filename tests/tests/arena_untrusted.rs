@@ -41,6 +41,12 @@ async fn a_bot_whose_build_fails_is_charged_and_the_runner_and_tournament_go_on(
     let mut runner = arena.runner(10_000, 1);
     wait_for_progress(&arena, tournament.id, |p| p.finished).await;
     assert_complete_and_exact(&arena, &tournament, 6).await;
+    // Issue 36: the broken version is not rated; the one match it did not
+    // sit in is.
+    let board = leaderboard(&arena, &tournament.game).await;
+    let rated: Vec<&str> = board.rows.iter().map(|row| row.bot_name.as_str()).collect();
+    assert_eq!(rated.len(), 2, "{rated:?}");
+    assert!(!rated.contains(&"unbuildable"), "{rated:?}");
     // The runner is still there, ready for the next match.
     assert!(runner.0.try_wait().unwrap().is_none(), "the runner exited");
     let shown = arena

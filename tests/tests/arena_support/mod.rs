@@ -424,11 +424,24 @@ pub async fn assert_complete_and_exact(
             );
         }
     }
+    // A game a bot's failed build ended is recorded but rates nobody.
+    let build_failed = pb::ForfeitReason::BuildFailed as i32;
+    let rated_games = matches
+        .iter()
+        .flat_map(|m| &m.games)
+        .filter(|game| {
+            !game.result.iter().any(|seat| {
+                seat.forfeit
+                    .as_ref()
+                    .is_some_and(|f| f.reason == build_failed)
+            })
+        })
+        .count() as i64;
     let board = leaderboard(arena, &tournament.game).await;
     let rated_seats: i64 = board.rows.iter().map(|row| row.games).sum();
     assert_eq!(
         rated_seats,
-        2 * planned_games,
+        2 * rated_games,
         "ratings count a game twice or miss one: {board:?}"
     );
 }
