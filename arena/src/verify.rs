@@ -155,6 +155,14 @@ pub fn check_against_plan(planned: &PlannedGame, report: &GameReport) -> Result<
             )));
         }
         if let Some(forfeit) = &result.forfeit {
+            // A failed build is the arena's to record, after a second runner
+            // confirms it (`ReportBuildFailure`); in a game report it would
+            // charge a bot on one runner's word.
+            if forfeit.reason == ForfeitReason::BuildFailed {
+                return Err(ArenaError::invalid(format!(
+                    "game {index} seat {seat}: a failed build is reported with ReportBuildFailure, not as a forfeit in a game"
+                )));
+            }
             if forfeit.detail.len() > MAX_FORFEIT_DETAIL_BYTES {
                 return Err(ArenaError::invalid(format!(
                     "game {index} seat {seat}: the forfeit detail is over {MAX_FORFEIT_DETAIL_BYTES} bytes"

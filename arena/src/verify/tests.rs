@@ -174,6 +174,20 @@ fn a_huge_forfeit_detail_is_refused() {
 }
 
 #[test]
+fn a_build_failure_in_a_game_report_is_refused() {
+    // A runner could otherwise charge the true winner with a failed build
+    // on its word alone, past the second runner's confirmation.
+    let mut report = forfeited_report();
+    let seat = report
+        .seats
+        .iter()
+        .position(|seat| seat.forfeit.is_some())
+        .unwrap();
+    report.seats[seat].forfeit.as_mut().unwrap().reason = ForfeitReason::BuildFailed;
+    assert!(refused(&report).contains("ReportBuildFailure"));
+}
+
+#[test]
 fn a_forfeit_the_replay_does_not_hold_is_refused() {
     let mut report = played_game_report(&planned());
     report.seats[1].forfeit = Some(Forfeit {
