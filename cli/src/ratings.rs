@@ -182,11 +182,11 @@ fn rows_table(
 /// fair table.
 pub fn seats_table(board: &pb::Leaderboard) -> String {
     let mut table = Table::new(&[">seats", ">seat", ">share", "95% CI", ">games", ">deals"]);
+    let bound = |value: f64| match value.is_finite() {
+        true => format!("{value:.3}"),
+        false => "unbounded".into(),
+    };
     for seat in &board.seat_shares {
-        let bound = |value: f64| match value.is_finite() {
-            true => format!("{value:.3}"),
-            false => "unbounded".into(),
-        };
         table.row(vec![
             seat.table_size.to_string(),
             (seat.seat + 1).to_string(),
@@ -361,6 +361,7 @@ pub(crate) fn interval(low: f64, high: f64) -> String {
 
 /// The leaderboard as JSON; an open interval bound is `null`.
 pub fn leaderboard_json(board: &pb::Leaderboard) -> Value {
+    let finite = |v: f64| v.is_finite().then_some(v);
     let rows: Vec<Value> = board
         .rows
         .iter()
@@ -380,13 +381,11 @@ pub fn leaderboard_json(board: &pb::Leaderboard) -> Value {
         .solo
         .iter()
         .map(|r| {
-            let finite = |v: f64| v.is_finite().then_some(v);
             json!({"position": r.position, "bot_version_id": r.bot_version_id, "bot": r.bot_name, "version": r.version,
                    "deals": r.deals, "mean": r.mean, "ci95": [finite(r.low), finite(r.high)], "title": r.title,
                    "ahead_of_next": r.ahead_of_next.map(|d| json!({"mean": d.mean, "ci95": [finite(d.low), finite(d.high)]}))})
         })
         .collect();
-    let finite = |v: f64| v.is_finite().then_some(v);
     let seats: Vec<Value> = board
         .seat_shares
         .iter()

@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 
-use super::leaderboard::{LeaderboardQuery, LeaderboardRow};
+use super::leaderboard::{rated_result_sql, LeaderboardQuery, LeaderboardRow};
 use super::snapshots::BoardVersion;
 use super::tournaments::variant_key;
 use super::Store;
@@ -387,15 +387,15 @@ impl Store {
         // walks every game the board ever planned to find a few new ones.
         // Planned for its values each time, as a plan cached for any `$1`
         // would be for a range that may hold the whole history.
-        let rows: Vec<(i64, i64, i64, i64, i64)> = sqlx::query_as(
+        let rows: Vec<(i64, i64, i64, i64, i64)> = sqlx::query_as(concat!(
             "WITH fresh AS MATERIALIZED (SELECT id, game_id FROM results WHERE id > $1) \
              SELECT r.id, t.id, g.seed, rs.bot_version_id, rs.rank FROM fresh r \
              JOIN result_seats rs ON rs.game_id = r.game_id JOIN games g ON g.id = r.game_id \
              JOIN matches m ON m.id = g.match_id JOIN tournaments t ON t.id = m.tournament_id \
-             WHERE t.game = $2 AND t.variant = $3 AND t.validates IS NULL \
-             AND NOT EXISTS (SELECT 1 FROM result_seats b WHERE b.game_id = r.game_id AND b.forfeit_reason = 'build_failed') \
-             ORDER BY r.id, rs.seat",
-        )
+             WHERE t.game = $2 AND t.variant = $3 AND t.validates IS NULL AND ",
+            rated_result_sql!(),
+            " ORDER BY r.id, rs.seat",
+        ))
         .persistent(false)
         .bind(after_result_id)
         .bind(game)

@@ -12,6 +12,15 @@ use super::{Store, Touch};
 use crate::error::ArenaError;
 use crate::ratings::{apply_game, RatedSeat, RatingChange, RatingModel, Standing, Standings};
 
+/// The condition on a result `r` that it is rated: no seat's failed build
+/// ended it (a game nobody played rates nobody; see `faults.rs`).
+macro_rules! rated_result_sql {
+    () => {
+        "NOT EXISTS (SELECT 1 FROM result_seats b WHERE b.game_id = r.game_id AND b.forfeit_reason = 'build_failed')"
+    };
+}
+pub(super) use rated_result_sql;
+
 /// Which leaderboard to read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LeaderboardQuery {
@@ -159,13 +168,13 @@ impl Store {
                     .execute(&mut **tx)
                     .await?;
             }
-            let rows: Vec<(i64, i64, i64, super::Flag)> = sqlx::query_as(
+            let rows: Vec<(i64, i64, i64, super::Flag)> = sqlx::query_as(concat!(
                 "SELECT r.id, rs.bot_version_id, rs.rank, rs.forfeit_reason IS NOT NULL FROM results r \
                  JOIN games g ON g.id = r.game_id JOIN matches m ON m.id = g.match_id JOIN tournaments t ON t.id = m.tournament_id \
-                 JOIN result_seats rs ON rs.game_id = r.game_id WHERE t.game = $1 AND t.variant = $2 AND t.validates IS NULL \
-                 AND NOT EXISTS (SELECT 1 FROM result_seats b WHERE b.game_id = r.game_id AND b.forfeit_reason = 'build_failed') \
-                 ORDER BY r.id, rs.seat",
-            )
+                 JOIN result_seats rs ON rs.game_id = r.game_id WHERE t.game = $1 AND t.variant = $2 AND t.validates IS NULL AND ",
+                rated_result_sql!(),
+                " ORDER BY r.id, rs.seat",
+            ))
             .bind(game)
             .bind(&variant)
             .fetch_all(&mut **tx)
