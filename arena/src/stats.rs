@@ -21,6 +21,7 @@
 //!   simulates its error rates.
 
 mod gsprt;
+pub mod paired;
 pub mod seats;
 pub mod simulation;
 
@@ -359,6 +360,13 @@ impl Sprt {
     /// past its bound and errs less often than α and β: conservative, as
     /// `arena/benches/sprt.rs` measures (docs/performance.md).
     pub fn check(&self, outcomes: &Outcomes) -> SprtCheck {
+        self.check_scaled(outcomes, score_of_elo)
+    }
+
+    /// [`Sprt::check`] where a logistic Elo difference predicts the mean
+    /// outcome `mean_of_elo(elo)` (an A/B pair's, see [`paired`]); the
+    /// normalized model tests the t-value, which needs no such map.
+    pub fn check_scaled(&self, outcomes: &Outcomes, mean_of_elo: impl Fn(f64) -> f64) -> SprtCheck {
         let (lower, upper) = (self.lower_bound(), self.upper_bound());
         if outcomes.n() <= 0.0 {
             return SprtCheck {
@@ -375,8 +383,8 @@ impl Sprt {
         let probs: Vec<f64> = counts.iter().map(|n| n / total).collect();
         let (q0, q1) = match self.model {
             EloModel::Logistic => (
-                gsprt::with_mean(&scores, &probs, score_of_elo(self.elo0)),
-                gsprt::with_mean(&scores, &probs, score_of_elo(self.elo1)),
+                gsprt::with_mean(&scores, &probs, mean_of_elo(self.elo0)),
+                gsprt::with_mean(&scores, &probs, mean_of_elo(self.elo1)),
             ),
             EloModel::Normalized => {
                 // A pair's t-value is sqrt(2) times one game's.

@@ -19,16 +19,19 @@ use cairn_runner::bot_folder::{load_bot, PreparedBot};
 use cairn_runner::build::{BuildError, Builder};
 use cairn_runner::sandbox::{Limits, ProgramPolicy};
 use cairn_runner::{
-    mirrored_plan, rotating_plan, BotLauncher, MatchResult, MatchSpec, PlainLauncher,
+    mirrored_plan, rotating_plan, BotLauncher, GameResult, MatchResult, MatchSpec, PlainLauncher,
     SandboxLauncher, SeatResult, TimeControl,
 };
 use serde_json::{json, Value};
 
+use ab::AbSprt;
 use batch::Next;
 use progress::{Progress, ProgressMode};
+use stats::paired::AbPairs;
 use stats::{Sprt, Verdict};
 use summary::{HeadToHead, SprtState};
 
+mod ab;
 mod batch;
 mod progress;
 mod validate;
@@ -80,6 +83,16 @@ pub struct PlayArgs {
     /// is rounded up to a multiple of the seatings).
     #[arg(long)]
     mirror: bool,
+    /// An A/B test at a table of 2-5 seats: NEW and OLD play each deal in
+    /// turn, in the same seat with the same --field bots in the others, and
+    /// the paired difference (Elo scale, 95% interval, --sprt on it) says
+    /// whether NEW does better; the tested seat moves round the table.
+    #[arg(long, num_args = 2, value_names = ["NEW", "OLD"], conflicts_with_all = ["validate", "mirror"])]
+    ab: Vec<String>,
+    /// The other seats of an --ab test, one bot per seat (repeat a bot to
+    /// seat it twice).
+    #[arg(long, num_args = 1.., value_name = "BOT", requires = "ab")]
+    field: Vec<String>,
     /// Print one JSON object instead of tables.
     #[arg(long)]
     json: bool,
@@ -137,6 +150,16 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
     let seed = args.seed;
     let options = crate::games::options(args.game(), &args.options)?;
     let sprt = sprt_of(&mut args)?;
+    let ab = !args.ab.is_empty();
+    if ab {
+        if !args.bots.is_empty() {
+            bail!("with --ab, name the other seats with --field, not as bots");
+        }
+        if args.field.is_empty() {
+            bail!("--ab needs --field: the bots in the other seats, one per seat");
+        }
+        args.bots = args.ab.iter().chain(&args.field).cloned().collect();
+    }
     let n_games = match (args.games, sprt) {
         (Some(0), _) => bail!("--games must be at least 1"),
         (Some(games), _) => games,
@@ -152,14 +175,23 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
     if args.decision_ms == 0 && args.bank_ms == 0 {
         bail!("--decision-ms 0 with --bank-ms 0 leaves no time for any decision");
     }
-    // --mirror plays every deal from each balanced seating: a deal left
-    // without its seatings would count in no deal pair.
-    let seatings = seatings_per_table(args.bots.len());
-    let n_games = match args.mirror && sprt.is_none() {
+    // NEW and OLD share one seat.
+    let n_seats = args.bots.len() - usize::from(ab);
+    // --mirror plays every deal from each balanced seating, --ab twice: a
+    // deal left without its seatings would count in no pair.
+    let seatings = seatings_per_table(n_seats);
+    let deal_len = match (ab, args.mirror) {
+        (true, _) => 2,
+        (false, true) => seatings,
+        (false, false) => 1,
+    };
+    let n_games = match deal_len > 1 && sprt.is_none() {
         true => {
-            let rounded = (n_games as usize).div_ceil(seatings) * seatings;
+            let rounded = (n_games as usize).div_ceil(deal_len) * deal_len;
             if args.games.is_some() && rounded != n_games as usize {
-                eprintln!("--mirror: {n_games} game(s) become {rounded}, every deal from each of the {seatings} balanced seatings");
+                eprintln!(
+                    "--games {n_games} becomes {rounded}: each deal is played {deal_len} times"
+                );
             }
             rounded as u32
         }
@@ -168,11 +200,14 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
     // Before any bot is built: a seat count the game does not take.
     if let Some(descriptor) = cairn_engine::descriptor(args.game()) {
         descriptor
-            .check_seats(&options, args.bots.len())
+            .check_seats(&options, n_seats)
             .map_err(|error| anyhow::anyhow!("{error}"))?;
     }
-    if sprt.is_some() && args.bots.len() != 2 {
-        bail!("--sprt compares two bots; {} were given", args.bots.len());
+    if sprt.is_some() && n_seats != 2 && !ab {
+        bail!(
+            "--sprt compares two bots; {} were given (at 3-5 seats, test NEW against OLD with --ab NEW OLD --field ...)",
+            n_seats
+        );
     }
     let bots = prepare_bots(&args)?;
     let from_folders: Vec<bool> = bots.iter().map(|bot| bot.manifest.is_some()).collect();
@@ -181,11 +216,13 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
     } else {
         rotating_plan
     };
-    let n_seats = bots.len();
-    let spec = MatchSpec {
+    let mut spec = MatchSpec {
         game: args.game().to_string(),
         options,
-        games: plan(n_games, args.seed, n_seats),
+        games: match ab {
+            true => Vec::new(),
+            false => plan(n_games, args.seed, n_seats),
+        },
         bots: bots.into_iter().map(|bot| bot.entry).collect(),
         time_control: TimeControl {
             per_decision: Duration::from_millis(args.decision_ms),
@@ -197,6 +234,11 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
         // decision's round trip never wakes another CPU.
         cpu: cairn_runner::affinity::current_cpu(),
     };
+    let ab_units = ab.then(|| {
+        let (units, games) = ab::plan(&spec, n_games.div_ceil(2), seed);
+        spec.games = games;
+        units
+    });
     let launcher = args.launcher();
     let interrupted = Arc::new(AtomicBool::new(false));
     watch_interrupts(Arc::clone(&interrupted));
@@ -204,22 +246,41 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
     let concurrency = args
         .concurrency
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let unit = unit_len(
-        spec.games.len(),
-        if args.mirror { seatings } else { 1 },
-        sprt.is_some(),
-    );
     let mut progress = Progress::new(spec.games.len(), ProgressMode::detect(args.progress));
     let mut decided = None;
-    let played = batch::play_units(&spec, unit, concurrency, launcher.as_ref(), |games| {
+    let mut ab_decided: Option<AbSprt> = None;
+    let on_unit = |games: &[GameResult]| {
         if interrupted.load(Ordering::SeqCst) {
             return Next::Stop;
+        }
+        if ab {
+            let pairs = ab::pairs(games, n_seats);
+            let state = sprt.map(|sprt| AbSprt::of(sprt, &pairs));
+            let tally = pairs.estimate().map(|e| {
+                format!(
+                    "pairs {}: NEW better {} alike {} worse {}",
+                    e.pairs, e.better, e.same, e.worse
+                )
+            });
+            progress.show(games.len(), tally, state.as_ref().map(|state| &state.check));
+            return match state {
+                Some(state) if state.check.verdict != Verdict::Continue => {
+                    ab_decided.get_or_insert(state);
+                    Next::Stop
+                }
+                _ => Next::Go,
+            };
         }
         let head = (n_seats == 2).then(|| HeadToHead::of(games, args.mirror));
         let state = sprt
             .zip(head.as_ref())
             .map(|(sprt, head)| SprtState::of(sprt, head));
-        progress.show(games.len(), head.as_ref(), state.as_ref());
+        let tally = head.map(|h| format!("W {} D {} L {}", h.wins, h.draws, h.losses));
+        progress.show(
+            games.len(),
+            tally,
+            state.as_ref().map(SprtState::check).as_ref(),
+        );
         match state {
             Some(state) if state.verdict != Verdict::Continue => {
                 decided.get_or_insert(state);
@@ -227,7 +288,20 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
             }
             _ => Next::Go,
         }
-    });
+    };
+    let played = match ab_units {
+        Some(units) => batch::play(
+            units,
+            spec.bots.len(),
+            concurrency,
+            launcher.as_ref(),
+            on_unit,
+        ),
+        None => {
+            let unit = unit_len(spec.games.len(), deal_len, sprt.is_some());
+            batch::play_units(&spec, unit, concurrency, launcher.as_ref(), on_unit)
+        }
+    };
     progress.finish();
     let result = match played {
         Ok(result) => result,
@@ -252,44 +326,28 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
         let replay = ReplayFile::new(result.games.iter().map(|g| g.record.clone()).collect());
         replay.write(path)?;
     }
-    let head = (n_seats == 2).then(|| HeadToHead::of(&result.games, args.mirror));
-    // The verdict that stopped the match, or where the test stands at its end.
-    let sprt_state = decided.or_else(|| sprt.zip(head.as_ref()).map(|(s, h)| SprtState::of(s, h)));
-    let names: Vec<String> = spec
-        .bots
-        .iter()
-        .map(|bot| escape::line(&bot.name).into_owned())
-        .collect();
-    let seat_shares = summary::seat_shares(&result.games, n_seats);
-    if args.json {
-        let mut report = match_json(&spec, seed, &result);
-        report["stats"] = match &head {
-            Some(head) => summary::head_to_head_json(head, sprt_state.as_ref()),
-            None => summary::standings_json(&summary::standings(&result.games, n_seats)),
-        };
-        report["stats"]["seats"] = summary::seat_shares_json(&seat_shares);
-        outln!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        out!("{}", match_tables(&spec, seed, &result, args.quiet));
-        outln!();
-        match &head {
-            Some(head) => out!(
-                "{}",
-                summary::head_to_head_text(&names, head, sprt_state.as_ref())
-            ),
-            None => out!(
-                "{}",
-                summary::standings_text(&names, &summary::standings(&result.games, n_seats))
-            ),
+    let summary = match (ab, n_seats) {
+        (true, _) => {
+            let pairs = ab::pairs(&result.games, n_seats);
+            // The verdict that stopped the match, or where the test stands at its end.
+            let state = ab_decided.or_else(|| sprt.map(|sprt| AbSprt::of(sprt, &pairs)));
+            Summary::Ab(pairs, state)
         }
-        out!("{}", summary::seat_shares_text(&seat_shares));
-    }
-    let beaten: Vec<usize> = (0..n_seats)
+        (false, 2) => {
+            let head = HeadToHead::of(&result.games, args.mirror);
+            let state = decided.or_else(|| sprt.map(|sprt| SprtState::of(sprt, &head)));
+            Summary::Duel(head, state)
+        }
+        (false, _) => Summary::Table,
+    };
+    report(&args, &spec, &result, &summary, n_seats)?;
+    let beaten: Vec<usize> = (0..spec.bots.len())
         .filter(|&bot| {
             let totals = Totals::of(&result, bot);
             totals.games > 0 && totals.forfeits == totals.games
         })
         .collect();
+    let names = bot_names(&spec);
     // The reason is named here: --quiet and --json print no rows to read it in.
     for &bot in &beaten {
         eprintln!(
@@ -306,6 +364,60 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(130));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The statistics of a played match, by its kind.
+enum Summary {
+    /// Two seats, from the first bot's side.
+    Duel(HeadToHead, Option<SprtState>),
+    /// 3-5 seats: each bot's standing.
+    Table,
+    /// `--ab`: NEW against OLD in a field.
+    Ab(AbPairs, Option<AbSprt>),
+}
+
+fn bot_names(spec: &MatchSpec) -> Vec<String> {
+    spec.bots
+        .iter()
+        .map(|bot| escape::line(&bot.name).into_owned())
+        .collect()
+}
+
+/// Prints the match's tables (or JSON) and its statistics on stdout.
+fn report(
+    args: &PlayArgs,
+    spec: &MatchSpec,
+    result: &MatchResult,
+    summary: &Summary,
+    n_seats: usize,
+) -> anyhow::Result<()> {
+    let names = bot_names(spec);
+    let seat_shares = summary::seat_shares(&result.games, n_seats);
+    if args.json {
+        let mut report = match_json(spec, args.seed, result);
+        report["stats"] = match summary {
+            Summary::Duel(head, state) => summary::head_to_head_json(head, state.as_ref()),
+            Summary::Table => {
+                summary::standings_json(&summary::standings(&result.games, spec.bots.len()))
+            }
+            Summary::Ab(pairs, state) => ab::json(pairs, state.as_ref()),
+        };
+        report["stats"]["seats"] = summary::seat_shares_json(&seat_shares);
+        outln!("{}", serde_json::to_string_pretty(&report)?);
+        return Ok(());
+    }
+    out!("{}", match_tables(spec, args.seed, result, args.quiet));
+    outln!();
+    let text = match summary {
+        Summary::Duel(head, state) => summary::head_to_head_text(&names, head, state.as_ref()),
+        Summary::Table => {
+            summary::standings_text(&names, &summary::standings(&result.games, spec.bots.len()))
+        }
+        Summary::Ab(pairs, state) => ab::text(&names, pairs, state.as_ref()),
+    };
+    out!("{text}");
+    out!("{}", summary::seat_shares_text(&seat_shares));
+    Ok(())
 }
 
 /// Sets `interrupted` at the first Ctrl-C: no game starts after it, the

@@ -527,3 +527,83 @@ fn copies_of_a_deterministic_bot_score_alike_at_three_and_four_seats() {
         );
     }
 }
+
+#[test]
+fn an_a_b_in_a_field_pairs_each_deal_and_decides_for_the_stronger_bot() {
+    let (greedy, random, first) = (bundled("greedy"), bundled("random"), bundled("first"));
+    // Seeded alike, the same bot as NEW and OLD replays every game: every
+    // pair alike, a difference of 0 whose interval is not a point.
+    let same = json_report(&[
+        "play",
+        "--game",
+        "bullfrogs",
+        "--no-sandbox",
+        "--games",
+        "120",
+        "--json",
+        "--ab",
+        &random,
+        &random,
+        "--field",
+        &first,
+        &random,
+    ]);
+    let ab = &same["stats"];
+    assert_eq!(
+        (&ab["pairs"], &ab["same"], &ab["table_seats"]),
+        (&json!(60), &json!(60), &json!(3)),
+        "{ab}"
+    );
+    assert_eq!(ab["elo"], json!(0.0), "{ab}");
+    assert!(
+        ab["elo_low"].as_f64().unwrap() < -10.0 && ab["elo_high"].as_f64().unwrap() > 10.0,
+        "{ab}"
+    );
+    // Each deal twice, the tested seat moving round.
+    let games = same["games"].as_array().unwrap();
+    assert_eq!(games.len(), 120);
+    assert!(games
+        .chunks(2)
+        .all(|pair| pair[0]["seed"] == pair[1]["seed"]));
+    let stronger = json_report(&[
+        "play",
+        "--game",
+        "lords-of-scotland",
+        "--no-sandbox",
+        "--json",
+        "--sprt",
+        "elo0=0",
+        "elo1=50",
+        "--ab",
+        &greedy,
+        &random,
+        "--field",
+        &random,
+        &random,
+        &random,
+    ]);
+    let sprt = &stronger["stats"]["sprt"];
+    assert_eq!(sprt["accepted"], json!("H1"), "{sprt}");
+    assert!(
+        stronger["stats"]["elo_low"].as_f64().unwrap() > 0.0,
+        "{}",
+        stronger["stats"]
+    );
+}
+
+#[test]
+fn an_a_b_names_its_field_with_field() {
+    let output = cairn(&[
+        "play",
+        "--game",
+        "bullfrogs",
+        "--no-sandbox",
+        "--ab",
+        "cmd:true",
+        "cmd:true",
+        "cmd:true",
+    ]);
+    assert!(!output.status.success());
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(said.contains("--field"), "{said}");
+}

@@ -2,10 +2,11 @@
 //! draw outcomes from a true distribution and check the test after every
 //! outcome, as `cairn play` and the gauntlet do. The unit tests and
 //! `arena/benches/sprt.rs` measure α (truth at elo0) and β (truth at elo1)
-//! with it.
+//! with it, and an A/B's false positives on real games ([`ab_runs`]).
 
 use cairn_engine::Rng;
 
+use super::paired::{half_seats_beaten, AbPairs};
 use super::{gsprt, score_of_elo, EloModel, Outcomes, Sprt, Verdict, NELO_PER_T};
 
 /// What a batch of simulated SPRTs decided.
@@ -90,6 +91,76 @@ pub fn run(
     }
     decisions.mean_outcomes = total_outcomes as f64 / runs as f64;
     decisions
+}
+
+/// `runs` A/B SPRTs (`cairn play --ab`) in which NEW and OLD are the same
+/// bot: every seat plays a uniformly random legal action. Each pair plays
+/// one deal twice, the tested seat moving round the table from deal to
+/// deal; the field draws from the same stream in both games, NEW and OLD
+/// from streams of their own (the noisiest case: a seeded bot would repeat
+/// its game). Every H1 accepted is a false positive.
+pub fn ab_runs(
+    sprt: &Sprt,
+    game: &str,
+    n_seats: usize,
+    runs: u64,
+    cap: u64,
+    seed: u64,
+) -> Result<Decisions, cairn_engine::SetupError> {
+    let mut rng = Rng::seeded(seed);
+    let mut decisions = Decisions {
+        runs,
+        accepted_h1: 0,
+        undecided: 0,
+        mean_outcomes: 0.0,
+    };
+    let mut total_pairs = 0_u64;
+    for _ in 0..runs {
+        let mut ab = AbPairs::new(n_seats);
+        let mut verdict = Verdict::Continue;
+        while verdict == Verdict::Continue && (ab.pairs.len() as u64) < cap {
+            let (deal, field) = (rng.next_u64(), rng.next_u64());
+            let tested = ab.pairs.len() % n_seats;
+            let mut shares = [0; 2];
+            for share in &mut shares {
+                let mut players = [Rng::seeded(field), rng.fork(1)];
+                let ranks = random_game(game, n_seats, deal, tested, &mut players)?;
+                *share = half_seats_beaten(&ranks, tested);
+            }
+            ab.pairs.push((shares[0], shares[1]));
+            verdict = ab.check(sprt).verdict;
+        }
+        total_pairs += ab.pairs.len() as u64;
+        match verdict {
+            Verdict::AcceptH1 => decisions.accepted_h1 += 1,
+            Verdict::AcceptH0 => {}
+            Verdict::Continue => decisions.undecided += 1,
+        }
+    }
+    decisions.mean_outcomes = total_pairs as f64 / runs as f64;
+    Ok(decisions)
+}
+
+/// One game of uniformly random legal actions: `players[1]` chooses for
+/// the tested seat, `players[0]` for the field. The final ranks.
+fn random_game(
+    game: &str,
+    n_seats: usize,
+    deal: u64,
+    tested: usize,
+    players: &mut [Rng; 2],
+) -> Result<Vec<u32>, cairn_engine::SetupError> {
+    let mut state = cairn_engine::new_game(game, &Default::default(), n_seats, deal)?;
+    while let Some(seat) = state.current_seat() {
+        let actions = state.legal_actions();
+        let player = &mut players[usize::from(seat == tested)];
+        let action = &actions[player.below(actions.len())];
+        state.apply_text(action).expect("a legal action applies");
+    }
+    Ok(state
+        .outcome()
+        .map(|outcome| outcome.ranks)
+        .unwrap_or_default())
 }
 
 fn draw(probs: &[f64], rng: &mut Rng) -> usize {

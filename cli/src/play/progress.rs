@@ -7,7 +7,7 @@
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
-use super::summary::{HeadToHead, SprtState};
+use cairn_arena::stats::SprtCheck;
 
 /// The least time between two progress lines off a terminal.
 pub const LINE_EVERY: Duration = Duration::from_secs(5);
@@ -56,9 +56,10 @@ impl Progress {
         }
     }
 
-    pub fn show(&mut self, done: usize, head: Option<&HeadToHead>, sprt: Option<&SprtState>) {
+    /// `tally`: the results so far in a few words (`W 5 D 2 L 5`).
+    pub fn show(&mut self, done: usize, tally: Option<String>, sprt: Option<&SprtCheck>) {
         let now = Instant::now();
-        let line = progress_line(done, self.total, head, sprt, now - self.started);
+        let line = progress_line(done, self.total, tally, sprt, now - self.started);
         match self.mode {
             ProgressMode::Live => {
                 eprint!("\r{line}\x1b[K");
@@ -105,23 +106,18 @@ impl Progress {
 fn progress_line(
     done: usize,
     total: usize,
-    head: Option<&HeadToHead>,
-    sprt: Option<&SprtState>,
+    tally: Option<String>,
+    sprt: Option<&SprtCheck>,
     elapsed: Duration,
 ) -> String {
     let mut line = format!("games {done}/{total}");
-    if let Some(head) = head {
-        line.push_str(&format!(
-            "  W {} D {} L {}",
-            head.wins, head.draws, head.losses
-        ));
+    if let Some(tally) = tally {
+        line.push_str(&format!("  {tally}"));
     }
-    if let Some(state) = sprt {
+    if let Some(check) = sprt {
         line.push_str(&format!(
             "  llr {:.2} ({:.2} .. {:.2})",
-            state.llr,
-            state.sprt.lower_bound(),
-            state.sprt.upper_bound()
+            check.llr, check.lower, check.upper
         ));
     }
     line.push_str(&format!("  {} s", elapsed.as_secs()));

@@ -9,7 +9,7 @@ use cairn_runner::GameResult;
 use serde_json::{json, Value};
 
 use cairn_arena::format::seat_points;
-use cairn_arena::stats::{los, EloEstimate, MeanInterval, Outcomes, Sprt, Verdict};
+use cairn_arena::stats::{los, EloEstimate, MeanInterval, Outcomes, Sprt, SprtCheck, Verdict};
 
 /// The first bot's games against the second, two seats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -95,6 +95,16 @@ impl SprtState {
         }
     }
 
+    /// The check as the progress line shows it.
+    pub fn check(&self) -> SprtCheck {
+        SprtCheck {
+            llr: self.llr,
+            lower: self.sprt.lower_bound(),
+            upper: self.sprt.upper_bound(),
+            verdict: self.verdict,
+        }
+    }
+
     pub fn line(&self) -> String {
         let decision = match self.verdict {
             Verdict::AcceptH0 => format!(
@@ -175,7 +185,7 @@ pub fn standings(games: &[GameResult], n_bots: usize) -> Vec<Option<Standing>> {
 }
 
 /// An Elo for people: signed, `inf` when one side won everything.
-fn elo_text(elo: f64) -> String {
+pub fn elo_text(elo: f64) -> String {
     if elo.is_infinite() {
         if elo > 0.0 { "+inf" } else { "-inf" }.to_string()
     } else {
@@ -184,7 +194,7 @@ fn elo_text(elo: f64) -> String {
 }
 
 /// An Elo for JSON: a number, or the string `inf` / `-inf`.
-fn elo_json(elo: f64) -> Value {
+pub fn elo_json(elo: f64) -> Value {
     if elo.is_infinite() {
         json!(if elo > 0.0 { "inf" } else { "-inf" })
     } else {
@@ -194,7 +204,7 @@ fn elo_json(elo: f64) -> Value {
 
 /// An interval's ends, one-sided where the other end is unbounded:
 /// `95%: +86.2 .. +218.3`, or `95%: at least +480.2` after every game won.
-fn interval_text(low: f64, high: f64) -> String {
+pub fn interval_text(low: f64, high: f64) -> String {
     match (low.is_finite(), high.is_finite()) {
         (true, true) => format!("95%: {} .. {}", elo_text(low), elo_text(high)),
         (true, false) => format!("95%: at least {}", elo_text(low)),
