@@ -24,6 +24,7 @@
 #[macro_use]
 mod out;
 
+mod backup;
 mod bots;
 mod client;
 mod demo;
@@ -70,6 +71,8 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Lease matches from an arena, play them in the sandbox, report results.
     Runner(runner_cmd::RunnerArgs),
+    /// Copy a live SQLite arena to a new file, consistently, while it serves.
+    Backup(backup::BackupArgs),
     /// Add, list and revoke the runners allowed to play (on the arena's database file).
     #[command(subcommand)]
     Runners(runners::RunnersCommand),
@@ -113,6 +116,7 @@ fn main() -> std::process::ExitCode {
     let result = match cli.command {
         Command::Serve(args) => serve::run(args),
         Command::Runner(args) => runner_cmd::run(args),
+        Command::Backup(args) => backup::run(args),
         Command::Runners(command) => runners::run(command),
         Command::Owner(command) => bots::run_owner(command),
         Command::Bot(command) => bots::run(command),

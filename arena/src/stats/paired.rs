@@ -122,9 +122,12 @@ impl AbPairs {
         let old = self.old_share();
         let elo_at = |x: f64| elo_of_score(old + 2.0 * x - 1.0) - elo_of_score(old);
         // From the integer sums, so that alike pairs read exactly 0.
-        let (new_sum, old_sum) = self.pairs.iter().fold((0_i64, 0_i64), |(a, b), &(new, old)| {
-            (a + i64::from(new), b + i64::from(old))
-        });
+        let (new_sum, old_sum) = self
+            .pairs
+            .iter()
+            .fold((0_i64, 0_i64), |(a, b), &(new, old)| {
+                (a + i64::from(new), b + i64::from(old))
+            });
         let difference = (new_sum - old_sum) as f64 / self.half_seats() / n;
         let count = |keep: fn(u32, u32) -> bool| {
             self.pairs

@@ -86,7 +86,7 @@ use tokio::sync::watch;
 pub(crate) use self::accounts::token_hash;
 pub use self::accounts::{check_runner_token, Owner, Runner, RunnerInfo, MIN_RUNNER_TOKEN_LEN};
 use self::backend::Backend;
-pub use self::backend::Location;
+pub use self::backend::{backup, BackupSummary, Location};
 pub(crate) use self::bots::check_submitted_archive;
 pub use self::bots::{BotSummary, BotVersion, SubmittedVersion};
 pub use self::clock::{Clock, ManualClock, SystemClock};

@@ -17,6 +17,8 @@ macro_rules! lease_state_sql {
 mod postgres;
 mod sqlite;
 
+pub use self::sqlite::backup::{backup, BackupSummary};
+
 #[cfg(test)]
 pub(in crate::store) use self::postgres::invalidate;
 #[cfg(test)]

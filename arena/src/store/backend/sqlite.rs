@@ -8,6 +8,8 @@
 //! and commits with its batch ([`super::Open::begin_sql`],
 //! [`super::Open::commit_sql`]): two round trips under the lock.
 
+pub(super) mod backup;
+
 use std::path::Path;
 use std::str::FromStr;
 use std::sync::Arc;
