@@ -112,7 +112,11 @@ enum Command {
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
-    install_logging();
+    install_logging(match &cli.command {
+        Command::Serve(args) => args.log_format,
+        Command::Runner(args) => args.log_format,
+        _ => LogFormat::Text,
+    });
     let result = match cli.command {
         Command::Serve(args) => serve::run(args),
         Command::Runner(args) => runner_cmd::run(args),
@@ -157,15 +161,26 @@ fn error_text(error: &anyhow::Error) -> String {
     text
 }
 
+/// How `serve` and `runner` write their log lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
 /// Library crates (arena, runner) log through `tracing`; their events go to
-/// stderr as bare lines, like the command's own messages.
-fn install_logging() {
-    let _already_installed = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .without_time()
-        .with_target(false)
-        .with_level(false)
-        .try_init();
+/// stderr as bare lines, like the command's own messages, or as JSON
+/// objects with their time, level and fields.
+fn install_logging(format: LogFormat) {
+    let builder = tracing_subscriber::fmt().with_writer(std::io::stderr);
+    let _already_installed = match format {
+        LogFormat::Text => builder
+            .without_time()
+            .with_target(false)
+            .with_level(false)
+            .try_init(),
+        LogFormat::Json => builder.json().with_current_span(false).try_init(),
+    };
 }
 
 fn bot_run(name: &str) -> anyhow::Result<std::process::ExitCode> {

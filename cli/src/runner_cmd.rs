@@ -12,6 +12,10 @@ use crate::client::DEFAULT_ARENA;
 
 #[derive(Debug, clap::Args)]
 pub struct RunnerArgs {
+    /// How log lines are written on stderr: `text` for people, `json` (one
+    /// object a line, with its time, level and fields) for a log shipper.
+    #[arg(long, value_enum, default_value_t = crate::LogFormat::Text)]
+    pub log_format: crate::LogFormat,
     /// The arena's address.
     #[arg(long, env = "CAIRN_ARENA", default_value = DEFAULT_ARENA)]
     arena: String,
@@ -105,7 +109,7 @@ pub fn run(args: RunnerArgs) -> anyhow::Result<ExitCode> {
         let summary = run_runner(config, shutdown)
             .await
             .map_err(crate::client::remote_error)?;
-        eprintln!(
+        tracing::info!(
             "runner stopped: {} match(es) reported, {} lease(s) lost",
             summary.matches_reported, summary.leases_lost
         );

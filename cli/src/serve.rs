@@ -17,6 +17,10 @@ use tokio::net::TcpListener;
 
 #[derive(Debug, clap::Args)]
 pub struct ServeArgs {
+    /// How log lines are written on stderr: `text` for people, `json` (one
+    /// object a line, with its time, level and fields) for a log shipper.
+    #[arg(long, value_enum, default_value_t = crate::LogFormat::Text)]
+    pub log_format: crate::LogFormat,
     /// The database: an SQLite file (created if missing; also `sqlite:PATH`)
     /// or a PostgreSQL URL, `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`
     /// (several arena processes may serve one PostgreSQL database).
@@ -146,14 +150,14 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         let address = listener.local_addr()?;
         say_runner_token(&shared_runner, given.is_some());
         if closed {
-            eprintln!("no owner can register: restart with --admin-token TOKEN (or CAIRN_ADMIN_TOKEN) for `cairn owner register`, or --open-registration");
+            tracing::warn!("no owner can register: restart with --admin-token TOKEN (or CAIRN_ADMIN_TOKEN) for `cairn owner register`, or --open-registration");
         }
         // Tournaments whose planning a restart cut short are finished in
         // the background, in the same short chunks.
         let planner = store.clone();
         tokio::spawn(async move {
             if let Err(error) = planner.resume_planning().await {
-                eprintln!("cairn arena: resuming a tournament's planning failed: {error}");
+                tracing::warn!("cairn arena: resuming a tournament's planning failed: {error}");
             }
         });
         let shutdown = shutdown_signal();
@@ -191,7 +195,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         if let Some(web) = web {
             web.await??;
         }
-        eprintln!("cairn arena stopped");
+        tracing::info!("cairn arena stopped");
         Ok(ExitCode::SUCCESS)
     })
 }
@@ -214,7 +218,7 @@ fn run_at_priority(nice: Option<i32>) {
     let me = Some(rustix::thread::gettid());
     if let Err(error) = rustix::process::setpriority_process(me, nice) {
         WARNED.call_once(|| {
-            eprintln!("cairn arena: public calls run at the writes' priority: lowering it failed: {error}");
+            tracing::warn!("cairn arena: public calls run at the writes' priority: lowering it failed: {error}");
         });
     }
 }
@@ -289,7 +293,7 @@ fn run_on(cores: &CpuSet) {
     static WARNED: std::sync::Once = std::sync::Once::new();
     if let Err(error) = rustix::thread::sched_setaffinity(None, cores) {
         WARNED.call_once(|| {
-            eprintln!(
+            tracing::warn!(
                 "cairn arena: threads left where the kernel puts them: --write-cpu failed: {error}"
             );
         });
@@ -394,12 +398,12 @@ pub async fn open_store(
 fn say_runner_token(shared: &SharedRunner, given: bool) {
     match shared {
         SharedRunner::Made(token) => {
-            eprintln!("runner token (give it to `cairn runner --token`): {token}")
+            tracing::info!("runner token (give it to `cairn runner --token`): {token}")
         }
-        SharedRunner::Replaced => eprintln!(
+        SharedRunner::Replaced => tracing::info!(
             "runner token replaced: the runner `{SHARED_RUNNER}` takes the one given now and refuses the previous one"
         ),
-        SharedRunner::Kept if !given => eprintln!(
+        SharedRunner::Kept if !given => tracing::info!(
             "runner token: the one made or given before (stored hashed, so not shown again); \
              to replace it, restart with --runner-token NEW (or CAIRN_RUNNER_TOKEN); \
              `cairn runners add NAME` gives a runner a token of its own"

@@ -150,3 +150,46 @@ async fn an_oversized_stderr_tail_is_refused_and_invalid_utf8_is_kept_as_text() 
         "control characters escaped: {shown}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_json_logs_each_forfeit_is_one_structured_line() {
+    let folder = tempfile::tempdir().unwrap();
+    let log = folder.path().join("serve.log");
+    let (process, line) = serve_line_to(
+        &folder.path().join("arena.sqlite"),
+        "127.0.0.1:0",
+        &["--open-registration", "--log-format", "json"],
+        false,
+        std::fs::File::create(&log).unwrap().into(),
+    );
+    let arena = Arena {
+        address: address_in(&line),
+        folder,
+        process,
+    };
+    let token = register_owner(&arena, "ada").await;
+    add_bot_folder(&arena, &token, &raising_bot(arena.folder.path()));
+    add_bot(&arena, &token, "steady", "first");
+    let tournament = create_round_robin(&arena, &token, &["raiser", "steady"], 2).await;
+    let _runner = arena.runner(30_000, 1);
+    wait_for_progress(&arena, tournament.id, |progress| progress.finished).await;
+    let logged = std::fs::read_to_string(&log).unwrap();
+    let forfeits: Vec<serde_json::Value> = logged
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|_| panic!("not JSON: {line}")))
+        .filter(|entry: &serde_json::Value| entry["fields"]["message"] == "forfeit")
+        .collect();
+    assert_eq!(forfeits.len(), 2, "{logged}");
+    for entry in forfeits {
+        let fields = &entry["fields"];
+        assert_eq!(fields["reason"], "exit", "{entry}");
+        assert!(
+            fields["match_id"].is_i64() && fields["bot_version"].is_i64(),
+            "{entry}"
+        );
+        assert!(
+            fields["game_index"].is_i64() && entry["timestamp"].is_string(),
+            "{entry}"
+        );
+    }
+}

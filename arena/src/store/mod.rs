@@ -12,11 +12,10 @@
 //! - `tournaments`: creating tournaments from a plan, progress.
 //! - `leases`: runners leasing matches, heartbeats, expiry.
 //! - `faults`: matches given back (host faults) and failed builds.
-//! - `quotas`: who may register, and per-owner quotas.
-//! - `pagination`: reading lists a bounded page at a time.
+//! - `quotas`: who may register, per-owner quotas; `pagination`: bounded pages.
 //! - `plan_chunks`: writing a tournament's plan in short chunks, resumable.
-//! - `results`: reports written once, with their rating updates (each
-//!   backend writes them its way); `game_reads`: a recorded game read back.
+//! - `results`: reports written once, with their rating updates (each backend
+//!   writes them its way), logged by `report_log`; `game_reads` reads them back.
 //! - `rounds`: a format's reads and its next round, after each match.
 //! - `leaderboard`: ratings read back, and recomputed from history.
 //! - [`web_reads`]: read-only queries for the web pages.
@@ -34,9 +33,8 @@
 
 pub mod clock;
 
-/// A match's status as listings show it (SQL over `matches m`): given up
-/// matches are `cancelled` (with their tournament) or `failed` (every
-/// attempt hit a host fault), not `done`.
+/// A match's status as listings show it (SQL over `matches m`): given up ones are
+/// `cancelled` (with their tournament) or `failed` (every attempt hit a host fault).
 macro_rules! shown_match_status {
     () => {
         "CASE WHEN m.failure IS NULL THEN m.status WHEN m.failure = 'cancelled' THEN 'cancelled' ELSE 'failed' END"
@@ -58,6 +56,7 @@ mod open;
 mod pagination;
 mod plan_chunks;
 mod quotas;
+mod report_log;
 mod results;
 mod rounds;
 mod runner_review;

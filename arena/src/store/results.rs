@@ -104,8 +104,10 @@ impl Store {
     ) -> Result<GameReportOutcome, ArenaError> {
         let outcome = self
             .record_game_once(runner, planned, match_id, lease_generation, report)
-            .await?;
+            .await
+            .inspect_err(|error| super::report_log::refusal(runner, match_id, report, error))?;
         if outcome.outcome == ReportOutcome::Recorded {
+            super::report_log::forfeits(runner, match_id, report);
             self.review_after_report(runner, report).await?;
         }
         Ok(outcome)

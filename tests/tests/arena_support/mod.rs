@@ -200,7 +200,7 @@ pub fn serve_with(db: &Path, listen: &str, flags: &[&str]) -> (Running, String) 
 }
 
 /// The address `cairn serve` announces in its first line.
-fn address_in(line: &str) -> String {
+pub fn address_in(line: &str) -> String {
     line.split_whitespace()
         .find(|word| word.starts_with("http://"))
         .unwrap_or_else(|| panic!("no address in {line:?}"))
@@ -220,6 +220,17 @@ pub fn serve_line_validating(
     flags: &[&str],
     validation: bool,
 ) -> (Running, String) {
+    serve_line_to(db, listen, flags, validation, Stdio::null())
+}
+
+/// [`serve_line_validating`], its stderr (its log) going to `stderr`.
+pub fn serve_line_to(
+    db: &Path,
+    listen: &str,
+    flags: &[&str],
+    validation: bool,
+    stderr: Stdio,
+) -> (Running, String) {
     let mut child = Command::new(cairn_binary())
         .args([
             "serve",
@@ -234,7 +245,7 @@ pub fn serve_line_validating(
         .args((!validation).then_some("--no-validation"))
         .env_remove("CAIRN_ADMIN_TOKEN")
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(stderr)
         .spawn()
         .expect("cairn serve starts");
     let stdout = child.stdout.take().expect("piped");
