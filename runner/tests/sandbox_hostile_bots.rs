@@ -519,3 +519,19 @@ fn the_next_bot_of_a_uid_finds_nothing_its_predecessor_left_or_used() {
     }
     panic!("uid {uid} never came back");
 }
+
+#[test]
+fn a_bot_runs_without_transparent_huge_pages() {
+    let finished = run(&spec(
+        "no-huge-pages",
+        &["grep", "THP_enabled", "/proc/self/status"],
+        Limits::default(),
+    ));
+    assert_eq!(finished.outcome.ending, Ending::Exited(0), "{finished:?}");
+    let line = finished.stdout.trim();
+    assert_eq!(
+        line.split_whitespace().collect::<Vec<_>>(),
+        ["THP_enabled:", "0"],
+        "{line}"
+    );
+}
