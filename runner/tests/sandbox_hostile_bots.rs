@@ -535,3 +535,19 @@ fn a_bot_runs_without_transparent_huge_pages() {
         "{line}"
     );
 }
+
+#[test]
+fn a_bot_folder_removed_and_made_again_is_shown_as_it_is_now() {
+    let first = spec("remade", &["cat", "secret.txt"], Limits::default());
+    assert_eq!(run(&first).stdout, "secret of remade\n");
+    std::fs::remove_dir_all(&first.bot_dir).expect("folder removed");
+    let error = Sandbox::shared()
+        .spawn(&first)
+        .expect_err("no folder, no bot");
+    assert!(error.to_string().contains("bot folder"), "{error}");
+    std::fs::create_dir_all(&first.bot_dir).expect("folder made again");
+    std::fs::write(first.bot_dir.join("secret.txt"), "a new secret\n").expect("new file");
+    let finished = run(&first);
+    assert_eq!(finished.stdout, "a new secret\n", "{finished:?}");
+    assert_eq!(finished.outcome.ending, Ending::Exited(0));
+}
