@@ -6,7 +6,7 @@ use std::path::Path;
 use cairn_runner::sandbox::{idle_server_pids, Ending, Sandbox, SandboxSpec};
 use nix::errno::Errno;
 use nix::sys::signal::{kill, Signal};
-use nix::sys::wait::waitpid;
+use nix::sys::wait::{waitid, waitpid, Id, WaitPidFlag};
 use nix::unistd::Pid;
 
 fn run_true(folder: &Path) -> Ending {
@@ -22,7 +22,12 @@ fn a_killed_fork_server_is_never_reused_and_the_next_bots_start() {
     let killed = idle_server_pids();
     assert_eq!(killed.len(), 1, "one start at a time needs one server");
     for pid in &killed {
-        kill(Pid::from_raw(*pid as i32), Signal::SIGKILL).expect("killed");
+        let pid = Pid::from_raw(*pid as i32);
+        kill(pid, Signal::SIGKILL).expect("killed");
+        // Until it is gone its socket takes requests it will never answer
+        // (that start fails, as the host's fault); once it is gone, none.
+        // WNOWAIT: dead, but left for the sandbox to reap.
+        waitid(Id::Pid(pid), WaitPidFlag::WEXITED | WaitPidFlag::WNOWAIT).expect("it dies");
     }
     for _ in 0..3 {
         assert_eq!(run_true(folder.path()), Ending::Exited(0));

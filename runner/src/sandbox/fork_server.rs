@@ -74,6 +74,11 @@ impl Server {
             errno,
         })?;
         let pid = reexec::start_image(NAME, MARKER, theirs.as_raw_fd())?;
+        static AT_EXIT: std::sync::Once = std::sync::Once::new();
+        // SAFETY: registers a function that only locks, kills and reaps.
+        AT_EXIT.call_once(|| unsafe {
+            libc::atexit(retire_idle_servers);
+        });
         Ok(Server { pid, socket: ours })
     }
 
@@ -81,6 +86,16 @@ impl Server {
     fn retire(self) {
         let _ = kill(self.pid, Signal::SIGKILL);
         while let Err(Errno::EINTR) = waitpid(self.pid, None) {}
+    }
+}
+
+/// At the runner's exit: its servers end with it and are reaped by it, so
+/// their CPU time counts as the runner's children's, as a supervisor's did
+/// when each was executed from the runner.
+extern "C" fn retire_idle_servers() {
+    let servers = std::mem::take(&mut *idle());
+    for server in servers {
+        server.retire();
     }
 }
 
