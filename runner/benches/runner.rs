@@ -120,6 +120,16 @@ fn report_match(suffix: &str, launcher: &dyn BotLauncher, games: u32, raw_median
         "bench: runner/bot_cpu_per_decision_median_us{suffix} {:.1} us",
         micros(percentile(&bot_cpus, 0.5))
     );
+    // The round trip less the bot's CPU: the runner's share and the pipes'.
+    let less_bot: Vec<Duration> = timings
+        .iter()
+        .zip(&bot_cpus)
+        .map(|(wall, cpu)| wall.saturating_sub(*cpu))
+        .collect();
+    println!(
+        "bench: runner/decision_overhead_less_bot_cpu_vs_pipe_rtt{suffix} {:.2} x",
+        micros(percentile(&less_bot, 0.5)) / micros(raw_median)
+    );
     println!(
         "bench: runner/decision_all_in_mean_us{suffix} {:.1} us",
         seconds * 1e6 / decisions as f64
