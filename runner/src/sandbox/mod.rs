@@ -27,7 +27,8 @@
 //! # What survives a crash of the runner
 //! Every supervisor notices (its report pipe loses its reader) and exits,
 //! which kills its bot's whole namespace, and with it the mount namespace
-//! that holds its scratch tmpfs. A bot's cgroups and root skeleton stay
+//! that holds its scratch tmpfs; every fork server reads the end of its
+//! socket and exits. A bot's cgroups and root skeleton stay
 //! until its uid is leased again, which empties the cgroups (killing what
 //! is left in them) and reuses or rebuilds the skeleton; they stay after a
 //! normal end too, for that uid's next bot.
