@@ -94,7 +94,7 @@ fn report_builds(runs: usize) {
 
 fn report_match(suffix: &str, launcher: &dyn BotLauncher, games: u32, raw_median: Duration) {
     let referee_cpu_before = own_cpu_time();
-    let (timings, seconds, decisions) = match_run(launcher, games);
+    let (timings, bot_cpus, seconds, decisions) = match_run(launcher, games);
     let referee_cpu = own_cpu_time() - referee_cpu_before;
     let median = percentile(&timings, 0.5);
     println!(
@@ -112,6 +112,23 @@ fn report_match(suffix: &str, launcher: &dyn BotLauncher, games: u32, raw_median
     println!(
         "bench: runner/decision_overhead_vs_pipe_rtt{suffix} {:.2} x",
         micros(median) / micros(raw_median)
+    );
+    // What the bot itself spends on a decision (reading, parsing, answering):
+    // part of the round trip that no runner change can remove. Only the
+    // sandbox's cgroup counts it finely; a plain process's clock ticks read 0.
+    println!(
+        "bench: runner/bot_cpu_per_decision_median_us{suffix} {:.1} us",
+        micros(percentile(&bot_cpus, 0.5))
+    );
+    // The round trip less the bot's CPU: the runner's share and the pipes'.
+    let less_bot: Vec<Duration> = timings
+        .iter()
+        .zip(&bot_cpus)
+        .map(|(wall, cpu)| wall.saturating_sub(*cpu))
+        .collect();
+    println!(
+        "bench: runner/decision_overhead_less_bot_cpu_vs_pipe_rtt{suffix} {:.2} x",
+        micros(percentile(&less_bot, 0.5)) / micros(raw_median)
     );
     println!(
         "bench: runner/decision_all_in_mean_us{suffix} {:.1} us",
@@ -316,8 +333,9 @@ fn pipe_round_trips(n: usize) -> Vec<Duration> {
     samples
 }
 
-/// A match between two warm bots: per-decision round trips, total seconds, decisions.
-fn match_run(launcher: &dyn BotLauncher, games: u32) -> (Vec<Duration>, f64, usize) {
+/// A match between two warm bots: per-decision round trips and bot CPU
+/// times, total seconds, decisions.
+fn match_run(launcher: &dyn BotLauncher, games: u32) -> (Vec<Duration>, Vec<Duration>, f64, usize) {
     let exe = std::env::current_exe().expect("the benchmark knows its own path");
     // The binary's own folder is the bot folder, so the sandbox shows it.
     let folder = exe
@@ -348,13 +366,15 @@ fn match_run(launcher: &dyn BotLauncher, games: u32) -> (Vec<Duration>, f64, usi
     let start = Instant::now();
     let result = play_match(&spec, launcher).expect("the benchmark match is valid");
     let seconds = start.elapsed().as_secs_f64();
-    let timings: Vec<Duration> = result
-        .games
-        .iter()
-        .flat_map(|g| g.seats.iter())
-        .flat_map(|s| s.timings.iter())
-        .map(|t| t.wall)
-        .collect();
+    let all_timings = || {
+        result
+            .games
+            .iter()
+            .flat_map(|g| g.seats.iter())
+            .flat_map(|s| s.timings.iter())
+    };
+    let timings: Vec<Duration> = all_timings().map(|t| t.wall).collect();
+    let bot_cpus: Vec<Duration> = all_timings().map(|t| t.cpu).collect();
     let forfeits = result
         .games
         .iter()
@@ -363,5 +383,5 @@ fn match_run(launcher: &dyn BotLauncher, games: u32) -> (Vec<Duration>, f64, usi
         .count();
     assert_eq!(forfeits, 0, "benchmark bots never forfeit");
     let decisions = timings.len();
-    (timings, seconds, decisions)
+    (timings, bot_cpus, seconds, decisions)
 }

@@ -519,3 +519,35 @@ fn the_next_bot_of_a_uid_finds_nothing_its_predecessor_left_or_used() {
     }
     panic!("uid {uid} never came back");
 }
+
+#[test]
+fn a_bot_runs_without_transparent_huge_pages() {
+    let finished = run(&spec(
+        "no-huge-pages",
+        &["grep", "THP_enabled", "/proc/self/status"],
+        Limits::default(),
+    ));
+    assert_eq!(finished.outcome.ending, Ending::Exited(0), "{finished:?}");
+    let line = finished.stdout.trim();
+    assert_eq!(
+        line.split_whitespace().collect::<Vec<_>>(),
+        ["THP_enabled:", "0"],
+        "{line}"
+    );
+}
+
+#[test]
+fn a_bot_folder_removed_and_made_again_is_shown_as_it_is_now() {
+    let first = spec("remade", &["cat", "secret.txt"], Limits::default());
+    assert_eq!(run(&first).stdout, "secret of remade\n");
+    std::fs::remove_dir_all(&first.bot_dir).expect("folder removed");
+    let error = Sandbox::shared()
+        .spawn(&first)
+        .expect_err("no folder, no bot");
+    assert!(error.to_string().contains("bot folder"), "{error}");
+    std::fs::create_dir_all(&first.bot_dir).expect("folder made again");
+    std::fs::write(first.bot_dir.join("secret.txt"), "a new secret\n").expect("new file");
+    let finished = run(&first);
+    assert_eq!(finished.stdout, "a new secret\n", "{finished:?}");
+    assert_eq!(finished.outcome.ending, Ending::Exited(0));
+}

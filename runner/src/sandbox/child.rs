@@ -108,7 +108,7 @@ pub(super) fn fail(fd: RawFd, step: SetupStep, errno: Errno) -> ! {
 }
 
 /// Closes every descriptor except those in `keep` (unsorted, any length).
-fn close_all_except(keep: &mut [RawFd]) -> Result<(), Errno> {
+pub fn close_all_except(keep: &mut [RawFd]) -> Result<(), Errno> {
     keep.sort_unstable();
     let mut next_to_close: libc::c_uint = 0;
     for fd in keep.iter().copied().filter(|fd| *fd >= 0) {

@@ -17,7 +17,10 @@ use crate::launch::{BotLauncher, BotPipes, BotProcess, ExitReport, LaunchError, 
 pub struct SandboxLauncher {
     sandbox: &'static Sandbox,
     limits: Limits,
-    programs: ProgramPolicy,
+    /// `None`: the default policy, whose interpreters are looked up at the
+    /// first launch, not here: a launcher given another policy at once
+    /// (`cairn play`) never runs the version managers' shims.
+    programs: Option<ProgramPolicy>,
 }
 
 impl SandboxLauncher {
@@ -27,14 +30,17 @@ impl SandboxLauncher {
         SandboxLauncher {
             sandbox: Sandbox::shared(),
             limits,
-            programs: ProgramPolicy::default(),
+            programs: None,
         }
     }
 
     /// The same launcher with another program policy (`cairn play` trusts
     /// its user's commands; a runner confines the arena's bots).
     pub fn with_programs(self, programs: ProgramPolicy) -> SandboxLauncher {
-        SandboxLauncher { programs, ..self }
+        SandboxLauncher {
+            programs: Some(programs),
+            ..self
+        }
     }
 
     pub fn sandbox(&self) -> &'static Sandbox {
@@ -47,7 +53,7 @@ impl BotLauncher for SandboxLauncher {
         let sandbox_spec = SandboxSpec {
             command: spec.command.clone(),
             bot_dir: spec.bot_dir.clone(),
-            programs: self.programs.clone(),
+            programs: self.programs.clone().unwrap_or_default(),
             limits: self.limits,
             env: spec.env.clone(),
             writable_bot_dir: false,
@@ -129,6 +135,14 @@ impl BotProcess for SandboxBot {
 mod tests {
     use super::*;
     use crate::sandbox::LimitBroken;
+
+    #[test]
+    fn a_policy_given_at_once_replaces_the_default_before_any_lookup() {
+        let launcher = SandboxLauncher::new(Limits::default());
+        assert_eq!(launcher.programs, None, "looked up at the first launch");
+        let trusted = launcher.with_programs(ProgramPolicy::Trusted);
+        assert_eq!(trusted.programs, Some(ProgramPolicy::Trusted));
+    }
 
     #[test]
     fn sandbox_endings_read_as_exit_codes_signals_and_broken_limits() {

@@ -8,7 +8,8 @@
 //! - own pid, mount, ipc, uts and cgroup namespaces, and the network
 //!   namespace of its uid (`network`: one per uid, never shared by live bots);
 //! - a supervisor as PID 1 of the pid namespace (`child`), the bot its child;
-//!   a fresh image of the runner's binary (`reexec`), never a fork of it;
+//!   forked by the fork server (`fork_server`), a fresh image of the
+//!   runner's binary (`reexec`) started once, never a fork of the runner;
 //! - a distinct unprivileged uid per live bot (`uid_pool`);
 //! - a private read-only root with a capped tmpfs `/tmp` (`rootfs`);
 //! - rlimits, cgroup memory and process caps, cgroup CPU accounting (`cgroup`);
@@ -26,7 +27,8 @@
 //! # What survives a crash of the runner
 //! Every supervisor notices (its report pipe loses its reader) and exits,
 //! which kills its bot's whole namespace, and with it the mount namespace
-//! that holds its scratch tmpfs. A bot's cgroups and root skeleton stay
+//! that holds its scratch tmpfs; every fork server reads the end of its
+//! socket and exits. A bot's cgroups and root skeleton stay
 //! until its uid is leased again, which empties the cgroups (killing what
 //! is left in them) and reuses or rebuilds the skeleton; they stay after a
 //! normal end too, for that uid's next bot.
@@ -46,6 +48,7 @@ mod cgroup;
 mod child;
 mod detect;
 mod filters;
+mod fork_server;
 mod launcher;
 mod limits;
 mod network;
@@ -63,6 +66,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 pub use detect::LayerStatus;
+pub use fork_server::idle_server_pids;
 pub use launcher::SandboxLauncher;
 pub use limits::{LimitBroken, Limits};
 pub use process::{Ending, ProcessOutcome, SandboxedProcess};

@@ -1,19 +1,21 @@
-//! Starting the supervisor as a fresh image of the runner's own binary.
+//! Starting the fork server as a fresh image of the runner's own binary,
+//! and the plan it hands each supervisor.
 //!
 //! Forking the runner for every bot copied the page tables of a
 //! multi-threaded process, and the supervisor then kept the runner's pages
 //! shared copy-on-write for the bot's whole life: each page the runner wrote
 //! afterwards cost a fault and a TLB shootdown on the CPUs of its other
-//! threads, so parallel matches slowed each other down. Now the runner starts
-//! the supervisor the way `posix_spawn` starts a program: a `clone` that
-//! shares the runner's memory (`CLONE_VM | CLONE_VFORK`: nothing is copied,
-//! the calling thread waits) and creates the namespaces; its child only
-//! marks the descriptors to keep and executes the runner's binary again
+//! threads, so parallel matches slowed each other down. Executing the
+//! runner's binary again for every supervisor cost more than half a start's
+//! CPU instead (the loader, the allocator, a 2 MiB huge page). Now the
+//! runner starts one [`super::fork_server`] the way `posix_spawn` starts a
+//! program: a `clone` that shares the runner's memory (`CLONE_VM |
+//! CLONE_VFORK`: nothing is copied, the calling thread waits); its child
+//! only marks the socket to keep and executes the runner's binary again
 //! (`/proc/self/exe`, right even if the file was replaced since). That image
 //! never reaches `main`: a constructor in `.init_array` sees the marker
-//! argument, reads the [`ChildPlan`] the runner wrote into a memfd, and runs
-//! the supervisor, a small single-threaded process whose fork of the bot
-//! copies almost nothing. The constructor is in this crate, so it is in every
+//! argument and serves, a small single-threaded process whose forks copy
+//! almost nothing. The constructor is in this crate, so it is in every
 //! binary that can start a sandbox: `cairn`, and test and bench binaries.
 
 use std::ffi::{c_char, c_int, c_void, CStr, CString};
@@ -29,15 +31,11 @@ use nix::sys::signal::{pthread_sigmask, SigSet, SigmaskHow};
 use nix::unistd::Pid;
 use seccompiler::sock_filter;
 
-use super::child::{fail, run_supervisor, ChildPlan, ExecPointers};
-use super::report::SetupStep;
+use super::child::ChildPlan;
+use super::fork_server;
 use super::rootfs::MountPlan;
 use super::SandboxError;
 
-/// The first argument that turns the runner's binary into a supervisor.
-const MARKER: &CStr = c"--cairn-sandbox-supervisor";
-/// The image's name in `ps`.
-const SUPERVISOR_NAME: &CStr = c"cairn-sandbox";
 /// Stack of the short-lived clone child (a few syscalls, then `execve`).
 const CHILD_STACK_BYTES: usize = 16 * 1024;
 /// The rlimits a plan may carry, by position.
@@ -53,46 +51,51 @@ const RLIMIT_RESOURCES: [Resource; 5] = [
 // reads its arguments the same way).
 #[used]
 #[link_section = ".init_array"]
-static SUPERVISOR_HOOK: extern "C" fn(c_int, *const *const c_char, *const *const c_char) =
-    supervisor_hook;
+static FORK_SERVER_HOOK: extern "C" fn(c_int, *const *const c_char, *const *const c_char) =
+    fork_server_hook;
 
-extern "C" fn supervisor_hook(
+extern "C" fn fork_server_hook(
     argc: c_int,
     argv: *const *const c_char,
     _envp: *const *const c_char,
 ) {
-    if argc != 4 || argv.is_null() {
+    if argc != 3 || argv.is_null() {
         return;
     }
-    // SAFETY: glibc passes argc valid pointers to nul-terminated strings.
-    let args: Vec<&CStr> = (0..4)
-        .map(|index| unsafe { CStr::from_ptr(*argv.add(index)) })
-        .collect();
-    if args[1] != MARKER {
+    // SAFETY: glibc passes argc valid pointers to nul-terminated strings;
+    // an array, not a vector: nothing may be allocated before the marker.
+    let arg = |index: usize| unsafe { CStr::from_ptr(*argv.add(index)) };
+    let args: [&CStr; 3] = std::array::from_fn(arg);
+    if args[1] != fork_server::MARKER {
         return;
     }
-    let number = |arg: &CStr| arg.to_str().ok()?.parse::<RawFd>().ok();
-    let (Some(plan_fd), Some(report_fd)) = (number(args[2]), number(args[3])) else {
+    without_huge_pages();
+    let socket = args[2]
+        .to_str()
+        .ok()
+        .and_then(|text| text.parse::<RawFd>().ok());
+    match socket {
+        Some(socket) if is_open(socket) => fork_server::serve(socket),
         // SAFETY: leaving before main; nothing to clean up.
-        unsafe { libc::_exit(1) }
-    };
-    supervise_from_plan(plan_fd, report_fd)
+        _ => unsafe { libc::_exit(1) },
+    }
 }
 
-/// The supervisor's life in its fresh image. Never returns.
-fn supervise_from_plan(plan_fd: RawFd, report_fd: RawFd) -> ! {
-    let plan = read_plan(plan_fd).and_then(|bytes| decode_plan(&mut Decoder { rest: &bytes }));
-    let Some(mut plan) = plan else {
-        fail(report_fd, SetupStep::StartSupervisor, Errno::EINVAL)
-    };
-    // SAFETY: the plan's descriptor is ours alone now.
-    unsafe { libc::close(plan_fd) };
-    let pointers = ExecPointers::new(&plan);
-    // SAFETY: a freshly executed, single-threaded image.
-    unsafe { run_supervisor(&mut plan, &pointers) }
+/// Turns transparent huge pages off for the sandbox, before the first
+/// allocation: every supervisor and bot inherits it through `fork` and
+/// `execve`. An allocator that asks for huge pages (mimalloc does) otherwise
+/// zeroes 2 MiB on its first byte in every new process, the largest single
+/// cost of a start, and charges the bot's memory cgroup 2 MiB for it: a
+/// memory limit then counts the pages a bot touched, not its allocator's
+/// rounding.
+fn without_huge_pages() {
+    // Best effort: the sandbox confines as well with huge pages.
+    // SAFETY: a prctl on integers that only sets a flag of this process.
+    unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0) };
 }
 
-fn read_plan(fd: RawFd) -> Option<Vec<u8>> {
+/// The whole plan the runner wrote into the memfd `fd`.
+pub fn read_plan(fd: RawFd) -> Option<Vec<u8>> {
     if !is_open(fd) {
         return None;
     }
@@ -116,31 +119,30 @@ fn is_open(fd: RawFd) -> bool {
     fd >= 0 && unsafe { libc::fcntl(fd, libc::F_GETFD) } >= 0
 }
 
-/// Starts the supervisor in new namespaces (`namespace_flags`) running
-/// `plan`; returns its pid once it runs the fresh image (or failed to, which
-/// it reports on the plan's report pipe).
-pub fn start_supervisor(plan: &ChildPlan, namespace_flags: c_int) -> Result<Pid, SandboxError> {
-    let plan_file = plan_file(plan).map_err(SandboxError::io("writing the supervisor plan"))?;
-    let exec = SupervisorExec::new(plan, plan_file.as_raw_fd())?;
+/// Starts a fresh image of this binary as `name` with the arguments
+/// `marker` and `keep`'s number, keeping only `keep` open past the
+/// `execve`; returns its pid once it runs (or has failed to).
+pub fn start_image(name: &CStr, marker: &CStr, keep: RawFd) -> Result<Pid, SandboxError> {
+    let exec = ImageExec::new(name, marker, keep)?;
     // On this thread's stack, as musl's posix_spawn does: the thread sleeps
     // until the child is done with it, and nothing is allocated or zeroed.
     let mut stack = std::mem::MaybeUninit::<[u128; CHILD_STACK_BYTES / 16]>::uninit();
     let stack_top = stack.as_mut_ptr().wrapping_add(1).cast::<c_void>();
-    let flags = libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD | namespace_flags;
+    let flags = libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD;
     let argument = std::ptr::from_ref(&exec).cast_mut().cast::<c_void>();
-    // SAFETY: the child runs exec_supervisor on its own stack while this
-    // thread waits (CLONE_VFORK), and leaves by execve or _exit; every
-    // signal is blocked so no handler of the runner runs in it.
-    let pid = with_signals_blocked(|| unsafe {
-        libc::clone(exec_supervisor, stack_top, flags, argument)
-    })
-    .map_err(|errno| SandboxError::Setup {
-        step: "blocking signals",
-        errno,
-    })?;
+    // SAFETY: the child runs exec_image on its own stack while this thread
+    // waits (CLONE_VFORK), and leaves by execve or _exit; every signal is
+    // blocked so no handler of the runner runs in it (and the image keeps
+    // them all blocked).
+    let pid =
+        with_signals_blocked(|| unsafe { libc::clone(exec_image, stack_top, flags, argument) })
+            .map_err(|errno| SandboxError::Setup {
+                step: "blocking signals",
+                errno,
+            })?;
     match pid {
         -1 => Err(SandboxError::Setup {
-            step: "cloning the supervisor",
+            step: "starting the fork server",
             errno: Errno::last(),
         }),
         pid => Ok(Pid::from_raw(pid)),
@@ -160,7 +162,8 @@ fn with_signals_blocked<T>(action: impl FnOnce() -> T) -> nix::Result<T> {
     Ok(result)
 }
 
-fn plan_file(plan: &ChildPlan) -> std::io::Result<OwnedFd> {
+/// The plan in a memfd, read from the start by whoever receives it.
+pub fn plan_file(plan: &ChildPlan) -> std::io::Result<OwnedFd> {
     let fd = memfd_create(c"cairn-sandbox-plan", MFdFlags::MFD_CLOEXEC)?;
     let mut file = File::from(fd);
     file.write_all(&encode_plan(plan))?;
@@ -169,76 +172,53 @@ fn plan_file(plan: &ChildPlan) -> std::io::Result<OwnedFd> {
 }
 
 /// What the clone child needs, prepared before the clone.
-struct SupervisorExec {
-    _args: [CString; 4],
-    argv: [*const c_char; 5],
+struct ImageExec {
+    _args: [CString; 3],
+    argv: [*const c_char; 4],
     envp: [*const c_char; 1],
-    /// Descriptors that must survive the `execve`.
-    keep: [RawFd; 8],
-    report: RawFd,
+    /// The descriptor that must survive the `execve`.
+    keep: RawFd,
 }
 
-impl SupervisorExec {
-    fn new(plan: &ChildPlan, plan_fd: RawFd) -> Result<SupervisorExec, SandboxError> {
-        let number = |fd: RawFd| CString::new(fd.to_string()).map_err(|_| SandboxError::NulByte);
-        let report = plan.report.as_raw_fd();
-        let args = [
-            SUPERVISOR_NAME.to_owned(),
-            MARKER.to_owned(),
-            number(plan_fd)?,
-            number(report)?,
-        ];
+impl ImageExec {
+    fn new(name: &CStr, marker: &CStr, keep: RawFd) -> Result<ImageExec, SandboxError> {
+        let number = CString::new(keep.to_string()).map_err(|_| SandboxError::NulByte)?;
+        let args = [name.to_owned(), marker.to_owned(), number];
         let argv = [
             args[0].as_ptr(),
             args[1].as_ptr(),
             args[2].as_ptr(),
-            args[3].as_ptr(),
             std::ptr::null(),
         ];
-        let landlock = plan.landlock.as_ref().map_or(-1, AsRawFd::as_raw_fd);
-        let network = plan.network.as_ref().map_or(-1, AsRawFd::as_raw_fd);
-        let scratch = plan.scratch.as_ref().map_or(-1, AsRawFd::as_raw_fd);
-        Ok(SupervisorExec {
+        Ok(ImageExec {
             _args: args,
             argv,
             envp: [std::ptr::null()],
-            keep: [
-                plan_fd,
-                report,
-                plan.stdin.as_raw_fd(),
-                plan.stdout.as_raw_fd(),
-                plan.stderr.as_raw_fd(),
-                landlock,
-                network,
-                scratch,
-            ],
-            report,
+            keep,
         })
     }
 }
 
 /// The clone child: shares the runner's memory until `execve`, so it only
-/// makes syscalls on the prepared [`SupervisorExec`] (as `posix_spawn`'s
-/// child does).
-extern "C" fn exec_supervisor(argument: *mut c_void) -> c_int {
-    // SAFETY: the parent passed a SupervisorExec that outlives this child
-    // (the parent waits for our execve or exit).
-    let exec = unsafe { &*argument.cast::<SupervisorExec>() };
-    for fd in exec.keep.iter().copied().filter(|fd| *fd >= 0) {
-        // SAFETY: clears close-on-exec on a descriptor of our own table.
-        if unsafe { libc::fcntl(fd, libc::F_SETFD, 0) } < 0 {
-            fail(exec.report, SetupStep::StartSupervisor, Errno::last());
-        }
-    }
-    // SAFETY: null-terminated pointer arrays into strings the parent keeps.
+/// makes syscalls on the prepared [`ImageExec`] (as `posix_spawn`'s child
+/// does). A failure leaves without a word: the runner sees the kept socket
+/// close.
+extern "C" fn exec_image(argument: *mut c_void) -> c_int {
+    // SAFETY: the parent passed an ImageExec that outlives this child (the
+    // parent waits for our execve or exit).
+    let exec = unsafe { &*argument.cast::<ImageExec>() };
+    // SAFETY: clears close-on-exec on a descriptor of our own table, then
+    // null-terminated pointer arrays into strings the parent keeps.
     unsafe {
-        libc::execve(
-            c"/proc/self/exe".as_ptr(),
-            exec.argv.as_ptr(),
-            exec.envp.as_ptr(),
-        )
-    };
-    fail(exec.report, SetupStep::StartSupervisor, Errno::last())
+        if libc::fcntl(exec.keep, libc::F_SETFD, 0) == 0 {
+            libc::execve(
+                c"/proc/self/exe".as_ptr(),
+                exec.argv.as_ptr(),
+                exec.envp.as_ptr(),
+            );
+        }
+        libc::_exit(127)
+    }
 }
 
 /// Little-endian numbers and length-prefixed strings.
@@ -276,6 +256,10 @@ pub struct Decoder<'a> {
 }
 
 impl Decoder<'_> {
+    pub fn new(bytes: &[u8]) -> Decoder<'_> {
+        Decoder { rest: bytes }
+    }
+
     pub fn number(&mut self) -> Option<u64> {
         let (head, rest) = self.rest.split_first_chunk::<8>()?;
         self.rest = rest;
@@ -318,7 +302,7 @@ fn owned_fds<const N: usize>(fds: [RawFd; N]) -> Option<[OwnedFd; N]> {
     Some(fds.map(|fd| unsafe { OwnedFd::from_raw_fd(fd) }))
 }
 
-fn encode_plan(plan: &ChildPlan) -> Vec<u8> {
+pub fn encode_plan(plan: &ChildPlan) -> Vec<u8> {
     let mut out = Encoder::default();
     match &plan.mounts {
         Some(mounts) => {
@@ -362,7 +346,12 @@ fn encode_plan(plan: &ChildPlan) -> Vec<u8> {
     out.bytes
 }
 
-fn decode_plan(input: &mut Decoder<'_>) -> Option<ChildPlan> {
+/// Reads a plan whose descriptor numbers `remap` turns into ours (they
+/// arrived under other numbers than the runner's).
+pub fn decode_plan(
+    input: &mut Decoder<'_>,
+    remap: &dyn Fn(RawFd) -> Option<RawFd>,
+) -> Option<ChildPlan> {
     let mounts = match input.number()? {
         0 => None,
         _ => Some(MountPlan::decode(input)?),
@@ -398,10 +387,14 @@ fn decode_plan(input: &mut Decoder<'_>) -> Option<ChildPlan> {
         })
         .collect::<Option<Vec<_>>>()?;
     let cgroup_join_files = input.c_strings()?;
-    let landlock = input.fd()?;
-    let network = input.fd()?;
-    let scratch = input.fd()?;
-    let stdio_and_report = [input.fd()??, input.fd()??, input.fd()??, input.fd()??];
+    let mut fd = || match input.fd()? {
+        Some(fd) => remap(fd).map(Some),
+        None => Some(None),
+    };
+    let landlock = fd()?;
+    let network = fd()?;
+    let scratch = fd()?;
+    let stdio_and_report = [fd()??, fd()??, fd()??, fd()??];
     if !input.rest.is_empty() {
         return None;
     }
@@ -437,7 +430,6 @@ fn decode_plan(input: &mut Decoder<'_>) -> Option<ChildPlan> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sandbox::report::{Report, REPORT_SIZE};
 
     fn pipe_ends() -> (OwnedFd, OwnedFd) {
         nix::unistd::pipe2(nix::fcntl::OFlag::O_CLOEXEC).expect("a pipe")
@@ -479,7 +471,7 @@ mod tests {
         let written = format!("{plan:?}");
         // The decoded plan owns the same descriptors now.
         std::mem::forget(plan);
-        let decoded = decode_plan(&mut Decoder { rest: &encoded }).expect("a plan");
+        let decoded = decode_plan(&mut Decoder::new(&encoded), &Some).expect("a plan");
         assert_eq!(format!("{decoded:?}"), written);
     }
 
@@ -491,27 +483,31 @@ mod tests {
             let mut input = Decoder {
                 rest: &encoded[..length],
             };
-            assert!(decode_plan(&mut input).is_none(), "{length} bytes");
+            assert!(decode_plan(&mut input, &Some).is_none(), "{length} bytes");
         }
         encoded.push(0);
-        assert!(decode_plan(&mut Decoder { rest: &encoded }).is_none());
+        assert!(decode_plan(&mut Decoder::new(&encoded), &Some).is_none());
     }
 
     #[test]
-    fn the_marker_makes_a_binary_a_supervisor_that_reports_a_missing_plan() {
+    fn descriptors_the_remap_does_not_know_make_a_plan_invalid() {
+        let plan = plan();
+        let encoded = encode_plan(&plan);
+        let stdin = plan.stdin.as_raw_fd();
+        let without_stdin = |fd: RawFd| (fd != stdin).then_some(fd);
+        assert!(decode_plan(&mut Decoder::new(&encoded), &without_stdin).is_none());
+    }
+
+    #[test]
+    fn the_marker_makes_a_binary_a_fork_server_that_needs_its_socket() {
         // This test binary links the hook too: started with the marker it
-        // never reaches the test harness. Its report goes to stdout here.
-        let marker = MARKER.to_str().expect("ascii");
+        // never reaches the test harness.
+        let marker = fork_server::MARKER.to_str().expect("ascii");
         let output = std::process::Command::new(std::env::current_exe().expect("test binary"))
-            .args([marker, "-1", "1"])
+            .args([marker, "-1"])
             .output()
             .expect("runs");
         assert_eq!(output.status.code(), Some(1), "{output:?}");
-        let bytes: [u8; REPORT_SIZE] = output.stdout.as_slice().try_into().expect("one report");
-        let expected = Report::SetupFailed {
-            step: SetupStep::StartSupervisor,
-            errno: libc::EINVAL,
-        };
-        assert_eq!(Report::decode(bytes), Some(expected));
+        assert!(output.stdout.is_empty(), "{output:?}");
     }
 }

@@ -2,8 +2,8 @@
 //!
 //! Everything that allocates happens here, before the clone: the uid lease,
 //! the root skeleton and its mount plan, the cgroups, the pipes, the filters
-//! and every C string. The supervisor ([`super::child`], started by
-//! [`super::reexec`]) only consumes them.
+//! and every C string. The supervisor ([`super::child`], forked by
+//! [`super::fork_server`]) only consumes them.
 
 use std::ffi::CString;
 use std::io;
@@ -18,9 +18,9 @@ use super::cgroup::BotCgroups;
 use super::child::ChildPlan;
 use super::detect::HostSupport;
 use super::filters::landlock_ruleset;
+use super::fork_server;
 use super::network;
 use super::process::{Leftovers, SandboxedProcess};
-use super::reexec;
 use super::resolve::{resolve_command, ResolvedCommand};
 use super::rootfs::{self, MountPlan, PreparedRoot, RootSkeleton};
 use super::uid_pool::{private_dir, state_dir, UidLease};
@@ -178,7 +178,7 @@ fn start(
     if plan.network.is_some() {
         namespace_flags &= !libc::CLONE_NEWNET;
     }
-    let supervisor = reexec::start_supervisor(&plan, namespace_flags)?;
+    let supervisor = fork_server::start_supervisor(&plan, namespace_flags)?;
     // Closes the parent's copies of the child's ends (and of the ruleset).
     drop(plan);
     let ParentEnds {
