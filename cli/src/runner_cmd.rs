@@ -111,7 +111,8 @@ pub fn run(args: RunnerArgs) -> anyhow::Result<ExitCode> {
             .map_err(crate::client::remote_error)?;
         tracing::info!(
             "runner stopped: {} match(es) reported, {} lease(s) lost",
-            summary.matches_reported, summary.leases_lost
+            summary.matches_reported,
+            summary.leases_lost
         );
         Ok(ExitCode::SUCCESS)
     })

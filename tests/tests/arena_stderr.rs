@@ -25,6 +25,17 @@ fn raising_bot(root: &std::path::Path) -> std::path::PathBuf {
     folder
 }
 
+/// Plays a finished two-game round robin of the raising bot and `first`.
+async fn raiser_against_steady(arena: &Arena) -> pb::Tournament {
+    let token = register_owner(arena, "ada").await;
+    add_bot_folder(arena, &token, &raising_bot(arena.folder.path()));
+    add_bot(arena, &token, "steady", "first");
+    let tournament = create_round_robin(arena, &token, &["raiser", "steady"], 2).await;
+    let _runner = arena.runner(30_000, 1);
+    wait_for_progress(arena, tournament.id, |progress| progress.finished).await;
+    tournament
+}
+
 fn text_of(args: &[&str]) -> String {
     let output = cairn(args);
     assert!(
@@ -38,12 +49,7 @@ fn text_of(args: &[&str]) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_python_bot_that_raises_shows_its_traceback_in_match_show() {
     let arena = Arena::start();
-    let token = register_owner(&arena, "ada").await;
-    add_bot_folder(&arena, &token, &raising_bot(arena.folder.path()));
-    add_bot(&arena, &token, "steady", "first");
-    let tournament = create_round_robin(&arena, &token, &["raiser", "steady"], 2).await;
-    let _runner = arena.runner(30_000, 1);
-    wait_for_progress(&arena, tournament.id, |progress| progress.finished).await;
+    let tournament = raiser_against_steady(&arena).await;
     let matches = matches_with_games(&arena, tournament.id).await;
     let games: Vec<&pb::GameSummary> = matches.iter().flat_map(|m| &m.games).collect();
     assert_eq!(games.len(), 2);
@@ -167,12 +173,7 @@ async fn with_json_logs_each_forfeit_is_one_structured_line() {
         folder,
         process,
     };
-    let token = register_owner(&arena, "ada").await;
-    add_bot_folder(&arena, &token, &raising_bot(arena.folder.path()));
-    add_bot(&arena, &token, "steady", "first");
-    let tournament = create_round_robin(&arena, &token, &["raiser", "steady"], 2).await;
-    let _runner = arena.runner(30_000, 1);
-    wait_for_progress(&arena, tournament.id, |progress| progress.finished).await;
+    raiser_against_steady(&arena).await;
     let logged = std::fs::read_to_string(&log).unwrap();
     let forfeits: Vec<serde_json::Value> = logged
         .lines()

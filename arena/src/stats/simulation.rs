@@ -24,6 +24,32 @@ impl Decisions {
         self.accepted_h1 as f64 / self.runs as f64
     }
 
+    /// `runs` runs of `one`, each giving its verdict and how many
+    /// outcomes it took.
+    fn tally<E>(
+        runs: u64,
+        mut one: impl FnMut() -> Result<(Verdict, u64), E>,
+    ) -> Result<Decisions, E> {
+        let mut decisions = Decisions {
+            runs,
+            accepted_h1: 0,
+            undecided: 0,
+            mean_outcomes: 0.0,
+        };
+        let mut total = 0_u64;
+        for _ in 0..runs {
+            let (verdict, outcomes) = one()?;
+            total += outcomes;
+            match verdict {
+                Verdict::AcceptH1 => decisions.accepted_h1 += 1,
+                Verdict::AcceptH0 => {}
+                Verdict::Continue => decisions.undecided += 1,
+            }
+        }
+        decisions.mean_outcomes = total as f64 / runs.max(1) as f64;
+        Ok(decisions)
+    }
+
     pub fn h0_rate(&self) -> f64 {
         (self.runs - self.accepted_h1 - self.undecided) as f64 / self.runs as f64
     }
@@ -62,14 +88,7 @@ pub fn run(
     seed: u64,
 ) -> Decisions {
     let mut rng = Rng::seeded(seed);
-    let mut decisions = Decisions {
-        runs,
-        accepted_h1: 0,
-        undecided: 0,
-        mean_outcomes: 0.0,
-    };
-    let mut total_outcomes = 0_u64;
-    for _ in 0..runs {
+    let tallied = Decisions::tally(runs, || {
         let mut outcomes = Outcomes {
             bins: scores.iter().map(|&s| (s, 0.0)).collect(),
             games_per_outcome: if scores.len() == 5 { 2 } else { 1 },
@@ -82,15 +101,12 @@ pub fn run(
             n += 1;
             verdict = sprt.check(&outcomes).verdict;
         }
-        total_outcomes += n;
-        match verdict {
-            Verdict::AcceptH1 => decisions.accepted_h1 += 1,
-            Verdict::AcceptH0 => {}
-            Verdict::Continue => decisions.undecided += 1,
-        }
+        Ok::<_, std::convert::Infallible>((verdict, n))
+    });
+    match tallied {
+        Ok(decisions) => decisions,
+        Err(never) => match never {},
     }
-    decisions.mean_outcomes = total_outcomes as f64 / runs as f64;
-    decisions
 }
 
 /// `runs` A/B SPRTs (`cairn play --ab`) in which NEW and OLD are the same
@@ -108,14 +124,7 @@ pub fn ab_runs(
     seed: u64,
 ) -> Result<Decisions, cairn_engine::SetupError> {
     let mut rng = Rng::seeded(seed);
-    let mut decisions = Decisions {
-        runs,
-        accepted_h1: 0,
-        undecided: 0,
-        mean_outcomes: 0.0,
-    };
-    let mut total_pairs = 0_u64;
-    for _ in 0..runs {
+    Decisions::tally(runs, || {
         let mut ab = AbPairs::new(n_seats);
         let mut verdict = Verdict::Continue;
         while verdict == Verdict::Continue && (ab.pairs.len() as u64) < cap {
@@ -130,15 +139,8 @@ pub fn ab_runs(
             ab.pairs.push((shares[0], shares[1]));
             verdict = ab.check(sprt).verdict;
         }
-        total_pairs += ab.pairs.len() as u64;
-        match verdict {
-            Verdict::AcceptH1 => decisions.accepted_h1 += 1,
-            Verdict::AcceptH0 => {}
-            Verdict::Continue => decisions.undecided += 1,
-        }
-    }
-    decisions.mean_outcomes = total_pairs as f64 / runs as f64;
-    Ok(decisions)
+        Ok((verdict, ab.pairs.len() as u64))
+    })
 }
 
 /// One game of uniformly random legal actions: `players[1]` chooses for
