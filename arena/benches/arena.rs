@@ -24,9 +24,11 @@
 //! machine whose cores the readers share with the arena, those show what
 //! the readers alone take: with 200 back-to-back readers, their p99 is
 //! about 2.4 times 200 divided by the reads per second. Then the same on
-//! PostgreSQL, and on two arena servers sharing it (`postgres/`).
+//! PostgreSQL, and on two arena servers sharing it (`postgres/`). Last, on
+//! a fresh arena, ingest under a hostile crowd of readers (`hostile/`).
 
 mod caller;
+mod hostile;
 mod postgres;
 
 /// The `cairn` binary's allocator (see `cli/src/main.rs`).
@@ -585,6 +587,14 @@ fn main() {
         runners: runtime("bench-runners", 1),
         readers: runtime("bench-readers", 2),
     };
-    bench(&processes, write_cores);
-    postgres::bench(&processes.runners, &processes.readers);
+    // `cargo bench --bench arena -- hostile`: the hostile-reader phase only.
+    if !std::env::args().any(|arg| arg == "hostile") {
+        bench(&processes, write_cores);
+        postgres::bench(&processes.runners, &processes.readers);
+    }
+    let options = ServeOptions {
+        place_writer: write_cores.map(|cores| Arc::new(move || run_on(&cores)) as Placement),
+        ..ServeOptions::default()
+    };
+    hostile::bench(&processes, options);
 }

@@ -41,6 +41,9 @@ pub enum ArenaError {
     /// The call cannot be done in the current state (a cancelled match).
     #[error("{0}")]
     FailedPrecondition(String),
+    /// A public read shed: the caller may try again after the hint.
+    #[error(transparent)]
+    Shed(#[from] crate::admission::Refusal),
 }
 
 /// The most characters of a caller's input an error quotes.

@@ -4,6 +4,8 @@
 //! results turn into ratings. The only crate that touches SQL.
 //!
 //! # Layout
+//! - [`admission`]: the public reads admitted by cost, per client and in
+//!   total (shed, with a retry hint, past either), shared by [`service`] and [`web`].
 //! - [`service`]: the tonic gRPC service ([`service::run`]) and `From<ArenaError> for Status`.
 //! - [`store`]: the store, on SQLite or PostgreSQL (sqlx, `migrations/` at the workspace root).
 //! - [`plan`]: round-robin planning, pure and seeded.
@@ -48,6 +50,7 @@
 //! Serving it: [`run`]`(listener, store, shutdown)` until `shutdown` completes.
 
 pub use cairn_proto::archive;
+pub mod admission;
 pub mod deal;
 pub mod error;
 pub mod fit;

@@ -171,16 +171,17 @@ async fn demo(args: &DemoArgs, dir: &Path, db: &Path) -> anyhow::Result<()> {
     let listener = TcpListener::bind("127.0.0.1:0").await?;
     let address = crate::serve::dial_address(listener.local_addr()?);
     let (stop_web, web_stopped) = tokio::sync::watch::channel(());
+    let options = cairn_arena::service::ServeOptions::default();
     let web = match &args.serve {
         Some(http) => Some(crate::serve::start_web(
             crate::serve::listen_on(http).await?,
             store.clone(),
+            options.admission.clone(),
             web_stopped,
         )?),
         None => None,
     };
     let (stop_arena, arena_stopped) = oneshot::channel::<()>();
-    let options = cairn_arena::service::ServeOptions::default();
     let arena = tokio::spawn(cairn_arena::run(listener, store, options, async move {
         let _ = arena_stopped.await;
     }));

@@ -35,6 +35,7 @@ mod escape;
 mod games;
 mod matches;
 mod play;
+mod quota_args;
 mod ratings;
 mod replay;
 mod results_table;

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
+use cairn_arena::admission::Admission;
 use cairn_arena::service::{Listeners, Placement, ServeOptions, MAX_RUNNER_REQUEST_BYTES};
 use cairn_arena::store::{
     Location, Registration, SharedRunner, StoreOptions, Validation, DEFAULT_DB_PATH, SHARED_RUNNER,
@@ -83,6 +84,8 @@ pub struct ServeArgs {
     /// report), so a match whose reports together exceed it needs few games.
     #[arg(long, hide = true, value_name = "BYTES")]
     max_report_bytes: Option<usize>,
+    #[command(flatten)]
+    quotas: crate::quota_args::QuotaArgs,
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
@@ -109,6 +112,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     let options = ServeOptions {
         place_writer: write_cpus.map(|cpus| Arc::new(move || run_on(&cpus)) as Placement),
         max_report_bytes: args.max_report_bytes.unwrap_or(MAX_RUNNER_REQUEST_BYTES),
+        admission: Admission::default(),
     };
     runtime.block_on(async {
         let given = args
@@ -138,6 +142,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         };
         let store_options = StoreOptions {
             max_attempts: args.max_attempts,
+            quotas: args.quotas.quotas(),
             registration,
             validation,
             ..StoreOptions::default()
@@ -163,7 +168,12 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         let shutdown = shutdown_signal();
         let (stop_web, web_stopped) = tokio::sync::watch::channel(());
         let web = match web_listener {
-            Some(web_listener) => Some(start_web(web_listener, store.clone(), web_stopped)?),
+            Some(web_listener) => Some(start_web(
+                web_listener,
+                store.clone(),
+                options.admission.clone(),
+                web_stopped,
+            )?),
             None => None,
         };
         let runner_port = match &runner_listener {
@@ -312,6 +322,7 @@ pub async fn listen_on(address: &str) -> anyhow::Result<TcpListener> {
 pub fn start_web(
     listener: TcpListener,
     store: Store,
+    admission: Admission,
     mut stop: tokio::sync::watch::Receiver<()>,
 ) -> anyhow::Result<tokio::task::JoinHandle<std::io::Result<()>>> {
     println!("cairn web pages on http://{}/", listener.local_addr()?);
@@ -319,6 +330,7 @@ pub fn start_web(
     Ok(tokio::spawn(cairn_arena::web::serve(
         listener,
         store,
+        admission,
         async move {
             let _ = stop.changed().await;
         },

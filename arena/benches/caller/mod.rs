@@ -86,6 +86,16 @@ impl Caller {
         path: &'static str,
         asked: &Asked,
     ) -> BytesMut {
+        let answer = self.try_call(path, asked).await;
+        answer.unwrap_or_else(|| panic!("{path}: no message in the answer"))
+    }
+
+    /// [`Caller::call`], `None` when the answer has no message (a refusal).
+    pub(crate) async fn try_call<Asked: prost::Message>(
+        &mut self,
+        path: &'static str,
+        asked: &Asked,
+    ) -> Option<BytesMut> {
         let stream = self.next_stream;
         self.next_stream += 2;
         if self.headers.as_ref().is_none_or(|(last, _)| *last != path) {
@@ -129,9 +139,10 @@ impl Caller {
             let grant = std::mem::take(&mut self.unacknowledged);
             self.send(WINDOW_UPDATE, 0, 0, &grant.to_be_bytes()).await;
         }
-        assert!(answer.len() >= 5, "{path}: no message in the answer");
-        answer.advance(5);
-        answer
+        (answer.len() >= 5).then(|| {
+            answer.advance(5);
+            answer
+        })
     }
 
     /// A request's headers: POST, http, the path, the authority, gRPC's

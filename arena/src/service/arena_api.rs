@@ -5,25 +5,31 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use tokio::sync::{mpsc, watch};
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 
+use super::admitted::TokenClients;
 use super::pb::arena_server::Arena;
+use super::watches::Watches;
 use super::writer::WriterHandle;
 use super::{bearer_token, convert, pb};
+use crate::admission::{cost, Admission, Client, Ticket};
 use crate::error::ArenaError;
 use crate::ratings::RatingModel;
 use crate::store::{
     FittedRow, LeaderboardInputs, LeaderboardQuery, MatchSummary, Owner, Page, PageOf, Store,
-    TournamentProgress, ValidationState,
+    ValidationState,
 };
 
 /// The `Arena` service over a store.
 #[derive(Debug, Clone)]
 pub struct ArenaApi {
     store: Store,
+    /// The public reads' admission, shared with the web pages when served.
+    admission: Admission,
+    tokens: TokenClients,
+    watches: Watches,
     /// Where the owners' writes run: the writer thread when serving (see
     /// [`super::writer`]), else the caller's runtime.
     writer: Option<WriterHandle>,
@@ -33,8 +39,33 @@ impl ArenaApi {
     pub fn new(store: Store) -> ArenaApi {
         ArenaApi {
             store,
+            admission: Admission::default(),
+            tokens: TokenClients::default(),
+            watches: Watches::default(),
             writer: None,
         }
+    }
+
+    /// The API with reads admitted by `admission` (shared with the web).
+    pub fn with_admission(mut self, admission: Admission) -> ArenaApi {
+        self.admission = admission;
+        self
+    }
+
+    /// Admits a read of `cost` units for the caller of `request`.
+    pub(super) async fn admit<T>(
+        &self,
+        request: &Request<T>,
+        cost: u32,
+    ) -> Result<Ticket, ArenaError> {
+        let client = self.client(request).await;
+        Ok(self.admission.admit(client, cost)?)
+    }
+
+    async fn client<T>(&self, request: &Request<T>) -> Client {
+        self.tokens
+            .client(&self.store, request.metadata(), request.remote_addr())
+            .await
     }
 
     pub(crate) fn with_writer(mut self, writer: WriterHandle) -> ArenaApi {
@@ -183,6 +214,16 @@ pub(super) struct BoardRequest {
     pub solo: bool,
 }
 
+/// What a page of matches costs to admit: nothing for a first page (kept,
+/// see `hot_reads`), more for a deeper one, most with its games.
+pub(super) fn matches_cost(request: &pb::ListMatchesRequest) -> u32 {
+    match (request.page_token.is_empty(), request.with_games) {
+        (true, _) => 0,
+        (false, false) => cost::DEEP_PAGE,
+        (false, true) => cost::DEEP_PAGE_WITH_GAMES,
+    }
+}
+
 /// A page of matches as the API answers it, with each match's games or
 /// only their counts.
 pub(super) fn matches_response(
@@ -196,39 +237,6 @@ pub(super) fn matches_response(
             .map(|summary| convert::match_summary(summary, with_games))
             .collect(),
         next_page_token: matches.next_page_token.clone().unwrap_or_default(),
-    }
-}
-
-/// Sends `last`, then the progress after every change, until the
-/// tournament is finished or the watcher hangs up.
-async fn forward_progress(
-    store: Store,
-    mut changes: watch::Receiver<u64>,
-    mut last: TournamentProgress,
-    sender: mpsc::Sender<Result<pb::TournamentProgress, Status>>,
-) {
-    if sender.send(Ok(convert::progress(&last))).await.is_err() {
-        return;
-    }
-    while !last.finished() {
-        tokio::select! {
-            changed = changes.changed() => if changed.is_err() { return },
-            () = sender.closed() => return,
-        }
-        match store.tournament_progress(last.tournament_id).await {
-            Ok(progress) if progress != last => {
-                last = progress;
-                if sender.send(Ok(convert::progress(&last))).await.is_err() {
-                    return;
-                }
-            }
-            Ok(_) => {}
-            Err(error) => {
-                // The watcher may be gone already; nothing else to tell.
-                let _ = sender.send(Err(error.into())).await;
-                return;
-            }
-        }
     }
 }
 
@@ -376,6 +384,7 @@ impl Arena for ArenaApi {
         &self,
         request: Request<pb::ListTournamentsRequest>,
     ) -> Result<Response<pb::ListTournamentsResponse>, Status> {
+        let _ticket = self.admit(&request, cost::TOURNAMENT).await?;
         let request = request.into_inner();
         let page = Page::from_request(request.page_size, &request.page_token)?;
         let ids = self.store.list_tournament_ids(&page).await?;
@@ -393,6 +402,7 @@ impl Arena for ArenaApi {
         &self,
         request: Request<pb::GetTournamentRequest>,
     ) -> Result<Response<pb::TournamentStatus>, Status> {
+        let _ticket = self.admit(&request, cost::TOURNAMENT).await?;
         let tournament_id = request.into_inner().tournament_id;
         let mut status = self.tournament_status(tournament_id).await?;
         let tournament = self.store.tournament(tournament_id).await?;
@@ -415,12 +425,16 @@ impl Arena for ArenaApi {
         &self,
         request: Request<pb::WatchTournamentRequest>,
     ) -> Result<Response<ProgressStream>, Status> {
+        let client = self.client(&request).await;
+        let ticket = self
+            .admission
+            .admit_stream(client)
+            .map_err(ArenaError::from)?;
         let tournament_id = request.into_inner().tournament_id;
-        // Subscribed before the first read, so no change slips between them.
-        let changes = self.store.subscribe_changes();
-        let first = self.store.tournament_progress(tournament_id).await?;
-        let (sender, receiver) = mpsc::channel(16);
-        tokio::spawn(forward_progress(self.store.clone(), changes, first, sender));
+        let receiver = self
+            .watches
+            .watch(&self.store, tournament_id, ticket)
+            .await?;
         Ok(Response::new(Box::pin(ReceiverStream::new(receiver))))
     }
 
@@ -428,6 +442,11 @@ impl Arena for ArenaApi {
         &self,
         request: Request<pb::ListMatchesRequest>,
     ) -> Result<Response<pb::ListMatchesResponse>, Status> {
+        let cost = matches_cost(request.get_ref());
+        let _ticket = match cost {
+            0 => None,
+            cost => Some(self.admit(&request, cost).await?),
+        };
         let request = request.into_inner();
         let (_, matches) = self.matches_page(&request).await?;
         Ok(Response::new(matches_response(
@@ -440,6 +459,7 @@ impl Arena for ArenaApi {
         &self,
         request: Request<pb::GetReplayRequest>,
     ) -> Result<Response<pb::Replay>, Status> {
+        let _ticket = self.admit(&request, cost::SINGLE).await?;
         let game_id = request.into_inner().game_id;
         let replay = self.store.replay(game_id).await?.unwrap_or_default();
         let result = self.store.game_result(game_id).await?;

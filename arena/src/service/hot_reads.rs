@@ -35,7 +35,7 @@ use tonic::server::{Grpc, NamedService, UnaryService};
 use tonic::{Request, Response, Status};
 use tonic_prost::ProstDecoder;
 
-use super::arena_api::{matches_response, ArenaApi, BoardRequest};
+use super::arena_api::{matches_cost, matches_response, ArenaApi, BoardRequest};
 use super::pb;
 use super::pb::arena_server::ArenaServer;
 use crate::error::ArenaError;
@@ -170,7 +170,14 @@ impl UnaryService<pb::ListMatchesRequest> for ListMatches {
 
     fn call(&mut self, request: Request<pb::ListMatchesRequest>) -> Self::Future {
         let hot = self.0.clone();
-        Box::pin(async move { Ok(Response::new(hot.list_matches(request.into_inner()).await?)) })
+        Box::pin(async move {
+            // A deep page is read from the database each time: admitted by cost.
+            let _ticket = match matches_cost(request.get_ref()) {
+                0 => None,
+                cost => Some(hot.api.admit(&request, cost).await?),
+            };
+            Ok(Response::new(hot.list_matches(request.into_inner()).await?))
+        })
     }
 }
 

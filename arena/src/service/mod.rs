@@ -4,12 +4,14 @@
 //!
 //! This module maps [`ArenaError`] to a gRPC status, in one place.
 
+mod admitted;
 mod arena_api;
 mod coalesce;
 mod convert;
 mod hot_reads;
 mod request_errors;
 mod runner_api;
+mod watches;
 mod writer;
 
 use std::future::Future;
@@ -23,6 +25,7 @@ use tower::util::MapResponseLayer;
 
 pub use self::arena_api::ArenaApi;
 pub use self::runner_api::RunnerApi;
+use crate::admission::Admission;
 use crate::archive::{ArchiveError, MAX_ARCHIVE_BYTES};
 use crate::error::ArenaError;
 use crate::plan::PlanError;
@@ -92,6 +95,8 @@ pub struct ServeOptions {
     /// large for one message needs few games); at most, and by default,
     /// [`MAX_RUNNER_REQUEST_BYTES`].
     pub max_report_bytes: usize,
+    /// The public reads' admission; give the web pages the same one.
+    pub admission: Admission,
 }
 
 impl Default for ServeOptions {
@@ -99,6 +104,7 @@ impl Default for ServeOptions {
         ServeOptions {
             place_writer: None,
             max_report_bytes: MAX_RUNNER_REQUEST_BYTES,
+            admission: Admission::default(),
         }
     }
 }
@@ -109,6 +115,7 @@ impl std::fmt::Debug for ServeOptions {
             .debug_struct("ServeOptions")
             .field("place_writer", &self.place_writer.is_some())
             .field("max_report_bytes", &self.max_report_bytes)
+            .field("admission", &self.admission.limits())
             .finish()
     }
 }
@@ -151,7 +158,9 @@ pub async fn run(
         .handle()
         .run(async move { reopened.reopen_write_path().await })
         .await?;
-    let api = ArenaApi::new(store.clone()).with_writer(writer.handle());
+    let api = ArenaApi::new(store.clone())
+        .with_writer(writer.handle())
+        .with_admission(options.admission.clone());
     let arena = hot_reads::HotReads::new(
         api.clone(),
         pb::arena_server::ArenaServer::new(api).max_decoding_message_size(MAX_ARENA_REQUEST_BYTES),
@@ -231,6 +240,10 @@ fn reflection_builder() -> tonic_reflection::server::Builder<'static> {
         .register_encoded_file_descriptor_set(tonic_reflection::pb::v1alpha::FILE_DESCRIPTOR_SET)
 }
 
+/// The metadata key of a shed read's retry hint, in milliseconds (gRPC's
+/// retry pushback).
+pub const RETRY_PUSHBACK: &str = "grpc-retry-pushback-ms";
+
 /// The bearer token in a request's `authorization` metadata.
 fn bearer_token(metadata: &MetadataMap, whose: &'static str) -> Result<String, ArenaError> {
     let value = metadata
@@ -262,7 +275,9 @@ impl From<ArenaError> for Status {
             ArenaError::LeaseLost { .. } | ArenaError::FailedPrecondition(_) => {
                 Code::FailedPrecondition
             }
-            ArenaError::TooLarge(_) | ArenaError::Quota(_) => Code::ResourceExhausted,
+            ArenaError::TooLarge(_) | ArenaError::Quota(_) | ArenaError::Shed(_) => {
+                Code::ResourceExhausted
+            }
             ArenaError::Archive(
                 ArchiveError::TooLarge { .. }
                 | ArchiveError::UnpacksTooLarge { .. }
@@ -274,7 +289,15 @@ impl From<ArenaError> for Status {
             | ArenaError::Archive(_)
             | ArenaError::Plan(_) => Code::InvalidArgument,
         };
-        Status::new(code, error.client_message())
+        let mut status = Status::new(code, error.client_message());
+        if let ArenaError::Shed(refusal) = &error {
+            // gRPC's own retry pushback, which its retrying clients obey.
+            let millis = refusal.retry_after().as_millis().max(1).to_string();
+            if let Ok(value) = millis.parse() {
+                status.metadata_mut().insert(RETRY_PUSHBACK, value);
+            }
+        }
+        status
     }
 }
 

@@ -1189,3 +1189,5 @@ fn a_server_leaves_one_core_to_the_writes_and_never_has_no_thread() {
     assert_eq!(super::api_threads(2), 1);
     assert_eq!(super::api_threads(8), 7);
 }
+
+mod admission;

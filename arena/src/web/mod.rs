@@ -25,7 +25,9 @@ mod standings;
 use std::future::Future;
 use std::sync::Arc;
 
-use axum::extract::{FromRef, Path, State};
+use std::net::SocketAddr;
+
+use axum::extract::{ConnectInfo, FromRef, Path, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -35,6 +37,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use tokio::net::TcpListener;
 
+use crate::admission::{cost, Admission, Client, Refusal};
 use crate::store::LeaderboardQuery;
 use crate::{ArenaError, Store};
 
@@ -43,21 +46,28 @@ const APP_JS: &str = include_str!("assets/app.js");
 const BOARDS_JS: &str = include_str!("assets/boards.js");
 const STYLE_CSS: &str = include_str!("assets/style.css");
 
-/// Serves the pages on `listener` until `shutdown` completes.
+/// Serves the pages on `listener` until `shutdown` completes, their
+/// `/api/` reads admitted by `admission` (shared with the gRPC service).
 pub async fn serve(
     listener: TcpListener,
     store: Store,
+    admission: Admission,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router(store))
-        .with_graceful_shutdown(shutdown)
-        .await
+    let app = admitted_router(store, admission);
+    axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await
 }
 
 /// What every request may use: the store, and the replay answers kept.
 #[derive(Debug, Clone)]
 struct Web {
     store: Store,
+    admission: Admission,
     replays: Arc<replays::ReplayCache>,
 }
 
@@ -67,8 +77,18 @@ impl FromRef<Web> for Store {
     }
 }
 
-/// Every route; GET only.
+/// Every route; GET only; reads admitted by the default limits.
 pub fn router(store: Store) -> Router {
+    admitted_router(store, Admission::default())
+}
+
+/// Every route; GET only; the `/api/` reads admitted by `admission`.
+pub fn admitted_router(store: Store, admission: Admission) -> Router {
+    let web = Web {
+        store,
+        admission,
+        replays: Arc::new(replays::ReplayCache::new()),
+    };
     Router::new()
         .route("/", get(page))
         .route("/tournaments/{id}", get(page))
@@ -88,11 +108,44 @@ pub fn router(store: Store) -> Router {
         .route("/api/games/{id}", get(game))
         .route("/api/games/{tournament}/{match}/{game}", get(game_by_name))
         .fallback(|| async { WebError::NotFound("no such page".into()) })
+        .layer(axum::middleware::from_fn_with_state(web.clone(), admitted))
         .layer(axum::middleware::map_response(security_headers))
-        .with_state(Web {
-            store,
-            replays: Arc::new(replays::ReplayCache::new()),
-        })
+        .with_state(web)
+}
+
+/// What an `/api/` read costs to admit; `None` for the page and its
+/// assets, which are served from memory.
+fn api_cost(path: &str) -> Option<u32> {
+    let rest = path.strip_prefix("/api/")?;
+    Some(match rest.split('/').next().unwrap_or("") {
+        "leaderboards" => cost::ALL_BOARDS,
+        "tournaments" => cost::TOURNAMENT,
+        _ => cost::SINGLE,
+    })
+}
+
+/// Admits an `/api/` read by its cost for the caller's address, or sheds
+/// it with a retry hint.
+async fn admitted(
+    State(web): State<Web>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let Some(cost) = api_cost(request.uri().path()) else {
+        return next.run(request).await;
+    };
+    let client = request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map_or(Client::Unknown, |info| Client::Peer(info.0.ip()));
+    match web.admission.admit(client, cost) {
+        Ok(ticket) => {
+            let response = next.run(request).await;
+            drop(ticket);
+            response
+        }
+        Err(refusal) => WebError::Shed(refusal).into_response(),
+    }
 }
 
 async fn page() -> Response {
@@ -130,12 +183,16 @@ async fn security_headers(mut response: Response) -> Response {
 enum WebError {
     NotFound(String),
     Internal(String),
+    /// Shed: 429 when this caller asks too much, 503 when everyone does;
+    /// either with `Retry-After`.
+    Shed(Refusal),
 }
 
 impl From<ArenaError> for WebError {
     fn from(error: ArenaError) -> WebError {
         match error {
             ArenaError::NotFound { .. } => WebError::NotFound(error.to_string()),
+            ArenaError::Shed(refusal) => WebError::Shed(refusal),
             other => WebError::Internal(other.to_string()),
         }
     }
@@ -146,9 +203,22 @@ impl IntoResponse for WebError {
         let (status, message) = match self {
             WebError::NotFound(message) => (StatusCode::NOT_FOUND, message),
             WebError::Internal(message) => (StatusCode::INTERNAL_SERVER_ERROR, message),
+            WebError::Shed(refusal) => return shed_response(&refusal),
         };
         (status, json_body(&json!({ "error": message }))).into_response()
     }
+}
+
+fn shed_response(refusal: &Refusal) -> Response {
+    let status = match refusal.is_overall() {
+        true => StatusCode::SERVICE_UNAVAILABLE,
+        false => StatusCode::TOO_MANY_REQUESTS,
+    };
+    // Retry-After counts whole seconds: rounded up, at least one.
+    let seconds = refusal.retry_after().as_millis().div_ceil(1000).max(1);
+    let body = json_body(&json!({ "error": refusal.to_string(),
+                                  "retry_after_ms": refusal.retry_after().as_millis() as u64 }));
+    (status, [(header::RETRY_AFTER, seconds.to_string())], body).into_response()
 }
 
 type Answer = Result<Response, WebError>;

@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 
+use crate::admission::{Admission, AdmissionLimits};
 use crate::store::{GameReport, Lease, MatchReport, NewTournament, SeatResult};
 use crate::testkit::bot_archive;
 use crate::Store;
@@ -261,10 +262,15 @@ async fn served() -> Server {
 
 /// The web pages of `store` (kept in `folder`) on 127.0.0.1:0.
 async fn serve_store(store: Store, folder: tempfile::TempDir) -> Server {
+    serve_admitted(store, folder, Admission::default()).await
+}
+
+/// [`serve_store`] with its `/api/` reads admitted by `admission`.
+async fn serve_admitted(store: Store, folder: tempfile::TempDir, admission: Admission) -> Server {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap().to_string();
     let (stop, stopped) = oneshot::channel::<()>();
-    tokio::spawn(super::serve(listener, store, async move {
+    tokio::spawn(super::serve(listener, store, admission, async move {
         let _ = stopped.await;
     }));
     Server {
@@ -597,4 +603,33 @@ fn a_stored_replay_that_is_garbage_or_does_not_re_simulate_is_shown_as_an_error(
         cut["error"].as_str().unwrap().starts_with("action 6"),
         "{cut}"
     );
+}
+
+#[tokio::test]
+async fn an_address_past_its_budget_gets_429_with_retry_after_and_the_page_still_loads() {
+    let (store, folder, _) = with_tournament("schotten-totten", GameOptions::new(), 2).await;
+    let limits = AdmissionLimits {
+        client_cost_per_s: 0.001,
+        client_burst: 8.0,
+        ..AdmissionLimits::default()
+    };
+    let server = serve_admitted(store, folder, Admission::new(limits)).await;
+    // Two tournament pages (4 units each) spend the bucket.
+    for _ in 0..2 {
+        assert_eq!(get(&server, "/api/tournaments").await.status, 200);
+    }
+    let shed = get(&server, "/api/tournaments/1").await;
+    assert_eq!(shed.status, 429, "{}", shed.body);
+    let retry_after: u64 = shed
+        .headers
+        .lines()
+        .find_map(|line| line.strip_prefix("retry-after: "))
+        .and_then(|value| value.trim().parse().ok())
+        .expect("a Retry-After header");
+    assert!(retry_after >= 1);
+    assert!(shed.json()["error"].as_str().unwrap().contains("retry in"));
+    assert!(shed.json()["retry_after_ms"].as_u64().unwrap() > 0);
+    // The page and its assets come from memory: never shed.
+    assert_eq!(get(&server, "/").await.status, 200);
+    assert_eq!(get(&server, "/assets/app.js").await.status, 200);
 }
