@@ -77,10 +77,12 @@ pub fn sandbox_view(program: &Path, installation: Option<&Path>) -> Option<(Path
 
 /// One line for `cairn doctor`: which interpreters find the package.
 pub fn describe(programs: &[PathBuf]) -> String {
-    let pythons: Vec<&PathBuf> = programs
+    let mut pythons: Vec<&PathBuf> = programs
         .iter()
         .filter(|program| is_python(program))
         .collect();
+    pythons.sort();
+    pythons.dedup();
     if pythons.is_empty() {
         return format!("python package {MODULE}: no Python interpreter found");
     }
