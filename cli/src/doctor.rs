@@ -1,5 +1,6 @@
-//! `cairn doctor`: every sandbox layer, active or unavailable. Exits 0 only
-//! when the whole sandbox is available.
+//! `cairn doctor`: every sandbox layer, active or unavailable, and whether
+//! sandboxed Python bots can import `cairn_engine`. Exits 0 only when the
+//! whole sandbox is available (the Python package is optional).
 
 use std::process::ExitCode;
 
@@ -9,6 +10,13 @@ pub struct DoctorArgs {}
 pub fn run(_args: DoctorArgs) -> anyhow::Result<ExitCode> {
     let report = cairn_runner::sandbox::doctor();
     println!("{report}");
+    let interpreters = cairn_runner::sandbox::Interpreters::default_shared();
+    let programs: Vec<_> = interpreters
+        .found
+        .iter()
+        .map(|found| found.program.clone())
+        .collect();
+    println!("{}", cairn_runner::python_package::describe(&programs));
     Ok(if report.is_complete() {
         ExitCode::SUCCESS
     } else {

@@ -10,6 +10,7 @@ use crate::bullfrogs::Bullfrogs;
 use crate::descriptor::GameDescriptor;
 use crate::game::{Game, GameOptions, IllegalAction, Outcome, Seat, SetupError};
 use crate::lords_of_scotland::LordsOfScotland;
+use crate::rng::Rng;
 use crate::schotten_totten::SchottenTotten;
 
 /// Every game the engine referees, in the order listings show them.
@@ -85,6 +86,9 @@ pub trait AnyGame: Debug + Send + Sync {
     /// What the last action made public beyond itself (see [`Game::announcement`]).
     fn announcement(&self) -> Option<String>;
     fn state_hash(&self) -> u64;
+    /// Plays uniformly random legal actions until the game ends (a
+    /// searching bot's playout), without the text forms.
+    fn play_randomly(&mut self, rng: &mut Rng);
     fn clone_box(&self) -> Box<dyn AnyGame>;
     /// The concrete state, for code that knows the game (observation encoders).
     fn as_any(&self) -> &dyn Any;
@@ -133,6 +137,16 @@ impl<G: Game> AnyGame for G {
         Game::state_hash(self)
     }
 
+    fn play_randomly(&mut self, rng: &mut Rng) {
+        let mut legal = Vec::new();
+        while !Game::is_terminal(self) {
+            legal.clear();
+            Game::legal_actions(self, &mut legal);
+            let action = &legal[rng.below(legal.len())];
+            Game::apply_legal(self, action);
+        }
+    }
+
     fn clone_box(&self) -> Box<dyn AnyGame> {
         Box::new(self.clone())
     }
@@ -165,7 +179,6 @@ pub fn new_game(
 mod tests {
     use super::*;
     use crate::game::parse_options;
-    use crate::rng::Rng;
 
     /// Every example of every action form reads as an action of its game
     /// and writes back the same text.
@@ -234,6 +247,24 @@ mod tests {
                         }
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn a_random_playout_ends_the_game_and_depends_only_on_the_seed() {
+        for game in GAMES {
+            let (min, _) = game.descriptor.seat_bounds();
+            let n_seats = min.max(2);
+            for seed in 0..20 {
+                let start =
+                    new_game(game.descriptor.id, &GameOptions::new(), n_seats, seed).unwrap();
+                let mut once = start.clone();
+                let mut again = start.clone();
+                once.play_randomly(&mut Rng::seeded(seed));
+                again.play_randomly(&mut Rng::seeded(seed));
+                assert!(once.outcome().is_some(), "{}", game.descriptor.id);
+                assert_eq!(once.state_hash(), again.state_hash());
             }
         }
     }

@@ -57,6 +57,7 @@ pub mod connection;
 pub mod hints;
 pub mod launch;
 pub mod pipe;
+pub mod python_package;
 pub mod referee;
 pub mod remote;
 pub mod sandbox;

@@ -204,3 +204,41 @@ pub fn files_holding(dir: &Path, needle: &str) -> Vec<PathBuf> {
     }
     found
 }
+
+/// The Python interpreter of the virtual environment the tests own
+/// (`target/python-env`, made by `.ci/test` with maturin in it, or
+/// `CAIRN_PYTHON_ENV`), with `cairn_engine` built into it by `maturin
+/// develop --release` once per test run. `None` after saying loudly what is
+/// skipped when the environment is missing, outside CI only.
+pub fn python_with_engine() -> Option<PathBuf> {
+    static BUILT: OnceLock<Option<PathBuf>> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let env = std::env::var_os("CAIRN_PYTHON_ENV")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| workspace_root().join("target/python-env"));
+            let maturin = env.join("bin/maturin");
+            if !maturin.is_file() {
+                let message = format!(
+                    "no maturin in {} (.ci/test makes that environment)",
+                    env.display()
+                );
+                assert!(
+                    std::env::var_os("CI").is_none(),
+                    "{message}; CI must test the Python package"
+                );
+                eprintln!("\n!!!!!!!! SKIPPED the Python package tests: {message} !!!!!!!!\n");
+                return None;
+            }
+            // Release: the agreement test plays thousands of games through it.
+            let status = Command::new(&maturin)
+                .args(["develop", "--quiet", "--release", "-m", "python/Cargo.toml"])
+                .env("VIRTUAL_ENV", &env)
+                .current_dir(workspace_root())
+                .status()
+                .expect("maturin runs");
+            assert!(status.success(), "building the Python package failed");
+            Some(env.join("bin/python"))
+        })
+        .clone()
+}

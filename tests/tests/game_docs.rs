@@ -80,6 +80,10 @@ fn every_game_has_a_page_and_every_page_a_game() {
             "README.md links no page for {id}"
         );
         assert!(
+            page_of(game.descriptor).contains("](../python.md)"),
+            "docs/games/{id}.md links no docs/python.md"
+        );
+        assert!(
             protocol.contains(&format!("docs/games/{id}.md")),
             "PROTOCOL.md links no page for {id}"
         );

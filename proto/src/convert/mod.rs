@@ -73,6 +73,38 @@ macro_rules! from_wire {
 }
 crate::for_each_game!(from_wire);
 
+/// Why [`determinize`] could not rebuild a state.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DeterminizeFailure {
+    #[error("an observation of no known game")]
+    NoGame,
+    #[error(transparent)]
+    Convert(#[from] ConvertError),
+    #[error(transparent)]
+    Determinize(#[from] cairn_engine::game::DeterminizeError),
+}
+
+/// A whole state consistent with the wire observation `seen`, of whichever
+/// game it is an observation of (see [`Game::determinize`]): what searching
+/// bots outside Rust (the Python package) sample from.
+pub fn determinize(
+    seen: &Observation,
+    rng: &mut cairn_engine::Rng,
+) -> Result<Box<dyn AnyGame>, DeterminizeFailure> {
+    macro_rules! rebuild {
+        ([$seen:ident, $rng:ident] $(($game:ident, $module:ident))*) => {
+            match &$seen.game {
+                $(Some(Which::$game(wire)) => {
+                    let inner = $module::from_wire(wire)?;
+                    Box::new(cairn_engine::$module::$game::determinize(&inner, $rng)?)
+                })*
+                None => return Err(DeterminizeFailure::NoGame),
+            }
+        };
+    }
+    Ok(crate::for_each_game!(rebuild, seen, rng))
+}
+
 /// Downcasts a registry state to the concrete game type its id names.
 fn concrete<G: 'static>(state: &dyn AnyGame) -> Result<&G, ConvertError> {
     state
@@ -150,6 +182,37 @@ mod tests {
             }
             assert!(encoded > 0, "{} has no seat count", descriptor.id);
         }
+    }
+
+    #[test]
+    fn a_state_determinized_from_the_wire_shows_its_seat_the_same_observation() {
+        for game in cairn_engine::GAMES {
+            let id = game.descriptor.id;
+            let (min, _) = game.descriptor.seat_bounds();
+            let n_seats = min.max(2);
+            let mut rng = Rng::seeded(5);
+            for seed in 0..20 {
+                let mut state =
+                    cairn_engine::new_game(id, &GameOptions::new(), n_seats, seed).unwrap();
+                for _ in 0..seed {
+                    let legal = state.legal_actions();
+                    state.apply_text(&legal[rng.below(legal.len())]).unwrap();
+                }
+                let seat = state.current_seat().unwrap();
+                let seen = observation(state.as_ref(), seat).unwrap();
+                let rebuilt = determinize(&seen, &mut rng).unwrap();
+                assert_eq!(rebuilt.game_id(), id);
+                assert_eq!(
+                    observation(rebuilt.as_ref(), seat).unwrap(),
+                    seen,
+                    "{id} seed {seed}"
+                );
+            }
+        }
+        assert_eq!(
+            determinize(&Observation::default(), &mut Rng::seeded(1)).unwrap_err(),
+            DeterminizeFailure::NoGame
+        );
     }
 
     #[test]

@@ -71,7 +71,7 @@ pub use launcher::SandboxLauncher;
 pub use limits::{LimitBroken, Limits};
 pub use process::{Ending, ProcessOutcome, SandboxedProcess};
 pub use programs::{Interpreter, Interpreters, ProgramPolicy, SYSTEM_SEARCH_PATH};
-pub use resolve::{resolve_command, ResolvedCommand};
+pub use resolve::{is_system_path, resolve_command, ResolvedCommand};
 pub use uid_pool::{UidLease, FIRST_BOT_UID};
 
 /// What to run and under which limits.

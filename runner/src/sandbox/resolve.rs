@@ -33,6 +33,9 @@ pub struct ResolvedCommand {
     pub extra_read_only: Vec<PathBuf>,
     /// `PATH` inside the sandbox.
     pub search_path: String,
+    /// `PYTHONPATH` inside the sandbox: where a Python program finds
+    /// `cairn_engine` when its own site folders do not hold it.
+    pub python_path: Option<String>,
 }
 
 /// Resolves `command` for a bot living in `bot_dir` (already canonical),
@@ -48,6 +51,13 @@ pub fn resolve_command(
         ProgramPolicy::Trusted => trusted_program(name, bot_dir)?,
     };
     let mut extra_read_only = Vec::new();
+    let mut python_path = None;
+    if let Some((package, parent)) =
+        crate::python_package::sandbox_view(&program, installation.as_deref())
+    {
+        extra_read_only.push(package);
+        python_path = Some(parent);
+    }
     let mut search_path = String::new();
     if let Some(installation) = installation {
         extra_read_only.push(installation);
@@ -62,6 +72,7 @@ pub fn resolve_command(
         argv,
         extra_read_only,
         search_path,
+        python_path,
     })
 }
 

@@ -329,7 +329,12 @@ fn environment(
         .env
         .iter()
         .map(|(key, value)| (key.as_str(), value.as_str()));
+    let python_path = resolved
+        .python_path
+        .as_deref()
+        .map(|dir| ("PYTHONPATH", dir));
     base.into_iter()
+        .chain(python_path)
         .chain(extra)
         .map(|(key, value)| c_string(&format!("{key}={value}")))
         .collect()
