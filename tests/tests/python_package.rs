@@ -57,8 +57,7 @@ fn protocol_digest(
             vec![seat]
         };
         for viewer in viewers {
-            let wire = cairn_proto::convert::observation(state.as_ref(), viewer).unwrap();
-            digest.update(serde_json::to_string(&wire).unwrap());
+            digest.update(cairn_proto::convert::observation_json(state.as_ref(), viewer).unwrap());
             digest.update(b"\n");
         }
         let legal = state.legal_actions();
@@ -126,11 +125,28 @@ fn the_package_and_the_protocol_agree_at_every_step_of_every_variant() {
     let Some(python) = python_with_engine() else {
         return;
     };
-    for game in GAMES {
-        for (options, n_seats) in variants(game.descriptor) {
-            agrees_on(&python, game.descriptor.id, &options, n_seats);
+    let all: Vec<(&str, GameOptions, usize)> = GAMES
+        .iter()
+        .flat_map(|game| {
+            let id = game.descriptor.id;
+            variants(game.descriptor)
+                .into_iter()
+                .map(move |(options, n_seats)| (id, options, n_seats))
+        })
+        .collect();
+    // Two variants at a time: each is a Python process and its checker.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| {
+                while let Some((id, options, n_seats)) =
+                    all.get(next.fetch_add(1, std::sync::atomic::Ordering::SeqCst))
+                {
+                    agrees_on(&python, id, options, *n_seats);
+                }
+            });
         }
-    }
+    });
 }
 
 #[test]

@@ -47,6 +47,13 @@ pub fn observation(state: &dyn AnyGame, seat: Seat) -> Result<Observation, Conve
     Ok(Observation { game: Some(game) })
 }
 
+/// [`observation`] as the protocol's JSON text, the form a request carries
+/// it in (serialized here, where this crate is optimised even in tests).
+pub fn observation_json(state: &dyn AnyGame, seat: Seat) -> Result<String, ConvertError> {
+    let wire = observation(state, seat)?;
+    Ok(serde_json::to_string(&wire).expect("a wire observation serializes"))
+}
+
 /// A game whose observations come back from the wire into the engine's
 /// type: what a bot needs to rebuild states with [`Game::determinize`].
 pub trait FromWire: Game {
