@@ -138,15 +138,31 @@ impl Bullfrogs {
         self.public.phase = Phase::Play;
     }
 
+    /// Every kind in hand at every open cell, kind by kind: the first
+    /// kind's plays are listed from the table, the others copy their cells.
     fn push_plays(&self, out: &mut Vec<Action>) {
-        let mut cells = Vec::with_capacity(64);
-        self.public.table.open_cells(&mut cells);
         let hand = &self.hidden.hands[self.public.active as usize];
-        for (kind, _) in hand.iter().enumerate().skip(1).filter(|(_, &n)| n > 0) {
-            out.extend(cells.iter().map(|&at| Action::Play {
-                kind: kind as u8,
+        let mut kinds = (1..hand.len()).filter(|&kind| hand[kind] > 0);
+        let Some(first) = kinds.next() else {
+            return;
+        };
+        let start = out.len();
+        self.public.table.for_each_open_cell(|at| {
+            out.push(Action::Play {
+                kind: first as u8,
                 at,
-            }));
+            })
+        });
+        let end = out.len();
+        for kind in kinds {
+            for index in start..end {
+                if let Action::Play { at, .. } = out[index] {
+                    out.push(Action::Play {
+                        kind: kind as u8,
+                        at,
+                    });
+                }
+            }
         }
     }
 
