@@ -306,15 +306,18 @@ impl Bullfrogs {
         let played = self.public.played;
         let active = self.public.active;
         let n_colors = self.n_colors() as u8;
+        // The frog counts of every color but the active one, as bytes of a word.
+        let others_mask = !0xffu32.checked_shl(8 * u32::from(active)).unwrap_or(0);
         for source in table
             .slots()
             .iter()
             .filter(|s| s.pos.in_line_with(played) && !s.is_log())
         {
-            let victims = (0..n_colors).filter(|&c| c != active && source.frogs[c as usize] > 0);
-            if victims.clone().next().is_none() {
+            // Most cards in line hold no opponent's frog: one word says so.
+            if u32::from_le_bytes(source.frogs) & others_mask == 0 {
                 continue;
             }
+            let victims = (0..n_colors).filter(|&c| c != active && source.frogs[c as usize] > 0);
             let mut open = [Pos::LOG; 4];
             let mut n_open = 0;
             for to in source.pos.neighbours() {
