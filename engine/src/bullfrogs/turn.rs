@@ -4,7 +4,7 @@
 
 use super::action::{Action, Piece};
 use super::cards::{pad_kind, RECRUITS_PER_CARD_PER_TURN};
-use super::grid::{Pos, Slot};
+use super::grid::{mask_indices, Pos, Slot, SlotMask};
 use super::scoring::{battle_winner, jump_tier};
 use super::slide::{legal_slides, legal_slides_in, slide_is_legal, KnownSlides, SlideContext};
 use super::{Bullfrogs, Phase, Sink, ISAAC, SOLO_PLAYER};
@@ -285,15 +285,18 @@ impl Bullfrogs {
         if frogs || bullfrogs {
             return false;
         }
+        // The targets once, not once a source: a mask of slots, in slot order.
+        let targets: SlotMask = (slots.iter().enumerate())
+            .filter(|(_, s)| self.is_recruit_target(s))
+            .fold(0, |mask, (index, _)| mask | 1 << index);
         for source in slots.iter().filter(|s| !s.is_log() && s.frogs[color] > 0) {
-            for target in slots
-                .iter()
-                .filter(|s| s.pos != source.pos && self.is_recruit_target(s))
-            {
-                if !visit(Action::MoveFrog {
-                    from: source.pos,
-                    to: target.pos,
-                }) {
+            for target in mask_indices(targets).map(|index| &slots[index]) {
+                if target.pos != source.pos
+                    && !visit(Action::MoveFrog {
+                        from: source.pos,
+                        to: target.pos,
+                    })
+                {
                     return true;
                 }
             }
