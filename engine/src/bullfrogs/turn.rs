@@ -155,12 +155,11 @@ impl Bullfrogs {
         });
         let end = out.len();
         for kind in kinds {
-            for index in start..end {
-                if let Action::Play { at, .. } = out[index] {
-                    out.push(Action::Play {
-                        kind: kind as u8,
-                        at,
-                    });
+            let copy = out.len();
+            out.extend_from_within(start..end);
+            for action in &mut out[copy..] {
+                if let Action::Play { kind: copied, .. } = action {
+                    *copied = kind as u8;
                 }
             }
         }
