@@ -547,11 +547,18 @@ impl Table {
     /// Empty cells next to some card, row by row: where a card may be played.
     pub fn open_cells(&self, out: &mut Vec<Pos>) {
         out.clear();
+        self.for_each_open_cell(|at| out.push(at));
+    }
+
+    /// [`Table::open_cells`], handed one by one to `visit`.
+    pub fn for_each_open_cell(&self, mut visit: impl FnMut(Pos)) {
         let rows = &self.occupied.rows;
         for y in self.row_span(1) {
             let open = (rows[y] << 1 | rows[y] >> 1 | rows[y - 1] | rows[y + 1]) & !rows[y];
             let at_y = (y as i32 - OFFSET) as i8;
-            out.extend(bits(open).map(|x| Pos::new((x as i32 - OFFSET) as i8, at_y)));
+            for x in bits(open) {
+                visit(Pos::new((x as i32 - OFFSET) as i8, at_y));
+            }
         }
     }
 

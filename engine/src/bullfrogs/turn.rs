@@ -4,7 +4,7 @@
 
 use super::action::{Action, Piece};
 use super::cards::{pad_kind, RECRUITS_PER_CARD_PER_TURN};
-use super::grid::{Pos, Slot};
+use super::grid::{mask_indices, Pos, Slot, SlotMask};
 use super::scoring::{battle_winner, jump_tier};
 use super::slide::{legal_slides, legal_slides_in, slide_is_legal, KnownSlides, SlideContext};
 use super::{Bullfrogs, Phase, Sink, ISAAC, SOLO_PLAYER};
@@ -138,15 +138,30 @@ impl Bullfrogs {
         self.public.phase = Phase::Play;
     }
 
+    /// Every kind in hand at every open cell, kind by kind: the first
+    /// kind's plays are listed from the table, the others copy their cells.
     fn push_plays(&self, out: &mut Vec<Action>) {
-        let mut cells = Vec::with_capacity(64);
-        self.public.table.open_cells(&mut cells);
         let hand = &self.hidden.hands[self.public.active as usize];
-        for (kind, _) in hand.iter().enumerate().skip(1).filter(|(_, &n)| n > 0) {
-            out.extend(cells.iter().map(|&at| Action::Play {
-                kind: kind as u8,
+        let mut kinds = (1..hand.len()).filter(|&kind| hand[kind] > 0);
+        let Some(first) = kinds.next() else {
+            return;
+        };
+        let start = out.len();
+        self.public.table.for_each_open_cell(|at| {
+            out.push(Action::Play {
+                kind: first as u8,
                 at,
-            }));
+            })
+        });
+        let end = out.len();
+        for kind in kinds {
+            let copy = out.len();
+            out.extend_from_within(start..end);
+            for action in &mut out[copy..] {
+                if let Action::Play { kind: copied, .. } = action {
+                    *copied = kind as u8;
+                }
+            }
         }
     }
 
@@ -269,15 +284,18 @@ impl Bullfrogs {
         if frogs || bullfrogs {
             return false;
         }
+        // The targets once, not once a source: a mask of slots, in slot order.
+        let targets: SlotMask = (slots.iter().enumerate())
+            .filter(|(_, s)| self.is_recruit_target(s))
+            .fold(0, |mask, (index, _)| mask | 1 << index);
         for source in slots.iter().filter(|s| !s.is_log() && s.frogs[color] > 0) {
-            for target in slots
-                .iter()
-                .filter(|s| s.pos != source.pos && self.is_recruit_target(s))
-            {
-                if !visit(Action::MoveFrog {
-                    from: source.pos,
-                    to: target.pos,
-                }) {
+            for target in mask_indices(targets).map(|index| &slots[index]) {
+                if target.pos != source.pos
+                    && !visit(Action::MoveFrog {
+                        from: source.pos,
+                        to: target.pos,
+                    })
+                {
                     return true;
                 }
             }
@@ -290,15 +308,18 @@ impl Bullfrogs {
         let played = self.public.played;
         let active = self.public.active;
         let n_colors = self.n_colors() as u8;
+        // The frog counts of every color but the active one, as bytes of a word.
+        let others_mask = !0xffu32.checked_shl(8 * u32::from(active)).unwrap_or(0);
         for source in table
             .slots()
             .iter()
             .filter(|s| s.pos.in_line_with(played) && !s.is_log())
         {
-            let victims = (0..n_colors).filter(|&c| c != active && source.frogs[c as usize] > 0);
-            if victims.clone().next().is_none() {
+            // Most cards in line hold no opponent's frog: one word says so.
+            if u32::from_le_bytes(source.frogs) & others_mask == 0 {
                 continue;
             }
+            let victims = (0..n_colors).filter(|&c| c != active && source.frogs[c as usize] > 0);
             let mut open = [Pos::LOG; 4];
             let mut n_open = 0;
             for to in source.pos.neighbours() {
