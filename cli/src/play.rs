@@ -189,9 +189,14 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
         true => {
             let rounded = (n_games as usize).div_ceil(deal_len) * deal_len;
             if args.games.is_some() && rounded != n_games as usize {
-                eprintln!(
-                    "--games {n_games} becomes {rounded}: each deal is played {deal_len} times"
-                );
+                let (flag, why) = match ab {
+                    true => ("--ab", "every deal played by NEW and by OLD".to_string()),
+                    false => (
+                        "--mirror",
+                        format!("every deal from each of the {seatings} balanced seatings"),
+                    ),
+                };
+                eprintln!("{flag}: {n_games} game(s) become {rounded}, {why}");
             }
             rounded as u32
         }
