@@ -33,9 +33,16 @@ function show(...children) {
   append(main, children);
 }
 
-async function api(path) {
+// A read the arena sheds (429, 503) is asked again after the wait it names,
+// a few times: one page load makes several reads at once.
+async function api(path, attempts = 6) {
   const response = await fetch(path, { headers: { accept: "application/json" } });
   const body = await response.json().catch(() => ({ error: "unreadable answer" }));
+  if ((response.status === 429 || response.status === 503) && attempts > 1) {
+    const wait = Number(body.retry_after_ms) || 1000 * Number(response.headers.get("retry-after")) || 250;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(wait, 5000)));
+    return api(path, attempts - 1);
+  }
   if (!response.ok) throw new Error(body.error || response.statusText);
   return body;
 }
