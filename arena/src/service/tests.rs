@@ -759,19 +759,20 @@ async fn fetch_artifact(app: &TestApp, content_hash: &str) -> Vec<u8> {
 }
 
 /// Leases and reports every waiting match as runner `box-1`.
+/// The next match `token`'s runner leases (default lease time), if any.
+async fn lease(app: &TestApp, token: &str) -> Option<pb::MatchLease> {
+    app.runners()
+        .lease_match(authorized(pb::LeaseMatchRequest { lease_ms: 0 }, token))
+        .await
+        .unwrap()
+        .into_inner()
+        .lease
+}
+
 async fn play_queue(app: &TestApp, archives: &[(&str, Vec<u8>)]) -> usize {
     let mut played = 0;
     loop {
-        let leased = app
-            .runners()
-            .lease_match(authorized(
-                pb::LeaseMatchRequest { lease_ms: 0 },
-                RUNNER_TOKEN,
-            ))
-            .await
-            .unwrap()
-            .into_inner();
-        let Some(lease) = leased.lease else {
+        let Some(lease) = lease(app, RUNNER_TOKEN).await else {
             return played;
         };
         for seat in &lease.seats {
@@ -1104,17 +1105,7 @@ async fn every_reported_game_is_in_the_next_first_page_and_leaderboard() {
         .unwrap()
         .into_inner();
     let mut reported = 0;
-    while let Some(lease) = app
-        .runners()
-        .lease_match(authorized(
-            pb::LeaseMatchRequest { lease_ms: 0 },
-            RUNNER_TOKEN,
-        ))
-        .await
-        .unwrap()
-        .into_inner()
-        .lease
-    {
+    while let Some(lease) = lease(&app, RUNNER_TOKEN).await {
         let report = report_first_seat_wins(&lease);
         for game in report.games {
             // Twice, so the second answer comes from what the first kept.

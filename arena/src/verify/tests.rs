@@ -25,6 +25,15 @@ fn refused(report: &GameReport) -> String {
 }
 
 /// Seat 1 times out after 3 actions: the game stops, seat 0 wins.
+/// The forfeit of the report's forfeiting seat.
+fn forfeit_of(report: &mut GameReport) -> &mut Forfeit {
+    report
+        .seats
+        .iter_mut()
+        .find_map(|seat| seat.forfeit.as_mut())
+        .unwrap()
+}
+
 fn forfeited_report() -> GameReport {
     let planned = planned();
     let mut state = new_game(&planned.game, &planned.options, 2, planned.seed).unwrap();
@@ -164,12 +173,7 @@ fn extreme_scores_are_refused() {
 #[test]
 fn a_huge_forfeit_detail_is_refused() {
     let mut report = forfeited_report();
-    let seat = report
-        .seats
-        .iter()
-        .position(|seat| seat.forfeit.is_some())
-        .unwrap();
-    report.seats[seat].forfeit.as_mut().unwrap().detail = "x".repeat(3 << 20);
+    forfeit_of(&mut report).detail = "x".repeat(3 << 20);
     assert!(refused(&report).contains("over 4096 bytes"));
 }
 
@@ -178,12 +182,7 @@ fn a_build_failure_in_a_game_report_is_refused() {
     // A runner could otherwise charge the true winner with a failed build
     // on its word alone, past the second runner's confirmation.
     let mut report = forfeited_report();
-    let seat = report
-        .seats
-        .iter()
-        .position(|seat| seat.forfeit.is_some())
-        .unwrap();
-    report.seats[seat].forfeit.as_mut().unwrap().reason = ForfeitReason::BuildFailed;
+    forfeit_of(&mut report).reason = ForfeitReason::BuildFailed;
     assert!(refused(&report).contains("ReportBuildFailure"));
 }
 

@@ -80,17 +80,7 @@ async fn a_flood_of_deep_pages_is_shed_while_a_runner_reports_and_a_polite_reade
         })
         .collect();
     // Meanwhile a runner leases and reports a whole match.
-    let lease = app
-        .runners()
-        .lease_match(authorized(
-            pb::LeaseMatchRequest { lease_ms: 0 },
-            RUNNER_TOKEN,
-        ))
-        .await
-        .unwrap()
-        .into_inner()
-        .lease
-        .unwrap();
+    let lease = super::lease(&app, RUNNER_TOKEN).await.unwrap();
     report_match(&app, RUNNER_TOKEN, report_first_seat_wins(&lease))
         .await
         .unwrap();
