@@ -79,6 +79,8 @@ pub struct Budget {
 pub const CPU_CHECK_INTERVAL: Duration = Duration::from_millis(20);
 /// How long an ended stdout may precede the process's exit status.
 const EXIT_STATUS_WAIT: Duration = Duration::from_millis(500);
+/// How long an exited bot's stderr may take to end, for the hints it holds.
+const STDERR_END_WAIT: Duration = Duration::from_millis(200);
 
 /// A running bot and its pipes.
 #[derive(Debug)]
@@ -301,7 +303,14 @@ impl BotConnection {
                     exit.describe()
                 ),
             ),
-            (None, Some(_)) => Failure::new(ForfeitReason::Exit, exit.describe()),
+            (None, Some(_)) => {
+                let said = self.stderr.text_after_end(STDERR_END_WAIT);
+                let detail = match hints::missing_python_package(&said) {
+                    Some(hint) => format!("{}: {hint}", exit.describe()),
+                    None => exit.describe(),
+                };
+                Failure::new(ForfeitReason::Exit, detail)
+            }
             (None, None) => Failure::new(ForfeitReason::Crash, exit.describe()),
         };
         self.process.kill_all();

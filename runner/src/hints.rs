@@ -132,6 +132,21 @@ pub fn out_of_cpu(used: Option<Duration>, allowed: Duration) -> String {
     )
 }
 
+/// A bot that exited on importing the engine's Python package, which the
+/// host lacks: the import error in its stderr, and where to install it.
+pub fn missing_python_package(stderr: &str) -> Option<String> {
+    let module = crate::python_package::MODULE;
+    stderr
+        .contains(&format!("No module named '{module}'"))
+        .then(|| {
+            format!(
+                "the bot imports {module}, which this host's Python lacks: install it for the \
+                 interpreter that runs the bot (`python3 -m pip install ./python`, see \
+                 docs/python.md); `cairn doctor` says which interpreters find it"
+            )
+        })
+}
+
 /// A bot's line, cut short and escaped enough to quote on one line.
 pub fn quote(line: &[u8]) -> String {
     let text = String::from_utf8_lossy(&line[..line.len().min(120)]);
@@ -148,6 +163,18 @@ pub fn looks_like_json(line: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_missing_engine_package_is_named_with_where_to_install_it() {
+        let said = "Traceback (most recent call last):\n  File \"bot.py\", line 3\n\
+                    ModuleNotFoundError: No module named 'cairn_engine'\n";
+        let hint = missing_python_package(said).unwrap();
+        assert!(hint.contains("pip install ./python") && hint.contains("cairn doctor"));
+        assert_eq!(
+            missing_python_package("ModuleNotFoundError: No module named 'numpy'"),
+            None
+        );
+    }
 
     #[test]
     fn the_shape_of_an_action_names_the_decision_id_asked() {

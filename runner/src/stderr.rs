@@ -91,6 +91,16 @@ impl StderrLog {
         std::mem::take(&mut guard.tail)
     }
 
+    /// The kept text once the pipe has ended, or after `wait` at most (an
+    /// exited bot's last words may still be in the pipe).
+    pub fn text_after_end(&self, wait: Duration) -> String {
+        let (kept, ended) = &*self.shared;
+        if let Ok(guard) = kept.lock() {
+            let _ = ended.wait_timeout_while(guard, wait, |kept| !kept.ended);
+        }
+        self.text()
+    }
+
     /// The kept text, with a note of how much was cut.
     pub fn text(&self) -> String {
         let Ok(kept) = self.shared.0.lock() else {
