@@ -2,10 +2,17 @@
 //! 1,000 seeded random games of every game and variant of the engine's
 //! table, played through the package by `tests/python/agreement.py`, give
 //! at every step the legal actions, observation JSON and outcome that the
-//! runner's own code (`AnyGame`, `cairn_proto::convert`) gives.
+//! runner's own code (`AnyGame`, `cairn_proto::convert`) gives. A
+//! sandboxed `cairn play` shows a user-installed package to a Python bot,
+//! and a bot on a host without it forfeits with where to install it.
+
+mod arena_support;
 
 use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+
+use arena_support::cairn_binary;
 
 use cairn_engine::descriptor::OptionKind;
 use cairn_engine::{GameDescriptor, GameOptions, GAMES};
@@ -205,4 +212,128 @@ print("ok")
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
+}
+
+/// What `python` prints for `code`, trimmed; `home` as its HOME.
+fn python_says(python: &Path, code: &str, home: &Path) -> String {
+    let output = Command::new(python)
+        .args(["-c", code])
+        .env("HOME", home)
+        .output()
+        .expect("python runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).unwrap().trim().to_string()
+}
+
+fn copy_folder(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            if entry.file_name() != "__pycache__" {
+                copy_folder(&entry.path(), &target);
+            }
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// A bot author's folder holding the searching Python bot and its helper.
+fn mcts_bot_folder() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for file in ["mcts_bot.py", "cairn_bot.py"] {
+        let from = workspace_root().join("sdk/python").join(file);
+        std::fs::copy(from, dir.path().join(file)).unwrap();
+    }
+    let manifest = "name = \"python-mcts\"\ncommand = [\"python3\", \"mcts_bot.py\"]\n";
+    std::fs::write(dir.path().join("cairn-bot.toml"), manifest).unwrap();
+    dir
+}
+
+/// Two sandboxed games of the searching Python bot against the random
+/// one, with `home` as the HOME of `cairn play` (so of its user site).
+fn play_mcts_with_home(home: &Path) -> serde_json::Value {
+    let bot = mcts_bot_folder();
+    let output = Command::new(cairn_binary())
+        .current_dir(workspace_root())
+        .env("HOME", home)
+        .args([
+            "play",
+            "--game",
+            "schotten-totten",
+            "--games",
+            "2",
+            "--json",
+        ])
+        .args(["--decision-ms", "20", "--bank-ms", "2000"])
+        .arg(bot.path())
+        .arg("sdk/python")
+        .output()
+        .unwrap();
+    serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|error| panic!("{error}: {}", String::from_utf8_lossy(&output.stderr)))
+}
+
+fn forfeits(report: &serde_json::Value) -> Vec<serde_json::Value> {
+    report["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|game| game["seats"].as_array().unwrap().clone())
+        .filter_map(|seat| seat.get("forfeit").filter(|f| !f.is_null()).cloned())
+        .collect()
+}
+
+#[test]
+fn a_sandboxed_python_bot_imports_a_user_installed_package_and_is_told_where_one_is_missing() {
+    let Some(venv_python) = python_with_engine() else {
+        return;
+    };
+    let system_python = PathBuf::from("python3");
+    let package = python_says(
+        &venv_python,
+        "import cairn_engine, os; print(os.path.dirname(cairn_engine.__file__))",
+        Path::new("/nonexistent"),
+    );
+    let without = tempfile::tempdir().unwrap();
+    let importable = python_says(
+        &system_python,
+        "import importlib.util as u; print(u.find_spec('cairn_engine') is not None)",
+        without.path(),
+    );
+    if importable == "True" {
+        eprintln!(
+            "\n!!!!!!!! SKIPPED the missing-package half: this host's python3 has cairn_engine !!!!!!!!\n"
+        );
+    } else {
+        let report = play_mcts_with_home(without.path());
+        let lost = forfeits(&report);
+        assert_eq!(lost.len(), 2, "{report}");
+        let detail = lost[0]["detail"].as_str().unwrap();
+        assert!(
+            detail.contains("lacks: install it") && detail.contains("docs/python.md"),
+            "{detail}"
+        );
+    }
+    // The author's `pip install --user`: the package in the user site.
+    let home = tempfile::tempdir().unwrap();
+    let site = python_says(
+        &system_python,
+        "import site; print(site.getusersitepackages())",
+        home.path(),
+    );
+    copy_folder(Path::new(&package), &Path::new(&site).join("cairn_engine"));
+    let report = play_mcts_with_home(home.path());
+    assert_eq!(
+        forfeits(&report),
+        Vec::<serde_json::Value>::new(),
+        "{report}"
+    );
+    assert_eq!(report["games"].as_array().unwrap().len(), 2, "{report}");
 }
