@@ -13,7 +13,7 @@
 //! - `cairn_engine.pyi` (beside `Cargo.toml`): the type stubs maturin ships.
 //!
 //! There is no per-game code here: a game added to the table appears in the
-//! package, and `tests/tests/python_package.rs` fails if one does not.
+//! package, and `tests/tests/it/python_package.rs` fails if one does not.
 //!
 //! # Example (Python)
 //! ```text

@@ -1,7 +1,7 @@
 //! Errors that teach: each common mistake of a bot author gets a forfeit
 //! detail that says what went wrong and, in the same line, the fix. The
 //! match loop and [`crate::connection`] build their details here so the
-//! wording stays in one place (and `tests/tests/teaching_errors.rs` checks
+//! wording stays in one place (and `tests/tests/it/teaching_errors.rs` checks
 //! every one through real bots).
 
 use std::time::Duration;

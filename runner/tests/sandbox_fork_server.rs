@@ -1,5 +1,6 @@
 //! The fork server alone in its process: killing it must not fail another
-//! test's start that was under way.
+//! test's start that was under way, so this test is the runner's one
+//! binary besides `tests/it`.
 
 use std::path::Path;
 

@@ -1,6 +1,6 @@
 """Plays seeded random games through cairn_engine and prints, per game, a
 digest of every step (the observation JSON the runner sends the seat to act,
-every seat's every 16th step, the legal actions, the outcome) and the action indices taken, for tests/tests/python_package.rs to
+every seat's every 16th step, the legal actions, the outcome) and the action indices taken, for tests/tests/it/python_package.rs to
 replay through the protocol's own code and compare.
 
 usage: agreement.py GAME OPTIONS_JSON SEATS GAMES

@@ -2,7 +2,7 @@
 //! lost answer, issue 30 finding 8) returns the first tournament over the
 //! real gRPC path; without a key, or with another, each creates one.
 
-mod arena_support;
+use crate::arena_support;
 
 use arena_support::{add_bot, authorized, register_owner, Arena};
 use cairn_proto::arena::v1 as pb;

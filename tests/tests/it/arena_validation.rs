@@ -11,7 +11,7 @@
 //!   the tournament past its forfeit rate: its unplayed match dropped, no
 //!   opponent charged, and the tournament finishes.
 
-mod arena_support;
+use crate::arena_support;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

@@ -2,7 +2,7 @@
 //! `cairn serve` and `cairn runner`, tables for people and `--json` for
 //! scripts, ending with a fetched replay that `cairn replay` verifies.
 
-mod arena_support;
+use crate::arena_support;
 
 use arena_support::*;
 use serde_json::Value;

@@ -5,7 +5,7 @@
 //! runner playing one of its matches stops it at its next heartbeat and
 //! takes other work (issue 36). Only the owner may do either.
 
-mod arena_support;
+use crate::arena_support;
 
 use arena_support::*;
 use cairn_arena::testkit::played_game_report;

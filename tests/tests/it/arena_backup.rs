@@ -3,7 +3,7 @@
 //! counted, each whole, its deals still secret and the same, so its
 //! tournament finishes there with every planned game exactly once.
 
-mod arena_support;
+use crate::arena_support;
 
 use arena_support::*;
 

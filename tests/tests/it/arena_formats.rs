@@ -5,7 +5,7 @@
 //! and drops the matches left; a solo tournament ranks bots by mean score;
 //! a ladder schedules a new bot version by itself until it is settled.
 
-mod arena_support;
+use crate::arena_support;
 
 use std::collections::BTreeSet;
 

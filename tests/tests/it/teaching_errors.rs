@@ -3,7 +3,7 @@
 //! loop and through `cairn play` alike. The bots are `tests/bots/mistakes.py`,
 //! one mistake per mode.
 
-mod arena_support;
+use crate::arena_support;
 
 use std::process::Command;
 use std::time::Duration;

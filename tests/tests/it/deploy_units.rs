@@ -3,7 +3,7 @@
 //! `cairn`), `cairn` takes the command line each starts, and the tokens come
 //! from an environment file whose example sets what the flags read.
 
-mod arena_support;
+use crate::arena_support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -2,7 +2,7 @@
 //! processes, real bot processes; runners and the arena killed with SIGKILL
 //! mid-tournament; exact game counts afterwards.
 
-mod arena_support;
+use crate::arena_support;
 
 use arena_support::*;
 use cairn_proto::arena::v1 as pb;

@@ -2,7 +2,7 @@
 //! without the caller's environment, and says in one line how to fix a build
 //! that fails or a command that cannot start (issue 9, findings 1 and 9).
 
-mod arena_support;
+use crate::arena_support;
 
 use std::path::Path;
 use std::process::{Command, Output};

@@ -3,7 +3,7 @@
 //! the old one (which is refused from then on), and a start without a
 //! token keeps the runner it has instead of adding one.
 
-mod arena_support;
+use crate::arena_support;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;

@@ -4,7 +4,7 @@
 //! program of the runner's host is refused by a sandboxed runner before any
 //! mount: the bot forfeits, and nothing of the host reaches a listing.
 
-mod arena_support;
+use crate::arena_support;
 
 use std::os::unix::fs::PermissionsExt;
 use std::process::{Command, Stdio};

@@ -2,7 +2,7 @@
 //! message, and a refused call changes nothing; reflection lists every
 //! service; the CLI turns failures into one line.
 
-mod arena_support;
+use crate::arena_support;
 
 use arena_support::*;
 use cairn_arena::testkit::tar_gz;

@@ -4,7 +4,7 @@
 //! runner's environment and on its command line); each attempt fails, the
 //! build still succeeds with what it may do, and the tournament finishes.
 
-mod arena_support;
+use crate::arena_support;
 
 use std::net::TcpListener;
 use std::process::{Command, Stdio};

@@ -3,7 +3,7 @@
 //! downloaded replay carries its game's real index, and a runner's report
 //! with an oversized tail is refused while invalid UTF-8 is kept as text.
 
-mod arena_support;
+use crate::arena_support;
 
 use arena_support::*;
 use cairn_arena::testkit::played_game_report;

@@ -4,7 +4,7 @@
 //! full disk is a fake one handed to a real runner (in this process)
 //! against a real `cairn serve`.
 
-mod arena_support;
+use crate::arena_support;
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -5,7 +5,7 @@
 //! key given twice, a seat count out of range) is refused on every path with
 //! a message that says what is accepted.
 
-mod arena_support;
+use crate::arena_support;
 
 use std::collections::BTreeMap;
 

@@ -15,7 +15,7 @@
 //! - finding 8: a writer completes while a 100,000-game plan is written.
 //! - registration: only with the admin token unless it is open.
 
-mod arena_support;
+use crate::arena_support;
 
 use arena_support::*;
 use cairn_arena::testkit::played_game_report;

@@ -3,7 +3,7 @@
 //! runs them) and every layer: `every_sandbox_layer_is_active_here` says
 //! which one is missing when they fail.
 
-mod support;
+use crate::support;
 
 use std::io::{BufReader, Write};
 use std::path::Path;

@@ -18,7 +18,7 @@
 //! default; only a runner is killed there), so it is known to work apart
 //! from the PostgreSQL store.
 
-mod arena_support;
+use crate::arena_support;
 
 use std::collections::HashMap;
 use std::path::Path;

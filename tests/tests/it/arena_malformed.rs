@@ -3,7 +3,7 @@
 //! INVALID_ARGUMENT, the second RESOURCE_EXHAUSTED, never INTERNAL, and no
 //! answer quotes more than a bounded prefix.
 
-mod arena_support;
+use crate::arena_support;
 
 use arena_support::Arena;
 use bytes::{Buf, BufMut};
@@ -48,7 +48,7 @@ impl Decoder for Raw {
 
 /// `/cairn.arena.v1.SERVICE/METHOD` for every rpc of arena.proto.
 fn every_rpc() -> Vec<String> {
-    let text = include_str!("../../proto/arena.proto");
+    let text = include_str!("../../../proto/arena.proto");
     let mut service = "";
     let mut paths = Vec::new();
     for line in text.lines().map(str::trim) {

@@ -9,8 +9,8 @@
 //! Needs Debian's `chromium` and `chromium-driver`. Without them the test
 //! says loudly what it skipped, unless `CI` is set: then it fails.
 
-mod arena_support;
-mod webdriver;
+use crate::arena_support;
+use crate::webdriver;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

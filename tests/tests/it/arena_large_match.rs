@@ -10,7 +10,7 @@
 //! error and writes nothing; a match given back after a refused report is
 //! played again elsewhere without rating a game twice.
 
-mod arena_support;
+use crate::arena_support;
 
 use arena_support::*;
 use cairn_arena::testkit::played_game_report;

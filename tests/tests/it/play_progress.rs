@@ -2,7 +2,7 @@
 //! whole progress lines on stderr (no `\r` rewrites), the last one at the
 //! end, while stdout stays the report alone.
 
-mod arena_support;
+use crate::arena_support;
 
 use std::process::Command;
 

@@ -3,7 +3,7 @@
 //! an entry twice; a path too deep) is refused by a real arena at
 //! submission, with the very message the runner's unpack gives for it.
 
-mod arena_support;
+use crate::arena_support;
 
 use arena_support::{authorized, register_owner, Arena};
 use cairn_arena::testkit::tar_gz;

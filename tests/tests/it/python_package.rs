@@ -6,7 +6,7 @@
 //! sandboxed `cairn play` shows a user-installed package to a Python bot,
 //! and a bot on a host without it forfeits with where to install it.
 
-mod arena_support;
+use crate::arena_support;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
