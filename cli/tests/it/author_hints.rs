@@ -3,23 +3,10 @@
 //! bundled `sdk/bots/rust-*`) is refused by `play` in the sandbox and by
 //! `bot add` with a line that says so and names the way out.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Command;
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-fn cairn(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cairn"))
-        .args(args)
-        .current_dir(workspace())
-        .output()
-        .unwrap()
-}
+use crate::{cairn, workspace};
 
 #[test]
 fn a_workspace_only_bot_is_refused_with_a_line_that_says_so() {

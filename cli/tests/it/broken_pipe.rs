@@ -1,15 +1,9 @@
 //! A reader that leaves early (`cairn replay f.json | head`) is no failure:
 //! every printing command ends quietly on the broken pipe, never panics.
 
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
+use crate::workspace;
 
 /// Runs `cairn args` with its stdout's reader closed before it prints.
 fn with_closed_stdout(args: &[&str]) -> (std::process::ExitStatus, String) {

@@ -1,25 +1,11 @@
 //! The `cairn` binary as users and scripts call it: `play` with bot folders
 //! and bare commands, `--json`, `--replay`, and `replay` verifying a file.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::PathBuf;
 
 use serde_json::{json, Value};
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-fn cairn(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cairn"))
-        .args(args)
-        .current_dir(workspace())
-        .output()
-        .unwrap()
-}
+use crate::cairn;
 
 fn temp_path(name: &str) -> PathBuf {
     std::env::temp_dir().join(format!("cairn-cli-test-{}-{name}", std::process::id()))

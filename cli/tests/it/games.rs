@@ -2,16 +2,9 @@
 //! refusing every bad `--game`, `--opt` and seat count before any bot
 //! starts, with a line that says what is accepted.
 
-use std::process::{Command, Output};
-
 use serde_json::Value;
 
-fn cairn(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cairn"))
-        .args(args)
-        .output()
-        .unwrap()
-}
+use crate::cairn;
 
 #[test]
 fn games_lists_every_game_with_its_seats_options_and_actions() {

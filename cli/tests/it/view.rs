@@ -3,17 +3,11 @@
 //! `cairn play` wrote with the bundled bots.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::Value;
 
-fn cairn(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cairn"))
-        .args(args)
-        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap())
-        .output()
-        .unwrap()
-}
+use crate::cairn;
 
 fn stdout(output: &Output) -> String {
     assert!(
