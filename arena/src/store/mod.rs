@@ -120,6 +120,7 @@ pub use self::validation::{
 };
 use crate::deal::DealSecret;
 use crate::error::ArenaError;
+use crate::metrics::Metrics;
 use crate::verify::GameVerifier;
 
 /// Where `cairn serve` keeps its database unless told otherwise.
@@ -169,9 +170,16 @@ pub struct Store {
     reviews: Arc<runner_review::ReviewTimes>,
     /// What deal seeds are derived under (see [`crate::deal`]).
     deal_secret: DealSecret,
+    /// This process's counters for Prometheus.
+    metrics: Arc<Metrics>,
 }
 
 impl Store {
+    /// This process's counters (see [`crate::metrics`]).
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
+    }
+
     pub fn registration(&self) -> &Registration {
         &self.registration
     }
@@ -208,7 +216,8 @@ impl Store {
         &self,
         body: impl AsyncFnOnce(&mut WriteTransaction) -> Result<T, ArenaError>,
     ) -> Result<T, ArenaError> {
-        self.begin_write().await?.run(body).await
+        let written = async { self.begin_write().await?.run(body).await };
+        self.metrics.database(written.await)
     }
 
     /// [`Store::write`] for the hot paths, in a transaction of
@@ -217,7 +226,8 @@ impl Store {
         &self,
         body: impl AsyncFnOnce(&mut WriteTransaction) -> Result<T, ArenaError>,
     ) -> Result<T, ArenaError> {
-        self.begin_concurrent_write().await?.run(body).await
+        let written = async { self.begin_concurrent_write().await?.run(body).await };
+        self.metrics.database(written.await)
     }
 
     /// A write transaction that holds the write lock from its first
@@ -239,8 +249,11 @@ impl Store {
         &self,
         body: impl AsyncFnOnce(&mut WriteTransaction) -> Result<T, ArenaError>,
     ) -> Result<T, ArenaError> {
-        let open = self.backend.begin_report().await?;
-        self.write_transaction(open).run(body).await
+        let written = async {
+            let open = self.backend.begin_report().await?;
+            self.write_transaction(open).run(body).await
+        };
+        self.metrics.database(written.await)
     }
 
     fn write_transaction(&self, open: backend::Open) -> WriteTransaction {
@@ -266,7 +279,8 @@ impl Store {
         &self,
         read: impl AsyncFnOnce(&mut AnyConnection) -> Result<T, sqlx::Error>,
     ) -> Result<T, ArenaError> {
-        self.backend.runner_read(&self.pool, read).await
+        let read = self.backend.runner_read(&self.pool, read).await;
+        self.metrics.database(read)
     }
 
     /// `options` of `game` in their canonical form (an option equal to its
