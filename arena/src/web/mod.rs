@@ -464,4 +464,6 @@ pub fn replay_json(bytes: &[u8]) -> String {
 }
 
 #[cfg(test)]
+mod scrape_tests;
+#[cfg(test)]
 mod tests;
