@@ -95,3 +95,21 @@ async fn a_scrape_is_admitted_like_any_read() {
     let shed = get(&server, "/metrics").await;
     assert_eq!(shed.status, 429, "{}", shed.body);
 }
+
+#[tokio::test]
+async fn a_scrape_with_the_database_gone_still_answers_the_counters_and_counts_the_error() {
+    let (store, folder, _) = with_tournament("schotten-totten", GameOptions::new(), 2).await;
+    let closed = store.clone();
+    let server = serve_admitted(store, folder, Admission::default()).await;
+    closed.close().await;
+    let scraped = get(&server, "/metrics").await;
+    assert_eq!(scraped.status, 200, "{}", scraped.body);
+    let text = &scraped.body;
+    assert_eq!(
+        value(text, "cairn_database_errors_total"),
+        Some("1".into()),
+        "{text}"
+    );
+    assert_eq!(value(text, "cairn_games_recorded_total"), Some("0".into()));
+    assert!(!text.contains("cairn_matches_waiting"), "{text}");
+}
