@@ -4,7 +4,7 @@
 # Times /metrics scrapes of a real `cairn serve --http` holding one
 # tournament with many queued matches (no runner): back-to-back scrapes
 # (gauges from the 1 s cache) and scrapes 1.1 s apart (gauges read).
-import http.client, json, os, subprocess, sys, tempfile, time, statistics
+import http.client, os, shutil, subprocess, sys, tempfile, time, statistics
 
 cairn = sys.argv[1]
 bots = int(sys.argv[2]) if len(sys.argv) > 2 else 30
@@ -44,3 +44,4 @@ try:
     print("gauges read:   median %.3f ms p90 %.3f ms" % (statistics.median(cold)*1e3, sorted(cold)[int(len(cold)*.9)]*1e3))
 finally:
     serve.kill(); serve.wait()
+    shutil.rmtree(root, ignore_errors=True)
