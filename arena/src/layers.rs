@@ -1,7 +1,7 @@
 //! The layering inside the arena crate, pinned by scanning its sources:
-//! the store never names the service or the web pages, `verify` never
-//! imports the store, and no store file outside `store/backend/` speaks
-//! for one backend.
+//! the store never names the service or the web pages, `verify` and the
+//! metrics never import the store, and no store file outside
+//! `store/backend/` speaks for one backend.
 
 #[cfg(test)]
 mod tests {
@@ -57,6 +57,20 @@ mod tests {
         verify.push(src().join("verify.rs"));
         verify.push(src().join("report.rs"));
         let found = mentions(&verify, &["crate::store", "super::store"]);
+        assert!(found.is_empty(), "{found:#?}");
+    }
+
+    #[test]
+    fn the_metrics_never_import_the_store_the_service_or_the_web_pages() {
+        let mut metrics = sources_under(&src().join("metrics"));
+        metrics.push(src().join("metrics.rs"));
+        let words = [
+            "crate::store",
+            "crate::service",
+            "crate::web",
+            "super::store",
+        ];
+        let found = mentions(&metrics, &words);
         assert!(found.is_empty(), "{found:#?}");
     }
 

@@ -26,6 +26,8 @@
 //! - [`verify`]: re-refereeing a reported game with the engine, pure.
 //! - [`archive`]: checking a submitted bot folder (`tar.gz`); the code lives
 //!   in `cairn_proto::archive`, shared with runners, which unpack with it.
+//! - [`metrics`]: the process's counters and the gauges read when
+//!   scraped, in Prometheus's text format (`/metrics` beside [`web`]).
 //! - [`web`]: the read-only web pages and their JSON (`cairn serve --http`).
 //! - `testkit` (feature `testkit`, for dev-dependencies): helpers for tests
 //!   of the arena and its users.
@@ -58,6 +60,7 @@ pub mod format;
 pub mod game_name;
 #[cfg(test)]
 mod layers;
+pub mod metrics;
 pub mod plan;
 pub mod ratings;
 pub mod report;

@@ -64,7 +64,9 @@ pub struct ServeArgs {
     #[arg(long, default_value_t = cairn_arena::store::DEFAULT_MAX_ATTEMPTS as u32)]
     max_attempts: u32,
     /// Also serve the read-only web pages (leaderboards, tournaments, replay
-    /// viewer) on this address, e.g. 127.0.0.1:8080 (port 0: any free port).
+    /// viewer) on this address, e.g. 127.0.0.1:8080 (port 0: any free port),
+    /// with Prometheus metrics at /metrics (counters are per process and
+    /// start from zero at every restart).
     #[arg(long, value_name = "ADDR")]
     http: Option<String>,
     /// Owners may register only with this token (`cairn owner register

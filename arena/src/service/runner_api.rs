@@ -3,6 +3,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::time::Instant;
 
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
@@ -47,7 +48,7 @@ impl RunnerApi {
 
     /// Checks the runner's token, then runs `work` with the store and the
     /// runner on the writer thread.
-    async fn write<M, T, F, Fut>(&self, request: Request<M>, work: F) -> Result<T, Status>
+    async fn write<M, T, F, Fut>(&self, request: Request<M>, work: F) -> Result<T, ArenaError>
     where
         M: Send + 'static,
         T: Send + 'static,
@@ -67,7 +68,7 @@ impl RunnerApi {
         &self,
         request: Request<M>,
         work: F,
-    ) -> Result<T, Status>
+    ) -> Result<T, ArenaError>
     where
         M: Send + 'static,
         T: Send + 'static,
@@ -76,11 +77,10 @@ impl RunnerApi {
     {
         let token = bearer_token(request.metadata(), "runner")?;
         let job = work(self.store.clone(), token, request.into_inner());
-        let answer = match &self.writer {
+        match &self.writer {
             Some(writer) => writer.run(job).await,
             None => job.await,
-        };
-        Ok(answer?)
+        }
     }
 }
 
@@ -100,6 +100,7 @@ impl RunnerService for RunnerApi {
         &self,
         request: Request<pb::LeaseMatchRequest>,
     ) -> Result<Response<pb::LeaseMatchResponse>, Status> {
+        let started = Instant::now();
         let lease = self
             .write(request, |store, runner, request| async move {
                 let lease = store
@@ -110,7 +111,9 @@ impl RunnerService for RunnerApi {
                 }
                 Ok(lease)
             })
-            .await?;
+            .await;
+        self.store.metrics().lease_answered(started.elapsed());
+        let lease = lease?;
         Ok(Response::new(pb::LeaseMatchResponse {
             lease: lease.as_ref().map(convert::lease),
         }))
@@ -163,6 +166,7 @@ impl RunnerService for RunnerApi {
     ) -> Result<Response<pb::ReportGameResponse>, Status> {
         // The token is checked in the report's first read; a malformed
         // report is answered as such only to a runner.
+        let started = Instant::now();
         let recorded = self
             .write_with_token(request, |store, token, request| async move {
                 let report = request
@@ -185,7 +189,10 @@ impl RunnerService for RunnerApi {
                     )
                     .await
             })
-            .await?;
+            .await;
+        let refused = recorded.as_ref().err();
+        (self.store.metrics()).report_answered(started.elapsed(), refused);
+        let recorded = recorded?;
         Ok(Response::new(pb::ReportGameResponse {
             already_recorded: recorded.outcome == ReportOutcome::AlreadyRecorded,
             match_done: recorded.match_done,

@@ -83,6 +83,7 @@ impl Store {
             }
             Ok((attempts, failed))
         }).await?;
+        self.metrics.lease_given_back();
         self.notify_change();
         self.review_runner(runner).await?;
         Ok(GiveBack { attempts, failed })
@@ -127,7 +128,7 @@ impl Store {
             if !opinions.stands() {
                 // Another runner builds it before anyone is charged.
                 requeue(tx, match_id).await?;
-                return Ok(false);
+                return Ok(None);
             }
             // The lone runner's word first, so the log's last lines stay last.
             let note = match opinions.note(runner).trim() {
@@ -141,13 +142,15 @@ impl Store {
                 .bind(bot_version_id)
                 .execute(&mut **tx)
                 .await?;
-            end_with_build_failures(tx, Some(runner.id), match_id, now).await?;
-            Ok(true)
+            end_with_build_failures(tx, Some(runner.id), match_id, now).await
+                .map(Some)
         }).await?;
         self.notify_change();
-        if !broken {
+        self.metrics.build_failed();
+        let Some(ended_first) = broken else {
             return Ok(0);
-        }
+        };
+        self.count_ended(ended_first);
         // The version's other queued matches, one short transaction each.
         let queued: Vec<i64> = sqlx::query_scalar(
             "SELECT DISTINCT m.id FROM matches m JOIN seats s ON s.match_id = m.id \
@@ -166,19 +169,39 @@ impl Store {
                             .fetch_one(&mut **tx)
                             .await?;
                     if status != "queued" {
-                        return Ok(false);
+                        return Ok(None);
                     }
-                    end_with_build_failures(tx, None, other, self.now_ms()).await?;
-                    Ok(true)
+                    end_with_build_failures(tx, None, other, self.now_ms())
+                        .await
+                        .map(Some)
                 })
                 .await?;
-            if ended_here {
+            if let Some(ended_here) = ended_here {
+                self.count_ended(ended_here);
                 ended += 1;
             }
         }
         self.notify_change();
         Ok(ended)
     }
+}
+
+impl Store {
+    /// Counts the games a match ended by a failed build recorded.
+    fn count_ended(&self, ended: Ended) {
+        for _ in 0..ended.games {
+            let forfeits = std::iter::repeat_n(ForfeitReason::BuildFailed, ended.broken_seats);
+            self.metrics.game_recorded(forfeits);
+        }
+    }
+}
+
+/// What ending a match with build failures recorded.
+#[derive(Debug, Clone, Copy)]
+struct Ended {
+    games: usize,
+    /// Seats that forfeited each of them.
+    broken_seats: usize,
 }
 
 /// Puts a match back in the queue, its lease ended.
@@ -197,7 +220,7 @@ async fn end_with_build_failures(
     runner_id: Option<i64>,
     match_id: i64,
     now: i64,
-) -> Result<(), ArenaError> {
+) -> Result<Ended, ArenaError> {
     let seats: Vec<(i64, Option<String>)> = sqlx::query_as(
         "SELECT s.bot_version_id, v.build_log FROM seats s JOIN bot_versions v ON v.id = s.bot_version_id \
          WHERE s.match_id = $1 ORDER BY s.seat",
@@ -243,6 +266,10 @@ async fn end_with_build_failures(
     .bind(match_id)
     .fetch_all(&mut *tx)
     .await?;
+    let ended = Ended {
+        games: unreported.len(),
+        broken_seats: broken.iter().filter(|&&broken| broken).count(),
+    };
     for (game_id, game_index) in unreported {
         let report = GameReport {
             game_index,
@@ -262,7 +289,7 @@ async fn end_with_build_failures(
         }
     }
     finish_match_if_complete(&mut *tx, match_id, now).await?;
-    Ok(())
+    Ok(ended)
 }
 
 #[cfg(test)]

@@ -95,7 +95,10 @@ impl Store {
             })
             .await?;
         match leased {
-            Some(leased) => self.lease_details(leased).await.map(Some),
+            Some(leased) => {
+                self.metrics.lease_granted(leased.reclaimed);
+                self.lease_details(leased).await.map(Some)
+            }
             None => Ok(None),
         }
     }
@@ -250,6 +253,9 @@ pub(crate) struct LeasedRow {
     pub(super) match_index: i64,
     pub(super) lease_generation: i64,
     pub(super) lease_expires_at: i64,
+    /// Whether the match was leased under a lease that had expired.
+    #[sqlx(skip)]
+    pub(super) reclaimed: bool,
 }
 
 /// A seat of a leased match, with its tournament's game.

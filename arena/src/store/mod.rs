@@ -78,7 +78,6 @@ mod tests;
 
 use std::sync::Arc;
 
-use cairn_engine::{GameOptions, SetupError};
 use sqlx::{AnyConnection, AnyPool};
 use tokio::sync::watch;
 
@@ -120,6 +119,7 @@ pub use self::validation::{
 };
 use crate::deal::DealSecret;
 use crate::error::ArenaError;
+use crate::metrics::Metrics;
 use crate::verify::GameVerifier;
 
 /// Where `cairn serve` keeps its database unless told otherwise.
@@ -169,9 +169,16 @@ pub struct Store {
     reviews: Arc<runner_review::ReviewTimes>,
     /// What deal seeds are derived under (see [`crate::deal`]).
     deal_secret: DealSecret,
+    /// This process's counters for Prometheus.
+    metrics: Arc<Metrics>,
 }
 
 impl Store {
+    /// This process's counters (see [`crate::metrics`]).
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
+    }
+
     pub fn registration(&self) -> &Registration {
         &self.registration
     }
@@ -208,7 +215,8 @@ impl Store {
         &self,
         body: impl AsyncFnOnce(&mut WriteTransaction) -> Result<T, ArenaError>,
     ) -> Result<T, ArenaError> {
-        self.begin_write().await?.run(body).await
+        let written = async { self.begin_write().await?.run(body).await };
+        self.metrics.database(written.await)
     }
 
     /// [`Store::write`] for the hot paths, in a transaction of
@@ -217,7 +225,8 @@ impl Store {
         &self,
         body: impl AsyncFnOnce(&mut WriteTransaction) -> Result<T, ArenaError>,
     ) -> Result<T, ArenaError> {
-        self.begin_concurrent_write().await?.run(body).await
+        let written = async { self.begin_concurrent_write().await?.run(body).await };
+        self.metrics.database(written.await)
     }
 
     /// A write transaction that holds the write lock from its first
@@ -239,8 +248,11 @@ impl Store {
         &self,
         body: impl AsyncFnOnce(&mut WriteTransaction) -> Result<T, ArenaError>,
     ) -> Result<T, ArenaError> {
-        let open = self.backend.begin_report().await?;
-        self.write_transaction(open).run(body).await
+        let written = async {
+            let open = self.backend.begin_report().await?;
+            self.write_transaction(open).run(body).await
+        };
+        self.metrics.database(written.await)
     }
 
     fn write_transaction(&self, open: backend::Open) -> WriteTransaction {
@@ -266,32 +278,8 @@ impl Store {
         &self,
         read: impl AsyncFnOnce(&mut AnyConnection) -> Result<T, sqlx::Error>,
     ) -> Result<T, ArenaError> {
-        self.backend.runner_read(&self.pool, read).await
-    }
-
-    /// `options` of `game` in their canonical form (an option equal to its
-    /// default left out), or why the game or an option is refused: every
-    /// variant the arena stores or looks up goes through here.
-    pub fn canonical_options(
-        &self,
-        game: &str,
-        options: &GameOptions,
-    ) -> Result<GameOptions, ArenaError> {
-        let descriptor = (self.game_check)(game)
-            .ok_or_else(|| SetupError::UnknownGame(cairn_engine::descriptor::shown(game)))?;
-        Ok(descriptor.canonical_options(options)?)
-    }
-
-    /// Canonical options, refusing a seat count the game does not take.
-    pub fn check_game(
-        &self,
-        game: &str,
-        options: &GameOptions,
-        n_seats: usize,
-    ) -> Result<GameOptions, ArenaError> {
-        let descriptor = (self.game_check)(game)
-            .ok_or_else(|| SetupError::UnknownGame(cairn_engine::descriptor::shown(game)))?;
-        Ok(descriptor.check_setup(options, n_seats)?)
+        let read = self.backend.runner_read(&self.pool, read).await;
+        self.metrics.database(read)
     }
 
     pub(crate) fn notify_change(&self) {

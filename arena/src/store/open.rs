@@ -104,6 +104,7 @@ impl Store {
             runners: Arc::default(),
             reviews: Arc::default(),
             deal_secret,
+            metrics: Arc::default(),
         };
         let (reads, changes) = (Arc::downgrade(&store.reads), Arc::downgrade(&store.changes));
         store.backend.listen(reads, changes).await?;

@@ -107,7 +107,7 @@ impl Store {
             .await
             .inspect_err(|error| super::report_log::refusal(runner, match_id, report, error))?;
         if outcome.outcome == ReportOutcome::Recorded {
-            super::report_log::forfeits(runner, match_id, report);
+            super::report_log::recorded(&self.metrics, runner, match_id, report);
             self.review_after_report(runner, report).await?;
         }
         Ok(outcome)

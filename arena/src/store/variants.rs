@@ -4,17 +4,43 @@
 //! rather than SQL that would repeat each game's defaults; the ratings of
 //! every variant touched are rebuilt from the stored results. A store whose
 //! tournaments are all canonical (every store written by this version) reads
-//! one column and changes nothing.
+//! one column and changes nothing. Every variant the arena stores or looks
+//! up is made canonical by [`Store::canonical_options`].
 
 use std::collections::BTreeSet;
 
-use cairn_engine::GameOptions;
+use cairn_engine::{GameOptions, SetupError};
 
 use super::tournaments::variant_key;
 use super::Store;
 use crate::error::ArenaError;
 
 impl Store {
+    /// `options` of `game` in their canonical form (an option equal to its
+    /// default left out), or why the game or an option is refused: every
+    /// variant the arena stores or looks up goes through here.
+    pub fn canonical_options(
+        &self,
+        game: &str,
+        options: &GameOptions,
+    ) -> Result<GameOptions, ArenaError> {
+        let descriptor = (self.game_check)(game)
+            .ok_or_else(|| SetupError::UnknownGame(cairn_engine::descriptor::shown(game)))?;
+        Ok(descriptor.canonical_options(options)?)
+    }
+
+    /// Canonical options, refusing a seat count the game does not take.
+    pub fn check_game(
+        &self,
+        game: &str,
+        options: &GameOptions,
+        n_seats: usize,
+    ) -> Result<GameOptions, ArenaError> {
+        let descriptor = (self.game_check)(game)
+            .ok_or_else(|| SetupError::UnknownGame(cairn_engine::descriptor::shown(game)))?;
+        Ok(descriptor.check_setup(options, n_seats)?)
+    }
+
     pub(crate) async fn canonicalise_stored_variants(&self) -> Result<(), ArenaError> {
         let rows: Vec<(i64, String, String, String)> =
             sqlx::query_as("SELECT id, game, options, variant FROM tournaments")

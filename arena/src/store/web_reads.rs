@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::Store;
 use crate::error::ArenaError;
+use crate::metrics::{Gauges, MAX_TOURNAMENT_SERIES, RUNNERS_SEEN_WITHIN};
 
 /// At most this many rows in any list a page shows.
 pub const PAGE_ROWS: i64 = 500;
@@ -329,5 +330,41 @@ impl Store {
             seats,
             stderr_tails,
         })
+    }
+}
+
+impl Store {
+    /// The gauges `/metrics` shows, read in one statement each over an
+    /// index (`matches_by_status`) and the runners: matches waiting (in
+    /// all, and for the tournaments with the most), runners seen lately.
+    pub async fn metrics_gauges(&self) -> Result<Gauges, ArenaError> {
+        let now = self.now_ms();
+        let read = async {
+            let mut connection = self.pool().acquire().await?;
+            let waiting_by_tournament: Vec<(i64, i64)> = sqlx::query_as(
+                "SELECT tournament_id, COUNT(*) AS waiting FROM matches \
+                 WHERE status = 'queued' OR (status = 'leased' AND lease_expires_at <= $1) \
+                 GROUP BY tournament_id ORDER BY waiting DESC, tournament_id LIMIT $2",
+            )
+            .bind(now)
+            .bind(MAX_TOURNAMENT_SERIES as i64)
+            .fetch_all(&mut *connection)
+            .await?;
+            let (matches_waiting, runners_seen): (i64, i64) = sqlx::query_as(
+                "SELECT (SELECT COUNT(*) FROM matches \
+                 WHERE status = 'queued' OR (status = 'leased' AND lease_expires_at <= $1)), \
+                 (SELECT COUNT(*) FROM runners WHERE revoked_at IS NULL AND last_seen_at >= $2)",
+            )
+            .bind(now)
+            .bind(now - RUNNERS_SEEN_WITHIN.as_millis() as i64)
+            .fetch_one(&mut *connection)
+            .await?;
+            Ok(Gauges {
+                matches_waiting,
+                waiting_by_tournament,
+                runners_seen,
+            })
+        };
+        self.metrics().database(read.await)
     }
 }

@@ -8,6 +8,7 @@
 //! - `replays`: replay answers built a few at a time, the latest kept.
 //! - `standings`: a tournament page's results table, crosstable, format
 //!   standings, bracket and SPRT state.
+//! - `scrape`: `/metrics`, the arena's metrics for Prometheus.
 //! - `assets/`: the page shell, its script, the board drawings and the
 //!   style sheet, embedded with `include_str!` (plain HTML, CSS and JS; no
 //!   build step).
@@ -20,6 +21,7 @@
 //! script, so a hostile name stays text.
 
 mod replays;
+mod scrape;
 mod standings;
 
 use std::future::Future;
@@ -69,6 +71,7 @@ struct Web {
     store: Store,
     admission: Admission,
     replays: Arc<replays::ReplayCache>,
+    gauges: Arc<scrape::GaugeCache>,
 }
 
 impl FromRef<Web> for Store {
@@ -88,6 +91,7 @@ pub fn admitted_router(store: Store, admission: Admission) -> Router {
         store,
         admission,
         replays: Arc::new(replays::ReplayCache::new()),
+        gauges: Arc::default(),
     };
     Router::new()
         .route("/", get(page))
@@ -107,15 +111,19 @@ pub fn admitted_router(store: Store, admission: Admission) -> Router {
         .route("/api/bots/{name}", get(bot))
         .route("/api/games/{id}", get(game))
         .route("/api/games/{tournament}/{match}/{game}", get(game_by_name))
+        .route("/metrics", get(scrape::metrics))
         .fallback(|| async { WebError::NotFound("no such page".into()) })
         .layer(axum::middleware::from_fn_with_state(web.clone(), admitted))
         .layer(axum::middleware::map_response(security_headers))
         .with_state(web)
 }
 
-/// What an `/api/` read costs to admit; `None` for the page and its
-/// assets, which are served from memory.
+/// What an `/api/` read or a scrape costs to admit; `None` for the page
+/// and its assets, which are served from memory.
 fn api_cost(path: &str) -> Option<u32> {
+    if path == "/metrics" {
+        return Some(cost::SINGLE);
+    }
     let rest = path.strip_prefix("/api/")?;
     Some(match rest.split('/').next().unwrap_or("") {
         "leaderboards" => cost::ALL_BOARDS,
@@ -455,5 +463,7 @@ pub fn replay_json(bytes: &[u8]) -> String {
     }
 }
 
+#[cfg(test)]
+mod scrape_tests;
 #[cfg(test)]
 mod tests;

@@ -16,19 +16,20 @@ use crate::testkit::bot_archive;
 use crate::Store;
 use cairn_engine::forfeit::{EndedBy, ForfeitReason};
 
-const HOSTILE_DETAIL: &str = "<img src=x onerror=alert(1)></td><script>alert(2)</script>";
+pub(super) const HOSTILE_DETAIL: &str =
+    "<img src=x onerror=alert(1)></td><script>alert(2)</script>";
 
-struct Server {
+pub(super) struct Server {
     address: String,
     _stop: oneshot::Sender<()>,
     _folder: tempfile::TempDir,
 }
 
 /// One answer: status, headers (lowercase names) and body.
-struct Answer {
-    status: u16,
-    headers: String,
-    body: String,
+pub(super) struct Answer {
+    pub(super) status: u16,
+    pub(super) headers: String,
+    pub(super) body: String,
 }
 
 impl Answer {
@@ -38,7 +39,7 @@ impl Answer {
 }
 
 /// A minimal HTTP/1.1 client: one request per connection.
-async fn request(server: &Server, method: &str, path: &str) -> Answer {
+pub(super) async fn request(server: &Server, method: &str, path: &str) -> Answer {
     let address = server.address.clone();
     let request = format!("{method} {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n");
     tokio::task::spawn_blocking(move || {
@@ -59,7 +60,7 @@ async fn request(server: &Server, method: &str, path: &str) -> Answer {
     .unwrap()
 }
 
-async fn get(server: &Server, path: &str) -> Answer {
+pub(super) async fn get(server: &Server, path: &str) -> Answer {
     request(server, "GET", path).await
 }
 
@@ -151,7 +152,7 @@ fn first_moves(game: &str, n_seats: usize, seed: u64, n_actions: usize) -> Repla
 
 /// Reports a leased match: played to the end, or (`forfeit`) forfeited
 /// by alpha's seat with a hostile detail after five actions.
-fn report(lease: &Lease, forfeit: bool) -> MatchReport {
+pub(super) fn report(lease: &Lease, forfeit: bool) -> MatchReport {
     let alpha = lease
         .seats
         .iter()
@@ -213,7 +214,7 @@ fn report(lease: &Lease, forfeit: bool) -> MatchReport {
 
 /// A store with bots alpha and beta in one round robin of `game` (2 games
 /// a pairing, at `seats` seats) and a runner to play it.
-async fn with_tournament(
+pub(super) async fn with_tournament(
     game: &str,
     options: GameOptions,
     seats: usize,
@@ -266,7 +267,11 @@ async fn serve_store(store: Store, folder: tempfile::TempDir) -> Server {
 }
 
 /// [`serve_store`] with its `/api/` reads admitted by `admission`.
-async fn serve_admitted(store: Store, folder: tempfile::TempDir, admission: Admission) -> Server {
+pub(super) async fn serve_admitted(
+    store: Store,
+    folder: tempfile::TempDir,
+    admission: Admission,
+) -> Server {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap().to_string();
     let (stop, stopped) = oneshot::channel::<()>();

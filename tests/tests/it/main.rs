@@ -32,6 +32,7 @@ mod hello;
 mod hostile;
 mod languages;
 mod mcts;
+mod metrics_prometheus;
 mod play_builds;
 mod play_progress;
 mod python_package;

@@ -211,7 +211,7 @@ pub(super) async fn lease(
                RETURNING id AS match_id, tournament_id, match_index, lease_generation, lease_expires_at), \
          n AS (SELECT pg_notify($4, {}) FROM u) \
          SELECT (SELECT COUNT(*) FROM me) AS live, (SELECT COUNT(*) FROM n) AS notified, \
-         u.match_id, u.tournament_id, u.match_index, u.lease_generation, u.lease_expires_at \
+         (SELECT COUNT(*) FROM e WHERE e.id = u.match_id) AS reclaimed, u.match_id, u.tournament_id, u.match_index, u.lease_generation, u.lease_expires_at \
          FROM (SELECT 1) AS one LEFT JOIN u ON TRUE",
         invalidate::match_payload_sql("$5", "tournament_id", "match_index"),
     )))
@@ -256,6 +256,7 @@ pub(super) async fn lease(
         match_index,
         lease_generation,
         lease_expires_at,
+        reclaimed: row.reclaimed == 1,
     }))
 }
 
@@ -264,6 +265,8 @@ pub(super) async fn lease(
 struct PostgresLease {
     live: i64,
     notified: i64,
+    /// 1 when the match leased was under an expired lease.
+    reclaimed: i64,
     match_id: Option<i64>,
     tournament_id: Option<i64>,
     match_index: Option<i64>,

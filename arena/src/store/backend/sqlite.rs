@@ -295,12 +295,13 @@ pub(super) async fn lease(
         tx.touches_nothing_cached();
         return Ok(None);
     };
-    let leased: LeasedRow = sqlx::query_as(LEASE_UPDATE)
+    let mut leased: LeasedRow = sqlx::query_as(LEASE_UPDATE)
         .bind(runner.id)
         .bind(now + duration_ms)
         .bind(match_id)
         .fetch_one(&mut **tx)
         .await?;
+    leased.reclaimed = expired == Some(match_id);
     tx.touches(Touch::Match {
         tournament_id: leased.tournament_id,
         match_index: leased.match_index,

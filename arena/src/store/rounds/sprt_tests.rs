@@ -1,5 +1,7 @@
 //! SPRT deal pairs, variants, solo and given-up ties.
 
+use cairn_engine::GameOptions;
+
 use super::super::tests::{both_backends, duel, owner_with_bots, test_store, LEASE_MS};
 use super::super::*;
 use super::cancel_tests::*;

@@ -470,6 +470,10 @@ async fn an_expired_lease_returns_the_match_to_the_queue_and_its_report_is_refus
         (retaken.match_id, retaken.lease_generation),
         (first.match_id, 2)
     );
+    // The arena counts the expiry when the match is leased again.
+    let counted = test.store.metrics().render(None);
+    assert!(counted.contains("\ncairn_leases_granted_total 2\n"), "{counted}");
+    assert!(counted.contains("\ncairn_leases_expired_total 1\n"), "{counted}");
     let late = test
         .store
         .report_result(&slow, &report_by_strength(&first, |id| id))
@@ -563,3 +567,30 @@ async fn play_everything(store: &Store, runner: &Runner) {
 
 mod backends;
 mod leases_and_ratings;
+
+both_backends! {
+async fn the_metrics_gauges_count_waiting_matches_and_runners_seen_lately() {
+    let test = test_store().await;
+    let owner = owner_with_bots(&test.store, "ada", &["a", "b"]).await;
+    let tournament = test
+        .store
+        .create_tournament(&owner, &duel(&["a", "b"], 2))
+        .await
+        .unwrap();
+    let (runner, _) = test.store.register_runner("r1").await.unwrap();
+    let before = test.store.metrics_gauges().await.unwrap();
+    assert!(before.matches_waiting >= 1, "{before:?}");
+    assert_eq!(before.runners_seen, 0);
+    let waiting = before.matches_waiting;
+    assert_eq!(before.waiting_by_tournament, vec![(tournament.id, waiting)]);
+    test.store.lease_match(&runner, 1_000).await.unwrap().unwrap();
+    let leased = test.store.metrics_gauges().await.unwrap();
+    assert_eq!(leased.matches_waiting, waiting - 1);
+    assert_eq!(leased.runners_seen, 1);
+    // An expired lease's match waits again; the runner is seen no longer.
+    test.clock.advance_ms(61_000);
+    let expired = test.store.metrics_gauges().await.unwrap();
+    assert_eq!(expired.matches_waiting, waiting);
+    assert_eq!(expired.runners_seen, 0);
+}
+}
