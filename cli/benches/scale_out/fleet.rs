@@ -14,6 +14,7 @@ use std::time::Instant;
 use cairn_arena::deal::DealSecret;
 use cairn_arena::testkit::{bot_archive, PlayedGame};
 use cairn_arena::verify::PlannedGame;
+use cairn_engine::GameOptions;
 use cairn_proto::arena::v1 as pb;
 use cairn_proto::record::seat_label;
 use pb::arena_client::ArenaClient;
@@ -25,11 +26,22 @@ use super::capped::CappedGroup;
 
 pub const RUNNER_TOKEN: &str = "scale-out-bench-runner-token";
 pub const GAME: &str = "schotten-totten";
-/// Bots of the tournaments, and of each the games per pairing: 1,770
-/// pairings of 40 games, 70,800 games a tournament in matches of 20 (one
+/// Bots of the tournaments, and of each the games per pairing: 435
+/// pairings of 40 games, 17,400 games a tournament in matches of 20 (one
 /// per seating), each a lease and 20 reports.
-const N_BOTS: usize = 60;
+const N_BOTS: usize = 30;
 const GAMES_PER_PAIRING: u32 = 40;
+/// A tournament on each of these variants of [`GAME`], each its own
+/// leaderboard ("board"): a report holds its board's lock from its write to
+/// its commit, so the reports of one board take turns whatever the number
+/// of arena processes (see docs/performance.md, "Scaling out"); an arena
+/// with several games and variants spreads over several.
+pub const BOARDS: [&[(&str, &str)]; 4] = [
+    &[],
+    &[("expert", "true")],
+    &[("tactics", "true")],
+    &[("tactics", "true"), ("expert", "true")],
+];
 
 /// A `cairn serve` process, killed (and waited for) when dropped, before
 /// its cgroup is removed.
@@ -124,9 +136,11 @@ fn authorized<T>(message: T, token: &str) -> Request<T> {
     request
 }
 
-/// An owner, its bots and `n_tournaments` round robins of [`GAME`]; the
-/// tournaments' ids.
-pub async fn set_up(arena: &ArenaProcess, n_tournaments: usize) -> Vec<i64> {
+/// A tournament: its id and its variant's options.
+pub type Tournament = (i64, GameOptions);
+
+/// An owner, its bots and a round robin of [`GAME`] on each of `boards`.
+pub async fn set_up(arena: &ArenaProcess, boards: &[&[(&str, &str)]]) -> Vec<Tournament> {
     let mut client = ArenaClient::new(connect(&arena.public).await);
     let token = client
         .register_owner(pb::RegisterOwnerRequest {
@@ -144,10 +158,15 @@ pub async fn set_up(arena: &ArenaProcess, n_tournaments: usize) -> Vec<i64> {
             .await
             .expect("a bot");
     }
-    let mut ids = Vec::new();
-    for seed in 0..n_tournaments {
+    let mut tournaments = Vec::new();
+    for (seed, board) in boards.iter().enumerate() {
+        let options: GameOptions = board
+            .iter()
+            .map(|(key, value)| (key.to_string(), value.to_string()))
+            .collect();
         let request = pb::CreateTournamentRequest {
             game: GAME.into(),
+            options: options.clone().into_iter().collect(),
             bots: names.clone(),
             seats_per_game: 2,
             games_per_pairing: GAMES_PER_PAIRING,
@@ -155,9 +174,9 @@ pub async fn set_up(arena: &ArenaProcess, n_tournaments: usize) -> Vec<i64> {
             ..Default::default()
         };
         let created = client.create_tournament(authorized(request, &token)).await;
-        ids.push(created.expect("a tournament").into_inner().id);
+        tournaments.push((created.expect("a tournament").into_inner().id, options));
     }
-    ids
+    tournaments
 }
 
 /// Every planned game of the tournaments, played through, by the seed it
@@ -167,7 +186,7 @@ pub async fn set_up(arena: &ArenaProcess, n_tournaments: usize) -> Vec<i64> {
 pub struct PrePlayed(HashMap<u64, PlayedGame>);
 
 impl PrePlayed {
-    pub async fn play(url: &str, tournaments: &[i64]) -> PrePlayed {
+    pub async fn play(url: &str, tournaments: &[Tournament]) -> PrePlayed {
         let pool = sqlx::PgPool::connect(url).await.expect("the database");
         let secret: String = sqlx::query_scalar("SELECT secret FROM deal_secret WHERE id = 1")
             .fetch_one(&pool)
@@ -175,7 +194,8 @@ impl PrePlayed {
             .expect("the deal secret");
         let secret = DealSecret::from_hex(&secret).expect("a deal secret");
         let mut games = HashMap::new();
-        for &tournament_id in tournaments {
+        for (tournament_id, options) in tournaments {
+            let tournament_id = *tournament_id;
             let seeds: Vec<i64> = sqlx::query_scalar(
                 "SELECT g.seed FROM games g JOIN matches m ON m.id = g.match_id \
                  WHERE m.tournament_id = $1",
@@ -188,7 +208,7 @@ impl PrePlayed {
                 let dealt = secret.deal_seed(tournament_id, seed as u64);
                 let planned = PlannedGame {
                     game: GAME.into(),
-                    options: Default::default(),
+                    options: options.clone(),
                     game_index: 0,
                     seed: dealt,
                     seats: vec![0, 0],

@@ -21,6 +21,7 @@
 
 mod capped;
 mod fleet;
+mod waits;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -38,13 +39,22 @@ const ROUNDS: usize = 3;
 const PHASE: Duration = Duration::from_secs(10);
 /// Untimed, on both arena processes first: connections, caches.
 const WARM_UP: Duration = Duration::from_secs(3);
-/// Round robins planned; each phase uses up games, and a runner stopped
-/// mid-match leaves the rest of it leased.
-const N_TOURNAMENTS: usize = 2;
 
 const FIGURES: &str = "arena/postgres_capped_1_arena_results_per_s, \
     arena/postgres_capped_2_arenas_results_per_s, arena/postgres_capped_2_arenas_speedup, \
     arena/capped_arena_cpu_ms_per_result, arena/postgres_cpu_ms_per_result";
+
+/// What every phase runs on.
+/// Dropped in this order: the arena processes are killed (and their
+/// cgroups removed) before the database server stops.
+struct Setup {
+    /// The sampler's connections ([`waits`]).
+    watcher: sqlx::PgPool,
+    runtime: Runtime,
+    arenas: Vec<ArenaProcess>,
+    postgres: Postgres,
+    played: Arc<PrePlayed>,
+}
 
 /// What one phase measured.
 #[derive(Debug, Clone, Copy)]
@@ -79,14 +89,14 @@ fn own_cpu_us() -> f64 {
 
 /// [`N_RUNNERS`] runners spread over `used` for `how_long`; the CPU of
 /// every arena process (`all`) and of PostgreSQL counted.
-fn phase(
-    runtime: &Runtime,
-    used: &[ArenaProcess],
-    all: &[ArenaProcess],
-    postgres: &Postgres,
-    played: &Arc<PrePlayed>,
-    how_long: Duration,
-) -> Phase {
+fn phase(setup: &Setup, used: &[ArenaProcess], how_long: Duration) -> Phase {
+    let Setup {
+        runtime,
+        arenas: all,
+        postgres,
+        played,
+        watcher,
+    } = setup;
     let channels: Vec<_> = runtime.block_on(async {
         let mut channels = Vec::new();
         for index in 0..N_RUNNERS {
@@ -103,6 +113,8 @@ fn phase(
     let (arena_before, postgres_before, own_before) =
         (arena_cpu(), postgres.cpu_us(), own_cpu_us());
     let periods_before = periods();
+    let (stop_sampling, stop) = tokio::sync::watch::channel(false);
+    let sampling = runtime.spawn(waits::sample(watcher.clone(), stop));
     let started = Instant::now();
     let until = started + how_long;
     let tasks: Vec<_> = channels
@@ -114,6 +126,8 @@ fn phase(
         results += runtime.block_on(task).expect("a runner");
     }
     let elapsed = started.elapsed().as_secs_f64();
+    stop_sampling.send_replace(true);
+    let waited = runtime.block_on(sampling).expect("the sampler");
     let throttled: Vec<String> = periods()
         .iter()
         .zip(&periods_before)
@@ -139,6 +153,7 @@ fn phase(
         measured.ms_per_result(measured.runners_us),
         throttled.join(" and "),
     );
+    println!("({waited})");
     measured
 }
 
@@ -174,30 +189,34 @@ fn main() {
         .build()
         .expect("a runtime");
     let started = Instant::now();
-    let tournaments = runtime.block_on(fleet::set_up(&arenas[0], N_TOURNAMENTS));
+    let tournaments = runtime.block_on(fleet::set_up(&arenas[0], &fleet::BOARDS));
     let played = Arc::new(runtime.block_on(PrePlayed::play(&url, &tournaments)));
     println!(
-        "({} games planned and played before the clock in {:.0} s; each arena process held to \
-         {ARENA_SHARE} of a core, {N_RUNNERS} runners, {} s a phase)",
+        "({} deals on {} boards planned and played before the clock in {:.0} s; each arena \
+         process held to {ARENA_SHARE} of a core, {N_RUNNERS} runners, {} s a phase)",
         played.len(),
+        tournaments.len(),
         started.elapsed().as_secs_f64(),
         PHASE.as_secs(),
     );
     for arena in &arenas {
         arena.group.cap(ARENA_SHARE).expect("the cap is written");
     }
-    phase(&runtime, &arenas, &arenas, &postgres, &played, WARM_UP);
+    let watcher = runtime
+        .block_on(sqlx::PgPool::connect(&url))
+        .expect("the database");
+    let setup = Setup {
+        runtime,
+        arenas,
+        postgres,
+        played,
+        watcher,
+    };
+    phase(&setup, &setup.arenas, WARM_UP);
     let (mut ones, mut twos) = (Vec::new(), Vec::new());
     for _ in 0..ROUNDS {
-        ones.push(phase(
-            &runtime,
-            &arenas[..1],
-            &arenas,
-            &postgres,
-            &played,
-            PHASE,
-        ));
-        twos.push(phase(&runtime, &arenas, &arenas, &postgres, &played, PHASE));
+        ones.push(phase(&setup, &setup.arenas[..1], PHASE));
+        twos.push(phase(&setup, &setup.arenas, PHASE));
     }
     report(&ones, &twos);
 }
