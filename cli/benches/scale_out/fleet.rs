@@ -26,22 +26,17 @@ use super::capped::CappedGroup;
 
 pub const RUNNER_TOKEN: &str = "scale-out-bench-runner-token";
 pub const GAME: &str = "schotten-totten";
-/// Bots of the tournaments, and of each the games per pairing: 435
-/// pairings of 40 games, 17,400 games a tournament in matches of 20 (one
+/// Bots of the tournaments, and of each the games per pairing: 780
+/// pairings of 40 games, 31,200 games a tournament in matches of 20 (one
 /// per seating), each a lease and 20 reports.
-const N_BOTS: usize = 30;
+const N_BOTS: usize = 40;
 const GAMES_PER_PAIRING: u32 = 40;
-/// A tournament on each of these variants of [`GAME`], each its own
-/// leaderboard ("board"): a report holds its board's lock from its write to
-/// its commit, so the reports of one board take turns whatever the number
-/// of arena processes (see docs/performance.md, "Scaling out"); an arena
-/// with several games and variants spreads over several.
-pub const BOARDS: [&[(&str, &str)]; 4] = [
-    &[],
-    &[("expert", "true")],
-    &[("tactics", "true")],
-    &[("tactics", "true"), ("expert", "true")],
-];
+/// A tournament on each of these variants of [`GAME`] (each its own
+/// leaderboard, "board"). One: leases go oldest match first, so however
+/// many tournaments wait, the runners all work on the oldest, one board at
+/// a time, as in an arena with one busy tournament; and the reports of one
+/// board take turns on its lock (docs/performance.md, "Scaling out").
+pub const BOARDS: [&[(&str, &str)]; 1] = [&[]];
 
 /// A `cairn serve` process, killed (and waited for) when dropped, before
 /// its cgroup is removed.
