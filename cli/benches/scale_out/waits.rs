@@ -43,7 +43,7 @@ pub async fn sample(pool: PgPool, mut stop: watch::Receiver<bool>) -> String {
         }
     }
     let mut tally: Vec<(String, u64)> = tally.into_iter().collect();
-    tally.sort_by(|a, b| b.1.cmp(&a.1));
+    tally.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
     let shown: Vec<String> = tally
         .iter()
         .take(SHOWN)
