@@ -221,49 +221,77 @@ pub fn planned_from_lease(lease: &Lease, game: &LeasedGame) -> PlannedGame {
 /// An honest report of a real game as planned, every seat playing its
 /// first legal action (the engine's fixed order makes it deterministic).
 pub fn played_game_report(planned: &PlannedGame) -> GameReport {
-    let n_seats = planned.seats.len();
-    let mut state = new_game(&planned.game, &planned.options, n_seats, planned.seed)
-        .expect("a planned game sets up");
-    let (mut actions, mut hashes) = (Vec::new(), Vec::new());
-    while state.current_seat().is_some() {
-        let first = state.legal_actions()[0].clone();
-        state.apply_text(&first).expect("a legal action applies");
-        actions.push(first);
-        hashes.push(hash_text(state.state_hash()));
+    PlayedGame::play(planned).report(planned)
+}
+
+/// A real game played through, every seat playing its first legal action:
+/// what depends only on the game, its options, its seats and its seed, so
+/// that it can be played before it is leased (benchmarks replay such games
+/// to an arena without playing while they are timed).
+#[derive(Debug, Clone)]
+pub struct PlayedGame {
+    actions: Vec<String>,
+    hashes: Vec<String>,
+    score: cairn_engine::forfeit::FinalScore,
+}
+
+impl PlayedGame {
+    /// Plays `planned` (its seat names and bot versions play no part).
+    pub fn play(planned: &PlannedGame) -> PlayedGame {
+        let n_seats = planned.seats.len();
+        let mut state = new_game(&planned.game, &planned.options, n_seats, planned.seed)
+            .expect("a planned game sets up");
+        let (mut actions, mut hashes) = (Vec::new(), Vec::new());
+        while state.current_seat().is_some() {
+            let first = state.legal_actions()[0].clone();
+            state.apply_text(&first).expect("a legal action applies");
+            actions.push(first);
+            hashes.push(hash_text(state.state_hash()));
+        }
+        let score = final_score(&planned.game, state.outcome().as_ref(), n_seats, &[]);
+        PlayedGame {
+            actions,
+            hashes,
+            score,
+        }
     }
-    let score = final_score(&planned.game, state.outcome().as_ref(), n_seats, &[]);
-    let n_actions = actions.len();
-    let seats = planned
-        .seats
-        .iter()
-        .enumerate()
-        .map(|(seat, &bot_version_id)| SeatResult {
-            bot_version_id,
-            score: i64::from(score.scores[seat]),
-            rank: score.ranks[seat],
-            forfeit: None::<Forfeit>,
-        })
-        .collect();
-    let ended_by = score.ended_by;
-    let record = GameRecord {
-        game: planned.game.clone(),
-        options: planned.options.clone(),
-        seed: planned.seed,
-        seats: planned.seat_names.clone(),
-        actions,
-        hashes,
-        forfeits: Vec::new(),
-        score,
-        // Times an honest runner could have measured.
-        cpu_us: (0..n_actions as u64)
-            .map(|index| Some(500 + index))
-            .collect(),
-    };
-    GameReport {
-        game_index: planned.game_index,
-        seats,
-        replay: ReplayFile::new(vec![record]).to_json().into_bytes(),
-        stderr_tails: Vec::new(),
-        ended_by,
+
+    /// The honest report of this game as `planned` (which must be the
+    /// game it was played as) seats it.
+    pub fn report(&self, planned: &PlannedGame) -> GameReport {
+        let score = self.score.clone();
+        let seats = planned
+            .seats
+            .iter()
+            .enumerate()
+            .map(|(seat, &bot_version_id)| SeatResult {
+                bot_version_id,
+                score: i64::from(score.scores[seat]),
+                rank: score.ranks[seat],
+                forfeit: None::<Forfeit>,
+            })
+            .collect();
+        let ended_by = score.ended_by;
+        let record = GameRecord {
+            game: planned.game.clone(),
+            options: planned.options.clone(),
+            seed: planned.seed,
+            seats: planned.seat_names.clone(),
+            actions: self.actions.clone(),
+            hashes: self.hashes.clone(),
+            forfeits: Vec::new(),
+            score,
+            // Times an honest runner could have measured.
+            cpu_us: (0..self.actions.len() as u64)
+                .map(|index| Some(500 + index))
+                .collect(),
+        };
+        GameReport {
+            game_index: planned.game_index,
+            seats,
+            replay: ReplayFile::new(vec![record]).to_json().into_bytes(),
+            stderr_tails: Vec::new(),
+            ended_by,
+        }
     }
 }

@@ -25,8 +25,8 @@ use tokio::runtime::Runtime;
 use tokio::sync::oneshot;
 
 use super::{
-    ingest_over, p99_ms, reader, set_up, ticks_us, CpuTimes, N_BOTS, N_READERS, N_RUNNERS,
-    RUNNER_TOKEN, STOP, UNDER_INGEST,
+    ingest_over, p99_ms, reader, set_up, CpuTimes, N_BOTS, N_READERS, N_RUNNERS, RUNNER_TOKEN,
+    STOP, UNDER_INGEST,
 };
 
 /// Matches each runner reports per measurement (the tournament has 2,450:
@@ -126,14 +126,11 @@ impl std::fmt::Display for CpuPerResult {
 
 /// Runs `ingest` (which returns the results recorded), measuring its CPU
 /// per result.
-fn measured(port: u16, ingest: impl FnOnce() -> (u64, f64)) -> (f64, CpuPerResult) {
-    let (process, server, started) = (CpuTimes::now(), server_cpu_us(port), Instant::now());
+fn measured(postgres: &Postgres, ingest: impl FnOnce() -> (u64, f64)) -> (f64, CpuPerResult) {
+    let (process, server, started) = (CpuTimes::now(), postgres.cpu_us(), Instant::now());
     let (results, rate) = ingest();
     let wall_us = started.elapsed().as_secs_f64() * 1e6;
-    let (process, server) = (
-        CpuTimes::now().since(&process),
-        server_cpu_us(port) - server,
-    );
+    let (process, server) = (CpuTimes::now().since(&process), postgres.cpu_us() - server);
     let per = |us: f64| us / results.max(1) as f64;
     let cpu = CpuPerResult {
         arena_us: per(process.group_us("arena-pg") + process.group_us("cairn-arena-wri")),
@@ -143,48 +140,6 @@ fn measured(port: u16, ingest: impl FnOnce() -> (u64, f64)) -> (f64, CpuPerResul
     };
     (rate, cpu)
 }
-/// CPU time (user plus system, µs) of every process of the PostgreSQL
-/// server listening on `port`: its postmaster (found by the `-p PORT` of
-/// its command line) and the backends it forked. A backend that ended in
-/// between is not counted; the benchmark's connections stay open.
-fn server_cpu_us(port: u16) -> f64 {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return 0.0;
-    };
-    let port = port.to_string();
-    let mut stats = Vec::new();
-    let mut postmaster = None;
-    for entry in entries.flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
-        let args: Vec<&[u8]> = cmdline.split(|&byte| byte == 0).collect();
-        let serves_port = args
-            .windows(2)
-            .any(|pair| pair[0] == b"-p" && pair[1] == port.as_bytes());
-        if serves_port && args.first().is_some_and(|arg| arg.ends_with(b"postgres")) {
-            postmaster = Some(pid);
-        }
-        stats.push((pid, stat));
-    }
-    let Some(postmaster) = postmaster else {
-        return 0.0;
-    };
-    stats
-        .iter()
-        .filter_map(|(pid, stat)| {
-            let (_, rest) = stat.rsplit_once(") ")?;
-            let parent: u32 = rest.split_whitespace().nth(1)?.parse().ok()?;
-            let (_, us) = ticks_us(stat)?;
-            (*pid == postmaster || parent == postmaster).then_some(us)
-        })
-        .sum()
-}
-
 /// Prints the PostgreSQL figures, or says loudly why they are skipped.
 pub(crate) fn bench(runners: &Runtime, readers: &Runtime) {
     let Some(server) = Postgres::start_or_skip("the arena benchmark") else {
@@ -210,9 +165,8 @@ pub(crate) fn bench(runners: &Runtime, readers: &Runtime) {
                 .expect("runner");
         }
     });
-    let port = server.port();
     let per_runner = MATCHES_PER_MEASUREMENT / N_RUNNERS;
-    let (alone, cpu_alone) = measured(port, || {
+    let (alone, cpu_alone) = measured(&server, || {
         runners.block_on(ingest_over(&[first.address], N_RUNNERS, per_runner))
     });
     println!("(one arena server, {N_RUNNERS} runners: {cpu_alone})");
@@ -250,12 +204,12 @@ pub(crate) fn bench(runners: &Runtime, readers: &Runtime) {
     );
 
     let per_runner = MATCHES_PER_MEASUREMENT / n_runners;
-    let (one_arena, cpu_one) = measured(port, || {
+    let (one_arena, cpu_one) = measured(&server, || {
         runners.block_on(ingest_over(&[first.address], n_runners, per_runner))
     });
     let second = ArenaServer::start(&url);
     let both = [first.address, second.address];
-    let (two_arenas, cpu_two) = measured(port, || {
+    let (two_arenas, cpu_two) = measured(&server, || {
         runners.block_on(ingest_over(&both, n_runners, per_runner))
     });
     println!(

@@ -146,6 +146,34 @@ impl Postgres {
         self.port
     }
 
+    /// The CPU time (user and system, µs) its processes have used so far:
+    /// the postmaster (the first line of its `postmaster.pid`) and every
+    /// process it forked that is still running (the backends, the writers
+    /// and workers). A backend that ended is no longer counted, so callers
+    /// that compare two readings keep their connections open in between.
+    pub fn cpu_us(&self) -> f64 {
+        let pid_file = fs::read_to_string(self.data.join("postmaster.pid")).unwrap_or_default();
+        let Some(postmaster): Option<u32> = pid_file
+            .lines()
+            .next()
+            .and_then(|line| line.trim().parse().ok())
+        else {
+            return 0.0;
+        };
+        let Ok(entries) = fs::read_dir("/proc") else {
+            return 0.0;
+        };
+        entries
+            .flatten()
+            .filter_map(|entry| {
+                let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
+                let (parent, us) =
+                    process_cpu_us(&fs::read_to_string(entry.path().join("stat")).ok()?)?;
+                (pid == postmaster || parent == postmaster).then_some(us)
+            })
+            .sum()
+    }
+
     /// The URL of a new, empty database on this server (each call makes
     /// another, so tests sharing a server never share data).
     pub fn fresh_database(&self) -> Result<String, String> {
@@ -257,6 +285,19 @@ impl Drop for Postgres {
     }
 }
 
+/// A `/proc/PID/stat` line's parent pid and CPU time (user plus system,
+/// µs; Linux counts in ticks of 10 ms for user space).
+fn process_cpu_us(stat: &str) -> Option<(u32, f64)> {
+    const TICK_US: f64 = 10_000.0;
+    // The command name, in parentheses, may hold spaces: fields follow its last `)`.
+    let (_, rest) = stat.rsplit_once(") ")?;
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let parent = fields.get(1)?.parse().ok()?;
+    let user: f64 = fields.get(11)?.parse().ok()?;
+    let system: f64 = fields.get(12)?.parse().ok()?;
+    Some((parent, (user + system) * TICK_US))
+}
+
 /// The folder holding `initdb` and `pg_ctl` of the newest installed
 /// PostgreSQL, or what to install.
 fn server_programs() -> Result<PathBuf, String> {
@@ -345,6 +386,14 @@ mod tests {
             std::net::TcpStream::connect(("127.0.0.1", port)).is_err(),
             "the server no longer listens"
         );
+    }
+
+    #[test]
+    fn a_stat_line_gives_its_parent_and_cpu_time_whatever_the_command_name() {
+        let stat =
+            "4242 (postgres: cairn db) S 4200 4200 4200 0 -1 4194560 900 0 0 0 7 3 0 0 20 0 1 0";
+        assert_eq!(process_cpu_us(stat), Some((4200, 100_000.0)));
+        assert_eq!(process_cpu_us("4242 (cut"), None);
     }
 
     /// Set in the process [`a_server_whose_owner_is_killed_stops`] starts:

@@ -131,6 +131,12 @@ fn legacy_parent_path(mountinfo: &str, own: &str, controller: &str) -> Option<Pa
 }
 
 fn detect_unified(mountinfo: &str, own: &str) -> Option<CgroupHost> {
+    unified_parent(mountinfo, own, &["memory", "pids"]).map(|parent| CgroupHost::Unified { parent })
+}
+
+/// This process's own v2 cgroup, if it hands every one of `controllers`
+/// to the children created in it (enabling them when it may).
+fn unified_parent(mountinfo: &str, own: &str, controllers: &[&str]) -> Option<PathBuf> {
     let mount_point = mountinfo.lines().find_map(|line| {
         let (before, after) = line.split_once(" - ")?;
         (after.split_whitespace().next()? == "cgroup2").then(|| before.split_whitespace().nth(4))?
@@ -138,18 +144,51 @@ fn detect_unified(mountinfo: &str, own: &str) -> Option<CgroupHost> {
     let own_path = own.lines().find_map(|line| line.strip_prefix("0::"))?;
     let parent = Path::new(mount_point).join(own_path.trim_start_matches('/'));
     let available = fs::read_to_string(parent.join("cgroup.controllers")).ok()?;
-    let has = |name: &str| available.split_whitespace().any(|word| word == name);
-    if !(has("memory") && has("pids")) {
+    let has = |name: &&str| available.split_whitespace().any(|word| word == *name);
+    if !controllers.iter().all(has) {
         return None;
     }
     let enabled = fs::read_to_string(parent.join("cgroup.subtree_control")).unwrap_or_default();
-    let is_enabled = |name: &str| enabled.split_whitespace().any(|word| word == name);
-    if !(is_enabled("memory") && is_enabled("pids")) {
+    let is_enabled = |name: &&str| enabled.split_whitespace().any(|word| word == *name);
+    if !controllers.iter().all(is_enabled) {
         // Fails (EBUSY) when the runner's own cgroup holds processes and is not
         // the root: then v2 is not delegated to us and v1 is tried instead.
-        fs::write(parent.join("cgroup.subtree_control"), "+memory +pids").ok()?;
+        let wanted: Vec<String> = controllers.iter().map(|name| format!("+{name}")).collect();
+        fs::write(parent.join("cgroup.subtree_control"), wanted.join(" ")).ok()?;
     }
-    can_create_child(&parent).then_some(CgroupHost::Unified { parent })
+    can_create_child(&parent).then_some(parent)
+}
+
+/// Where this process may create child cgroups under one controller (for
+/// tools that place whole processes, such as benchmarks that cap a server's
+/// CPU): found as the sandbox finds its own, v2 first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ControllerParent {
+    /// A v2 directory delegating the controller (and every other v2
+    /// controller its children were given) to its children.
+    Unified(PathBuf),
+    /// The v1 hierarchy carrying the controller, at this process's place in it.
+    Legacy(PathBuf),
+}
+
+impl ControllerParent {
+    /// The parent for `controller` (`cpu`, `cpuacct`, `memory`, ...), or
+    /// `None` when neither hierarchy lets this process create a child there.
+    pub fn detect(controller: &str) -> Option<ControllerParent> {
+        let mountinfo = fs::read_to_string("/proc/self/mountinfo").ok()?;
+        let own = fs::read_to_string("/proc/self/cgroup").ok()?;
+        if let Some(parent) = unified_parent(&mountinfo, &own, &[controller]) {
+            return Some(ControllerParent::Unified(parent));
+        }
+        legacy_parent(&mountinfo, &own, controller).map(ControllerParent::Legacy)
+    }
+
+    /// The directory children are created in.
+    pub fn path(&self) -> &Path {
+        match self {
+            ControllerParent::Unified(path) | ControllerParent::Legacy(path) => path,
+        }
+    }
 }
 
 fn can_create_child(parent: &Path) -> bool {
@@ -492,6 +531,45 @@ mod tests {
             "no memory controller"
         );
         let _ = fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_single_controller_is_found_in_the_unified_hierarchy_only_where_it_is_available() {
+        let root = fake_hierarchy("unified-cpu");
+        fs::create_dir_all(root.join("server")).expect("own cgroup");
+        fs::write(root.join("server/cgroup.controllers"), "cpu memory\n").expect("write");
+        fs::write(root.join("server/cgroup.subtree_control"), "cpu\n").expect("write");
+        let mountinfo = format!(
+            "41 31 0:38 / {} rw,relatime - cgroup2 cgroup2 rw\n",
+            root.display()
+        );
+        let own = "0::/server\n";
+        assert_eq!(
+            unified_parent(&mountinfo, own, &["cpu"]),
+            Some(root.join("server"))
+        );
+        assert_eq!(
+            unified_parent(&mountinfo, own, &["cpu", "pids"]),
+            None,
+            "no pids controller"
+        );
+        let _ = fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_legacy_cpu_hierarchy_is_found_at_the_process_place_in_it() {
+        let mountinfo = "32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu\n\
+                         33 31 0:30 / /sys/fs/cgroup/cpuacct rw,relatime - cgroup cgroup rw,cpuacct\n";
+        let own = "2:cpuacct:/\n1:cpu:/jobs/arena\n0::/\n";
+        assert_eq!(
+            legacy_parent_path(mountinfo, own, "cpu"),
+            Some(PathBuf::from("/sys/fs/cgroup/cpu/jobs/arena"))
+        );
+        assert_eq!(
+            legacy_parent_path(mountinfo, own, "cpuacct"),
+            Some(PathBuf::from("/sys/fs/cgroup/cpuacct"))
+        );
+        assert_eq!(legacy_parent_path(mountinfo, own, "memory"), None);
     }
 
     #[test]

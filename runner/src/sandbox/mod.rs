@@ -65,6 +65,7 @@ use std::io;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
+pub use cgroup::ControllerParent;
 pub use detect::LayerStatus;
 pub use fork_server::idle_server_pids;
 pub use launcher::SandboxLauncher;
