@@ -5,10 +5,16 @@
 //! number of outcomes a run took. Then `cairn play --ab`'s test with NEW and
 //! OLD the same random bot in Lords of Scotland at 3-5 seats, 400 runs a
 //! line: `bench: sprt/ab/<seats>_seats/0_<elo1>/false_positives 4.5 %`.
+//! Then, at [0, 200], how the error rates and the bounds that would give
+//! exactly 5% depend on the outcomes' shape (the draw ratio; the pairs'
+//! spread): `bench: sprt/shape/<model>/<games|pairs>/<shape>/0_200/upper
+//! 1.37 llr`, 10,000 runs a line.
 //! `cargo bench -p cairn-arena --bench sprt [-- NAME_PART]` (only the lines
 //! whose name holds NAME_PART); figures in docs/performance.md.
 
-use cairn_arena::stats::simulation::{ab_runs, run, true_distribution};
+use cairn_arena::stats::simulation::{
+    ab_runs, calibrated_bounds, exit_rate, llr_paths, run, true_distribution, truth_of_shape,
+};
 use cairn_arena::stats::{EloModel, Sprt};
 
 const RUNS: u64 = 10_000;
@@ -32,6 +38,15 @@ fn main() {
             }
         }
     }
+    for model in [EloModel::Logistic, EloModel::Normalized] {
+        for (shape, base) in SHAPES {
+            let kind = if base.len() == 5 { "pairs" } else { "games" };
+            let name = format!("sprt/shape/{}/{kind}/{shape}/0_200", model.name());
+            if wanted(&name) {
+                shape_line(&name, model, base);
+            }
+        }
+    }
     for n_seats in [3, 4, 5] {
         for elo1 in [20.0, 50.0] {
             let name = format!("sprt/ab/{n_seats}_seats/0_{elo1}");
@@ -40,6 +55,42 @@ fn main() {
             }
         }
     }
+}
+
+/// Outcome shapes at an even score: games by their draw ratio, pairs from
+/// a narrow spread (most pairs split) to a wide one.
+const SHAPES: [(&str, &[f64]); 7] = [
+    ("draws_10", &[0.45, 0.1, 0.45]),
+    ("draws_30", &[0.35, 0.3, 0.35]),
+    ("draws_60", &[0.2, 0.6, 0.2]),
+    ("narrow", &[0.02, 0.13, 0.7, 0.13, 0.02]),
+    ("default", &[0.06, 0.22, 0.44, 0.22, 0.06]),
+    ("uniform", &[0.2, 0.2, 0.2, 0.2, 0.2]),
+    ("ends", &[0.3, 0.1, 0.2, 0.1, 0.3]),
+];
+
+/// Wald's error rates at [0, 200] for outcomes of one shape, and the bounds
+/// that would give exactly α and β there.
+fn shape_line(name: &str, model: EloModel, base: &[f64]) {
+    let sprt = Sprt::new(0.0, 200.0, 0.05, 0.05)
+        .expect("valid bounds")
+        .with_model(model);
+    let (scores, at_h0) = truth_of_shape(model, base, 0.0);
+    let (_, at_h1) = truth_of_shape(model, base, 200.0);
+    let reach = (RUNS, 4.0 * sprt.upper_bound(), 100_000);
+    let (h0, h1) = std::thread::scope(|scope| {
+        let h0 = scope.spawn(|| llr_paths(&sprt, &scores, &at_h0, reach, 1));
+        let h1 = llr_paths(&sprt, &scores, &at_h1, reach, 2);
+        (h0.join().expect("h0 thread"), h1)
+    });
+    let wald = (sprt.lower_bound(), sprt.upper_bound());
+    let alpha = exit_rate(&h0, wald, true);
+    let beta = exit_rate(&h1, wald, false);
+    let (lower, upper) = calibrated_bounds(&sprt, &h0, &h1);
+    println!("bench: {name}/alpha {:.2} %", 100.0 * alpha);
+    println!("bench: {name}/beta {:.2} %", 100.0 * beta);
+    println!("bench: {name}/lower {lower:.3} llr");
+    println!("bench: {name}/upper {upper:.3} llr");
 }
 
 fn ab_line(name: &str, n_seats: usize, elo1: f64) {

@@ -59,19 +59,25 @@ impl Decisions {
 /// pairs (0 .. 1 in quarters), distributed so that the truth is exactly
 /// `elo` in the SPRT's model.
 pub fn true_distribution(model: EloModel, pairs: bool, elo: f64) -> (Vec<f64>, Vec<f64>) {
-    let (scores, base) = if pairs {
-        (
-            vec![0.0, 0.25, 0.5, 0.75, 1.0],
-            vec![0.06, 0.22, 0.44, 0.22, 0.06],
-        )
+    let base: &[f64] = if pairs {
+        &[0.06, 0.22, 0.44, 0.22, 0.06]
     } else {
-        (vec![0.0, 0.5, 1.0], vec![0.35, 0.3, 0.35])
+        &[0.35, 0.3, 0.35]
     };
+    truth_of_shape(model, base, elo)
+}
+
+/// Outcomes of the shape `base` (games: loss, draw, win; pairs: the five
+/// scores from 0 to 1), tilted so that the truth is exactly `elo` in the
+/// SPRT's model.
+pub fn truth_of_shape(model: EloModel, base: &[f64], elo: f64) -> (Vec<f64>, Vec<f64>) {
+    let last = base.len().saturating_sub(1).max(1) as f64;
+    let scores: Vec<f64> = (0..base.len()).map(|i| i as f64 / last).collect();
     let probs = match model {
-        EloModel::Logistic => gsprt::with_mean(&scores, &base, score_of_elo(elo)),
+        EloModel::Logistic => gsprt::with_mean(&scores, base, score_of_elo(elo)),
         EloModel::Normalized => {
-            let scale = if pairs { 2f64.sqrt() } else { 1.0 } / NELO_PER_T;
-            gsprt::with_t_value(&scores, &base, elo * scale)
+            let scale = if base.len() == 5 { 2f64.sqrt() } else { 1.0 } / NELO_PER_T;
+            gsprt::with_t_value(&scores, base, elo * scale)
         }
     };
     (scores, probs)
@@ -107,6 +113,81 @@ pub fn run(
         Ok(decisions) => decisions,
         Err(never) => match never {},
     }
+}
+
+/// The LLR after every outcome of `runs` SPRTs on outcomes drawn from
+/// `probs`, each followed until the LLR leaves `(-reach, reach)` or `cap`
+/// outcomes: enough to tell where any narrower bounds would have stopped.
+pub fn llr_paths(
+    sprt: &Sprt,
+    scores: &[f64],
+    probs: &[f64],
+    (runs, reach, cap): (u64, f64, usize),
+    seed: u64,
+) -> Vec<Vec<f64>> {
+    let mut rng = Rng::seeded(seed);
+    (0..runs)
+        .map(|_| {
+            let mut outcomes = Outcomes {
+                bins: scores.iter().map(|&s| (s, 0.0)).collect(),
+                games_per_outcome: if scores.len() == 5 { 2 } else { 1 },
+            };
+            let mut path = Vec::new();
+            while path.last().is_none_or(|llr: &f64| llr.abs() < reach) && path.len() < cap {
+                outcomes.bins[draw(probs, &mut rng)].1 += 1.0;
+                path.push(sprt.check(&outcomes).llr);
+            }
+            path
+        })
+        .collect()
+}
+
+/// The share of `paths` that first leave `(lower, upper)` through `upper`
+/// (`through_upper`) or through `lower`.
+pub fn exit_rate(paths: &[Vec<f64>], (lower, upper): (f64, f64), through_upper: bool) -> f64 {
+    let exits = paths
+        .iter()
+        .filter(|path| {
+            path.iter()
+                .find(|&&llr| llr >= upper || llr <= lower)
+                .is_some_and(|&llr| (llr >= upper) == through_upper)
+        })
+        .count();
+    exits as f64 / paths.len().max(1) as f64
+}
+
+/// The bounds at which `at_h0` (paths drawn at elo0) accept H1 as often as
+/// α and `at_h1` (paths at elo1) accept H0 as often as β: what Wald's
+/// bounds would have to be for the test to err exactly as asked at the
+/// outcome shape the paths were drawn from. Each bound by bisection, in
+/// turn, until they settle.
+pub fn calibrated_bounds(sprt: &Sprt, at_h0: &[Vec<f64>], at_h1: &[Vec<f64>]) -> (f64, f64) {
+    let (mut lower, mut upper) = (sprt.lower_bound(), sprt.upper_bound());
+    let bisect = |mut inside: f64, mut outside: f64, too_many: &dyn Fn(f64) -> bool| {
+        // `inside` errs too often, `outside` not.
+        for _ in 0..50 {
+            let middle = 0.5 * (inside + outside);
+            if too_many(middle) {
+                inside = middle;
+            } else {
+                outside = middle;
+            }
+        }
+        outside
+    };
+    for _ in 0..20 {
+        let last = (lower, upper);
+        upper = bisect(0.0, 4.0 * sprt.upper_bound(), &|upper| {
+            exit_rate(at_h0, (lower, upper), true) > sprt.alpha
+        });
+        lower = bisect(0.0, 4.0 * sprt.lower_bound(), &|lower| {
+            exit_rate(at_h1, (lower, upper), false) > sprt.beta
+        });
+        if last == (lower, upper) {
+            break;
+        }
+    }
+    (lower, upper)
 }
 
 /// `runs` A/B SPRTs (`cairn play --ab`) in which NEW and OLD are the same
@@ -206,6 +287,41 @@ mod tests {
     #[test]
     fn the_exact_sprt_keeps_its_error_rates_over_pairs_at_the_readme_s_bounds() {
         check(EloModel::Logistic, true, 50.0);
+    }
+
+    #[test]
+    fn calibrated_bounds_give_the_error_rates_asked_on_their_own_paths() {
+        let sprt = Sprt::new(0.0, 200.0, 0.05, 0.05).unwrap();
+        let (scores, at_h0) = true_distribution(EloModel::Logistic, false, 0.0);
+        let (_, at_h1) = true_distribution(EloModel::Logistic, false, 200.0);
+        let h0 = llr_paths(&sprt, &scores, &at_h0, (2_000, 12.0, 1_000), 3);
+        let h1 = llr_paths(&sprt, &scores, &at_h1, (2_000, 12.0, 1_000), 4);
+        let (lower, upper) = calibrated_bounds(&sprt, &h0, &h1);
+        let alpha = exit_rate(&h0, (lower, upper), true);
+        let beta = exit_rate(&h1, (lower, upper), false);
+        // A rate moves in steps of one path in 2,000 and jumps where
+        // several paths share an LLR: within 0.5 points.
+        assert!((alpha - 0.05).abs() <= 0.005, "{alpha} at {upper}");
+        assert!((beta - 0.05).abs() <= 0.005, "{beta} at {lower}");
+        assert!(lower < 0.0 && upper > 0.0);
+    }
+
+    #[test]
+    fn a_truth_of_any_shape_is_drawn_at_the_elo_asked() {
+        for model in [EloModel::Logistic, EloModel::Normalized] {
+            let (scores, probs) = truth_of_shape(model, &[0.2, 0.2, 0.2, 0.2, 0.2], 100.0);
+            let mean: f64 = scores.iter().zip(&probs).map(|(a, p)| a * p).sum();
+            let variance: f64 = scores
+                .iter()
+                .zip(&probs)
+                .map(|(a, p)| p * (a - mean).powi(2))
+                .sum();
+            let elo = match model {
+                EloModel::Logistic => crate::stats::elo_of_score(mean),
+                EloModel::Normalized => (mean - 0.5) / (2.0 * variance).sqrt() * NELO_PER_T,
+            };
+            assert!((elo - 100.0).abs() < 1e-4, "{model:?} {elo}");
+        }
     }
 
     #[test]
