@@ -125,6 +125,7 @@ impl Slot {
         }
     }
 
+    #[inline]
     pub fn is_log(&self) -> bool {
         self.kind == LOG_KIND
     }
@@ -147,11 +148,13 @@ impl Slot {
         (head, u64::from_le_bytes(pieces))
     }
 
+    #[inline]
     pub fn pieces(&self) -> u8 {
         self.frogs.iter().sum::<u8>() + self.bullfrogs.iter().sum::<u8>()
     }
 
     /// Empty spaces; the log has no limit.
+    #[inline]
     pub fn empty_spaces(&self) -> u8 {
         if self.is_log() {
             u8::MAX
@@ -330,6 +333,7 @@ impl Table {
         }
     }
 
+    #[inline]
     pub fn slots(&self) -> &[Slot] {
         &self.slots[..self.len as usize]
     }

@@ -41,13 +41,16 @@ pub(super) fn greedy_pick(state: &Bullfrogs, legal: &[Action], rng: &mut Rng) ->
     let mut slots = SlotCursor::new(state.public().table.slots());
     SCORES.with_borrow_mut(|scores| {
         scores.clear();
-        scores.extend(
-            legal
-                .iter()
-                .map(|action| action_score(&mut slots, color, action)),
-        );
-        let best = scores.iter().copied().max().unwrap_or(0);
-        let n_best = scores.iter().filter(|&&score| score == best).count();
+        let (mut best, mut n_best) = (i32::MIN, 0);
+        for action in legal {
+            let score = action_score(&mut slots, color, action);
+            scores.push(score);
+            if score > best {
+                (best, n_best) = (score, 1);
+            } else if score == best {
+                n_best += 1;
+            }
+        }
         let nth = rng.below(n_best);
         (scores.iter().enumerate())
             .filter(|&(_, &score)| score == best)
@@ -81,6 +84,7 @@ impl<'a> SlotCursor<'a> {
 }
 
 /// The greedy bot's measure of `action` for `color`, the color to move.
+#[inline]
 fn action_score(slots: &mut SlotCursor, color: usize, action: &Action) -> i32 {
     match *action {
         Action::Recruit { piece, at } => match slots.at(at) {
