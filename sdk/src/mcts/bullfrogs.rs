@@ -119,17 +119,18 @@ fn recruit_score(slot: &Slot, color: usize, piece: Piece) -> i32 {
         Piece::Frog => 1,
         Piece::Bullfrog => 2,
     };
-    let ours = strength(slot, color) + piece_strength;
-    let best_other = (0..slot.frogs.len())
-        .filter(|&other| other != color)
-        .map(|other| strength(slot, other))
-        .max()
-        .unwrap_or(0);
-    if slot.empty_spaces() > 1 {
-        return match piece {
-            Piece::Bullfrog => 0,
-            Piece::Frog => 1 + i32::from(ours >= best_other),
-        };
+    let stays_open = slot.empty_spaces() > 1;
+    if stays_open && piece == Piece::Bullfrog {
+        return 0;
+    }
+    // Every color's strength at once; the others' best with ours left out
+    // (strengths are never negative).
+    let mut others: [i32; 4] = std::array::from_fn(|other| strength(slot, other));
+    let ours = others[color] + piece_strength;
+    others[color] = 0;
+    let best_other = others.into_iter().max().unwrap_or(0);
+    if stays_open {
+        return 1 + i32::from(ours >= best_other);
     }
     match ours.cmp(&best_other) {
         std::cmp::Ordering::Greater => {
