@@ -41,10 +41,11 @@ pub(super) fn greedy_pick(state: &Bullfrogs, legal: &[Action], rng: &mut Rng) ->
     let mut slots = SlotCursor::new(state.public().table.slots());
     SCORES.with_borrow_mut(|scores| {
         scores.clear();
+        scores.resize(legal.len(), 0);
         let (mut best, mut n_best) = (i32::MIN, 0);
-        for action in legal {
+        for (action, kept) in legal.iter().zip(scores.iter_mut()) {
             let score = action_score(&mut slots, color, action);
-            scores.push(score);
+            *kept = score;
             if score > best {
                 (best, n_best) = (score, 1);
             } else if score == best {
