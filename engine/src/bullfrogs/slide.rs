@@ -131,7 +131,9 @@ impl SlideContext {
 /// With the list it keeps whether one card alone is cut off from the log
 /// (then any of its slides joins the whole table again, with no search).
 #[derive(Debug, Clone, Default)]
-pub struct KnownSlides(Option<(Arc<[(Pos, Pos)]>, bool)>);
+pub struct KnownSlides(Option<(SharedSlides, bool)>);
+
+type SharedSlides = Arc<[(Pos, Pos)]>;
 
 impl KnownSlides {
     pub const UNKNOWN: KnownSlides = KnownSlides(None);
