@@ -18,15 +18,20 @@ use tokio::sync::oneshot;
 
 use crate::client::{authorized, connect, status_error, ArenaArgs};
 
+const DEFAULT_GAMES_PER_PAIRING: u32 = 10;
+
 #[derive(Debug, clap::Args)]
 pub struct DemoArgs {
     /// The folder for the database, the bots and the runner's cache [default: a fresh temporary folder].
     #[arg(long)]
     dir: Option<PathBuf>,
-    /// Games each table plays (rounded up to a multiple of its balanced
-    /// seatings: 2 at two seats, 6 at three). Ten keeps the demo well under
-    /// a minute on two cores with the searching bot entered.
-    #[arg(long, default_value_t = 10)]
+    /// Games each pair of bots plays at two seats: half as many deals
+    /// (rounded up), each in both seatings. A larger table plays as many
+    /// deals, each in all its balanced seatings (6 at three seats: 30
+    /// games a table at the default), so that every bot has as many deals
+    /// as a rated board wants. Ten keeps the demo well under a minute on
+    /// two cores with the searching bot entered.
+    #[arg(long, default_value_t = DEFAULT_GAMES_PER_PAIRING)]
     games_per_pairing: u32,
     /// Run bots as plain processes, without the sandbox.
     #[arg(long)]
@@ -80,9 +85,6 @@ const DEMO_TOURNAMENTS: &[DemoTournament] = &[
         game: "bullfrogs",
         options: &[],
         seats: 3,
-        // Twelve games at the default: two deals from each of the six
-        // balanced seatings, the deals a table had before the seatings
-        // (the demo stays under half a minute on two cores).
     },
 ];
 
@@ -267,11 +269,7 @@ async fn play_tournaments(args: &DemoArgs, dir: &Path, arena: &ArenaArgs) -> any
                 .collect(),
             bots,
             seats_per_game: *seats,
-            // A table plays each of its balanced seatings equally often.
-            games_per_pairing: {
-                let seatings = seatings_per_table(*seats as usize) as u32;
-                args.games_per_pairing.div_ceil(seatings) * seatings
-            },
+            games_per_pairing: games_per_table(args.games_per_pairing, *seats),
             seed: seed as u64 + 1,
             ..Default::default()
         };
@@ -331,9 +329,55 @@ fn write_bot_folder(
     Ok(folder)
 }
 
+/// The games a table of `seats` plays: as many deals as a two-seat pair
+/// of bots (half of `games_per_pairing`, rounded up), each deal in every
+/// balanced seating. A bot meets its rivals at fewer tables when a table
+/// seats more (at three seats, every bot sits at two tables of the five
+/// bots or more), so each table plays more games for the bot to have as
+/// many deals: ten at the default, what a board needs to rank it.
+fn games_per_table(games_per_pairing: u32, seats: u32) -> u32 {
+    let seatings = seatings_per_table(seats as usize) as u32;
+    games_per_pairing.div_ceil(2) * seatings
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn at_the_default_every_bot_of_every_demo_board_has_the_deals_a_board_ranks() {
+        for demo in demo_tournaments() {
+            let games = games_per_table(DEFAULT_GAMES_PER_PAIRING, demo.seats) as usize;
+            let n_bots = DEMO_BOTS.len();
+            for seed in 1..=40 {
+                let planned =
+                    cairn_arena::plan::plan_round_robin(n_bots, demo.seats as usize, games, seed)
+                        .unwrap();
+                for bot in 0..n_bots {
+                    let deals: std::collections::BTreeSet<u64> = planned
+                        .iter()
+                        .filter(|planned| planned.seats.contains(&bot))
+                        .flat_map(|planned| planned.game_seeds.iter().copied())
+                        .collect();
+                    assert!(
+                        deals.len() >= cairn_arena::store::PROVISIONAL_DEALS,
+                        "{}: bot {bot} has {} deals (seed {seed})",
+                        demo.label(),
+                        deals.len()
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_table_plays_as_many_deals_as_a_pair_each_in_every_seating() {
+        assert_eq!(games_per_table(10, 2), 10);
+        assert_eq!(games_per_table(9, 2), 10);
+        assert_eq!(games_per_table(10, 3), 30);
+        assert_eq!(games_per_table(2, 3), 6);
+        assert_eq!(games_per_table(1, 3), 6);
+    }
 
     #[test]
     fn every_game_of_the_engine_has_a_demo_tournament_it_accepts() {

@@ -125,6 +125,7 @@ impl Slot {
         }
     }
 
+    #[inline]
     pub fn is_log(&self) -> bool {
         self.kind == LOG_KIND
     }
@@ -147,11 +148,13 @@ impl Slot {
         (head, u64::from_le_bytes(pieces))
     }
 
+    #[inline]
     pub fn pieces(&self) -> u8 {
         self.frogs.iter().sum::<u8>() + self.bullfrogs.iter().sum::<u8>()
     }
 
     /// Empty spaces; the log has no limit.
+    #[inline]
     pub fn empty_spaces(&self) -> u8 {
         if self.is_log() {
             u8::MAX
@@ -280,6 +283,10 @@ pub struct Table {
     /// whose cards only arrive next to others stays connected, and most
     /// turns need no flood fill to know it).
     maybe_disconnected: bool,
+    /// The lowest and highest row holding a card (derived from `slots`:
+    /// widened as cards arrive, found again when one leaves or moves).
+    low_y: i8,
+    high_y: i8,
 }
 
 impl PartialEq for Table {
@@ -321,9 +328,12 @@ impl Table {
             len: 1,
             occupied,
             maybe_disconnected: false,
+            low_y: 0,
+            high_y: 0,
         }
     }
 
+    #[inline]
     pub fn slots(&self) -> &[Slot] {
         &self.slots[..self.len as usize]
     }
@@ -342,6 +352,7 @@ impl Table {
         self.occupied.remove(self.slots[index].pos);
         self.occupied.insert(to);
         self.slots[index].pos = to;
+        self.find_row_bounds();
     }
 
     pub fn occupied(&self) -> &CellSet {
@@ -377,19 +388,29 @@ impl Table {
         self.occupied.insert(slot.pos);
         self.slots[self.len as usize] = slot;
         self.len += 1;
+        self.low_y = self.low_y.min(slot.pos.y);
+        self.high_y = self.high_y.max(slot.pos.y);
     }
 
     /// The board rows spanned by the cards, plus a margin of `margin`.
     pub fn row_span(&self, margin: i32) -> std::ops::Range<usize> {
-        let (low, high) = self
-            .slots()
+        debug_assert_eq!((self.low_y, self.high_y), self.row_bounds());
+        let low = self.low_y as i32 + OFFSET - margin;
+        let high = self.high_y as i32 + OFFSET + margin;
+        low.max(1) as usize..(high + 1).min(BOARD_ROWS as i32 - 1) as usize
+    }
+
+    /// The lowest and highest row holding a card, from the slots.
+    fn row_bounds(&self) -> (i8, i8) {
+        self.slots()
             .iter()
             .fold((i8::MAX, i8::MIN), |(low, high), s| {
                 (low.min(s.pos.y), high.max(s.pos.y))
-            });
-        let low = low as i32 + OFFSET - margin;
-        let high = high as i32 + OFFSET + margin;
-        low.max(1) as usize..(high + 1).min(BOARD_ROWS as i32 - 1) as usize
+            })
+    }
+
+    fn find_row_bounds(&mut self) {
+        (self.low_y, self.high_y) = self.row_bounds();
     }
 
     /// The cells next to `cells` that hold no card, row by row.
@@ -500,6 +521,7 @@ impl Table {
         self.slots[index] = self.slots[last];
         self.slots[last] = Slot::default();
         self.len -= 1;
+        self.find_row_bounds();
         removed
     }
 

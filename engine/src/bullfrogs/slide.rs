@@ -27,6 +27,12 @@ pub struct SlideContext {
 }
 
 impl SlideContext {
+    /// Whether one card alone is cut off from the log: a slide always ends
+    /// next to the group, so after it every card is connected.
+    pub fn one_card_cut_off(&self, table: &Table) -> bool {
+        (table.all_mask() & !self.connected).count_ones() == 1
+    }
+
     pub fn new(table: &Table) -> SlideContext {
         let connected_cells = table.connected_cells();
         SlideContext::with_connected(table, table.mask_of(&connected_cells), &connected_cells)
@@ -122,18 +128,27 @@ impl SlideContext {
 /// that found them, so that listing them does not build the context again
 /// (shared: a cloned state shares the list). Derived data: equal states
 /// may differ in it, so a state's equality and hash leave it out.
+/// With the list it keeps whether one card alone is cut off from the log
+/// (then any of its slides joins the whole table again, with no search).
 #[derive(Debug, Clone, Default)]
-pub struct KnownSlides(Option<Arc<[(Pos, Pos)]>>);
+pub struct KnownSlides(Option<(SharedSlides, bool)>);
+
+type SharedSlides = Arc<[(Pos, Pos)]>;
 
 impl KnownSlides {
     pub const UNKNOWN: KnownSlides = KnownSlides(None);
 
-    pub fn remember(slides: &[(Pos, Pos)]) -> KnownSlides {
-        KnownSlides(Some(Arc::from(slides)))
+    pub fn remember(slides: &[(Pos, Pos)], one_card_cut_off: bool) -> KnownSlides {
+        KnownSlides(Some((Arc::from(slides), one_card_cut_off)))
     }
 
     pub fn get(&self) -> Option<&[(Pos, Pos)]> {
-        self.0.as_deref()
+        self.0.as_ref().map(|(slides, _)| &**slides)
+    }
+
+    /// Whether the slides are known to move the one card cut off.
+    pub fn one_card_cut_off(&self) -> bool {
+        self.0.as_ref().is_some_and(|&(_, one)| one)
     }
 }
 

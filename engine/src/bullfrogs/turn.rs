@@ -100,7 +100,9 @@ impl Bullfrogs {
                 self.continue_sink();
             }
             Action::Marker { to } => self.place_marker(to),
-            Action::Slide { from, to } => self.slide(from, to),
+            Action::Slide { from, to } => {
+                self.slide(from, to, self.known_slides.one_card_cut_off())
+            }
         }
     }
 
@@ -496,22 +498,28 @@ impl Bullfrogs {
         // is shown this list next.
         let mut slides = Vec::with_capacity(64);
         legal_slides_in(table, &context, usize::MAX, &mut slides);
+        let one_card_cut_off = context.one_card_cut_off(table);
         match slides.as_slice() {
-            [(from, to)] => self.slide(*from, *to),
+            [(from, to)] => self.slide(*from, *to, one_card_cut_off),
             [] => {
                 debug_assert!(false, "a disconnected table always has a slide");
                 self.end_turn()
             }
             _ => {
-                self.known_slides = KnownSlides::remember(&slides);
+                self.known_slides = KnownSlides::remember(&slides, one_card_cut_off);
                 self.public.phase = Phase::Slide;
             }
         }
     }
 
-    fn slide(&mut self, from: Pos, to: Pos) {
+    /// Slides a card cut off from the log; `joins_all` when it was the only
+    /// one, so that the table is known whole after it.
+    fn slide(&mut self, from: Pos, to: Pos, joins_all: bool) {
         let index = self.public.table.find(from).unwrap_or(0);
         self.public.table.move_slot(index, to);
+        if joins_all {
+            self.public.table.mark_connected();
+        }
         if self.public.solo && self.public.marker == from {
             self.public.marker = to;
         }

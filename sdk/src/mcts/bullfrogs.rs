@@ -9,6 +9,8 @@
 //! that a short search starts from the greedy choice and leaves it only
 //! for what its playouts find better.
 
+use std::cell::RefCell;
+
 use cairn_engine::bullfrogs::cards::pad_kind;
 use cairn_engine::bullfrogs::grid::{Pos, Slot};
 use cairn_engine::bullfrogs::{Action, Bullfrogs, Piece};
@@ -26,30 +28,67 @@ pub(super) fn playout_pick(state: &Bullfrogs, legal: &[Action], rng: &mut Rng) -
     greedy_pick(state, legal, rng)
 }
 
+thread_local! {
+    /// The scores of one pick's legal actions (a scratch vector a thread,
+    /// so that a pick neither allocates nor draws once a tie).
+    static SCORES: RefCell<Vec<i32>> = const { RefCell::new(Vec::new()) };
+}
+
 /// The index in `legal` (never empty) of the greedy choice, uniform among
-/// the best.
+/// the best: one draw among the ties, once every action is scored.
 pub(super) fn greedy_pick(state: &Bullfrogs, legal: &[Action], rng: &mut Rng) -> usize {
     let color = state.public().active as usize;
-    let mut best = (i32::MIN, 0, 0usize);
-    for (index, action) in legal.iter().enumerate() {
-        let score = action_score(state, color, action);
-        if score > best.0 {
-            best = (score, index, 1);
-        } else if score == best.0 {
-            // Uniform among the best: the `n`th tie replaces with odds 1/n.
-            best.2 += 1;
-            if rng.below(best.2) == 0 {
-                best.1 = index;
+    let mut slots = SlotCursor::new(state.public().table.slots());
+    SCORES.with_borrow_mut(|scores| {
+        scores.clear();
+        scores.resize(legal.len(), 0);
+        let (mut best, mut n_best) = (i32::MIN, 0);
+        for (action, kept) in legal.iter().zip(scores.iter_mut()) {
+            let score = action_score(&mut slots, color, action);
+            *kept = score;
+            if score > best {
+                (best, n_best) = (score, 1);
+            } else if score == best {
+                n_best += 1;
             }
         }
+        let nth = rng.below(n_best);
+        (scores.iter().enumerate())
+            .filter(|&(_, &score)| score == best)
+            .nth(nth)
+            .map_or(0, |(index, _)| index)
+    })
+}
+
+/// Finds the slot at a cell, scanning on from the slot found last: the
+/// recruits are listed in slot order, two a target, so that most lookups
+/// take one comparison.
+struct SlotCursor<'a> {
+    slots: &'a [Slot],
+    last: usize,
+}
+
+impl<'a> SlotCursor<'a> {
+    fn new(slots: &'a [Slot]) -> SlotCursor<'a> {
+        SlotCursor { slots, last: 0 }
     }
-    best.1
+
+    fn at(&mut self, at: Pos) -> Option<&'a Slot> {
+        let start = self.last.min(self.slots.len());
+        let (before, from_last) = self.slots.split_at(start);
+        let found = (from_last.iter().position(|slot| slot.pos == at))
+            .map(|index| start + index)
+            .or_else(|| before.iter().position(|slot| slot.pos == at))?;
+        self.last = found;
+        Some(&self.slots[found])
+    }
 }
 
 /// The greedy bot's measure of `action` for `color`, the color to move.
-fn action_score(state: &Bullfrogs, color: usize, action: &Action) -> i32 {
+#[inline]
+fn action_score(slots: &mut SlotCursor, color: usize, action: &Action) -> i32 {
     match *action {
-        Action::Recruit { piece, at } => match state.public().table.at(at) {
+        Action::Recruit { piece, at } => match slots.at(at) {
             Some(slot) => recruit_score(slot, color, piece),
             None => 0,
         },
@@ -81,17 +120,18 @@ fn recruit_score(slot: &Slot, color: usize, piece: Piece) -> i32 {
         Piece::Frog => 1,
         Piece::Bullfrog => 2,
     };
-    let ours = strength(slot, color) + piece_strength;
-    let best_other = (0..slot.frogs.len())
-        .filter(|&other| other != color)
-        .map(|other| strength(slot, other))
-        .max()
-        .unwrap_or(0);
-    if slot.empty_spaces() > 1 {
-        return match piece {
-            Piece::Bullfrog => 0,
-            Piece::Frog => 1 + i32::from(ours >= best_other),
-        };
+    let stays_open = slot.empty_spaces() > 1;
+    if stays_open && piece == Piece::Bullfrog {
+        return 0;
+    }
+    // Every color's strength at once; the others' best with ours left out
+    // (strengths are never negative).
+    let mut others: [i32; 4] = std::array::from_fn(|other| strength(slot, other));
+    let ours = others[color] + piece_strength;
+    others[color] = 0;
+    let best_other = others.into_iter().max().unwrap_or(0);
+    if stays_open {
+        return 1 + i32::from(ours >= best_other);
     }
     match ours.cmp(&best_other) {
         std::cmp::Ordering::Greater => {
@@ -99,5 +139,71 @@ fn recruit_score(slot: &Slot, color: usize, piece: Piece) -> i32 {
         }
         std::cmp::Ordering::Equal => -2,
         std::cmp::Ordering::Less => -10,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use cairn_engine::Game;
+
+    /// A two-seat game after `steps` random actions.
+    fn played(steps: usize) -> Bullfrogs {
+        let mut state = Bullfrogs::new(&Default::default(), 2, 11).expect("valid setup");
+        let mut rng = Rng::seeded(3);
+        let mut legal = Vec::new();
+        for _ in 0..steps {
+            if state.is_terminal() {
+                break;
+            }
+            legal.clear();
+            state.legal_actions(&mut legal);
+            let action = legal[rng.below(legal.len())];
+            state.apply(&action).expect("a listed action is legal");
+        }
+        state
+    }
+
+    #[test]
+    fn the_greedy_pick_is_uniform_among_the_best_and_never_takes_a_worse_action() {
+        let state = played(0);
+        // Four plays of a four-action pad (the best), two of a two-action pad.
+        let play = |kind: u8, x: i8| Action::Play {
+            kind,
+            at: Pos::new(x, 1),
+        };
+        let legal = [
+            play(3, 0),
+            play(1, 1),
+            play(1, 2),
+            play(3, 3),
+            play(1, 4),
+            play(1, 5),
+        ];
+        let mut rng = Rng::seeded(7);
+        let mut picked = [0u32; 6];
+        for _ in 0..8_000 {
+            picked[greedy_pick(&state, &legal, &mut rng)] += 1;
+        }
+        assert_eq!((picked[0], picked[3]), (0, 0), "{picked:?}");
+        // Each best play 2,000 times expected; sd about 39.
+        for index in [1, 2, 4, 5] {
+            assert!((1_800..2_200).contains(&picked[index]), "{picked:?}");
+        }
+    }
+
+    #[test]
+    fn the_slot_cursor_finds_every_slot_in_any_order() {
+        let state = played(60);
+        let slots = state.public().table.slots();
+        assert!(slots.len() > 5, "{} slots", slots.len());
+        let mut cursor = SlotCursor::new(slots);
+        let backwards = slots.iter().rev();
+        for slot in slots.iter().chain(backwards).chain(slots.iter().step_by(3)) {
+            assert_eq!(cursor.at(slot.pos).map(|s| s.pos), Some(slot.pos));
+        }
+        let nowhere = Pos::new(40, 40);
+        assert!(state.public().table.is_empty_cell(nowhere));
+        assert!(cursor.at(nowhere).is_none());
     }
 }
