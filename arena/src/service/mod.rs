@@ -49,12 +49,10 @@ const MAX_STREAMS_PER_CONNECTION: u32 = 200;
 
 /// The worker threads a server's runtime should have on a machine with
 /// `cores` cores: all but one, which is left to the writer thread (every
-/// write, and the runners' port) and SQLite's connection thread. With a
-/// worker on every core, readers' tasks kept each core busy and ingest got
-/// a fifth of the machine: on 2 cores, under 200 back-to-back readers,
-/// ingest slowed 2.8-3.2x with two workers and about 2x with one, at the
-/// same read latency (p99 about 30 ms), in the arena bench. Heavy work
-/// (fits, archive checks, replays) runs on tokio's blocking threads.
+/// write, and the runners' port) and SQLite's connection thread, which
+/// readers' tasks otherwise starve (figures in docs/performance.md, "A core
+/// left to the writes"). Heavy work (fits, archive checks, replays) runs on
+/// tokio's blocking threads.
 pub fn api_threads(cores: usize) -> usize {
     cores.saturating_sub(1).max(1)
 }
