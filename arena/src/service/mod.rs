@@ -95,6 +95,10 @@ pub struct ServeOptions {
     pub max_report_bytes: usize,
     /// The public reads' admission; give the web pages the same one.
     pub admission: Admission,
+    /// Serves the public port plainly, a bug-hunting aid: every write sent
+    /// as h2 makes it (no [`coalesce`]) and the hot reads answered as any
+    /// other call (no [`hot_reads`] cache). The answers are the same.
+    pub plain_reads: bool,
 }
 
 impl Default for ServeOptions {
@@ -103,6 +107,7 @@ impl Default for ServeOptions {
             place_writer: None,
             max_report_bytes: MAX_RUNNER_REQUEST_BYTES,
             admission: Admission::default(),
+            plain_reads: false,
         }
     }
 }
@@ -114,6 +119,7 @@ impl std::fmt::Debug for ServeOptions {
             .field("place_writer", &self.place_writer.is_some())
             .field("max_report_bytes", &self.max_report_bytes)
             .field("admission", &self.admission.limits())
+            .field("plain_reads", &self.plain_reads)
             .finish()
     }
 }
@@ -162,6 +168,7 @@ pub async fn run(
     let arena = hot_reads::HotReads::new(
         api.clone(),
         pb::arena_server::ArenaServer::new(api).max_decoding_message_size(MAX_ARENA_REQUEST_BYTES),
+        options.plain_reads,
     );
     let max_report_bytes = options.max_report_bytes.min(MAX_RUNNER_REQUEST_BYTES);
     let runners = pb::runner_service_server::RunnerServiceServer::new(
@@ -185,7 +192,7 @@ pub async fn run(
     // Without TCP_NODELAY, small answers wait ~40 ms on delayed ACKs.
     let incoming = tokio_stream::StreamExt::map(
         TcpIncoming::from(listener).with_nodelay(Some(true)),
-        |accepted| accepted.map(coalesce::Coalesced::new),
+        move |accepted| accepted.map(|io| coalesce::Coalesced::new(io, options.plain_reads)),
     );
     let (stop_runner_port, runner_port_stopped) = tokio::sync::watch::channel(false);
     let runner_port = runner_listener.map(|runner_listener| {
