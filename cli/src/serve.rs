@@ -54,6 +54,11 @@ pub struct ServeArgs {
     /// kernel places every thread; or a core's number.
     #[arg(long, value_name = "auto|none|N", default_value = "auto", value_parser = parse_write_cpu)]
     write_cpu: WriteCpu,
+    /// A bug-hunting aid: serve the public port without its read
+    /// optimisations (answers' frames held for one write, the hot reads'
+    /// encoded answers cached). The answers are the same, only slower.
+    #[arg(long)]
+    plain_reads: bool,
     /// A token for a runner named `runner` (at least 16 characters); without
     /// one (or with an empty one) a runner `runner-PID` with a fresh token is
     /// added and the token printed. More runners: `cairn runners add NAME`.
@@ -115,6 +120,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         place_writer: write_cpus.map(|cpus| Arc::new(move || run_on(&cpus)) as Placement),
         max_report_bytes: args.max_report_bytes.unwrap_or(MAX_RUNNER_REQUEST_BYTES),
         admission: Admission::default(),
+        plain_reads: args.plain_reads,
     };
     runtime.block_on(async {
         let given = args

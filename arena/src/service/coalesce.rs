@@ -43,15 +43,19 @@ pub(crate) struct Coalesced<T> {
     frames: Frames,
     /// A flush was held; the next one sends whatever is held.
     holding: bool,
+    /// Holds nothing: every write goes straight through
+    /// (`ServeOptions::plain_reads`).
+    plain: bool,
 }
 
 impl<T> Coalesced<T> {
-    pub(crate) fn new(io: T) -> Coalesced<T> {
+    pub(crate) fn new(io: T, plain: bool) -> Coalesced<T> {
         Coalesced {
             io,
             held: BytesMut::new(),
             frames: Frames::default(),
             holding: false,
+            plain,
         }
     }
 }
@@ -103,6 +107,9 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for Coalesced<T> {
         context: &mut Context<'_>,
         slices: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
+        if self.plain {
+            return Pin::new(&mut self.io).poll_write_vectored(context, slices);
+        }
         let incoming = slices.iter().map(|slice| slice.len()).sum();
         if self.held.len() + incoming > MAX_HELD_BYTES {
             ready!(self.poll_send_held(context))?;
@@ -115,7 +122,7 @@ impl<T: AsyncWrite + Unpin> AsyncWrite for Coalesced<T> {
     }
 
     fn is_write_vectored(&self) -> bool {
-        true
+        !self.plain || self.io.is_write_vectored()
     }
 
     fn poll_flush(mut self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -239,7 +246,7 @@ mod tests {
     #[tokio::test]
     async fn an_answer_and_its_trailers_leave_in_one_write() {
         let (ours, mut theirs) = tokio::io::duplex(1 << 20);
-        let mut connection = Coalesced::new(ours);
+        let mut connection = Coalesced::new(ours, false);
         let headers = frame(HEADERS, 0x4, 5);
         let message = frame(DATA_FRAME, 0, 4000);
         let trailers = frame(HEADERS, 0x5, 1);
@@ -254,9 +261,21 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_plain_connection_holds_nothing() {
+        let (ours, mut theirs) = tokio::io::duplex(1 << 20);
+        let mut connection = Coalesced::new(ours, true);
+        let headers = frame(HEADERS, 0x4, 5);
+        let message = frame(DATA_FRAME, 0, 4000);
+        connection.write_all(&headers).await.expect("write");
+        connection.write_all(&message).await.expect("write");
+        assert_eq!(received(&mut theirs).await, [headers, message].concat());
+        assert_eq!(flush_once(&mut connection), (true, 0), "nothing held");
+    }
+
+    #[tokio::test]
     async fn a_held_flush_goes_out_at_the_next_one_whatever_came_last() {
         let (ours, mut theirs) = tokio::io::duplex(1 << 20);
-        let mut connection = Coalesced::new(ours);
+        let mut connection = Coalesced::new(ours, false);
         let message = frame(DATA_FRAME, 0, 300);
         connection.write_all(&message).await.expect("write");
         assert_eq!(flush_once(&mut connection), (true, 1));
@@ -272,7 +291,7 @@ mod tests {
     #[tokio::test]
     async fn other_flushes_go_out_at_once_frames_split_or_not() {
         let (ours, mut theirs) = tokio::io::duplex(1 << 20);
-        let mut connection = Coalesced::new(ours);
+        let mut connection = Coalesced::new(ours, false);
         let last = frame(DATA_FRAME, END_STREAM, 600);
         let settings = frame(0x4, 0, 6);
         let stream = [settings, last].concat();
@@ -292,7 +311,7 @@ mod tests {
     #[tokio::test]
     async fn bytes_that_are_not_http2_are_sent_in_order() {
         let (ours, mut theirs) = tokio::io::duplex(1 << 20);
-        let mut connection = Coalesced::new(ours);
+        let mut connection = Coalesced::new(ours, false);
         let mut sent = Vec::new();
         for round in 0..50u32 {
             let bytes: Vec<u8> = (0..(round * 37 % 1000))

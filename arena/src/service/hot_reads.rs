@@ -114,13 +114,16 @@ pub(crate) struct HotReads {
     inner: ArenaServer<ArenaApi>,
     api: ArenaApi,
     answers: Arc<HotAnswers>,
+    /// Passes every call through (`ServeOptions::plain_reads`).
+    plain: bool,
 }
 
 impl HotReads {
-    pub(crate) fn new(api: ArenaApi, inner: ArenaServer<ArenaApi>) -> HotReads {
+    pub(crate) fn new(api: ArenaApi, inner: ArenaServer<ArenaApi>, plain: bool) -> HotReads {
         HotReads {
             inner,
             api,
+            plain,
             answers: Arc::new(HotAnswers {
                 first_pages: Answers::new(),
                 boards: Answers::new(),
@@ -144,6 +147,7 @@ impl Service<http::Request<Body>> for HotReads {
 
     fn call(&mut self, request: http::Request<Body>) -> Self::Future {
         match request.uri().path() {
+            _ if self.plain => self.inner.call(request),
             LIST_MATCHES => {
                 let method = ListMatches(self.clone());
                 Box::pin(async move { Ok(hot_grpc().unary(method, request).await) })

@@ -49,12 +49,10 @@ const MAX_STREAMS_PER_CONNECTION: u32 = 200;
 
 /// The worker threads a server's runtime should have on a machine with
 /// `cores` cores: all but one, which is left to the writer thread (every
-/// write, and the runners' port) and SQLite's connection thread. With a
-/// worker on every core, readers' tasks kept each core busy and ingest got
-/// a fifth of the machine: on 2 cores, under 200 back-to-back readers,
-/// ingest slowed 2.8-3.2x with two workers and about 2x with one, at the
-/// same read latency (p99 about 30 ms), in the arena bench. Heavy work
-/// (fits, archive checks, replays) runs on tokio's blocking threads.
+/// write, and the runners' port) and SQLite's connection thread, which
+/// readers' tasks otherwise starve (figures in docs/performance.md, "A core
+/// left to the writes"). Heavy work (fits, archive checks, replays) runs on
+/// tokio's blocking threads.
 pub fn api_threads(cores: usize) -> usize {
     cores.saturating_sub(1).max(1)
 }
@@ -97,6 +95,10 @@ pub struct ServeOptions {
     pub max_report_bytes: usize,
     /// The public reads' admission; give the web pages the same one.
     pub admission: Admission,
+    /// Serves the public port plainly, a bug-hunting aid: every write sent
+    /// as h2 makes it (no [`coalesce`]) and the hot reads answered as any
+    /// other call (no [`hot_reads`] cache). The answers are the same.
+    pub plain_reads: bool,
 }
 
 impl Default for ServeOptions {
@@ -105,6 +107,7 @@ impl Default for ServeOptions {
             place_writer: None,
             max_report_bytes: MAX_RUNNER_REQUEST_BYTES,
             admission: Admission::default(),
+            plain_reads: false,
         }
     }
 }
@@ -116,6 +119,7 @@ impl std::fmt::Debug for ServeOptions {
             .field("place_writer", &self.place_writer.is_some())
             .field("max_report_bytes", &self.max_report_bytes)
             .field("admission", &self.admission.limits())
+            .field("plain_reads", &self.plain_reads)
             .finish()
     }
 }
@@ -164,6 +168,7 @@ pub async fn run(
     let arena = hot_reads::HotReads::new(
         api.clone(),
         pb::arena_server::ArenaServer::new(api).max_decoding_message_size(MAX_ARENA_REQUEST_BYTES),
+        options.plain_reads,
     );
     let max_report_bytes = options.max_report_bytes.min(MAX_RUNNER_REQUEST_BYTES);
     let runners = pb::runner_service_server::RunnerServiceServer::new(
@@ -187,7 +192,7 @@ pub async fn run(
     // Without TCP_NODELAY, small answers wait ~40 ms on delayed ACKs.
     let incoming = tokio_stream::StreamExt::map(
         TcpIncoming::from(listener).with_nodelay(Some(true)),
-        |accepted| accepted.map(coalesce::Coalesced::new),
+        move |accepted| accepted.map(|io| coalesce::Coalesced::new(io, options.plain_reads)),
     );
     let (stop_runner_port, runner_port_stopped) = tokio::sync::watch::channel(false);
     let runner_port = runner_listener.map(|runner_listener| {

@@ -14,9 +14,10 @@ use cairn_engine::forfeit::{
 use sqlx::AnyConnection;
 
 use super::accounts::Runner;
-use super::results::{finish_match_if_complete, insert_result, Forfeit, GameReport, SeatResult};
+use super::recording::{result_steps_columns, write_result, NewResult, ResultSteps};
+use super::results::{Forfeit, GameReport, SeatResult};
 use super::runner_trust::{has_build, record_build_failure, record_give_back};
-use super::Store;
+use super::{Store, WriteTransaction};
 use crate::error::ArenaError;
 
 /// Attempts a match gets before it is given up, unless configured.
@@ -214,9 +215,10 @@ async fn requeue(tx: &mut AnyConnection, match_id: i64) -> Result<(), ArenaError
 }
 
 /// Records every unreported game of a match as not played: broken seats
-/// forfeit with `build_failed`, then the match is done.
+/// forfeit with `build_failed`, then the match is done (by the write of its
+/// last game, as a reported game's).
 async fn end_with_build_failures(
-    tx: &mut AnyConnection,
+    tx: &mut WriteTransaction,
     runner_id: Option<i64>,
     match_id: i64,
     now: i64,
@@ -226,16 +228,18 @@ async fn end_with_build_failures(
          WHERE s.match_id = $1 ORDER BY s.seat",
     )
     .bind(match_id)
-    .fetch_all(&mut *tx)
+    .fetch_all(&mut **tx)
+    .await?;
+    let target: MatchTarget = sqlx::query_as(concat!(
+        "SELECT t.id AS tournament_id, m.match_index, t.game, t.variant, ",
+        result_steps_columns!(),
+        " FROM tournaments t JOIN matches m ON m.tournament_id = t.id WHERE m.id = $1"
+    ))
+    .bind(match_id)
+    .fetch_one(&mut **tx)
     .await?;
     let broken: Vec<bool> = seats.iter().map(|(_, log)| log.is_some()).collect();
-    let game: String = sqlx::query_scalar(
-        "SELECT t.game FROM matches m JOIN tournaments t ON t.id = m.tournament_id WHERE m.id = $1",
-    )
-    .bind(match_id)
-    .fetch_one(&mut *tx)
-    .await?;
-    let score = build_failed_score(&game, &broken);
+    let score = build_failed_score(&target.game, &broken);
     let results: Vec<SeatResult> = seats
         .iter()
         .enumerate()
@@ -252,19 +256,12 @@ async fn end_with_build_failures(
             }),
         })
         .collect();
-    let (tournament_id, super::Flag(has_forfeit_policy)): (i64, super::Flag) = sqlx::query_as(
-        "SELECT t.id, t.max_forfeit_rate IS NOT NULL \
-         FROM tournaments t JOIN matches m ON m.tournament_id = t.id WHERE m.id = $1",
-    )
-    .bind(match_id)
-    .fetch_one(&mut *tx)
-    .await?;
     let unreported: Vec<(i64, i64)> = sqlx::query_as(
         "SELECT g.id, g.game_index FROM games g WHERE g.match_id = $1 \
          AND NOT EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.id) ORDER BY g.game_index",
     )
     .bind(match_id)
-    .fetch_all(&mut *tx)
+    .fetch_all(&mut **tx)
     .await?;
     let ended = Ended {
         games: unreported.len(),
@@ -278,18 +275,38 @@ async fn end_with_build_failures(
             stderr_tails: Vec::new(),
             ended_by: EndedBy::Forfeit,
         };
-        insert_result(&mut *tx, runner_id, game_id, &report, now).await?;
-        super::rounds::tally_recorded_game(&mut *tx, game_id).await?;
-        // RULING (issue 36): a game no bot played is recorded (standings,
-        // forfeit tallies) but never rated, for anyone: it measures no
-        // strength, and a version that never played a full game has no
-        // rating to show. The fit leaves these games out too.
-        if has_forfeit_policy {
-            super::suspensions::after_game(&mut *tx, tournament_id, game_id, now).await?;
-        }
+        let result = NewResult {
+            game_id,
+            match_id,
+            match_index: target.match_index,
+            tournament_id: target.tournament_id,
+            board: (&target.game, &target.variant),
+            steps: target.steps,
+            report: &report,
+            runner_id,
+            now,
+            // RULING (issue 36): a game no bot played is recorded
+            // (standings, forfeit tallies) but never rated, for anyone: it
+            // measures no strength, and a version that never played a full
+            // game has no rating to show. The fit leaves these games out too.
+            rated: Vec::new(),
+            lease: None,
+            ends_transaction: false,
+        };
+        write_result(tx, &result).await?;
     }
-    finish_match_if_complete(&mut *tx, match_id, now).await?;
     Ok(ended)
+}
+
+/// The match a failed build ends, as its results need it.
+#[derive(sqlx::FromRow)]
+struct MatchTarget {
+    tournament_id: i64,
+    match_index: i64,
+    game: String,
+    variant: String,
+    #[sqlx(flatten)]
+    steps: ResultSteps,
 }
 
 #[cfg(test)]

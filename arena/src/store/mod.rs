@@ -6,16 +6,16 @@
 //! - `backend`: the one seam between SQLite and PostgreSQL; nothing else
 //!   here knows which it runs on.
 //! - `transaction`: the write transaction every write runs in.
-//! - [`clock`]: the time source (manual in tests).
-//! - `accounts`: owners and runners and their bearer tokens.
+//! - [`clock`]: the time source; `accounts`: owners, runners, their tokens.
 //! - `bots`: bots, versions and their artifacts.
 //! - `tournaments`: creating tournaments from a plan, progress.
 //! - `leases`: runners leasing matches, heartbeats, expiry.
 //! - `faults`: matches given back (host faults) and failed builds.
 //! - `quotas`: who may register, per-owner quotas; `pagination`: bounded pages.
 //! - `plan_chunks`: writing a tournament's plan in short chunks, resumable.
-//! - `results`: reports written once, with their rating updates (each backend
-//!   writes them its way), logged by `report_log`; `game_reads` reads them back.
+//! - `results`: reports checked and recorded once, logged by `report_log`;
+//!   `recording`: a result (a reported or a build-failed game) as one value,
+//!   written by its backend's executor; `game_reads` reads results back.
 //! - `rounds`: a format's reads and its next round, after each match.
 //! - `leaderboard`: ratings read back, and recomputed from history.
 //! - [`web_reads`]: read-only queries for the web pages.
@@ -27,9 +27,8 @@
 //! through `Store::write` (or `Store::write_concurrently`), which ends
 //! it on every path before the call returns: committed, or rolled back
 //! and the rollback awaited (a transaction merely dropped keeps its locks
-//! until its connection is next used).
-//! How a write transaction begins, locks and commits differs between
-//! SQLite and PostgreSQL: that, and every other difference, is `backend`.
+//! until its connection is next used); how it begins, locks and commits is
+//! its backend's.
 
 pub mod clock;
 
@@ -56,6 +55,7 @@ mod open;
 mod pagination;
 mod plan_chunks;
 mod quotas;
+mod recording;
 mod report_log;
 mod results;
 mod rounds;

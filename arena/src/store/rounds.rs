@@ -1,6 +1,6 @@
 //! Formats in the store: what a format needs to know read back from the
 //! tables, and the step that plans the next round. That step runs in the
-//! transaction that finishes a match (`finish_match_if_complete`), so the
+//! transaction that finishes a match (the write of its last game), so the
 //! last result of a round and the next round are written together: a
 //! result reported twice is answered before it gets here, a restart finds
 //! either both or neither, and the round is planned once (its matches are

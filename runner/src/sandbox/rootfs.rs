@@ -7,8 +7,8 @@
 //! some forty entries per start cost more than the sandbox's mounts, and
 //! two parallel starts took turns on the lock of the folder holding them.
 //!
-//! The supervisor (a fresh image of the runner's binary, see
-//! `reexec.rs`), in its own mount namespace, applies the plan with
+//! The supervisor (a fork of the fork server, itself the one fresh image of
+//! the runner's binary: see `reexec.rs`), in its own mount namespace, applies the plan with
 //! plain syscalls and pivots into the skeleton, which is then read-only.
 //! The bot sees: the system runtimes (`/usr` and the `/lib*`,
 //! `/bin` links), a few `/etc` files the loader and interpreters read, the

@@ -31,7 +31,7 @@ use sqlx::{AnyConnection, AnyPool};
 use tokio::sync::watch;
 
 use super::leases::LeasedRow;
-use super::results::{PendingGame, PlannedResult, Recording};
+use super::recording::{NewResult, Recording};
 use super::snapshots::{ReadCache, Touched};
 use super::{Runner, WriteTransaction};
 use crate::error::ArenaError;
@@ -380,15 +380,15 @@ pub(super) async fn lease(
     }
 }
 
-/// Writes `game` of `planned`'s match, its ratings and the match done when
-/// it was the last game, in `tx` (see each backend's).
+/// The executor of a result: writes `result`, the standings and rating
+/// history it gives, and its match done when it was the last game, in `tx`
+/// (see each backend's).
 pub(super) async fn record(
     tx: &mut WriteTransaction,
-    planned: &PlannedResult,
-    game: &PendingGame<'_>,
+    result: &NewResult<'_>,
 ) -> Result<Recording, ArenaError> {
     match tx.open() {
-        Open::Sqlite(_) => sqlite::record(tx, planned, game).await,
-        Open::Postgres(_) => postgres::results::record(tx, planned, game).await,
+        Open::Sqlite(_) => sqlite::record(tx, result).await,
+        Open::Postgres(_) => postgres::results::record(tx, result).await,
     }
 }

@@ -23,12 +23,12 @@ use std::collections::HashMap;
 
 use super::READ_CONNECTIONS;
 use crate::error::ArenaError;
-use crate::ratings::{RatedSeat, RatingModel, Standing};
+use crate::ratings::{RatingModel, Standing};
 use crate::store::accounts::Runner;
 use crate::store::leases::{LeaseState, LeasedRow};
-use crate::store::results::{
-    bind_result_seats, match_done_sql, result_seats_sql, unrecorded_games_sql, PendingGame,
-    PlannedResult, Recording, RESULT_INSERT,
+use crate::store::recording::{
+    bind_result_seats, match_done_sql, result_seats_sql, unrecorded_games_sql, NewResult,
+    Recording, RESULT_INSERT,
 };
 use crate::store::snapshots::Touch;
 use crate::store::WriteTransaction;
@@ -324,37 +324,23 @@ const LEASE_UPDATE: &str =
 /// core.
 pub(super) async fn record(
     tx: &mut WriteTransaction,
-    planned: &PlannedResult,
-    game: &PendingGame<'_>,
+    result: &NewResult<'_>,
 ) -> Result<Recording, ArenaError> {
-    let board = (planned.planned.game.as_str(), planned.variant.as_str());
-    let (state, progress, stored) =
-        progress_and_standings(tx, game.match_id, planned.game_id, board, &game.rated).await?;
+    let (state, progress, stored) = progress_and_standings(tx, result).await?;
     if progress.recorded {
         return Ok(Recording::AlreadyRecorded {
             match_done: state.status == "done",
         });
     }
-    if !state.held_by(game.runner, game.lease_generation, game.now) {
-        return Err(crate::store::cancel::lease_lost(tx, game.match_id).await?);
+    if !result.lease_holds(&state) {
+        return Err(crate::store::cancel::lease_lost(tx, result.match_id).await?);
     }
-    let writes = crate::store::leaderboard::rating_writes_from(&stored, &game.rated);
+    let writes = crate::store::leaderboard::rating_writes_from(&stored, &result.rated);
     // This game was the last one missing: the match is done (counted under
     // the write lock, so no need to count again).
     let finishes_match = progress.missing == 1;
-    let format_step_follows = planned.has_sprt
-        || planned.has_forfeit_policy
-        || (finishes_match && planned.has_format_step);
-    write_result_batch(
-        tx,
-        planned.game_id,
-        board,
-        game,
-        &writes,
-        finishes_match,
-        !format_step_follows,
-    )
-    .await?;
+    let commits = !result.steps_follow(finishes_match);
+    write_result_batch(tx, result, &writes, finishes_match, commits).await?;
     Ok(Recording::Recorded {
         finishes_match,
         saved: writes.saved,
@@ -367,9 +353,7 @@ pub(super) async fn record(
 /// transaction if `commits`.
 async fn write_result_batch(
     tx: &mut WriteTransaction,
-    game_id: i64,
-    (board_game, variant): (&str, &str),
-    game: &PendingGame<'_>,
+    result: &NewResult<'_>,
     writes: &crate::store::leaderboard::RatingWrites,
     finishes_match: bool,
     commits: bool,
@@ -379,7 +363,7 @@ async fn write_result_batch(
     };
     // $1 game, $2 runner, $3 replay, $4 now, $5 match; then the seats',
     // standings' and history's values, numbered on.
-    let report = game.report;
+    let (game_id, (board_game, variant), report) = (result.game_id, result.board, result.report);
     let mut statements = vec![RESULT_INSERT.to_string()];
     let mut next = 6;
     if !report.seats.is_empty() {
@@ -408,10 +392,10 @@ async fn write_result_batch(
     let replay = &report.replay;
     let query = sqlx::query(sqlx::AssertSqlSafe(sql))
         .bind(game_id)
-        .bind(Some(game.runner.id))
+        .bind(result.runner_id)
         .bind((!replay.is_empty()).then_some(replay))
-        .bind(game.now)
-        .bind(game.match_id);
+        .bind(result.now)
+        .bind(result.match_id);
     let query = bind_result_seats(query, game_id, report);
     let query = bind_standings(query, board_game, variant, &writes.saved);
     bind_histories(query, board_game, variant, &writes.history)
@@ -427,16 +411,13 @@ struct MatchProgress {
     missing: i64,
 }
 
-/// Match `match_id`'s lease, whether game `game_id` of it is recorded and
-/// how many of its games are not, with the stored standings of the seats'
-/// bot versions on `board` (game, variant): one statement, read after the
+/// `result`'s match's lease, whether its game is recorded and how many of
+/// the match's games are not, with the stored standings of its rated
+/// seats' bot versions on its board: one statement, read after the
 /// transaction took the write lock.
 async fn progress_and_standings(
     tx: &mut WriteTransaction,
-    match_id: i64,
-    game_id: i64,
-    (game, variant): (&str, &str),
-    seats: &[RatedSeat],
+    result: &NewResult<'_>,
 ) -> Result<
     (
         LeaseState,
@@ -446,6 +427,7 @@ async fn progress_and_standings(
     ArenaError,
 > {
     use crate::store::leaderboard::{bind_seats_standings_filter, seats_standings_filter};
+    let (match_id, (game, variant), seats) = (result.match_id, result.board, &result.rated);
     // One row (the lease and progress) per stored standing, at least one.
     let sql = format!(
         "{}SELECT p.*, {} FROM (SELECT m.status, m.lease_generation, m.lease_holder, m.lease_expires_at, \
@@ -457,7 +439,7 @@ async fn progress_and_standings(
         seats_standings_filter("r", 3, seats.len()),
     );
     let query = sqlx::query_as::<_, ProgressRow>(sqlx::AssertSqlSafe(sql))
-        .bind(game_id)
+        .bind(result.game_id)
         .bind(match_id);
     let rows = bind_seats_standings_filter(query, game, variant, seats)
         .fetch_all(&mut **tx)

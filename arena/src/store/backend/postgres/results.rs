@@ -43,26 +43,24 @@ use crate::store::leaderboard::{
     RatingWrites, StoredStanding, STORED_STANDING_COLUMNS,
 };
 use crate::store::leases::LeaseState;
-use crate::store::results::{
-    bind_result_seats, report_touches, result_seats_insert_sql, unrecorded_games_sql, PendingGame,
-    PlannedResult, Recording,
+use crate::store::recording::{
+    bind_result_seats, result_seats_insert_sql, unrecorded_games_sql, NewResult, Recording,
 };
 use crate::store::WriteTransaction;
 
-/// Records `game` of `planned`'s match (see the module's steps).
+/// Records `result` (see the module's steps).
 pub(in crate::store) async fn record(
     tx: &mut WriteTransaction,
-    planned: &PlannedResult,
-    game: &PendingGame<'_>,
+    result: &NewResult<'_>,
 ) -> Result<Recording, ArenaError> {
-    let board = (planned.planned.game.as_str(), planned.variant.as_str());
-    let (state, mut stored) = lock_seats_and_match(tx, board, game.match_id, &game.rated).await?;
-    if !state.held_by(game.runner, game.lease_generation, game.now) {
+    let (state, mut stored) =
+        lock_seats_and_match(tx, result.board, result.match_id, &result.rated).await?;
+    if !result.lease_holds(&state) {
         // A report of this game that committed first (its match now done,
         // say) is answered as such; else the lease is lost.
         let crate::store::Flag(recorded) =
             sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM results WHERE game_id = $1)")
-                .bind(planned.game_id)
+                .bind(result.game_id)
                 .fetch_one(&mut **tx)
                 .await?;
         if recorded {
@@ -70,16 +68,16 @@ pub(in crate::store) async fn record(
                 match_done: state.status == "done",
             });
         }
-        return Err(crate::store::cancel::lease_lost(tx, game.match_id).await?);
+        return Err(crate::store::cancel::lease_lost(tx, result.match_id).await?);
     }
-    if stored.len() < n_standings(&game.rated) {
-        stored = load_standings(tx, board.0, board.1, &game.rated).await?;
+    if stored.len() < n_standings(&result.rated) {
+        stored = load_standings(tx, result.board.0, result.board.1, &result.rated).await?;
     }
-    let writes = rating_writes_from(&stored, &game.rated);
-    let touched = report_touches(planned);
+    let writes = rating_writes_from(&stored, &result.rated);
+    let touched = result.touches();
     let notification = tx.notifier().map(|me| invalidate::payload(me, &touched));
     let notifies = notification.is_some();
-    let written = insert_rated_result(tx, planned, game, &writes, notification).await?;
+    let written = insert_rated_result(tx, result, &writes, notification).await?;
     if written.recorded == 0 {
         return Ok(Recording::AlreadyRecorded {
             match_done: state.status == "done",
@@ -215,13 +213,12 @@ struct Written {
 /// (`notification`, its payload).
 async fn insert_rated_result(
     tx: &mut AnyConnection,
-    planned: &PlannedResult,
-    game: &PendingGame<'_>,
+    result: &NewResult<'_>,
     writes: &RatingWrites,
     notification: Option<String>,
 ) -> Result<Written, ArenaError> {
-    let (board_game, variant) = (planned.planned.game.as_str(), planned.variant.as_str());
-    let seats = &game.report.seats;
+    let (board_game, variant) = result.board;
+    let seats = &result.report.seats;
     // Every write but the result's reads `r`: none when it wrote nothing.
     let mut parts = vec![
         format!(
@@ -284,15 +281,15 @@ async fn insert_rated_result(
          {notified} AS notified",
         parts.join(", ")
     );
-    let replay = &game.report.replay;
+    let replay = &result.report.replay;
     let query = sqlx::query(sqlx::AssertSqlSafe(sql))
-        .bind(planned.game_id)
-        .bind(Some(game.runner.id))
+        .bind(result.game_id)
+        .bind(result.runner_id)
         .bind((!replay.is_empty()).then_some(replay))
-        .bind(game.now)
+        .bind(result.now)
         .bind(format!("{board_game}\u{1f}{variant}"))
-        .bind(game.match_id);
-    let query = bind_result_seats(query, planned.game_id, game.report);
+        .bind(result.match_id);
+    let query = bind_result_seats(query, result.game_id, result.report);
     let query = bind_standings(query, board_game, variant, &writes.saved);
     let mut query = bind_histories(query, board_game, variant, &writes.history);
     if let Some(payload) = notification {
