@@ -127,9 +127,8 @@ impl std::fmt::Debug for ServeOptions {
 /// Where [`run`] listens: the public port (every service) and, if given,
 /// a port for the runner service alone (with health). That port is served
 /// on the writer thread (see `writer`), so a runner's calls there never
-/// queue behind the public reads on the server's runtime; under 200
-/// back-to-back readers that cut ingest's slowdown from about 5x to 3x in
-/// the arena bench. The port may also be closed to all but the runners.
+/// queue behind the public reads on the server's runtime (figures in
+/// docs/performance.md). The port may also be closed to all but the runners.
 #[derive(Debug)]
 pub struct Listeners {
     pub public: TcpListener,
