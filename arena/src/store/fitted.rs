@@ -10,8 +10,7 @@
 //! [`FIT_WAIT`], so a read after a write sees the write. On a busy board
 //! (results kept arriving while it fitted, and still arrive: one came
 //! within the time the last refit took, or one is being reported) waiting
-//! gains nothing: the reader
-//! answers from the previous fit, which says how many games it covers, and
+//! gains nothing: the reader answers from the previous fit, which says how many games it covers, and
 //! refits are spaced so that fitting takes at most a ninth of one CPU. A
 //! busy board that went quiet is waited for again, so the reads after the
 //! last result see it. A
