@@ -4,13 +4,8 @@ use super::*;
 
 both_backends! {
 async fn ratings_updated_incrementally_equal_ratings_recomputed_from_history() {
-    let test = test_store().await;
-    let owner = owner_with_bots(&test.store, "ada", &["a", "b", "c", "d"]).await;
-    let (runner, _) = test.store.register_runner("box-1").await.unwrap();
-    test.store
-        .create_tournament(&owner, &duel(&["a", "b", "c", "d"], 4))
-        .await
-        .unwrap();
+    let Scenario { test, owner, runner, .. } =
+        Scenario::duel(&["a", "b", "c", "d"], 4, "box-1").await;
     let mut table = duel(&["a", "b", "c", "d"], 6);
     (table.game, table.seats_per_game) = (TEST_TABLE.into(), 3);
     test.store.create_tournament(&owner, &table).await.unwrap();
@@ -292,14 +287,8 @@ async fn a_revoked_runner_is_refused_at_once_and_its_leases_go_back_to_the_queue
 
 both_backends! {
 async fn matches_are_listed_a_page_at_a_time_with_their_results() {
-    let test = test_store().await;
-    let owner = owner_with_bots(&test.store, "ada", &["a", "b", "c", "d"]).await;
-    let tournament = test
-        .store
-        .create_tournament(&owner, &duel(&["a", "b", "c", "d"], 4))
-        .await
-        .unwrap();
-    let (runner, _) = test.store.register_runner("box-1").await.unwrap();
+    let Scenario { test, tournament, runner, .. } =
+        Scenario::duel(&["a", "b", "c", "d"], 4, "box-1").await;
     let lease = test
         .store
         .lease_match(&runner, LEASE_MS)

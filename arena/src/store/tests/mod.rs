@@ -143,6 +143,34 @@ pub(crate) async fn owner_with_built_bots(store: &Store, owner: &str, bots: &[&s
     owner
 }
 
+/// The start most store tests share, in a line: a store, the owner `ada`
+/// with `bots`, a [`duel`] of them and a runner `runner`.
+pub(crate) struct Scenario {
+    pub test: TestStore,
+    pub owner: Owner,
+    pub tournament: Tournament,
+    pub runner: Runner,
+}
+
+impl Scenario {
+    pub(crate) async fn duel(bots: &[&str], games_per_pairing: usize, runner: &str) -> Scenario {
+        let test = test_store().await;
+        let owner = owner_with_bots(&test.store, "ada", bots).await;
+        let tournament = test
+            .store
+            .create_tournament(&owner, &duel(bots, games_per_pairing))
+            .await
+            .unwrap();
+        let (runner, _) = test.store.register_runner(runner).await.unwrap();
+        Scenario {
+            test,
+            owner,
+            tournament,
+            runner,
+        }
+    }
+}
+
 pub(crate) fn duel(bots: &[&str], games_per_pairing: usize) -> NewTournament {
     NewTournament {
         game: TEST_DUEL.into(),
@@ -379,14 +407,8 @@ async fn refused_tournaments_leave_the_database_unchanged() {
 
 both_backends! {
 async fn a_reported_match_is_recorded_once() {
-    let test = test_store().await;
-    let owner = owner_with_bots(&test.store, "ada", &["a", "b"]).await;
-    let tournament = test
-        .store
-        .create_tournament(&owner, &duel(&["a", "b"], 2))
-        .await
-        .unwrap();
-    let (runner, _) = test.store.register_runner("box-1").await.unwrap();
+    let Scenario { test, tournament, runner, .. } =
+        Scenario::duel(&["a", "b"], 2, "box-1").await;
     let lease = test
         .store
         .lease_match(&runner, LEASE_MS)
@@ -570,14 +592,8 @@ mod leases_and_ratings;
 
 both_backends! {
 async fn the_metrics_gauges_count_waiting_matches_and_runners_seen_lately() {
-    let test = test_store().await;
-    let owner = owner_with_bots(&test.store, "ada", &["a", "b"]).await;
-    let tournament = test
-        .store
-        .create_tournament(&owner, &duel(&["a", "b"], 2))
-        .await
-        .unwrap();
-    let (runner, _) = test.store.register_runner("r1").await.unwrap();
+    let Scenario { test, tournament, runner, .. } =
+        Scenario::duel(&["a", "b"], 2, "r1").await;
     let before = test.store.metrics_gauges().await.unwrap();
     assert!(before.matches_waiting >= 1, "{before:?}");
     assert_eq!(before.runners_seen, 0);

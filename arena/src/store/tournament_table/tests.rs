@@ -1,18 +1,12 @@
 //! The results table read through the store, on both backends.
 
-use super::super::tests::{both_backends, duel, owner_with_bots, test_store, LEASE_MS};
+use super::super::tests::{both_backends, Scenario, LEASE_MS};
 use crate::testkit::report_by_strength;
 
 both_backends! {
 async fn a_round_robin_table_counts_each_entrys_results_and_its_crosstable() {
-    let test = test_store().await;
-    let owner = owner_with_bots(&test.store, "ada", &["a", "b", "c"]).await;
-    let tournament = test
-        .store
-        .create_tournament(&owner, &duel(&["a", "b", "c"], 2))
-        .await
-        .unwrap();
-    let (runner, _) = test.store.register_runner("r1").await.unwrap();
+    let Scenario { test, tournament, runner, .. } =
+        Scenario::duel(&["a", "b", "c"], 2, "r1").await;
     // `b` and `c` draw; both beat `a`.
     let strength = |id: i64| if id == tournament.entries[0].bot_version_id { 0 } else { 1 };
     while let Some(lease) = test.store.lease_match(&runner, LEASE_MS).await.unwrap() {
@@ -49,13 +43,7 @@ async fn a_round_robin_table_counts_each_entrys_results_and_its_crosstable() {
 
 both_backends! {
 async fn a_tournament_without_games_lists_every_entry_with_nothing_played() {
-    let test = test_store().await;
-    let owner = owner_with_bots(&test.store, "ada", &["a", "b"]).await;
-    let tournament = test
-        .store
-        .create_tournament(&owner, &duel(&["a", "b"], 2))
-        .await
-        .unwrap();
+    let Scenario { test, tournament, .. } = Scenario::duel(&["a", "b"], 2, "r1").await;
     let table = test.store.results_table(tournament.id, 2).await.unwrap();
     assert_eq!(table.rows.len(), 2);
     assert!(table.rows.iter().all(|row| row.games == 0 && row.estimate.is_none()));
