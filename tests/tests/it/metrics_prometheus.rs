@@ -11,7 +11,7 @@
 
 use crate::arena_support;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -29,7 +29,8 @@ async fn prometheus_reads_back_the_games_leases_and_refusals_the_arena_counted()
     let Some(prometheus) = prometheus_binary() else {
         return;
     };
-    let (arena, web) = start_arena_with_metrics();
+    let (arena, web) = start_arena_with_http();
+    let web = web.trim_start_matches("http://").to_string();
     let token = register_owner(&arena, "ada").await;
     add_bot(&arena, &token, "greedy", "greedy");
     add_bot(&arena, &token, "random", "random");
@@ -65,58 +66,15 @@ async fn prometheus_reads_back_the_games_leases_and_refusals_the_arena_counted()
 /// The `prometheus` binary, or `None` after saying loudly what is skipped
 /// (outside CI only: in CI a missing Prometheus fails the test).
 fn prometheus_binary() -> Option<PathBuf> {
-    let found = std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|dir| dir.join("prometheus"))
-        .find(|path| path.is_file());
+    let found = which("prometheus");
     if found.is_none() {
-        let message = "prometheus is not installed (Debian: apt-get install prometheus; `.ci/test` installs it)";
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{message}; CI must run the Prometheus test"
+        skip_loudly(
+            "prometheus is not installed (Debian: apt-get install prometheus; `.ci/test` installs it)",
+            "the Prometheus test",
+            "run the Prometheus test",
         );
-        eprintln!("\n!!!!!!!! SKIPPED the Prometheus test: {message} !!!!!!!!\n");
     }
     found
-}
-
-/// `cairn serve --http` on free ports: the arena and its web address
-/// (`host:port`), where `/metrics` is.
-fn start_arena_with_metrics() -> (Arena, String) {
-    let folder = tempfile::tempdir().unwrap();
-    let db = folder.path().join("arena.sqlite");
-    let mut child = Command::new(cairn_binary())
-        .args([
-            "serve",
-            "--db",
-            db.to_str().unwrap(),
-            "--listen",
-            "127.0.0.1:0",
-        ])
-        .args(["--runner-token", RUNNER_TOKEN, "--http", "127.0.0.1:0"])
-        .args(["--open-registration", "--no-validation"])
-        .env_remove("CAIRN_ADMIN_TOKEN")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("cairn serve starts");
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut address_after = |prefix: &str| {
-        let line = lines.next().unwrap().unwrap();
-        assert!(line.starts_with(prefix), "{line}");
-        address_in(&line)
-    };
-    let web = address_after("cairn web pages on");
-    let address = address_after("cairn arena listening on");
-    let web = web
-        .trim_start_matches("http://")
-        .trim_end_matches('/')
-        .to_string();
-    let arena = Arena {
-        folder,
-        address,
-        process: Running(child),
-    };
-    (arena, web)
 }
 
 /// A report with the runner's token and no game: refused as invalid.

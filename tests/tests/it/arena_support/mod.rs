@@ -199,6 +199,60 @@ pub fn serve_with(db: &Path, listen: &str, flags: &[&str]) -> (Running, String) 
     (process, address_in(&line))
 }
 
+/// `cairn serve --http` on free ports, `--open-registration` and no
+/// validation: the arena and its web address (`http://host:port`, where
+/// the pages and `/metrics` are).
+pub fn start_arena_with_http() -> (Arena, String) {
+    let folder = tempfile::tempdir().unwrap();
+    let db = folder.path().join("arena.sqlite");
+    let mut child = Command::new(cairn_binary())
+        .args([
+            "serve",
+            "--db",
+            db.to_str().unwrap(),
+            "--listen",
+            "127.0.0.1:0",
+        ])
+        .args(["--runner-token", RUNNER_TOKEN, "--http", "127.0.0.1:0"])
+        .args(["--open-registration", "--no-validation"])
+        .env_remove("CAIRN_ADMIN_TOKEN")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("cairn serve starts");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut address_after = |prefix: &str| {
+        let line = lines.next().unwrap().unwrap();
+        assert!(line.starts_with(prefix), "{line}");
+        address_in(&line).trim_end_matches('/').to_string()
+    };
+    let web = address_after("cairn web pages on");
+    let address = address_after("cairn arena listening on");
+    let arena = Arena {
+        folder,
+        address,
+        process: Running(child),
+    };
+    (arena, web)
+}
+
+/// `name` on `PATH`.
+pub fn which(name: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(name))
+        .find(|path| path.is_file())
+}
+
+/// A tool a test needs is `missing`: outside CI say loudly that `skipped`
+/// is skipped; in CI (which installs every tool) fail, as `ci_must` says.
+pub fn skip_loudly(missing: &str, skipped: &str, ci_must: &str) {
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "{missing}; CI must {ci_must}"
+    );
+    eprintln!("\n!!!!!!!! SKIPPED {skipped}: {missing} !!!!!!!!\n");
+}
+
 /// The address `cairn serve` announces in its first line.
 pub fn address_in(line: &str) -> String {
     line.split_whitespace()
