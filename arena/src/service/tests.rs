@@ -759,6 +759,18 @@ async fn fetch_artifact(app: &TestApp, content_hash: &str) -> Vec<u8> {
 }
 
 /// Leases and reports every waiting match as runner `box-1`.
+/// The first page of the test duel's leaderboard.
+async fn duel_board(app: &TestApp) -> pb::Leaderboard {
+    app.arena()
+        .get_leaderboard(pb::GetLeaderboardRequest {
+            game: TEST_DUEL.into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+}
+
 /// The next match `token`'s runner leases (default lease time), if any.
 async fn lease(app: &TestApp, token: &str) -> Option<pb::MatchLease> {
     app.runners()
@@ -924,15 +936,7 @@ async fn a_round_robin_runs_to_the_end_while_a_watcher_sees_it_progress() {
     let dealt = DEAL_SECRET.deal_seed(tournament.id, game.seed);
     assert_ne!(dealt, game.seed);
     assert_eq!(replay.replay, test_replay(dealt, &scores));
-    let board = app
-        .arena()
-        .get_leaderboard(pb::GetLeaderboardRequest {
-            game: TEST_DUEL.into(),
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let board = duel_board(&app).await;
     let names: Vec<&str> = board.rows.iter().map(|row| row.bot_name.as_str()).collect();
     assert_eq!(
         (board.model.as_str(), names),
@@ -1079,15 +1083,7 @@ async fn hot_counts(app: &TestApp, tournament_id: i64) -> (usize, i64) {
         .flat_map(|summary| &summary.games)
         .filter(|game| !game.result.is_empty())
         .count();
-    let board = app
-        .arena()
-        .get_leaderboard(pb::GetLeaderboardRequest {
-            game: TEST_DUEL.into(),
-            ..Default::default()
-        })
-        .await
-        .unwrap()
-        .into_inner();
+    let board = duel_board(app).await;
     (recorded, board.rows.iter().map(|row| row.games).sum())
 }
 
@@ -1202,15 +1198,7 @@ async fn played_reads(app: &TestApp) -> Vec<Vec<u8>> {
                 .into_inner();
             reads.push(page.encode_to_vec());
         }
-        let board = app
-            .arena()
-            .get_leaderboard(pb::GetLeaderboardRequest {
-                game: TEST_DUEL.into(),
-                ..Default::default()
-            })
-            .await
-            .unwrap()
-            .into_inner();
+        let board = duel_board(app).await;
         // The fitted column comes when its fit is ready: not compared.
         for mut row in board.rows {
             row.fitted = None;
