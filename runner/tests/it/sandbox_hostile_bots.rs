@@ -3,8 +3,6 @@
 //! runs them) and every layer: `every_sandbox_layer_is_active_here` says
 //! which one is missing when they fail.
 
-use crate::support;
-
 use std::io::{BufReader, Write};
 use std::path::Path;
 use std::time::Duration;
@@ -13,6 +11,8 @@ use cairn_runner::sandbox::{
     Ending, LimitBroken, Limits, Sandbox, SandboxSpec, UidLease, FIRST_BOT_UID,
 };
 use support::{finish, python, read_line, run, spec};
+
+use crate::support;
 
 #[test]
 fn every_sandbox_layer_is_active_here() {

@@ -3,13 +3,13 @@
 //! an entry twice; a path too deep) is refused by a real arena at
 //! submission, with the very message the runner's unpack gives for it.
 
-use crate::arena_support;
-
 use arena_support::{authorized, register_owner, Arena};
 use cairn_arena::testkit::tar_gz;
 use cairn_proto::archive::{unpack_archive, PackError};
 use cairn_proto::arena::v1 as pb;
 use tonic::Code;
+
+use crate::arena_support;
 
 /// An archive entry: its path and bytes.
 type File<'a> = (&'a str, &'a [u8]);

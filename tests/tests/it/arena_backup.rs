@@ -3,9 +3,9 @@
 //! counted, each whole, its deals still secret and the same, so its
 //! tournament finishes there with every planned game exactly once.
 
-use crate::arena_support;
-
 use arena_support::*;
+
+use crate::arena_support;
 
 async fn games_done(arena: &Arena, tournament_id: i64) -> i64 {
     progress(arena, tournament_id).await.games_done

@@ -4,8 +4,6 @@
 //! runner's environment and on its command line); each attempt fails, the
 //! build still succeeds with what it may do, and the tournament finishes.
 
-use crate::arena_support;
-
 use std::net::TcpListener;
 use std::process::{Command, Stdio};
 
@@ -15,6 +13,8 @@ use arena_support::{
 };
 use cairn_proto::arena::v1 as pb;
 use cairn_tests::files_holding;
+
+use crate::arena_support;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hostile_build_on_a_real_runner_is_sandboxed_and_the_tournament_finishes() {

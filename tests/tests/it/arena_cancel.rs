@@ -5,12 +5,12 @@
 //! runner playing one of its matches stops it at its next heartbeat and
 //! takes other work (issue 36). Only the owner may do either.
 
-use crate::arena_support;
-
 use arena_support::*;
 use cairn_arena::testkit::played_game_report;
 use cairn_proto::arena::v1 as pb;
 use tonic::Code;
+
+use crate::arena_support;
 
 /// Runs `cairn` with `args` plus the arena and `token`; (success, stdout, stderr).
 fn cli(arena: &Arena, token: &str, args: &[&str]) -> (bool, String, String) {

@@ -2,10 +2,10 @@
 //! `cairn serve` and `cairn runner`, tables for people and `--json` for
 //! scripts, ending with a fetched replay that `cairn replay` verifies.
 
-use crate::arena_support;
-
 use arena_support::*;
 use serde_json::Value;
+
+use crate::arena_support;
 
 fn json_of(args: &[&str]) -> Value {
     let output = cairn(args);

@@ -4,8 +4,6 @@
 //! full disk is a fake one handed to a real runner (in this process)
 //! against a real `cairn serve`.
 
-use crate::arena_support;
-
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -17,6 +15,8 @@ use arena_support::{
 };
 use cairn_runner::remote::{run_runner, CacheLimits, Disk, RunnerConfig};
 use tokio::sync::watch;
+
+use crate::arena_support;
 
 /// A disk with the room the test sets, counting how often it is asked.
 #[derive(Debug)]

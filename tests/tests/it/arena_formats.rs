@@ -5,12 +5,12 @@
 //! and drops the matches left; a solo tournament ranks bots by mean score;
 //! a ladder schedules a new bot version by itself until it is settled.
 
-use crate::arena_support;
-
 use std::collections::BTreeSet;
 
 use arena_support::*;
 use cairn_proto::arena::v1 as pb;
+
+use crate::arena_support;
 
 const BOTS: [(&str, &str); 4] = [
     ("greedy", "schotten-totten-greedy"),

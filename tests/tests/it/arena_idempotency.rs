@@ -2,10 +2,10 @@
 //! lost answer, issue 30 finding 8) returns the first tournament over the
 //! real gRPC path; without a key, or with another, each creates one.
 
-use crate::arena_support;
-
 use arena_support::{add_bot, authorized, register_owner, Arena};
 use cairn_proto::arena::v1 as pb;
+
+use crate::arena_support;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_create_retried_with_its_key_returns_the_first_tournament() {

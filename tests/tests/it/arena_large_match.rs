@@ -10,12 +10,12 @@
 //! error and writes nothing; a match given back after a refused report is
 //! played again elsewhere without rating a game twice.
 
-use crate::arena_support;
-
 use arena_support::*;
 use cairn_arena::testkit::played_game_report;
 use cairn_proto::arena::v1 as pb;
 use tonic::Code;
+
+use crate::arena_support;
 
 /// The arena's cap on one runner message in this test.
 const CAP: usize = 32 * 1024;

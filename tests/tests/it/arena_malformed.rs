@@ -3,13 +3,13 @@
 //! INVALID_ARGUMENT, the second RESOURCE_EXHAUSTED, never INTERNAL, and no
 //! answer quotes more than a bounded prefix.
 
-use crate::arena_support;
-
 use arena_support::Arena;
 use bytes::{Buf, BufMut};
 use tonic::codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
 use tonic::codegen::http::uri::PathAndQuery;
 use tonic::{Code, Request, Status};
+
+use crate::arena_support;
 
 /// Sends and receives raw bytes, as a hostile client would.
 #[derive(Debug, Clone, Copy, Default)]

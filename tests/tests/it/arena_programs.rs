@@ -4,8 +4,6 @@
 //! program of the runner's host is refused by a sandboxed runner before any
 //! mount: the bot forfeits, and nothing of the host reaches a listing.
 
-use crate::arena_support;
-
 use std::os::unix::fs::PermissionsExt;
 use std::process::{Command, Stdio};
 
@@ -16,6 +14,8 @@ use arena_support::{
 use cairn_arena::testkit::tar_gz;
 use cairn_proto::arena::v1 as pb;
 use tonic::Code;
+
+use crate::arena_support;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_program_outside_the_bot_folder_is_refused_over_grpc_at_submission() {

@@ -2,12 +2,12 @@
 //! message, and a refused call changes nothing; reflection lists every
 //! service; the CLI turns failures into one line.
 
-use crate::arena_support;
-
 use arena_support::*;
 use cairn_arena::testkit::tar_gz;
 use cairn_proto::arena::v1 as pb;
 use tonic::Code;
+
+use crate::arena_support;
 
 /// Everything the public API shows, to compare before and after refusals.
 async fn snapshot(arena: &Arena) -> String {

@@ -3,8 +3,6 @@
 //! the old one (which is refused from then on), and a start without a
 //! token keeps the runner it has instead of adding one.
 
-use crate::arena_support;
-
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -12,6 +10,8 @@ use std::process::{Command, Stdio};
 use arena_support::{authorized, cairn, cairn_binary, channel, Running};
 use cairn_proto::arena::v1 as pb;
 use pb::runner_service_client::RunnerServiceClient;
+
+use crate::arena_support;
 
 const FIRST: &str = "first-runner-token-0123456789";
 const SECOND: &str = "second-runner-token-0123456789";

@@ -18,8 +18,6 @@
 //! default; only a runner is killed there), so it is known to work apart
 //! from the PostgreSQL store.
 
-use crate::arena_support;
-
 use std::collections::HashMap;
 use std::path::Path;
 use std::time::Duration;
@@ -37,6 +35,8 @@ use cairn_engine::forfeit::ForfeitReason;
 use cairn_proto::arena::v1 as pb;
 use cairn_proto::record::ReplayFile;
 use tokio::net::{TcpListener, TcpStream};
+
+use crate::arena_support;
 
 /// Eight bots (bundled, cheap), every pair meeting 72 times: 28 x 72 =
 /// 2,016 games in 56 matches of 36 games.

@@ -3,13 +3,13 @@
 //! downloaded replay carries its game's real index, and a runner's report
 //! with an oversized tail is refused while invalid UTF-8 is kept as text.
 
-use crate::arena_support;
-
 use arena_support::*;
 use cairn_arena::testkit::played_game_report;
 use cairn_proto::arena::v1 as pb;
 use cairn_tests::workspace_root;
 use tonic::Code;
+
+use crate::arena_support;
 
 /// A bot folder whose bot raises at its first request.
 fn raising_bot(root: &std::path::Path) -> std::path::PathBuf {

@@ -2,10 +2,10 @@
 //! processes, real bot processes; runners and the arena killed with SIGKILL
 //! mid-tournament; exact game counts afterwards.
 
-use crate::arena_support;
-
 use arena_support::*;
 use cairn_proto::arena::v1 as pb;
+
+use crate::arena_support;
 
 const FOUR_BOTS: [&str; 4] = ["greedy", "random", "random-too", "first"];
 

@@ -15,12 +15,12 @@
 //! - finding 8: a writer completes while a 100,000-game plan is written.
 //! - registration: only with the admin token unless it is open.
 
-use crate::arena_support;
-
 use arena_support::*;
 use cairn_arena::testkit::played_game_report;
 use cairn_proto::arena::v1 as pb;
 use tonic::Code;
+
+use crate::arena_support;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bot_whose_build_fails_is_charged_and_the_runner_and_tournament_go_on() {

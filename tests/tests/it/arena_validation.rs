@@ -11,8 +11,6 @@
 //!   the tournament past its forfeit rate: its unplayed match dropped, no
 //!   opponent charged, and the tournament finishes.
 
-use crate::arena_support;
-
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
@@ -21,6 +19,8 @@ use arena_support::{
     register_owner, wait_for_progress, Arena,
 };
 use cairn_proto::arena::v1 as pb;
+
+use crate::arena_support;
 
 /// A bot folder named `name` running `command`, playing Schotten Totten
 /// only (one validation table: two seats).

@@ -5,13 +5,13 @@
 //! key given twice, a seat count out of range) is refused on every path with
 //! a message that says what is accepted.
 
-use crate::arena_support;
-
 use std::collections::BTreeMap;
 
 use arena_support::*;
 use cairn_proto::arena::v1 as pb;
 use serde_json::Value;
+
+use crate::arena_support;
 
 /// Option pairs as written in a test.
 type Pairs<'a> = &'a [(&'a str, &'a str)];

@@ -3,13 +3,13 @@
 //! `cairn`), `cairn` takes the command line each starts, and the tokens come
 //! from an environment file whose example sets what the flags read.
 
-use crate::arena_support;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use arena_support::{cairn_binary, skip_loudly, which};
 use cairn_tests::workspace_root;
+
+use crate::arena_support;
 
 fn units() -> Vec<(String, String)> {
     ["cairn-arena.service", "cairn-runner.service"]

@@ -9,8 +9,6 @@
 //! Without the `prometheus` binary the test says loudly what it skipped,
 //! unless `CI` is set: then it fails (`.ci/test` installs it).
 
-use crate::arena_support;
-
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -20,6 +18,8 @@ use std::time::{Duration, Instant};
 use arena_support::*;
 use cairn_proto::arena::v1 as pb;
 use serde_json::Value;
+
+use crate::arena_support;
 
 /// How long Prometheus may take to start and to scrape what is asked.
 const SCRAPE_DEADLINE: Duration = Duration::from_secs(90);

@@ -2,13 +2,13 @@
 //! without the caller's environment, and says in one line how to fix a build
 //! that fails or a command that cannot start (issue 9, findings 1 and 9).
 
-use crate::arena_support;
-
 use std::path::Path;
 use std::process::{Command, Output};
 
 use arena_support::cairn_binary;
 use cairn_tests::{files_holding, workspace_root};
+
+use crate::arena_support;
 
 /// A bot folder: the SDK's Python random bot plus `manifest`.
 fn python_folder(dir: &Path, manifest: &str) -> std::path::PathBuf {

@@ -2,11 +2,11 @@
 //! whole progress lines on stderr (no `\r` rewrites), the last one at the
 //! end, while stdout stays the report alone.
 
-use crate::arena_support;
-
 use std::process::Command;
 
 use arena_support::cairn_binary;
+
+use crate::arena_support;
 
 #[test]
 fn piped_into_a_log_cairn_play_prints_whole_progress_lines_and_keeps_stdout_the_report() {

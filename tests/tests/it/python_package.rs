@@ -6,8 +6,6 @@
 //! sandboxed `cairn play` shows a user-installed package to a Python bot,
 //! and a bot on a host without it forfeits with where to install it.
 
-use crate::arena_support;
-
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -18,6 +16,8 @@ use cairn_engine::descriptor::OptionKind;
 use cairn_engine::{GameDescriptor, GameOptions, GAMES};
 use cairn_tests::{python_with_engine, workspace_root};
 use sha2::{Digest, Sha256};
+
+use crate::arena_support;
 
 const GAMES_PER_VARIANT: u64 = 1_000;
 

@@ -3,8 +3,6 @@
 //! loop and through `cairn play` alike. The bots are `tests/bots/mistakes.py`,
 //! one mistake per mode.
 
-use crate::arena_support;
-
 use std::process::Command;
 use std::time::Duration;
 
@@ -12,6 +10,8 @@ use arena_support::cairn_binary;
 use cairn_engine::forfeit::ForfeitReason;
 use cairn_runner::{play_match, PlainLauncher};
 use cairn_tests::{bot, python_bot, schotten_totten, tight_time_control, workspace_root};
+
+use crate::arena_support;
 
 /// Each mistake, its forfeit reason, and the words its detail must hold.
 const MISTAKES: &[(&str, ForfeitReason, &[&str])] = &[

@@ -9,14 +9,14 @@
 //! Needs Debian's `chromium` and `chromium-driver`. Without them the test
 //! says loudly what it skipped, unless `CI` is set: then it fails.
 
-use crate::arena_support;
-use crate::webdriver;
-
 use std::path::{Path, PathBuf};
 
 use arena_support::*;
 use serde_json::{json, Value};
 use webdriver::{http_get, Driver};
+
+use crate::arena_support;
+use crate::webdriver;
 
 const MARKUP_ACTION: &str = "<img src=x onerror=\"document.title='pwned'\">";
 
