@@ -440,3 +440,41 @@ async fn an_sprt_against_one_opponent_decides_in_the_middle_of_its_matches() {
     assert!(pairs < 30, "decided after {pairs} deal pairs, not at the end of 100");
 }
 }
+
+both_backends! {
+async fn an_sprt_counts_the_games_a_failed_build_ends_once() {
+    // The build-failure path once tallied each game it ended twice.
+    let test = test_store().await;
+    let owner = crate::store::tests::owner_with_built_bots(&test.store, "ada", &SIX).await;
+    let sprt = Sprt::new(0.0, 5.0, 0.001, 0.001).unwrap();
+    let request = sprt_gauntlet(duel(&SIX, 6), sprt);
+    let gauntlet = test
+        .store
+        .create_tournament(&owner, &request)
+        .await
+        .unwrap();
+    let (runner, _) = test.store.register_runner("r1").await.unwrap();
+    let lease = test
+        .store
+        .lease_match(&runner, LEASE_MS)
+        .await
+        .unwrap()
+        .unwrap();
+    // An opponent of the challenger `f` does not build.
+    let broken = lease.seats.iter().find(|seat| seat.bot_name != "f").unwrap().bot_version_id;
+    let ended = test
+        .store
+        .report_build_failure(&runner, lease.match_id, lease.lease_generation, broken, "error: no")
+        .await
+        .unwrap();
+    assert!(ended >= 1, "{ended}");
+    while let Some(lease) = test.store.lease_match(&runner, LEASE_MS).await.unwrap() {
+        for index in 0..lease.games.len() {
+            report_one(&test.store, &runner, &lease, index).await;
+        }
+    }
+    let pairs = assert_sprt_matches_history(&test.store, gauntlet.id, &sprt).await;
+    // Five opponents, three deals each, the broken one's by forfeit.
+    assert_eq!(pairs.iter().sum::<u64>(), 15, "{pairs:?}");
+}
+}
