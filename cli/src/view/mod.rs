@@ -216,7 +216,7 @@ impl Viewer<'_> {
             };
         }
         let viewer = self;
-        cairn_proto::for_each_game!(boards, viewer, step)
+        cairn_engine::for_each_game!(boards, viewer, step)
     }
 
     /// Draws `step` with one game's `draw`, its views picked out by `each`

@@ -1,7 +1,7 @@
 //! Engine to wire. Each game with an observation message has one module
 //! here; [`observation`] dispatches on the game id and downcasts the
 //! registry's state to the concrete type. The dispatch is generated from
-//! [`crate::for_each_game!`], so a new game plugs in with its module here
+//! [`cairn_engine::for_each_game!`], so a new game plugs in with its module here
 //! and its line there, with no change to the runner.
 
 pub mod bullfrogs;
@@ -43,7 +43,7 @@ pub fn observation(state: &dyn AnyGame, seat: Seat) -> Result<Observation, Conve
             }
         };
     }
-    let game = crate::for_each_game!(encode, state, seat);
+    let game = cairn_engine::for_each_game!(encode, state, seat);
     Ok(Observation { game: Some(game) })
 }
 
@@ -78,7 +78,7 @@ macro_rules! from_wire {
         }
     )*};
 }
-crate::for_each_game!(from_wire);
+cairn_engine::for_each_game!(from_wire);
 
 /// Why [`determinize`] could not rebuild a state.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -109,7 +109,7 @@ pub fn determinize(
             }
         };
     }
-    Ok(crate::for_each_game!(rebuild, seen, rng))
+    Ok(cairn_engine::for_each_game!(rebuild, seen, rng))
 }
 
 /// Downcasts a registry state to the concrete game type its id names.

@@ -63,7 +63,7 @@ impl Bot for GreedyBot {
                 }
             };
         }
-        cairn_proto::for_each_game!(greedy, request)
+        cairn_engine::for_each_game!(greedy, request)
     }
 }
 
@@ -92,7 +92,7 @@ pub fn quick_iterations(game: &str) -> u32 {
             }
         };
     }
-    cairn_proto::for_each_game!(iterations, game)
+    cairn_engine::for_each_game!(iterations, game)
 }
 
 /// Each game's `mcts-quick` iterations: the fewest that beat greedy

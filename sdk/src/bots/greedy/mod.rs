@@ -1,5 +1,5 @@
 //! The greedy reference bots, one module per game (named as in
-//! [`cairn_proto::for_each_game!`]), each with its `GreedyBot`.
+//! [`cairn_engine::for_each_game!`]), each with its `GreedyBot`.
 
 pub mod bullfrogs;
 pub mod lords_of_scotland;
