@@ -1,12 +1,16 @@
 //! Engine to wire. Each game with an observation message has one module
 //! here; [`observation`] dispatches on the game id and downcasts the
 //! registry's state to the concrete type. The dispatch is generated from
-//! [`cairn_engine::for_each_game!`], so a new game plugs in with its module here
-//! and its line there, with no change to the runner.
+//! [`cairn_engine::for_each_game!`], as are the modules' declarations, so
+//! a new game plugs in with its module here and its line there, with no
+//! change to the runner.
 
-pub mod bullfrogs;
-pub mod lords_of_scotland;
-pub mod schotten_totten;
+macro_rules! modules {
+    ([] $(($game:ident, $module:ident))*) => {
+        $(pub mod $module;)*
+    };
+}
+cairn_engine::for_each_game!(modules);
 
 #[cfg(test)]
 use cairn_engine::bullfrogs::Bullfrogs;
