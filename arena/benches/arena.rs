@@ -44,8 +44,8 @@ use cairn_arena::service::{pb, Listeners, Placement, ServeOptions};
 use cairn_arena::store::Quotas;
 use cairn_arena::testkit::{bot_archive, test_game_check, test_replay, test_verifier, TEST_DUEL};
 use cairn_arena::Store;
+use cairn_runner::placement::{self, CpuSet};
 use caller::{count_field, Caller};
-use rustix::thread::CpuSet;
 use std::net::SocketAddr;
 
 use tokio::net::TcpListener;
@@ -337,20 +337,13 @@ fn runtime(name: &str, threads: usize) -> Runtime {
 /// The cores for the writes and for the rest as `cairn serve
 /// --write-cpu auto` splits them ([`cairn_arena::service::write_core`]).
 fn split_cores() -> Option<(CpuSet, CpuSet)> {
-    let allowed = rustix::thread::sched_getaffinity(None).expect("the cores of this process");
-    let cores: Vec<usize> = (0..CpuSet::MAX_CPU)
-        .filter(|&core| allowed.is_set(core))
-        .collect();
-    let write = cairn_arena::service::write_core(&cores)?;
-    let mut writes = CpuSet::new();
-    writes.set(write);
-    let mut rest = allowed;
-    rest.unset(write);
-    Some((writes, rest))
+    let allowed = placement::allowed_set().expect("the cores of this process");
+    let write = cairn_arena::service::write_core(&placement::cpus_in(&allowed))?;
+    Some(placement::split_off(&allowed, write).expect("an allowed core"))
 }
 
 fn run_on(cores: &CpuSet) {
-    rustix::thread::sched_setaffinity(None, cores).expect("a thread moved to its cores");
+    placement::move_current_thread(cores).expect("a thread moved to its cores");
 }
 
 /// The arena's runtime as `cairn serve` builds it: a worker per core but
@@ -359,18 +352,13 @@ fn run_on(cores: &CpuSet) {
 /// the cores the writes leave (`api_cores`).
 fn arena_runtime(api_cores: Option<CpuSet>) -> Runtime {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    // SAFETY: getpriority and setpriority take no pointers; a failure is
-    // reported through the return value and errno only.
-    let nice = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
-    let lowered = (nice + i32::from(cairn_arena::service::API_NICE)).min(19);
+    let lowered =
+        placement::lowered_nice(cairn_arena::service::API_NICE).expect("the bench's own niceness");
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(cairn_arena::service::api_threads(cores))
         .thread_name("bench-arena")
         .on_thread_start(move || {
-            // SAFETY: as above; the thread's own id.
-            let set =
-                unsafe { libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as u32, lowered) };
-            assert_eq!(set, 0, "the arena's threads run lower");
+            placement::set_thread_nice(lowered).expect("the arena's threads run lower");
             if let Some(cores) = &api_cores {
                 run_on(cores);
             }

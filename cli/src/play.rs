@@ -237,7 +237,7 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
         limits: Default::default(),
         // One thread: the whole match on the CPU we start on, so a
         // decision's round trip never wakes another CPU.
-        cpu: cairn_runner::affinity::current_cpu(),
+        cpu: cairn_runner::placement::current_cpu(),
     };
     let ab_units = ab.then(|| {
         let (units, games) = ab::plan(&spec, n_games.div_ceil(2), seed);

@@ -13,7 +13,7 @@ use cairn_arena::store::{
     Location, Registration, SharedRunner, StoreOptions, Validation, DEFAULT_DB_PATH, SHARED_RUNNER,
 };
 use cairn_arena::Store;
-use rustix::thread::CpuSet;
+use cairn_runner::placement::{self, CpuSet};
 use tokio::net::TcpListener;
 
 #[derive(Debug, clap::Args)]
@@ -103,7 +103,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     // The runtime's threads serve the public calls; the writer thread, the
     // runners' port and SQLite's threads for writes start from this one
     // (`block_on` runs here), at the arena's own priority.
-    let api_priority = lowered_priority(args.api_nice);
+    let api_priority = placement::lowered_nice(args.api_nice);
     let (write_cpus, api_cpus) = split_cpus(args.write_cpu)?.unzip();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(threads)
@@ -218,23 +218,14 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// The niceness `by` lower than this thread's (at most 19); `None` for
-/// the same.
-fn lowered_priority(by: u8) -> Option<i32> {
-    let nice = rustix::process::getpriority_process(None).ok()?;
-    (by > 0).then(|| (nice + i32::from(by)).min(19))
-}
-
-/// Runs the calling thread at niceness `nice` (a thread of the runtime
-/// may start from one already lowered, so this sets, not adds); a thread
-/// it cannot lower runs as it is (said once).
+/// Runs the calling thread at niceness `nice`; a thread it cannot lower
+/// runs as it is (said once).
 fn run_at_priority(nice: Option<i32>) {
     static WARNED: std::sync::Once = std::sync::Once::new();
     let Some(nice) = nice else {
         return;
     };
-    let me = Some(rustix::thread::gettid());
-    if let Err(error) = rustix::process::setpriority_process(me, nice) {
+    if let Err(error) = placement::set_thread_nice(nice) {
         WARNED.call_once(|| {
             tracing::warn!("cairn arena: public calls run at the writes' priority: lowering it failed: {error}");
         });
@@ -267,7 +258,7 @@ fn parse_write_cpu(text: &str) -> Result<WriteCpu, String> {
 /// `None` to leave every thread where the kernel puts it. A core given by
 /// number must be one this process may run on.
 fn split_cpus(choice: WriteCpu) -> anyhow::Result<Option<(CpuSet, CpuSet)>> {
-    let allowed = match (choice, rustix::thread::sched_getaffinity(None)) {
+    let allowed = match (choice, placement::allowed_set()) {
         (WriteCpu::None, _) => return Ok(None),
         (_, Ok(allowed)) => allowed,
         // `auto` is a default: a host that hides its cores serves unpinned.
@@ -276,9 +267,7 @@ fn split_cpus(choice: WriteCpu) -> anyhow::Result<Option<(CpuSet, CpuSet)>> {
             return Err(error).context("cannot read the cores this process may run on")
         }
     };
-    let cores: Vec<usize> = (0..CpuSet::MAX_CPU)
-        .filter(|&core| allowed.is_set(core))
-        .collect();
+    let cores = placement::cpus_in(&allowed);
     let write = match choice {
         WriteCpu::Cpu(core) if cores.contains(&core) => core,
         WriteCpu::Cpu(core) => anyhow::bail!(
@@ -294,22 +283,15 @@ fn split_cpus(choice: WriteCpu) -> anyhow::Result<Option<(CpuSet, CpuSet)>> {
             None => return Ok(None),
         },
     };
-    let mut writes = CpuSet::new();
-    writes.set(write);
-    let mut rest = allowed;
-    rest.unset(write);
-    if rest.count() == 0 {
-        // One core: the public calls share it.
-        rest = writes;
-    }
-    Ok(Some((writes, rest)))
+    // With one core, the public calls share it.
+    Ok(Some(placement::split_off(&allowed, write)?))
 }
 
 /// Keeps the calling thread on `cores` (what it starts inherits them); a
 /// thread that cannot be moved stays where it is (said once).
 fn run_on(cores: &CpuSet) {
     static WARNED: std::sync::Once = std::sync::Once::new();
-    if let Err(error) = rustix::thread::sched_setaffinity(None, cores) {
+    if let Err(error) = placement::move_current_thread(cores) {
         WARNED.call_once(|| {
             tracing::warn!(
                 "cairn arena: threads left where the kernel puts them: --write-cpu failed: {error}"
@@ -484,10 +466,7 @@ mod tests {
     #[test]
     fn the_writes_get_one_allowed_core_and_the_rest_the_others() {
         assert!(split_cpus(WriteCpu::None).unwrap().is_none());
-        let allowed = rustix::thread::sched_getaffinity(None).unwrap();
-        let cores: Vec<usize> = (0..CpuSet::MAX_CPU)
-            .filter(|&core| allowed.is_set(core))
-            .collect();
+        let cores = placement::allowed_cpus();
         match split_cpus(WriteCpu::Auto).unwrap() {
             None => assert_eq!(cores.len(), 1, "auto splits two cores or more"),
             Some((writes, rest)) => {

@@ -1,4 +1,5 @@
-//! Random-playout throughput of every game and variant on one core.
+//! Random-playout throughput of every game on one core, at each table its
+//! engine module lists in `PLAYOUT_BENCHES`.
 //! Prints `bench: GAME/VARIANT/SEATS VALUE games/s` lines. Rates are per
 //! second of this process's CPU time (single-threaded), so a busy machine
 //! does not deflate them; `--quick` shortens every run to 100 ms.
@@ -8,10 +9,7 @@
 
 use std::time::{Duration, Instant};
 
-use cairn_engine::bullfrogs::Bullfrogs;
 use cairn_engine::game::parse_options;
-use cairn_engine::lords_of_scotland::LordsOfScotland;
-use cairn_engine::schotten_totten::SchottenTotten;
 use cairn_engine::{Game, Rng};
 
 /// How long each variant runs.
@@ -89,57 +87,6 @@ fn flag_value(flag: &str) -> Option<String> {
     args.get(at + 1).cloned()
 }
 
-type Bench = fn(&str, &[&str], usize, Amount);
-
-/// Every variant benched: (name, options, seats, bench).
-const VARIANTS: &[(&str, &[&str], usize, Bench)] = &[
-    (
-        "schotten_totten/base/2p",
-        &[],
-        2,
-        bench_game::<SchottenTotten>,
-    ),
-    (
-        "schotten_totten/expert/2p",
-        &["expert=true"],
-        2,
-        bench_game::<SchottenTotten>,
-    ),
-    (
-        "schotten_totten/tactics/2p",
-        &["tactics=true"],
-        2,
-        bench_game::<SchottenTotten>,
-    ),
-    (
-        "schotten_totten/tactics_expert/2p",
-        &["tactics=true", "expert=true"],
-        2,
-        bench_game::<SchottenTotten>,
-    ),
-    (
-        "lords_of_scotland/2p",
-        &[],
-        2,
-        bench_game::<LordsOfScotland>,
-    ),
-    (
-        "lords_of_scotland/4p",
-        &[],
-        4,
-        bench_game::<LordsOfScotland>,
-    ),
-    (
-        "lords_of_scotland/5p/bruce",
-        &["bruce=true"],
-        5,
-        bench_game::<LordsOfScotland>,
-    ),
-    ("bullfrogs/2p", &[], 2, bench_game::<Bullfrogs>),
-    ("bullfrogs/4p", &[], 4, bench_game::<Bullfrogs>),
-    ("bullfrogs/solo", &["solo=true"], 1, bench_game::<Bullfrogs>),
-];
-
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
     let amount = match flag_value("--games").and_then(|n| n.parse().ok()) {
@@ -147,9 +94,20 @@ fn main() {
         None => Amount::Time(Duration::from_millis(if quick { 100 } else { 2000 })),
     };
     let only = flag_value("--only").unwrap_or_default();
-    for &(name, options, n_seats, bench) in VARIANTS {
-        if name.starts_with(&only) {
-            bench(name, options, n_seats, amount);
-        }
+    macro_rules! every_game {
+        ([$amount:ident, $only:ident] $(($game:ident, $module:ident))*) => {$(
+            for table in cairn_engine::$module::PLAYOUT_BENCHES {
+                let name = format!("{}/{}", stringify!($module), table.name);
+                if name.starts_with($only.as_str()) {
+                    bench_game::<cairn_engine::$module::$game>(
+                        &name,
+                        table.options,
+                        table.n_seats,
+                        $amount,
+                    );
+                }
+            }
+        )*};
     }
+    cairn_engine::for_each_game!(every_game, amount, only);
 }

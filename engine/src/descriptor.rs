@@ -30,6 +30,16 @@ pub struct GameDescriptor {
     pub solo_forfeit_score: Option<i32>,
 }
 
+/// A table at which `engine/benches/playouts.rs` times a game's random
+/// playouts (`PLAYOUT_BENCHES` in the game's module), printed as
+/// `bench: <module>/<name>`.
+#[derive(Debug)]
+pub struct PlayoutBench {
+    pub name: &'static str,
+    pub options: &'static [&'static str],
+    pub n_seats: usize,
+}
+
 /// The seats a game takes, under a condition on one option.
 #[derive(Debug)]
 pub struct SeatRule {

@@ -9,14 +9,16 @@
 //!   decks, the stable state hash, set bits of a word.
 //! - [`descriptor`]: what each game declares (seats, options, action
 //!   grammar) and [`canonical_options`].
-//! - [`registry`]: [`GAMES`], the one table of games, and games by id
-//!   behind the object-safe [`AnyGame`].
+//! - [`for_each_game!`]: the one table of games. It declares each game's
+//!   module and [`GAMES`], and every layer above the engine that dispatches
+//!   on a game is generated from it.
+//! - [`registry`]: games by id behind the object-safe [`AnyGame`].
 //! - [`replay`]: the replay record and re-simulation.
 //! - [`forfeit`]: forfeit reasons, scoring with forfeits, re-refereeing a
 //!   played game ([`forfeit::referee_replay`]), shared by runner and arena.
 //! - [`testing`]: the conformance test every game passes.
 //! - [`text`]: writing action texts without the formatting machinery.
-//! - one module per game: [`schotten_totten`], [`lords_of_scotland`], [`bullfrogs`].
+//! - one module per game, declared by [`for_each_game!`].
 //!
 //! # Example
 //! ```
@@ -30,20 +32,47 @@
 //! assert_eq!(game.outcome().unwrap().scores.len(), 2);
 //! ```
 
+/// Calls `$callback! { [args] (Type, module) ... }` once with every game:
+/// its engine type (`cairn_engine::<module>::<Type>`, also the name of its
+/// variant in the wire's `observation::Game`) and its module name, which
+/// every layer uses for that game's module. Extra `args` (identifiers of the
+/// caller's locals, passed through for hygiene) come first, in brackets.
+/// A game added here and lacking a face in a layer is a compile error
+/// there, not a silent fallback.
+#[macro_export]
+macro_rules! for_each_game {
+    ($callback:ident $(, $arg:tt)* $(,)?) => {
+        $callback! {
+            [$($arg),*]
+            (SchottenTotten, schotten_totten)
+            (LordsOfScotland, lords_of_scotland)
+            (Bullfrogs, bullfrogs)
+        }
+    };
+}
+
+macro_rules! games {
+    ([] $(($game:ident, $module:ident))*) => {
+        $(pub mod $module;)*
+
+        /// Every game the engine referees, in the order listings show them.
+        pub const GAMES: &[registry::RegisteredGame] =
+            &[$(registry::RegisteredGame::of::<$module::$game>()),*];
+    };
+}
+for_each_game!(games);
+
 pub mod bits;
-pub mod bullfrogs;
 pub mod cards;
 pub mod descriptor;
 pub mod forfeit;
 pub mod game;
 pub mod hash;
-pub mod lords_of_scotland;
 #[cfg(test)]
 mod pinned_games;
 pub mod registry;
 pub mod replay;
 pub mod rng;
-pub mod schotten_totten;
 pub mod seating;
 pub mod testing;
 pub mod text;
@@ -53,6 +82,6 @@ pub use game::{
     DeterminizeError, EndReason, Game, GameOptions, IllegalAction, Outcome, ParseActionError, Seat,
     SetupError,
 };
-pub use registry::{canonical_options, descriptor, game_ids, new_game, AnyGame, GAMES};
+pub use registry::{canonical_options, descriptor, game_ids, new_game, AnyGame};
 pub use replay::{Replay, ReplayError, Simulation};
 pub use rng::Rng;

@@ -1,24 +1,14 @@
 //! Games by id behind one object-safe interface, so the runner and the arena
-//! handle every game the same way. [`GAMES`] is the one table of games: a
-//! new game is its folder plus one line there (and its observation's wire
-//! conversion in `cairn-proto`).
+//! handle every game the same way. [`GAMES`], generated from
+//! [`crate::for_each_game!`], lists them.
 
 use std::any::Any;
 use std::fmt::Debug;
 
-use crate::bullfrogs::Bullfrogs;
 use crate::descriptor::GameDescriptor;
 use crate::game::{Game, GameOptions, IllegalAction, Outcome, Seat, SetupError};
-use crate::lords_of_scotland::LordsOfScotland;
 use crate::rng::Rng;
-use crate::schotten_totten::SchottenTotten;
-
-/// Every game the engine referees, in the order listings show them.
-pub const GAMES: &[RegisteredGame] = &[
-    RegisteredGame::of::<SchottenTotten>(),
-    RegisteredGame::of::<LordsOfScotland>(),
-    RegisteredGame::of::<Bullfrogs>(),
-];
+use crate::GAMES;
 
 /// A game in [`GAMES`]: its descriptor and how to set it up.
 #[derive(Debug)]
@@ -202,9 +192,12 @@ mod tests {
 
     #[test]
     fn every_action_example_is_a_real_action_of_its_form() {
-        examples_read_back::<SchottenTotten>();
-        examples_read_back::<LordsOfScotland>();
-        examples_read_back::<Bullfrogs>();
+        macro_rules! every_game {
+            ([] $(($game:ident, $module:ident))*) => {
+                $(examples_read_back::<crate::$module::$game>();)*
+            };
+        }
+        crate::for_each_game!(every_game);
     }
 
     /// Option sets that reach every option and every seat rule.

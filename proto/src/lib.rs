@@ -8,8 +8,6 @@
 //! - [`game::v1`]: the generated prost messages, with serde impls for the
 //!   proto3 JSON mapping generated from the same descriptors (pbjson).
 //! - [`wire`]: one message per line of JSON, as bots read and write them.
-//! - [`games`]: [`for_each_game!`], the table of games every layer above
-//!   the engine dispatches with.
 //! - [`convert`]: engine to wire: observations, one module per game,
 //!   dispatched by game id.
 //! - [`steps`]: a replay re-simulated step by step, every seat's view of
@@ -43,7 +41,6 @@
 #[cfg(feature = "archive")]
 pub mod archive;
 pub mod convert;
-pub mod games;
 pub mod json_number;
 pub mod reasons;
 pub mod record;

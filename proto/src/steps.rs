@@ -232,7 +232,7 @@ impl Serialize for ViewJson<'_> {
             };
         }
         let view = self.0;
-        crate::for_each_game!(views, view, serializer)
+        cairn_engine::for_each_game!(views, view, serializer)
     }
 }
 

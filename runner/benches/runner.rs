@@ -32,9 +32,9 @@ fn main() {
     }
     let quick = std::env::args().any(|a| a == "--quick");
     // Everything on one CPU, as the runner plays a match (see
-    // cairn_runner::affinity), so the raw round trip is measured alike.
-    let _pinned = cairn_runner::affinity::current_cpu()
-        .and_then(|cpu| cairn_runner::affinity::pin_current_thread(cpu).ok());
+    // cairn_runner::placement), so the raw round trip is measured alike.
+    let _pinned = cairn_runner::placement::current_cpu()
+        .and_then(|cpu| cairn_runner::placement::pin_current_thread(cpu).ok());
     let (round_trips, games) = if quick { (2_000, 100) } else { (20_000, 2_000) };
     codec_costs(if quick { 2_000 } else { 20_000 });
     let raw = pipe_round_trips(round_trips);
@@ -361,7 +361,7 @@ fn match_run(launcher: &dyn BotLauncher, games: u32) -> (Vec<Duration>, Vec<Dura
         bots: vec![bot("a"), bot("b")],
         time_control: TimeControl::default(),
         limits: Default::default(),
-        cpu: cairn_runner::affinity::current_cpu(),
+        cpu: cairn_runner::placement::current_cpu(),
     };
     let start = Instant::now();
     let result = play_match(&spec, launcher).expect("the benchmark match is valid");

@@ -17,7 +17,8 @@
 //! - [`seating`]: each game's seed and seating.
 //! - [`referee`]: the match loop, [`play_match`]; [`stop`]: stopping it
 //!   from another thread ([`play_match_until`]).
-//! - [`affinity`]: keeping a match (loop and bots) on one CPU.
+//! - [`placement`]: where threads run and at what priority; keeping a
+//!   match (loop and bots) on one CPU.
 //! - [`record`]: the replay file and its verification by re-simulation.
 //! - [`bot_folder`]: `cairn-bot.toml` bot folders and bare commands.
 //! - [`build`]: a bot's `build` command, sandboxed, its output the artifact.
@@ -50,13 +51,13 @@
 //! assert_eq!(result.games.len(), 2);
 //! ```
 
-pub mod affinity;
 pub mod bot_folder;
 pub mod build;
 pub mod connection;
 pub mod hints;
 pub mod launch;
 pub mod pipe;
+pub mod placement;
 pub mod python_package;
 pub mod referee;
 pub mod remote;

@@ -15,13 +15,13 @@ use cairn_engine::{new_game, AnyGame, GameOptions, Seat, SetupError};
 use cairn_proto::convert::{self, ConvertError};
 use cairn_proto::game::v1::{self as wire, arena_message, bot_message};
 
-use crate::affinity::pin_current_thread;
 use crate::connection::{
     Answer, BotConnection, Budget, Failure, IoLimits, StartError, CPU_CHECK_INTERVAL,
 };
 use crate::hints::{self, Expecting};
 use crate::launch::{BotLauncher, LaunchSpec};
 use crate::pipe::wait_any_readable;
+use crate::placement::pin_current_thread;
 use crate::seating::{check_plan, BadSeating, GamePlan};
 use crate::stderr::StderrLog;
 use crate::stop::MatchStop;
@@ -77,7 +77,7 @@ pub struct MatchSpec {
     pub bots: Vec<BotEntry>,
     pub time_control: TimeControl,
     pub limits: IoLimits,
-    /// The CPU to keep the whole match on (see [`crate::affinity`]); `None`
+    /// The CPU to keep the whole match on (see [`crate::placement`]); `None`
     /// lets the scheduler place it.
     pub cpu: Option<usize>,
 }

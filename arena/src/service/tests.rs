@@ -4,6 +4,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use cairn_runner::placement;
 use prost::Message;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
@@ -177,17 +178,14 @@ fn threads_at(name: &str, nice: i32) -> usize {
 
 #[tokio::test]
 async fn the_write_paths_sqlite_threads_start_from_the_placed_writer_thread() {
-    // SAFETY: getpriority takes no pointers; errors come back as -1/errno.
-    let base = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
+    let base = placement::thread_nice().unwrap();
     assert!(
         base <= 16,
         "the test runs at niceness {base}: too low to lower its writer by 3"
     );
     let lowered = base + 3;
     let place: Placement = Arc::new(move || {
-        // SAFETY: as above; the calling thread's own id.
-        let set = unsafe { libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as u32, lowered) };
-        assert_eq!(set, 0, "the writer thread is lowered");
+        placement::set_thread_nice(lowered).expect("the writer thread is lowered");
     });
     let app = spawn_app_with(ServeOptions {
         place_writer: Some(place),

@@ -80,8 +80,8 @@ pub fn play(
     let mut failure = None;
     // Several threads: each on a CPU of its own, round robin over the
     // allowed ones, so a match's ping-pong with its bots never wakes
-    // another CPU (see `cairn_runner::affinity`); one: where `run` put it.
-    let cpus = cairn_runner::affinity::allowed_cpus();
+    // another CPU (see `cairn_runner::placement`); one: where `run` put it.
+    let cpus = cairn_runner::placement::allowed_cpus();
     std::thread::scope(|scope| {
         for worker in 0..concurrency.clamp(1, units.len().max(1)) {
             let sender = sender.clone();

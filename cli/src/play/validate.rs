@@ -68,7 +68,7 @@ pub(super) fn run(args: &PlayArgs, launcher: &dyn BotLauncher) -> anyhow::Result
             bots: vec![bot.entry.clone(); *seats],
             time_control,
             limits: Default::default(),
-            cpu: cairn_runner::affinity::current_cpu(),
+            cpu: cairn_runner::placement::current_cpu(),
         };
         let result = match cairn_runner::play_match(&spec, launcher) {
             Ok(result) => result,

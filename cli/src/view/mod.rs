@@ -4,16 +4,21 @@
 //! view) or as one seat saw it (`--seat`).
 //!
 //! # Layout
-//! - `schotten_totten`, `lords_of_scotland`, `bullfrogs`: one board each.
+//! - one module per game (declared from [`cairn_engine::for_each_game!`]):
+//!   its board.
 //! - `terminal`: raw mode and keys, for stepping with the arrow keys.
 //! - `faces` (tests): every game of the engine's table has every face.
 
-mod bullfrogs;
 #[cfg(test)]
 mod faces;
-mod lords_of_scotland;
-mod schotten_totten;
 mod terminal;
+
+macro_rules! modules {
+    ([] $(($game:ident, $module:ident))*) => {
+        $(mod $module;)*
+    };
+}
+cairn_engine::for_each_game!(modules);
 
 use std::fmt::Write as _;
 use std::io::IsTerminal;
@@ -216,7 +221,7 @@ impl Viewer<'_> {
             };
         }
         let viewer = self;
-        cairn_proto::for_each_game!(boards, viewer, step)
+        cairn_engine::for_each_game!(boards, viewer, step)
     }
 
     /// Draws `step` with one game's `draw`, its views picked out by `each`

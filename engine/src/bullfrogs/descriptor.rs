@@ -1,6 +1,8 @@
 //! What Bullfrogs declares about itself (see [`crate::descriptor`]).
 
-use crate::descriptor::{ActionForm, GameDescriptor, OptionKind, OptionSpec, SeatRule};
+use crate::descriptor::{
+    ActionForm, GameDescriptor, OptionKind, OptionSpec, PlayoutBench, SeatRule,
+};
 
 pub const DESCRIPTOR: GameDescriptor = GameDescriptor {
     id: "bullfrogs",
@@ -73,3 +75,22 @@ pub const DESCRIPTOR: GameDescriptor = GameDescriptor {
     solo_rank_title: Some(super::cards::solo_rank_title),
     solo_forfeit_score: Some(super::cards::SOLO_FORFEIT_SCORE),
 };
+
+/// The tables the playout bench times this game at.
+pub const PLAYOUT_BENCHES: &[PlayoutBench] = &[
+    PlayoutBench {
+        name: "2p",
+        options: &[],
+        n_seats: 2,
+    },
+    PlayoutBench {
+        name: "4p",
+        options: &[],
+        n_seats: 4,
+    },
+    PlayoutBench {
+        name: "solo",
+        options: &["solo=true"],
+        n_seats: 1,
+    },
+];

@@ -31,7 +31,7 @@ mod turn;
 mod tests;
 
 pub use action::{Action, Piece};
-pub use descriptor::DESCRIPTOR;
+pub use descriptor::{DESCRIPTOR, PLAYOUT_BENCHES};
 
 use crate::descriptor::GameDescriptor;
 use crate::game::{DeterminizeError, EndReason, Game, GameOptions, Outcome, Seat, SetupError};

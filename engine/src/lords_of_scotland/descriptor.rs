@@ -1,6 +1,8 @@
 //! What Lords of Scotland declares about itself (see [`crate::descriptor`]).
 
-use crate::descriptor::{ActionForm, GameDescriptor, OptionKind, OptionSpec, SeatRule};
+use crate::descriptor::{
+    ActionForm, GameDescriptor, OptionKind, OptionSpec, PlayoutBench, SeatRule,
+};
 
 pub const DESCRIPTOR: GameDescriptor = GameDescriptor {
     id: "lords-of-scotland",
@@ -77,3 +79,22 @@ pub const DESCRIPTOR: GameDescriptor = GameDescriptor {
     solo_rank_title: None,
     solo_forfeit_score: None,
 };
+
+/// The tables the playout bench times this game at.
+pub const PLAYOUT_BENCHES: &[PlayoutBench] = &[
+    PlayoutBench {
+        name: "2p",
+        options: &[],
+        n_seats: 2,
+    },
+    PlayoutBench {
+        name: "4p",
+        options: &[],
+        n_seats: 4,
+    },
+    PlayoutBench {
+        name: "5p/bruce",
+        options: &["bruce=true"],
+        n_seats: 5,
+    },
+];

@@ -36,7 +36,7 @@ use crate::rng::Rng;
 
 pub use action::{Action, Target};
 pub use cards::{CardId, Clan};
-pub use descriptor::DESCRIPTOR;
+pub use descriptor::{DESCRIPTOR, PLAYOUT_BENCHES};
 pub use observation::Observation;
 
 /// A player holding more than this many cards may not recruit; with exactly

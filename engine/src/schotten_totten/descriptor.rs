@@ -1,6 +1,8 @@
 //! What Schotten Totten declares about itself (see [`crate::descriptor`]).
 
-use crate::descriptor::{ActionForm, GameDescriptor, OptionKind, OptionSpec, SeatRule};
+use crate::descriptor::{
+    ActionForm, GameDescriptor, OptionKind, OptionSpec, PlayoutBench, SeatRule,
+};
 
 pub const DESCRIPTOR: GameDescriptor = GameDescriptor {
     id: "schotten-totten",
@@ -90,3 +92,27 @@ pub const DESCRIPTOR: GameDescriptor = GameDescriptor {
     solo_rank_title: None,
     solo_forfeit_score: None,
 };
+
+/// The tables the playout bench times this game at.
+pub const PLAYOUT_BENCHES: &[PlayoutBench] = &[
+    PlayoutBench {
+        name: "base/2p",
+        options: &[],
+        n_seats: 2,
+    },
+    PlayoutBench {
+        name: "expert/2p",
+        options: &["expert=true"],
+        n_seats: 2,
+    },
+    PlayoutBench {
+        name: "tactics/2p",
+        options: &["tactics=true"],
+        n_seats: 2,
+    },
+    PlayoutBench {
+        name: "tactics_expert/2p",
+        options: &["tactics=true", "expert=true"],
+        n_seats: 2,
+    },
+];

@@ -35,7 +35,7 @@ mod observation;
 mod tests;
 
 pub use action::{Action, DeckKind};
-pub use descriptor::DESCRIPTOR;
+pub use descriptor::{DESCRIPTOR, PLAYOUT_BENCHES};
 pub use observation::{Observation, StoneView};
 
 use cards::{face, is_clan, tactic, TacticKind, ALL_CLAN, JOKER_A, JOKER_B, N_CARDS, N_CLAN};

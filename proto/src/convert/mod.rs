@@ -1,12 +1,16 @@
 //! Engine to wire. Each game with an observation message has one module
 //! here; [`observation`] dispatches on the game id and downcasts the
 //! registry's state to the concrete type. The dispatch is generated from
-//! [`crate::for_each_game!`], so a new game plugs in with its module here
-//! and its line there, with no change to the runner.
+//! [`cairn_engine::for_each_game!`], as are the modules' declarations, so
+//! a new game plugs in with its module here and its line there, with no
+//! change to the runner.
 
-pub mod bullfrogs;
-pub mod lords_of_scotland;
-pub mod schotten_totten;
+macro_rules! modules {
+    ([] $(($game:ident, $module:ident))*) => {
+        $(pub mod $module;)*
+    };
+}
+cairn_engine::for_each_game!(modules);
 
 #[cfg(test)]
 use cairn_engine::bullfrogs::Bullfrogs;
@@ -43,7 +47,7 @@ pub fn observation(state: &dyn AnyGame, seat: Seat) -> Result<Observation, Conve
             }
         };
     }
-    let game = crate::for_each_game!(encode, state, seat);
+    let game = cairn_engine::for_each_game!(encode, state, seat);
     Ok(Observation { game: Some(game) })
 }
 
@@ -78,7 +82,7 @@ macro_rules! from_wire {
         }
     )*};
 }
-crate::for_each_game!(from_wire);
+cairn_engine::for_each_game!(from_wire);
 
 /// Why [`determinize`] could not rebuild a state.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -109,7 +113,7 @@ pub fn determinize(
             }
         };
     }
-    Ok(crate::for_each_game!(rebuild, seen, rng))
+    Ok(cairn_engine::for_each_game!(rebuild, seen, rng))
 }
 
 /// Downcasts a registry state to the concrete game type its id names.

@@ -154,7 +154,7 @@ pub fn start_supervisor(plan: &ChildPlan, namespace_flags: c_int) -> Result<Pid,
 
 /// The CPUs the calling thread may run on, as the bytes of a `cpu_set_t`:
 /// the supervisor and its bot keep them, as a match keeps its bots on its
-/// own CPU (`crate::affinity`); a fork of the server would inherit the
+/// own CPU (`crate::placement`); a fork of the server would inherit the
 /// server's instead.
 fn caller_cpus() -> [u8; CPU_SET_BYTES] {
     // SAFETY: an all-zero cpu_set_t is the empty set; sched_getaffinity

@@ -104,7 +104,7 @@ impl MctsBot {
                 }
             };
         }
-        cairn_proto::for_each_game!(search, game, seen, seat, budget, rng)
+        cairn_engine::for_each_game!(search, game, seen, seat, budget, rng)
     }
 }
 

@@ -63,7 +63,7 @@ impl Bot for GreedyBot {
                 }
             };
         }
-        cairn_proto::for_each_game!(greedy, request)
+        cairn_engine::for_each_game!(greedy, request)
     }
 }
 
@@ -81,28 +81,21 @@ pub const BUNDLED_BOTS: &[&str] = &[
 
 /// Iterations per decision of `mcts-quick`, the searching bot with a short
 /// budget (the demo's, so its round robins stay short), by game. A budget
-/// in work, not time: the demo's bot is as strong on a slow or loaded
+/// in work, not time (each game's is its greedy module's
+/// `QUICK_ITERATIONS`): the demo's bot is as strong on a slow or loaded
 /// machine as on a fast one, and given its seed it decides the same.
 pub fn quick_iterations(game: &str) -> u32 {
     macro_rules! iterations {
         ([$game_id:ident] $(($game:ident, $module:ident))*) => {
             match $game_id {
-                $(<cairn_engine::$module::$game as cairn_engine::Game>::ID => quick::$module,)*
+                $(<cairn_engine::$module::$game as cairn_engine::Game>::ID => {
+                    greedy::$module::QUICK_ITERATIONS
+                })*
                 _ => QUICK_ITERATIONS_OTHER,
             }
         };
     }
-    cairn_proto::for_each_game!(iterations, game)
-}
-
-/// Each game's `mcts-quick` iterations: the fewest that beat greedy
-/// clearly, since every iteration lengthens the demo (figures in
-/// docs/performance.md, "mcts-quick iterations").
-#[allow(non_upper_case_globals)]
-mod quick {
-    pub const schotten_totten: u32 = 250;
-    pub const lords_of_scotland: u32 = 1000;
-    pub const bullfrogs: u32 = 200;
+    cairn_engine::for_each_game!(iterations, game)
 }
 
 /// A game id outside the table (a newer arena's).

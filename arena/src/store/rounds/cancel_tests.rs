@@ -1,6 +1,8 @@
 //! Formats when a tournament is cancelled or a bot deleted.
 
-use super::super::tests::{both_backends, count, duel, owner_with_bots, test_store, LEASE_MS};
+use super::super::tests::{
+    both_backends, count, duel, owner_with_bots, test_store, Scenario, LEASE_MS,
+};
 use super::super::*;
 use super::tests::*;
 use crate::stats::Sprt;
@@ -165,15 +167,9 @@ async fn a_cancelled_knockout_shows_its_bracket_with_the_cancelled_ties_undecide
 
 both_backends! {
 async fn a_cancelled_sprt_gauntlet_keeps_its_ratio_undecided() {
-    let test = test_store().await;
-    let owner = owner_with_bots(&test.store, "ada", &SIX).await;
     let request = sprt_gauntlet(duel(&SIX, 20), Sprt::new(0.0, 50.0, 0.05, 0.05).unwrap());
-    let gauntlet = test
-        .store
-        .create_tournament(&owner, &request)
-        .await
-        .unwrap();
-    let (runner, _) = test.store.register_runner("r1").await.unwrap();
+    let Scenario { test, owner, tournament: gauntlet, runner } =
+        Scenario::of(&SIX, &request, "r1").await;
     // Both rotations against `a`: ten deal pairs, the challenger wins half.
     play_n(&test.store, &runner, 2, |id| if id == 1 { 10 } else { id }).await;
     let before = test

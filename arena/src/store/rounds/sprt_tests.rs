@@ -2,7 +2,7 @@
 
 use cairn_engine::GameOptions;
 
-use super::super::tests::{both_backends, duel, owner_with_bots, test_store, LEASE_MS};
+use super::super::tests::{both_backends, duel, owner_with_bots, test_store, Scenario, LEASE_MS};
 use super::super::*;
 use super::cancel_tests::*;
 use super::tests::*;
@@ -62,17 +62,11 @@ pub(super) async fn assert_sprt_matches_history(
 
 both_backends! {
 async fn the_sprt_counts_its_deal_pairs_in_sql_as_the_pure_function_does_over_the_history() {
-    let test = test_store().await;
-    let owner = owner_with_bots(&test.store, "ada", &SIX).await;
     // An SPRT that decides slowly: the whole gauntlet runs undecided.
     let sprt = Sprt::new(0.0, 5.0, 0.001, 0.001).unwrap();
     let request = sprt_gauntlet(duel(&SIX, 6), sprt);
-    let gauntlet = test
-        .store
-        .create_tournament(&owner, &request)
-        .await
-        .unwrap();
-    let (runner, _) = test.store.register_runner("r1").await.unwrap();
+    let Scenario { test, tournament: gauntlet, runner, .. } =
+        Scenario::of(&SIX, &request, "r1").await;
     let mut checks = 0;
     // Two matches in play at once: one finishes while the other has a
     // game recorded (a deal pair half done).
@@ -333,16 +327,10 @@ async fn a_ladder_schedules_a_version_whose_build_failed_no_more() {
 
 both_backends! {
 async fn an_sprt_keeps_its_deal_pairs_for_the_match_in_play_at_its_verdict() {
-    let test = test_store().await;
-    let owner = owner_with_bots(&test.store, "ada", &SIX).await;
     let sprt = Sprt::new(0.0, 50.0, 0.05, 0.05).unwrap();
     let request = sprt_gauntlet(duel(&SIX, 20), sprt);
-    let gauntlet = test
-        .store
-        .create_tournament(&owner, &request)
-        .await
-        .unwrap();
-    let (runner, _) = test.store.register_runner("r1").await.unwrap();
+    let Scenario { test, tournament: gauntlet, runner, .. } =
+        Scenario::of(&SIX, &request, "r1").await;
     // The challenger (version 6) wins everything but one draw a game.
     let strength = |lease: &Lease, index: usize| {
         report_by_strength(lease, |id| match id {
@@ -403,16 +391,10 @@ both_backends! {
 async fn an_sprt_against_one_opponent_decides_in_the_middle_of_its_matches() {
     // Issue 29: the test was checked only when a match (a whole seating)
     // ended, so a gauntlet against one bot played every game it planned.
-    let test = test_store().await;
-    let owner = owner_with_bots(&test.store, "ada", &["e", "f"]).await;
     let sprt = Sprt::new(0.0, 50.0, 0.05, 0.05).unwrap();
     let request = sprt_gauntlet(duel(&["e", "f"], 200), sprt);
-    let gauntlet = test
-        .store
-        .create_tournament(&owner, &request)
-        .await
-        .unwrap();
-    let (runner, _) = test.store.register_runner("r1").await.unwrap();
+    let Scenario { test, tournament: gauntlet, runner, .. } =
+        Scenario::of(&["e", "f"], &request, "r1").await;
     let mut leases = Vec::new();
     while let Some(lease) = test.store.lease_match(&runner, LEASE_MS).await.unwrap() {
         leases.push(lease);

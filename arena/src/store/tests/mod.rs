@@ -144,7 +144,8 @@ pub(crate) async fn owner_with_built_bots(store: &Store, owner: &str, bots: &[&s
 }
 
 /// The start most store tests share, in a line: a store, the owner `ada`
-/// with `bots`, a [`duel`] of them and a runner `runner`.
+/// with `bots`, a [`duel`] of them (or another tournament, [`Scenario::of`])
+/// and a runner `runner`.
 pub(crate) struct Scenario {
     pub test: TestStore,
     pub owner: Owner,
@@ -154,13 +155,14 @@ pub(crate) struct Scenario {
 
 impl Scenario {
     pub(crate) async fn duel(bots: &[&str], games_per_pairing: usize, runner: &str) -> Scenario {
+        Scenario::of(bots, &duel(bots, games_per_pairing), runner).await
+    }
+
+    /// The scenario with the tournament `request` (of `bots`) instead.
+    pub(crate) async fn of(bots: &[&str], request: &NewTournament, runner: &str) -> Scenario {
         let test = test_store().await;
         let owner = owner_with_bots(&test.store, "ada", bots).await;
-        let tournament = test
-            .store
-            .create_tournament(&owner, &duel(bots, games_per_pairing))
-            .await
-            .unwrap();
+        let tournament = test.store.create_tournament(&owner, request).await.unwrap();
         let (runner, _) = test.store.register_runner(runner).await.unwrap();
         Scenario {
             test,

@@ -10,6 +10,11 @@ use cairn_engine::bullfrogs::cards::PAD_KINDS;
 use cairn_engine::bullfrogs::grid::Pos;
 use cairn_engine::bullfrogs::{Action, Piece};
 
+/// Iterations per decision of `mcts-quick` in this game: the fewest that
+/// beat greedy clearly, since every iteration lengthens the demo (figures
+/// in docs/performance.md, "mcts-quick iterations").
+pub const QUICK_ITERATIONS: u32 = 200;
+
 /// The greedy bot.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GreedyBot;

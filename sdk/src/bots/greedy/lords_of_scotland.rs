@@ -7,6 +7,11 @@ use crate::{best_action, lords_of_scotland_view, Bot, LordsOfScotlandObservation
 use cairn_engine::lords_of_scotland::cards::{card_by_name, card_name, strength};
 use cairn_engine::lords_of_scotland::{Action, CardId, Target};
 
+/// Iterations per decision of `mcts-quick` in this game: the fewest that
+/// beat greedy clearly, since every iteration lengthens the demo (figures
+/// in docs/performance.md, "mcts-quick iterations").
+pub const QUICK_ITERATIONS: u32 = 1000;
+
 /// The greedy bot.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GreedyBot;

@@ -7,6 +7,11 @@ use crate::{best_action, schotten_totten_view, Bot, Request, SchottenTottenObser
 use cairn_engine::schotten_totten::cards::{color, is_clan, parse_card, strength};
 use cairn_engine::schotten_totten::{Action, DeckKind};
 
+/// Iterations per decision of `mcts-quick` in this game: the fewest that
+/// beat greedy clearly, since every iteration lengthens the demo (figures
+/// in docs/performance.md, "mcts-quick iterations").
+pub const QUICK_ITERATIONS: u32 = 250;
+
 /// The greedy Schotten Totten bot.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GreedyBot;
