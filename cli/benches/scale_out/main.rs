@@ -189,7 +189,7 @@ fn main() {
         .build()
         .expect("a runtime");
     let started = Instant::now();
-    let tournaments = runtime.block_on(fleet::set_up(&arenas[0], &fleet::BOARDS));
+    let tournaments = runtime.block_on(fleet::set_up(&arenas[0], fleet::boards()));
     let played = Arc::new(runtime.block_on(PrePlayed::play(&url, &tournaments)));
     println!(
         "({} deals on {} boards planned and played before the clock in {:.0} s; each arena \
