@@ -1,4 +1,4 @@
--- Leases spread over the tournaments with queued matches (issue 33): each
--- tournament's oldest queued match, and the tournaments that have one,
--- found by index.
-CREATE INDEX matches_queued_by_tournament ON matches (tournament_id, id) WHERE status = 'queued';
+-- Leases spread over the tournaments with queued matches (issue 33): the
+-- tournaments that have one, each one's leases, and its oldest queued
+-- match, all found by index.
+CREATE INDEX matches_by_status_and_tournament ON matches (status, tournament_id, id);

@@ -19,8 +19,8 @@ pub const MAX_LEASE_MS: i64 = 60 * 60 * 1000;
 /// tournaments waiting (and their leaderboards) rather than all feeding the
 /// oldest; within a tournament, matches go oldest first. `queued(t)` lists
 /// those tournaments, one index probe each (a loose scan of
-/// `matches_queued_by_tournament`), and each counts its leases on
-/// `matches_by_status`.
+/// `matches_by_status_and_tournament`), and each counts its leases on the
+/// same index.
 pub(super) const FAIR_TOURNAMENT_CTES: &str = "queued(t) AS (\
      SELECT MIN(tournament_id) FROM matches WHERE status = 'queued' \
      UNION ALL SELECT (SELECT MIN(m.tournament_id) FROM matches m \
