@@ -239,9 +239,14 @@ impl Metrics {
     /// Counts `result`'s error if the database failed; returns it unchanged.
     pub fn database<T>(&self, result: Result<T, ArenaError>) -> Result<T, ArenaError> {
         if let Err(ArenaError::Database(_) | ArenaError::Migration(_)) = &result {
-            bump(&self.database_errors);
+            self.database_failed();
         }
         result
+    }
+
+    /// Counts one database error (met where no `Result` passes by here).
+    pub fn database_failed(&self) {
+        bump(&self.database_errors);
     }
 
     /// Every metric, with `gauges` (`None` when the database could not be
@@ -251,7 +256,7 @@ impl Metrics {
         self.render_reports(&mut out);
         self.render_leases(&mut out);
         out.counter("cairn_build_failures_total", "Failed builds of a bot version reported by runners, charged to the version or sent to another runner first (per process, reset on restart).", read(&self.build_failures));
-        out.counter("cairn_database_errors_total", "Database errors met by the arena's writes, the runners' reads and scrapes (per process, reset on restart).", read(&self.database_errors));
+        out.counter("cairn_database_errors_total", "Database errors met by the arena's writes, the runners' reads, the web pages' reads and scrapes (per process, reset on restart).", read(&self.database_errors));
         if let Some(gauges) = gauges {
             render_gauges(&mut out, gauges);
         }

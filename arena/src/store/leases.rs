@@ -12,6 +12,22 @@ use crate::error::ArenaError;
 /// The longest lease (or extension) a runner may ask for.
 pub const MAX_LEASE_MS: i64 = 60 * 60 * 1000;
 
+/// The rule that picks the tournament a lease serves, as two common table
+/// expressions of a `WITH RECURSIVE` (both backends): `fair(t)` is, of the
+/// tournaments with a queued match, the one with the fewest matches leased
+/// now, the oldest tournament on a tie. So runners spread evenly over the
+/// tournaments waiting (and their leaderboards) rather than all feeding the
+/// oldest; within a tournament, matches go oldest first. `queued(t)` lists
+/// those tournaments, one index probe each (a loose scan of
+/// `matches_by_status_and_tournament`), and each counts its leases on the
+/// same index.
+pub(super) const FAIR_TOURNAMENT_CTES: &str = "queued(t) AS (\
+     SELECT MIN(tournament_id) FROM matches WHERE status = 'queued' \
+     UNION ALL SELECT (SELECT MIN(m.tournament_id) FROM matches m \
+     WHERE m.status = 'queued' AND m.tournament_id > queued.t) FROM queued WHERE queued.t IS NOT NULL), \
+     fair(t) AS (SELECT queued.t FROM queued WHERE queued.t IS NOT NULL ORDER BY \
+     (SELECT COUNT(*) FROM matches l WHERE l.status = 'leased' AND l.tournament_id = queued.t), queued.t LIMIT 1)";
+
 /// How stale a runner's last sighting may grow before a call records it
 /// again (`cairn runners` shows it this fresh).
 pub const SIGHTING_MS: i64 = 5_000;
@@ -78,8 +94,10 @@ pub(crate) fn check_lease_duration(duration_ms: i64) -> Result<(), ArenaError> {
 }
 
 impl Store {
-    /// Leases the oldest queued (or expired) match to `runner` for
-    /// `duration_ms`; `None` when nothing is waiting.
+    /// Leases a queued (or expired) match to `runner` for `duration_ms`:
+    /// the oldest expired one or, if older, the oldest queued match of the
+    /// tournament [`FAIR_TOURNAMENT_CTES`] picks; `None` when nothing is
+    /// waiting.
     pub async fn lease_match(
         &self,
         runner: &Runner,

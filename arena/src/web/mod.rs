@@ -133,7 +133,7 @@ fn api_cost(path: &str) -> Option<u32> {
 }
 
 /// Admits an `/api/` read by its cost for the caller's address, or sheds
-/// it with a retry hint.
+/// it with a retry hint; counts the database's failure of one it admitted.
 async fn admitted(
     State(web): State<Web>,
     request: axum::extract::Request,
@@ -150,6 +150,9 @@ async fn admitted(
         Ok(ticket) => {
             let response = next.run(request).await;
             drop(ticket);
+            if response.extensions().get::<DatabaseFailed>().is_some() {
+                web.store.metrics().database_failed();
+            }
             response
         }
         Err(refusal) => WebError::Shed(refusal).into_response(),
@@ -191,6 +194,9 @@ async fn security_headers(mut response: Response) -> Response {
 enum WebError {
     NotFound(String),
     Internal(String),
+    /// The database failed a read: 500, counted as a database error once
+    /// answered ([`admitted`]), its text logged and never shown.
+    Database(String),
     /// Shed: 429 when this caller asks too much, 503 when everyone does;
     /// either with `Retry-After`.
     Shed(Refusal),
@@ -201,6 +207,9 @@ impl From<ArenaError> for WebError {
         match error {
             ArenaError::NotFound { .. } => WebError::NotFound(error.to_string()),
             ArenaError::Shed(refusal) => WebError::Shed(refusal),
+            ArenaError::Database(_) | ArenaError::Migration(_) => {
+                WebError::Database(error.client_message())
+            }
             other => WebError::Internal(other.to_string()),
         }
     }
@@ -211,11 +220,25 @@ impl IntoResponse for WebError {
         let (status, message) = match self {
             WebError::NotFound(message) => (StatusCode::NOT_FOUND, message),
             WebError::Internal(message) => (StatusCode::INTERNAL_SERVER_ERROR, message),
+            WebError::Database(message) => {
+                let mut response = (
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    json_body(&json!({ "error": message })),
+                )
+                    .into_response();
+                response.extensions_mut().insert(DatabaseFailed);
+                return response;
+            }
             WebError::Shed(refusal) => return shed_response(&refusal),
         };
         (status, json_body(&json!({ "error": message }))).into_response()
     }
 }
+
+/// Marks an answer whose read the database failed, for [`admitted`] to
+/// count (the page's own reads count where the store has no say).
+#[derive(Debug, Clone, Copy)]
+struct DatabaseFailed;
 
 fn shed_response(refusal: &Refusal) -> Response {
     let status = match refusal.is_overall() {

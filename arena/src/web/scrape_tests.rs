@@ -113,3 +113,39 @@ async fn a_scrape_with_the_database_gone_still_answers_the_counters_and_counts_t
     assert_eq!(value(text, "cairn_games_recorded_total"), Some("0".into()));
     assert!(!text.contains("cairn_matches_waiting"), "{text}");
 }
+
+/// A page's read that the database fails is a 500 that names nothing of
+/// the database, and the scrape counts it as a database error.
+#[tokio::test]
+async fn a_read_the_database_fails_is_a_500_counted_as_a_database_error() {
+    use sqlx::Connection;
+
+    let (store, folder, _) = with_tournament("schotten-totten", GameOptions::new(), 2).await;
+    let file = folder.path().join("arena.db");
+    let server = serve_admitted(store, folder, Admission::default()).await;
+    let errors = async || {
+        let scraped = get(&server, "/metrics").await;
+        assert_eq!(scraped.status, 200, "{}", scraped.body);
+        value(&scraped.body, "cairn_database_errors_total")
+    };
+    assert_eq!(errors().await, Some("0".into()));
+    // The table the list reads goes away under the arena (the gauges read
+    // none of it).
+    let mut connection = sqlx::AnyConnection::connect(&format!("sqlite://{}", file.display()))
+        .await
+        .unwrap();
+    sqlx::raw_sql("ALTER TABLE tournaments RENAME TO tournaments_gone")
+        .execute(&mut connection)
+        .await
+        .unwrap();
+    let failed = get(&server, "/api/tournaments").await;
+    assert_eq!(failed.status, 500, "{}", failed.body);
+    assert!(!failed.body.contains("tournaments"), "{}", failed.body);
+    assert_eq!(errors().await, Some("1".into()));
+    assert_eq!(get(&server, "/api/tournaments/1").await.status, 500);
+    assert_eq!(
+        errors().await,
+        Some("2".into()),
+        "each failed read counts once"
+    );
+}

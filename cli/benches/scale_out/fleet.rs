@@ -27,16 +27,32 @@ use super::capped::CappedGroup;
 pub const RUNNER_TOKEN: &str = "scale-out-bench-runner-token";
 pub const GAME: &str = "schotten-totten";
 /// Bots of the tournaments, and of each the games per pairing: 780
-/// pairings of 40 games, 31,200 games a tournament in matches of 20 (one
-/// per seating), each a lease and 20 reports.
+/// pairings of 20 games, 15,600 games a tournament in matches of 10 (one
+/// per seating), each a lease and 10 reports.
 const N_BOTS: usize = 40;
-const GAMES_PER_PAIRING: u32 = 40;
-/// A tournament on each of these variants of [`GAME`] (each its own
-/// leaderboard, "board"). One: leases go oldest match first, so however
-/// many tournaments wait, the runners all work on the oldest, one board at
-/// a time, as in an arena with one busy tournament; and the reports of one
-/// board take turns on its lock (docs/performance.md, "Scaling out").
-pub const BOARDS: [&[(&str, &str)]; 1] = [&[]];
+const GAMES_PER_PAIRING: u32 = 20;
+/// A tournament on each of these variants of [`GAME`], each its own
+/// leaderboard ("board"), of which the bench plays the first
+/// `CAIRN_BENCH_BOARDS` (1 to 4, else all four). Leases spread the runners
+/// over the tournaments waiting; the reports of one board take turns on its
+/// lock, so one busy board is ordered whatever the number of arena
+/// processes (docs/performance.md, "Scaling out").
+const BOARDS: [&[(&str, &str)]; 4] = [
+    &[],
+    &[("expert", "true")],
+    &[("tactics", "true")],
+    &[("tactics", "true"), ("expert", "true")],
+];
+
+/// The boards this run plays (see [`BOARDS`]).
+pub fn boards() -> &'static [&'static [(&'static str, &'static str)]] {
+    let wanted = std::env::var("CAIRN_BENCH_BOARDS")
+        .ok()
+        .and_then(|count| count.parse::<usize>().ok())
+        .filter(|count| (1..=BOARDS.len()).contains(count))
+        .unwrap_or(BOARDS.len());
+    &BOARDS[..wanted]
+}
 
 /// A `cairn serve` process, killed (and waited for) when dropped, before
 /// its cgroup is removed.

@@ -28,7 +28,7 @@ use tokio::sync::watch;
 use super::READ_CONNECTIONS;
 use crate::error::ArenaError;
 use crate::store::accounts::Runner;
-use crate::store::leases::LeasedRow;
+use crate::store::leases::{LeasedRow, FAIR_TOURNAMENT_CTES};
 use crate::store::snapshots::{ReadCache, Touch, Touched};
 use crate::store::WriteTransaction;
 
@@ -187,8 +187,10 @@ pub(super) const MATCHES_WITH_SEATS: &str = concat!("SELECT m.id, m.match_index,
      FROM matches m WHERE m.tournament_id = $1 AND m.match_index > $2 ORDER BY m.match_index LIMIT $3");
 
 /// The lease on PostgreSQL, in one statement beside other processes'
-/// leases: the oldest queued and the oldest expired match are each locked
-/// `FOR UPDATE SKIP LOCKED` (two processes never take one match, and
+/// leases: the oldest queued match of the fair tournament
+/// ([`FAIR_TOURNAMENT_CTES`]; if every one of its queued matches is being
+/// leased, the oldest queued match) and the oldest expired match are each
+/// locked `FOR UPDATE SKIP LOCKED` (two processes never take one match, and
 /// neither waits for the other), the older is leased unless the runner
 /// was revoked (a revocation holds the exclusive write lock, so it
 /// committed before this transaction began or starts after it ends), and
@@ -201,12 +203,16 @@ pub(super) async fn lease(
 ) -> Result<Option<LeasedRow>, ArenaError> {
     let me = tx.notifier().unwrap_or_default();
     let row: PostgresLease = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "WITH me AS (SELECT id FROM runners WHERE id = $1 AND revoked_at IS NULL), \
-         q AS (SELECT id FROM matches WHERE status = 'queued' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED), \
+        "WITH RECURSIVE {FAIR_TOURNAMENT_CTES}, \
+         me AS (SELECT id FROM runners WHERE id = $1 AND revoked_at IS NULL), \
+         f AS (SELECT id FROM matches WHERE status = 'queued' AND tournament_id = (SELECT t FROM fair) \
+               ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED), \
+         g AS (SELECT id FROM matches WHERE status = 'queued' AND NOT EXISTS (SELECT 1 FROM f) \
+               ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED), \
          e AS (SELECT id FROM matches WHERE status = 'leased' AND lease_expires_at <= $3 ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED), \
          u AS (UPDATE matches SET status = 'leased', lease_generation = lease_generation + 1, \
                lease_holder = $1, lease_expires_at = $2 \
-               WHERE id = (SELECT MIN(id) FROM (SELECT id FROM q UNION ALL SELECT id FROM e) AS c) \
+               WHERE id = (SELECT MIN(id) FROM (SELECT id FROM f UNION ALL SELECT id FROM g UNION ALL SELECT id FROM e) AS c) \
                AND EXISTS (SELECT 1 FROM me) \
                RETURNING id AS match_id, tournament_id, match_index, lease_generation, lease_expires_at), \
          n AS (SELECT pg_notify($4, {}) FROM u) \

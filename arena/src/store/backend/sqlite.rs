@@ -25,7 +25,7 @@ use super::READ_CONNECTIONS;
 use crate::error::ArenaError;
 use crate::ratings::{RatingModel, Standing};
 use crate::store::accounts::Runner;
-use crate::store::leases::{LeaseState, LeasedRow};
+use crate::store::leases::{LeaseState, LeasedRow, FAIR_TOURNAMENT_CTES};
 use crate::store::recording::{
     bind_result_seats, match_done_sql, result_seats_sql, unrecorded_games_sql, NewResult,
     Recording, RESULT_INSERT,
@@ -272,19 +272,22 @@ pub(super) const MATCHES_WITH_SEATS: &str = concat!("SELECT m.id, m.match_index,
       JOIN bot_versions v ON v.id = s.bot_version_id JOIN bots b ON b.id = v.bot_id WHERE s.match_id = m.id) AS seats \
      FROM matches m WHERE m.tournament_id = $1 AND m.match_index > $2 ORDER BY m.match_index LIMIT $3");
 
-/// The lease on SQLite, whose transaction holds the database: the oldest
-/// queued or expired match. Two indexed lookups rather than one OR, which
-/// would scan every finished match of every tournament.
+/// The lease on SQLite, whose transaction holds the database: the older of
+/// the oldest expired match and the oldest queued match of the fair
+/// tournament ([`FAIR_TOURNAMENT_CTES`]). Two indexed lookups rather than
+/// one OR, which would scan every finished match of every tournament.
 pub(super) async fn lease(
     tx: &mut WriteTransaction,
     runner: &Runner,
     now: i64,
     duration_ms: i64,
 ) -> Result<Option<LeasedRow>, ArenaError> {
-    let queued: Option<i64> =
-        sqlx::query_scalar("SELECT id FROM matches WHERE status = 'queued' ORDER BY id LIMIT 1")
-            .fetch_optional(&mut **tx)
-            .await?;
+    let queued: Option<i64> = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "WITH RECURSIVE {FAIR_TOURNAMENT_CTES} SELECT id FROM matches \
+         WHERE status = 'queued' AND tournament_id = (SELECT t FROM fair) ORDER BY id LIMIT 1"
+    )))
+    .fetch_optional(&mut **tx)
+    .await?;
     let expired: Option<i64> = sqlx::query_scalar(
         "SELECT id FROM matches WHERE status = 'leased' AND lease_expires_at <= $1 ORDER BY id LIMIT 1",
     )

@@ -72,6 +72,54 @@ async fn two_stores_on_one_database_never_share_a_match_and_rate_exactly() {
     .await;
 }
 
+/// PostgreSQL only: runners of two processes race for the leases of three
+/// tournaments, one of them tiny, so that the fair tournament's queued
+/// matches are often all being leased by others (the lease then takes the
+/// oldest queued match anywhere). Every match is leased once, none twice.
+#[tokio::test]
+async fn racing_fair_leases_of_two_processes_take_every_match_of_every_tournament_once() {
+    on_backend(Backend::Postgres, async {
+        let test = test_store().await;
+        let second = test.second_process().await;
+        let names = ["a", "b", "c", "d", "e"];
+        let owner = owner_with_bots(&test.store, "ada", &names).await;
+        for (seed, bots) in [(1, &names[..2]), (2, &names[..]), (3, &names[..4])] {
+            let mut table = duel(bots, 2);
+            table.seed = seed;
+            test.store.create_tournament(&owner, &table).await.unwrap();
+        }
+        let mut tasks = Vec::new();
+        for index in 0..8 {
+            let store = [test.store.clone(), second.clone()][index % 2].clone();
+            let (runner, _) = store
+                .register_runner(&format!("box-{index}"))
+                .await
+                .unwrap();
+            tasks.push(tokio::spawn(async move {
+                let mut leased = Vec::new();
+                while let Some(lease) = store.lease_match(&runner, LEASE_MS).await.unwrap() {
+                    leased.push(lease.match_id);
+                }
+                leased
+            }));
+        }
+        let mut leased = Vec::new();
+        for task in tasks {
+            leased.extend(task.await.unwrap());
+        }
+        let n_leased = leased.len();
+        leased.sort_unstable();
+        leased.dedup();
+        assert_eq!(leased.len(), n_leased, "no match leased twice");
+        assert_eq!(
+            n_leased as i64,
+            count(&test.store, "matches").await,
+            "every match leased"
+        );
+    })
+    .await;
+}
+
 /// PostgreSQL only (two stores on one SQLite file are not two arena
 /// processes): a runner revoked through one store is refused a lease by
 /// the other at once, though the other trusted its token a moment ago and

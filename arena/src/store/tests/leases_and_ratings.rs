@@ -1,6 +1,7 @@
 //! The store's leases, ratings and listings, on both backends.
 
 use super::*;
+use std::collections::HashMap;
 
 both_backends! {
 async fn ratings_updated_incrementally_equal_ratings_recomputed_from_history() {
@@ -339,5 +340,49 @@ async fn matches_are_listed_a_page_at_a_time_with_their_results() {
         }
     }
     assert_eq!(bots, ["a", "b", "c", "d"]);
+}
+}
+
+both_backends! {
+/// Leases spread over the tournaments waiting: each goes to the tournament
+/// with the fewest matches leased (the oldest on a tie), its oldest queued
+/// match first, and a tournament with nothing queued is passed over.
+async fn each_lease_goes_to_the_tournament_with_the_fewest_matches_leased() {
+    let test = test_store().await;
+    let names = ["a", "b", "c", "d"];
+    let owner = owner_with_bots(&test.store, "ada", &names).await;
+    let (runner, _) = test.store.register_runner("box").await.unwrap();
+    // The oldest tournament has the fewest matches: it runs dry first.
+    let mut tournaments = Vec::new();
+    for (seed, bots) in [(1, &names[..2]), (2, &names[..]), (3, &names[..])] {
+        let mut table = duel(bots, 2);
+        table.seed = seed;
+        let created = test.store.create_tournament(&owner, &table).await.unwrap();
+        tournaments.push(created.id);
+    }
+    let mut leases = Vec::new();
+    while let Some(lease) = test.store.lease_match(&runner, LEASE_MS).await.unwrap() {
+        leases.push(lease);
+    }
+    let mut leased: HashMap<i64, Vec<i64>> = HashMap::new();
+    for lease in &leases {
+        leased.entry(lease.tournament_id).or_default().push(lease.match_id);
+    }
+    let in_first = leased[&tournaments[0]].len();
+    let served: Vec<i64> = leases.iter().map(|lease| lease.tournament_id).collect();
+    let mut expected = Vec::new();
+    for round in 0..leases.len() {
+        for (index, tournament) in tournaments.iter().enumerate() {
+            if index > 0 || round < in_first {
+                expected.push(*tournament);
+            }
+        }
+    }
+    expected.truncate(leases.len());
+    assert_eq!(served, expected, "round by round, the dry tournament dropping out");
+    for matches in leased.values() {
+        assert!(matches.is_sorted(), "a tournament's matches go oldest first");
+    }
+    assert!(in_first >= 1 && leased[&tournaments[1]].len() > in_first);
 }
 }
