@@ -275,7 +275,8 @@ unsafe fn start_bot(
         *end = above_stdio(*end).unwrap_or_else(|errno| fail(report, SetupStep::Fork, errno));
     }
     // SAFETY: the child only runs exec_bot, which follows the module's rules.
-    let bot = unsafe { fork_bot(plan) }.unwrap_or_else(|errno| fail(report, SetupStep::Fork, errno));
+    let bot =
+        unsafe { fork_bot(plan) }.unwrap_or_else(|errno| fail(report, SetupStep::Fork, errno));
     if bot == 0 {
         // SAFETY: single-threaded child of a fork.
         unsafe { libc::close(exec_check[0]) };
