@@ -72,7 +72,10 @@ pub fn before_main(argc: c_int, argv: *const *const c_char, programs: &'static I
 /// The name of the registered program `argv` runs, when `program` is the
 /// running binary's own file: what the sandbox then runs in the image.
 pub fn program_for(program: &Path, argv: &[String]) -> Option<CString> {
-    let programs = registered()?;
+    program_of(registered()?, program, argv)
+}
+
+fn program_of(programs: &InImagePrograms, program: &Path, argv: &[String]) -> Option<CString> {
     let [_, subcommand, name] = argv else {
         return None;
     };
@@ -145,4 +148,38 @@ macro_rules! in_image_programs {
             ) = before_main;
         };
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PROGRAMS: InImagePrograms = InImagePrograms {
+        subcommand: "bot-run",
+        names: &["first", "random"],
+        run: |_| 0,
+    };
+
+    fn argv(args: &[&str]) -> Vec<String> {
+        args.iter().map(|arg| (*arg).to_owned()).collect()
+    }
+
+    #[test]
+    fn only_the_running_binarys_own_subcommand_and_a_known_name_run_in_the_image() {
+        let own = std::env::current_exe().expect("test binary");
+        let run = |program: &Path, args: &[&str]| program_of(&PROGRAMS, program, &argv(args));
+        assert_eq!(
+            run(&own, &["x", "bot-run", "first"]),
+            Some(c"first".to_owned())
+        );
+        assert_eq!(run(&own, &["x", "bot-run", "unknown"]), None);
+        assert_eq!(run(&own, &["x", "bot-run", "first", "more"]), None);
+        assert_eq!(run(&own, &["x", "serve", "first"]), None);
+        // Another file, even one named like it, is executed.
+        assert_eq!(run(Path::new("/bin/sh"), &["x", "bot-run", "first"]), None);
+        let copy = std::env::temp_dir().join(format!("in-image-copy-{}", std::process::id()));
+        std::fs::copy(&own, &copy).expect("a copy");
+        assert_eq!(run(&copy, &["x", "bot-run", "first"]), None);
+        std::fs::remove_file(&copy).expect("removed");
+    }
 }
