@@ -55,8 +55,16 @@ fn register(programs: &'static InImagePrograms) {
 /// What [`crate::in_image_programs!`]'s constructor calls before `main`:
 /// a fork server started with [`MARKER`] serves (and never returns), any
 /// other process registers `programs` for the sandboxes it starts.
+///
+/// # Safety
+/// `argv` holds `argc` valid pointers to nul-terminated strings, as glibc
+/// passes a constructor.
 #[doc(hidden)]
-pub fn before_main(argc: c_int, argv: *const *const c_char, programs: &'static InImagePrograms) {
+pub unsafe fn before_main(
+    argc: c_int,
+    argv: *const *const c_char,
+    programs: &'static InImagePrograms,
+) {
     if argc == 3 && !argv.is_null() {
         // SAFETY: glibc passes argc valid pointers to nul-terminated strings.
         let first = unsafe { CStr::from_ptr(*argv.add(1)) };
@@ -137,7 +145,8 @@ macro_rules! in_image_programs {
                 argv: *const *const ::std::ffi::c_char,
                 _envp: *const *const ::std::ffi::c_char,
             ) {
-                $crate::sandbox::in_image_before_main(argc, argv, &PROGRAMS);
+                // SAFETY: glibc calls constructors with main's arguments.
+                unsafe { $crate::sandbox::in_image_before_main(argc, argv, &PROGRAMS) };
             }
             #[used]
             #[link_section = ".init_array"]
