@@ -184,6 +184,27 @@ fn install_logging(format: LogFormat) {
     };
 }
 
+// A sandboxed `cairn bot-run NAME` runs in the fork server's image of this
+// binary, confined as any bot, without executing the binary again.
+cairn_runner::in_image_programs!(cairn_runner::sandbox::InImagePrograms {
+    subcommand: "bot-run",
+    names: cairn_sdk::bots::BUNDLED_BOTS,
+    run: bot_run_in_image,
+});
+
+/// `cairn bot-run NAME` in a sandbox's image: what `main` would print and
+/// return.
+fn bot_run_in_image(name: &str) -> i32 {
+    match bot_run(name) {
+        Ok(_) => 0,
+        Err(error) if out::is_broken_pipe(&error) => 0,
+        Err(error) => {
+            eprintln!("error: {}", error_text(&error));
+            2
+        }
+    }
+}
+
 fn bot_run(name: &str) -> anyhow::Result<std::process::ExitCode> {
     match cairn_sdk::bots::run_bundled(name) {
         Some(result) => result

@@ -24,6 +24,7 @@ use nix::errno::Errno;
 use nix::sys::resource::{setrlimit, Resource};
 use seccompiler::BpfProgram;
 
+use super::in_image::{self, InImagePrograms};
 use super::report::{Report, SetupStep};
 use super::rootfs::MountPlan;
 
@@ -33,6 +34,9 @@ pub struct ChildPlan {
     pub mounts: Option<MountPlan>,
     pub set_hostname: bool,
     pub program: CString,
+    /// The registered program of this binary the bot runs in the fork
+    /// server's image instead of executing `program` ([`super::in_image`]).
+    pub in_image: Option<CString>,
     pub argv: Vec<CString>,
     pub envp: Vec<CString>,
     pub workdir: CString,
@@ -145,7 +149,11 @@ fn above_stdio(fd: RawFd) -> Result<RawFd, Errno> {
 /// # Safety
 /// Call only in a single-threaded process that exists for this (the fresh
 /// image of [`super::reexec`]).
-pub unsafe fn run_supervisor(plan: &mut ChildPlan, pointers: &ExecPointers) -> ! {
+pub unsafe fn run_supervisor(
+    plan: &mut ChildPlan,
+    pointers: &ExecPointers,
+    programs: Option<&'static InImagePrograms>,
+) -> ! {
     // Signals the runner ignored are still ignored after execve; all
     // signals stay blocked, as the runner started us, until only SIGCHLD
     // is. A session of our own keeps the terminal's Ctrl-C for the runner,
@@ -164,7 +172,7 @@ pub unsafe fn run_supervisor(plan: &mut ChildPlan, pointers: &ExecPointers) -> !
     let signal_fd =
         child_signal_fd().unwrap_or_else(|errno| fail(report, SetupStep::SignalFd, errno));
     // SAFETY: we are a single-threaded process, as raw_fork requires.
-    let bot = unsafe { start_bot(plan, pointers) };
+    let bot = unsafe { start_bot(plan, pointers, programs) };
     supervise(bot, signal_fd, report)
 }
 
@@ -248,7 +256,11 @@ fn child_signal_fd() -> Result<RawFd, Errno> {
 ///
 /// # Safety
 /// Single-threaded forked child only.
-unsafe fn start_bot(plan: &mut ChildPlan, pointers: &ExecPointers) -> libc::pid_t {
+unsafe fn start_bot(
+    plan: &mut ChildPlan,
+    pointers: &ExecPointers,
+    programs: Option<&'static InImagePrograms>,
+) -> libc::pid_t {
     let report = plan.report.as_raw_fd();
     let mut exec_check = [0; 2];
     // SAFETY: pipe2 fills the two-element array.
@@ -263,11 +275,12 @@ unsafe fn start_bot(plan: &mut ChildPlan, pointers: &ExecPointers) -> libc::pid_
         *end = above_stdio(*end).unwrap_or_else(|errno| fail(report, SetupStep::Fork, errno));
     }
     // SAFETY: the child only runs exec_bot, which follows the module's rules.
-    let bot = unsafe { raw_fork(0) }.unwrap_or_else(|errno| fail(report, SetupStep::Fork, errno));
+    let bot =
+        unsafe { fork_bot(plan) }.unwrap_or_else(|errno| fail(report, SetupStep::Fork, errno));
     if bot == 0 {
-        // SAFETY: single-threaded child of raw_fork.
+        // SAFETY: single-threaded child of a fork.
         unsafe { libc::close(exec_check[0]) };
-        exec_bot(plan, pointers, exec_check[1]);
+        exec_bot(plan, pointers, exec_check[1], programs);
     }
     // SAFETY: closing our copies: the bot's pipes must reach EOF when the bot
     // closes them, not when the supervisor exits.
@@ -353,10 +366,43 @@ fn reap_children(bot: libc::pid_t, report: RawFd) {
     }
 }
 
-/// Last steps in the bot's own process, then `execve`. Never returns.
-fn exec_bot(plan: &ChildPlan, pointers: &ExecPointers, exec_check: RawFd) -> ! {
+/// The bot's process. A program run in this image gets glibc's `fork`, whose
+/// child records its own thread id where glibc's recursive locks compare it
+/// (the raw syscall leaves the fork server's there); one that executes gets
+/// the raw syscall, as the module's rules ask.
+///
+/// # Safety
+/// Single-threaded process only; the child follows the module's rules.
+unsafe fn fork_bot(plan: &ChildPlan) -> Result<libc::pid_t, Errno> {
+    match plan.in_image {
+        // SAFETY: single-threaded: no other thread holds a lock; this
+        // image registers no fork handlers.
+        Some(_) => Errno::result(unsafe { libc::fork() }),
+        // SAFETY: as the caller promised.
+        None => unsafe { raw_fork(0) },
+    }
+}
+
+/// Last steps in the bot's own process, then `execve` (or the program of
+/// this image). Never returns.
+fn exec_bot(
+    plan: &ChildPlan,
+    pointers: &ExecPointers,
+    exec_check: RawFd,
+    programs: Option<&'static InImagePrograms>,
+) -> ! {
     let (step, errno) = match confine_bot(plan, exec_check) {
         Err(failure) => failure,
+        Ok(()) if plan.in_image.is_some() => {
+            let name = plan.in_image.as_deref().unwrap_or_default();
+            // SAFETY: confined, single-threaded; closing the check pipe
+            // tells the supervisor the bot started, as a successful execve
+            // would; the environment lives in the plan, as long as we do.
+            unsafe {
+                libc::close(exec_check);
+                in_image::run(programs, name, pointers.envp.as_ptr())
+            }
+        }
         Ok(()) => {
             // SAFETY: null-terminated arrays of pointers into the plan's C strings.
             unsafe {

@@ -36,6 +36,7 @@ use nix::sys::wait::waitpid;
 use nix::unistd::Pid;
 
 use super::child::{raw_fork, run_supervisor, ChildPlan, ExecPointers};
+use super::in_image::{self, InImagePrograms};
 use super::reexec::{self, Decoder};
 use super::SandboxError;
 
@@ -73,7 +74,12 @@ impl Server {
             step: "creating the fork server's socket",
             errno,
         })?;
-        let pid = reexec::start_image(NAME, MARKER, theirs.as_raw_fd())?;
+        // A binary with programs to run in its image has its own marker.
+        let marker = match in_image::registered() {
+            Some(_) => in_image::MARKER,
+            None => MARKER,
+        };
+        let pid = reexec::start_image(NAME, marker, theirs.as_raw_fd())?;
         static AT_EXIT: std::sync::Once = std::sync::Once::new();
         // SAFETY: registers a function that only locks, kills and reaps.
         AT_EXIT.call_once(|| unsafe {
@@ -234,8 +240,9 @@ fn receive_reply(socket: &OwnedFd) -> Result<Pid, SandboxError> {
 }
 
 /// The server's life in its fresh image: every signal stays blocked (as
-/// the runner started it), only `socket` stays open. Never returns.
-pub fn serve(socket: RawFd) -> ! {
+/// the runner started it), only `socket` stays open. Its bots may run
+/// `programs` in this image. Never returns.
+pub fn serve(socket: RawFd, programs: Option<&'static InImagePrograms>) -> ! {
     if super::child::close_all_except(&mut [socket]).is_err() || !fill_stdio() {
         // SAFETY: leaving before main; the runner sees the socket close.
         unsafe { libc::_exit(1) }
@@ -246,7 +253,7 @@ pub fn serve(socket: RawFd) -> ! {
             // SAFETY: as above.
             unsafe { libc::_exit(0) }
         };
-        let reply = match fork_supervisor(plan, flags, &cpus) {
+        let reply = match fork_supervisor(plan, flags, &cpus, programs) {
             Ok(pid) => i64::from(pid),
             Err(errno) => -i64::from(errno as i32),
         };
@@ -277,6 +284,7 @@ fn fork_supervisor(
     mut plan: ChildPlan,
     flags: c_int,
     cpus: &[u8; CPU_SET_BYTES],
+    programs: Option<&'static InImagePrograms>,
 ) -> Result<libc::pid_t, Errno> {
     let pointers = ExecPointers::new(&plan);
     // SAFETY: this process is single-threaded; the child only runs the
@@ -285,7 +293,7 @@ fn fork_supervisor(
     if pid == 0 {
         pin_to(cpus);
         // SAFETY: a single-threaded fork of the server.
-        unsafe { run_supervisor(&mut plan, &pointers) }
+        unsafe { run_supervisor(&mut plan, &pointers, programs) }
     }
     Ok(pid)
 }

@@ -10,6 +10,8 @@
 //! - a supervisor as PID 1 of the pid namespace (`child`), the bot its child;
 //!   forked by the fork server (`fork_server`), a fresh image of the
 //!   runner's binary (`reexec`) started once, never a fork of the runner;
+//!   a bundled bot of that binary runs in that image, confined the same way,
+//!   without executing the binary again (`in_image`);
 //! - a distinct unprivileged uid per live bot (`uid_pool`);
 //! - a private read-only root with a capped tmpfs `/tmp` (`rootfs`);
 //! - rlimits, cgroup memory and process caps, cgroup CPU accounting (`cgroup`);
@@ -49,6 +51,7 @@ mod child;
 mod detect;
 mod filters;
 mod fork_server;
+mod in_image;
 mod launcher;
 mod limits;
 mod network;
@@ -68,6 +71,9 @@ use std::sync::OnceLock;
 pub use cgroup::ControllerParent;
 pub use detect::LayerStatus;
 pub use fork_server::idle_server_pids;
+#[doc(hidden)]
+pub use in_image::before_main as in_image_before_main;
+pub use in_image::InImagePrograms;
 pub use launcher::SandboxLauncher;
 pub use limits::{LimitBroken, Limits};
 pub use process::{Ending, ProcessOutcome, SandboxedProcess};

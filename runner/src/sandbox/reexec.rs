@@ -66,16 +66,25 @@ extern "C" fn fork_server_hook(
     // an array, not a vector: nothing may be allocated before the marker.
     let arg = |index: usize| unsafe { CStr::from_ptr(*argv.add(index)) };
     let args: [&CStr; 3] = std::array::from_fn(arg);
-    if args[1] != fork_server::MARKER {
-        return;
+    if args[1] == fork_server::MARKER {
+        serve_from_constructor(args[2], None);
     }
+}
+
+/// Becomes the fork server on the socket numbered `socket` (serving
+/// `programs` in its image, if any), from a constructor before `main`.
+/// Never returns.
+pub fn serve_from_constructor(
+    socket: &CStr,
+    programs: Option<&'static super::InImagePrograms>,
+) -> ! {
     without_huge_pages();
-    let socket = args[2]
+    let socket = socket
         .to_str()
         .ok()
         .and_then(|text| text.parse::<RawFd>().ok());
     match socket {
-        Some(socket) if is_open(socket) => fork_server::serve(socket),
+        Some(socket) if is_open(socket) => fork_server::serve(socket, programs),
         // SAFETY: leaving before main; nothing to clean up.
         _ => unsafe { libc::_exit(1) },
     }
@@ -313,6 +322,7 @@ pub fn encode_plan(plan: &ChildPlan) -> Vec<u8> {
     }
     out.number(u64::from(plan.set_hostname));
     out.c_string(&plan.program);
+    out.c_strings(plan.in_image.as_slice());
     out.c_strings(&plan.argv);
     out.c_strings(&plan.envp);
     out.c_string(&plan.workdir);
@@ -358,6 +368,11 @@ pub fn decode_plan(
     };
     let set_hostname = input.number()? != 0;
     let program = input.c_string()?;
+    let in_image = match input.c_strings()?.as_mut_slice() {
+        [] => None,
+        [name] => Some(std::mem::take(name)),
+        _ => return None,
+    };
     let argv = input.c_strings()?;
     let envp = input.c_strings()?;
     let workdir = input.c_string()?;
@@ -410,6 +425,7 @@ pub fn decode_plan(
         mounts,
         set_hostname,
         program,
+        in_image,
         argv,
         envp,
         workdir,
@@ -444,6 +460,7 @@ mod tests {
             mounts: None,
             set_hostname: true,
             program: text("/usr/bin/python3"),
+            in_image: Some(text("first")),
             argv: vec![text("python3"), text("bot.py"), text("")],
             envp: vec![text("PATH=/usr/bin"), text("CAIRN_BOT_SEED=7")],
             workdir: text("/srv/bots/alpha"),

@@ -19,6 +19,7 @@ use super::child::ChildPlan;
 use super::detect::HostSupport;
 use super::filters::landlock_ruleset;
 use super::fork_server;
+use super::in_image;
 use super::network;
 use super::process::{Leftovers, SandboxedProcess};
 use super::resolve::{resolve_command, ResolvedCommand};
@@ -285,6 +286,7 @@ fn child_plan(
         mounts: prepared.mounts.take(),
         set_hostname: host.other_namespaces,
         program: c_string(resolved.program.to_string_lossy().as_ref())?,
+        in_image: in_image::program_for(&resolved.program, &resolved.argv),
         argv: resolved
             .argv
             .iter()
