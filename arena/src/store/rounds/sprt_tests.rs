@@ -35,6 +35,33 @@ pub(super) async fn report_one(store: &Store, runner: &Runner, lease: &Lease, in
         .unwrap();
 }
 
+/// Leases a match and reports that the first of its seats `pick` chooses
+/// does not build; returns that bot version and how many matches ended.
+async fn fail_a_build_of_the_first_lease(
+    store: &Store,
+    runner: &Runner,
+    pick: impl Fn(&LeasedSeat) -> bool,
+) -> (i64, usize) {
+    let lease = store.lease_match(runner, LEASE_MS).await.unwrap().unwrap();
+    let broken = lease
+        .seats
+        .iter()
+        .find(|&seat| pick(seat))
+        .unwrap()
+        .bot_version_id;
+    let ended = store
+        .report_build_failure(
+            runner,
+            lease.match_id,
+            lease.lease_generation,
+            broken,
+            "error: no",
+        )
+        .await
+        .unwrap();
+    (broken, ended)
+}
+
 /// The SPRT's stored deal pairs and ratio against the pure function over
 /// the whole history.
 pub(super) async fn assert_sprt_matches_history(
@@ -295,23 +322,7 @@ async fn a_ladder_schedules_a_version_whose_build_failed_no_more() {
     let (runner, _) = test.store.register_runner("r1").await.unwrap();
     // Four entries, two tables a round: every wide entry plays. The first
     // match's first seat does not build: it forfeits its games.
-    let lease = test
-        .store
-        .lease_match(&runner, LEASE_MS)
-        .await
-        .unwrap()
-        .unwrap();
-    let broken = lease.seats[0].bot_version_id;
-    test.store
-        .report_build_failure(
-            &runner,
-            lease.match_id,
-            lease.lease_generation,
-            broken,
-            "error: no",
-        )
-        .await
-        .unwrap();
+    let (broken, _) = fail_a_build_of_the_first_lease(&test.store, &runner, |_| true).await;
     let broken_at = last_match_id(&test.store).await;
     let played = play_with(&test.store, &runner, luck).await;
     assert!(played > 0);
@@ -436,19 +447,9 @@ async fn an_sprt_counts_the_games_a_failed_build_ends_once() {
         .await
         .unwrap();
     let (runner, _) = test.store.register_runner("r1").await.unwrap();
-    let lease = test
-        .store
-        .lease_match(&runner, LEASE_MS)
-        .await
-        .unwrap()
-        .unwrap();
     // An opponent of the challenger `f` does not build.
-    let broken = lease.seats.iter().find(|seat| seat.bot_name != "f").unwrap().bot_version_id;
-    let ended = test
-        .store
-        .report_build_failure(&runner, lease.match_id, lease.lease_generation, broken, "error: no")
-        .await
-        .unwrap();
+    let (_, ended) =
+        fail_a_build_of_the_first_lease(&test.store, &runner, |seat| seat.bot_name != "f").await;
     assert!(ended >= 1, "{ended}");
     while let Some(lease) = test.store.lease_match(&runner, LEASE_MS).await.unwrap() {
         for index in 0..lease.games.len() {
