@@ -57,7 +57,8 @@ impl SchottenTotten {
     }
 
     /// [`Self::push_placements`] of every card of `clan`, written in place
-    /// (the hot path of every playout: no capacity check per action).
+    /// (the hot path of every playout: one reservation, then each card's row
+    /// written from the stones' slice without a fill or a check per action).
     fn push_clan_placements(clan: CardSet, rooms: u16, out: &mut Vec<Action>) {
         let mut stones = [0u8; N_STONES];
         let mut n_stones = 0;
@@ -68,13 +69,10 @@ impl SchottenTotten {
         if n_stones == 0 {
             return;
         }
-        let start = out.len();
-        out.resize(start + clan.len() as usize * n_stones, Action::Pass);
-        let cards = crate::bits::bits(clan.0 as u64).map(|card| card as u8);
-        for (card, row) in cards.zip(out[start..].chunks_exact_mut(n_stones)) {
-            for (action, &stone) in row.iter_mut().zip(&stones[..n_stones]) {
-                *action = Action::Play { card, stone };
-            }
+        out.reserve(clan.len() as usize * n_stones);
+        let stones = &stones[..n_stones];
+        for card in crate::bits::bits(clan.0 as u64).map(|card| card as u8) {
+            out.extend(stones.iter().map(|&stone| Action::Play { card, stone }));
         }
     }
 
