@@ -5,7 +5,7 @@
 
 use cairn_engine::forfeit::EndedBy;
 use cairn_proto::record::ReplayFile;
-use cairn_runner::{play_match, PlainLauncher};
+use cairn_runner::{play_match, BotEntry, PlainLauncher};
 use cairn_tests::{js_bot, match_of, python_bot, rust_bot, schotten_totten};
 
 const VARIANTS: &[&[&str]] = &[
@@ -67,30 +67,18 @@ fn random_bots_in_rust_python_and_js_play_lords_of_scotland_at_every_table_size(
         (4, &[][..]),
         (5, &["bruce=true"][..]),
     ] {
-        let makers = [
+        let makers: [fn() -> BotEntry; 3] = [
             || rust_bot("rust", "cairn-random-bot"),
             || python_bot("python", "random_bot.py"),
             || js_bot("js", "random_bot.js"),
         ];
-        let bots = (0..n_seats).map(|seat| makers[seat % 3]()).collect();
-        let spec = match_of("lords-of-scotland", options, 1, 30 + n_seats as u64, bots);
-        let result = play_match(&spec, &PlainLauncher).unwrap();
-        let game = &result.games[0];
-        assert_eq!(
-            game.record.score.ended_by,
-            EndedBy::Finished,
-            "{n_seats} seats: {:?} {:?}",
-            game.seats,
-            result.stderr
+        play_one_mixed_table(
+            "lords-of-scotland",
+            options,
+            30 + n_seats as u64,
+            n_seats,
+            makers,
         );
-        assert!(
-            game.seats
-                .iter()
-                .all(|s| s.forfeit.is_none() && !s.timings.is_empty()),
-            "{n_seats} seats: {:?}",
-            game.seats
-        );
-        ReplayFile::new(vec![game.record.clone()]).verify().unwrap();
     }
 }
 
@@ -102,31 +90,43 @@ fn random_bots_in_rust_python_and_js_play_bullfrogs_at_every_table_size_and_solo
         (3, &[][..]),
         (4, &[][..]),
     ] {
-        let makers = [
+        let makers: [fn() -> BotEntry; 3] = [
             || js_bot("js", "random_bot.js"),
             || rust_bot("rust", "cairn-random-bot"),
             || python_bot("python", "random_bot.py"),
         ];
-        let bots = (0..n_seats).map(|seat| makers[seat % 3]()).collect();
-        let spec = match_of("bullfrogs", options, 1, 50 + n_seats as u64, bots);
-        let result = play_match(&spec, &PlainLauncher).unwrap();
-        let game = &result.games[0];
-        assert_eq!(
-            game.record.score.ended_by,
-            EndedBy::Finished,
-            "{n_seats} seats: {:?} {:?}",
-            game.seats,
-            result.stderr
-        );
-        assert!(
-            game.seats
-                .iter()
-                .all(|s| s.forfeit.is_none() && !s.timings.is_empty()),
-            "{n_seats} seats: {:?}",
-            game.seats
-        );
-        ReplayFile::new(vec![game.record.clone()]).verify().unwrap();
+        play_one_mixed_table("bullfrogs", options, 50 + n_seats as u64, n_seats, makers);
     }
+}
+
+/// Plays one game of `game` with `n_seats` bots taken from `makers` in
+/// turn, and checks it finished without a forfeit and replays.
+fn play_one_mixed_table(
+    game: &str,
+    options: &[&str],
+    seed: u64,
+    n_seats: usize,
+    makers: [fn() -> BotEntry; 3],
+) {
+    let bots = (0..n_seats).map(|seat| makers[seat % 3]()).collect();
+    let spec = match_of(game, options, 1, seed, bots);
+    let result = play_match(&spec, &PlainLauncher).unwrap();
+    let game = &result.games[0];
+    assert_eq!(
+        game.record.score.ended_by,
+        EndedBy::Finished,
+        "{n_seats} seats: {:?} {:?}",
+        game.seats,
+        result.stderr
+    );
+    assert!(
+        game.seats
+            .iter()
+            .all(|s| s.forfeit.is_none() && !s.timings.is_empty()),
+        "{n_seats} seats: {:?}",
+        game.seats
+    );
+    ReplayFile::new(vec![game.record.clone()]).verify().unwrap();
 }
 
 /// The replay of a match between first-action bots made by `make`.
