@@ -1,6 +1,6 @@
 use super::*;
 use crate::store::results::Forfeit;
-use crate::store::tests::{both_backends, duel, owner_with_bots, test_store, LEASE_MS};
+use crate::store::tests::{both_backends, Scenario, LEASE_MS};
 use crate::testkit::report_by_strength;
 
 #[test]
@@ -78,13 +78,9 @@ fn too_few_games_are_never_judged() {
 
 both_backends! {
 async fn a_runner_that_makes_up_timeouts_of_the_winner_is_quarantined_with_its_figures() {
-    let kept = test_store().await;
+    let Scenario { test: kept, runner: honest, .. } =
+        Scenario::duel(&["a", "b"], 120, "honest").await;
     let test = kept.store.clone();
-    let owner = owner_with_bots(&test, "ada", &["a", "b"]).await;
-    test.create_tournament(&owner, &duel(&["a", "b"], 120))
-        .await
-        .unwrap();
-    let (honest, _) = test.register_runner("honest").await.unwrap();
     let (forger, _) = test.register_runner("forger").await.unwrap();
     // The honest runner plays a match cleanly.
     let lease = test.lease_match(&honest, LEASE_MS).await.unwrap().unwrap();

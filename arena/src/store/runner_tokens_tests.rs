@@ -84,12 +84,9 @@ async fn a_revoked_runners_name_can_be_given_again_and_its_history_stays() {
 
 both_backends! {
 async fn a_runner_is_seen_when_it_leases_and_when_it_heartbeats() {
-    use crate::store::tests::{duel, owner_with_bots, LEASE_MS};
-    let kept = test_store().await;
+    use crate::store::tests::{Scenario, LEASE_MS};
+    let Scenario { test: kept, runner, .. } = Scenario::duel(&["a", "b"], 2, "box-1").await;
     let test = kept.store.clone();
-    let owner = owner_with_bots(&test, "ada", &["a", "b"]).await;
-    test.create_tournament(&owner, &duel(&["a", "b"], 2)).await.unwrap();
-    let (runner, _) = test.register_runner("box-1").await.unwrap();
     let seen = async || test.list_runners().await.unwrap()[0].last_seen_at;
     assert_eq!(seen().await, None);
     let lease = test.lease_match(&runner, LEASE_MS).await.unwrap().unwrap();

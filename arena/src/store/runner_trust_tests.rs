@@ -1,18 +1,12 @@
 use super::*;
-use crate::store::tests::{
-    both_backends, duel, owner_with_bots, owner_with_built_bots, test_store, LEASE_MS,
-};
+use crate::store::tests::{both_backends, duel, Scenario, LEASE_MS};
 use crate::store::Page;
 
 both_backends! {
 async fn a_runner_fetches_only_the_bots_of_the_matches_it_holds() {
-    let kept = test_store().await;
+    let Scenario { test: kept, runner: holder, .. } =
+        Scenario::duel(&["a", "b"], 2, "box-1").await;
     let test = kept.store.clone();
-    let owner = owner_with_bots(&test, "ada", &["a", "b"]).await;
-    test.create_tournament(&owner, &duel(&["a", "b"], 2))
-        .await
-        .unwrap();
-    let (holder, _) = test.register_runner("box-1").await.unwrap();
     let (stranger, _) = test.register_runner("box-2").await.unwrap();
     let hash = {
         let lease = test.lease_match(&holder, LEASE_MS).await.unwrap().unwrap();
@@ -31,13 +25,9 @@ async fn a_runner_fetches_only_the_bots_of_the_matches_it_holds() {
 
 both_backends! {
 async fn a_lease_that_expired_no_longer_opens_its_bots() {
-    let kept = test_store().await;
+    let Scenario { test: kept, runner: holder, .. } =
+        Scenario::duel(&["a", "b"], 2, "box-1").await;
     let test = kept.store.clone();
-    let owner = owner_with_bots(&test, "ada", &["a", "b"]).await;
-    test.create_tournament(&owner, &duel(&["a", "b"], 2))
-        .await
-        .unwrap();
-    let (holder, _) = test.register_runner("box-1").await.unwrap();
     let lease = test.lease_match(&holder, LEASE_MS).await.unwrap().unwrap();
     kept.clock.advance_ms(LEASE_MS + 1);
     let refused = test
@@ -50,14 +40,9 @@ async fn a_lease_that_expired_no_longer_opens_its_bots() {
 
 both_backends! {
 async fn one_runners_give_backs_alone_never_give_a_match_up_while_another_is_active() {
-    let kept = test_store().await;
+    let Scenario { test: kept, tournament, runner: forger, .. } =
+        Scenario::duel(&["a", "b"], 2, "forger").await;
     let test = kept.store.clone().with_max_attempts(2);
-    let owner = owner_with_bots(&test, "ada", &["a", "b"]).await;
-    let tournament = test
-        .create_tournament(&owner, &duel(&["a", "b"], 2))
-        .await
-        .unwrap();
-    let (forger, _) = test.register_runner("forger").await.unwrap();
     let (honest, _) = test.register_runner("honest").await.unwrap();
     let first = test.lease_match(&forger, LEASE_MS).await.unwrap().unwrap();
     // The honest runner is active: it holds the other match.
@@ -93,14 +78,9 @@ async fn one_runners_give_backs_alone_never_give_a_match_up_while_another_is_act
 
 both_backends! {
 async fn a_lone_runner_still_gives_a_match_up_and_says_it_was_alone() {
-    let kept = test_store().await;
+    let Scenario { test: kept, tournament, runner: lone, .. } =
+        Scenario::duel(&["a", "b"], 2, "lone").await;
     let test = kept.store.clone().with_max_attempts(1);
-    let owner = owner_with_bots(&test, "ada", &["a", "b"]).await;
-    let tournament = test
-        .create_tournament(&owner, &duel(&["a", "b"], 2))
-        .await
-        .unwrap();
-    let (lone, _) = test.register_runner("lone").await.unwrap();
     // Registered, revoked, or silent for long: none of these can confirm.
     let (revoked, _) = test.register_runner("revoked").await.unwrap();
     let (_silent, _) = test.register_runner("silent").await.unwrap();
@@ -126,13 +106,9 @@ async fn a_lone_runner_still_gives_a_match_up_and_says_it_was_alone() {
 
 both_backends! {
 async fn a_build_failure_of_a_version_without_a_build_is_refused_and_changes_nothing() {
-    let kept = test_store().await;
+    let Scenario { test: kept, runner, .. } =
+        Scenario::duel(&["a", "b"], 2, "forger").await;
     let test = kept.store.clone();
-    let owner = owner_with_bots(&test, "ada", &["a", "b"]).await;
-    test.create_tournament(&owner, &duel(&["a", "b"], 2))
-        .await
-        .unwrap();
-    let (runner, _) = test.register_runner("forger").await.unwrap();
     let lease = test.lease_match(&runner, LEASE_MS).await.unwrap().unwrap();
     let victim = lease.seats[0].bot_version_id;
     let refused = test
@@ -151,13 +127,9 @@ async fn a_build_failure_of_a_version_without_a_build_is_refused_and_changes_not
 
 both_backends! {
 async fn a_build_failure_breaks_a_version_only_when_a_second_runner_confirms_it() {
-    let kept = test_store().await;
+    let Scenario { test: kept, runner: forger, .. } =
+        Scenario::built(&["a", "b"], &duel(&["a", "b"], 2), "forger").await;
     let test = kept.store.clone();
-    let owner = owner_with_built_bots(&test, "ada", &["a", "b"]).await;
-    test.create_tournament(&owner, &duel(&["a", "b"], 2))
-        .await
-        .unwrap();
-    let (forger, _) = test.register_runner("forger").await.unwrap();
     let (honest, _) = test.register_runner("honest").await.unwrap();
     let first = test.lease_match(&forger, LEASE_MS).await.unwrap().unwrap();
     let other = test.lease_match(&honest, LEASE_MS).await.unwrap().unwrap();
@@ -188,13 +160,9 @@ async fn a_build_failure_breaks_a_version_only_when_a_second_runner_confirms_it(
 
 both_backends! {
 async fn a_lone_runners_build_failure_breaks_the_version_and_says_so() {
-    let kept = test_store().await;
+    let Scenario { test: kept, runner: lone, .. } =
+        Scenario::built(&["a", "b"], &duel(&["a", "b"], 2), "lone").await;
     let test = kept.store.clone();
-    let owner = owner_with_built_bots(&test, "ada", &["a", "b"]).await;
-    test.create_tournament(&owner, &duel(&["a", "b"], 2))
-        .await
-        .unwrap();
-    let (lone, _) = test.register_runner("lone").await.unwrap();
     let lease = test.lease_match(&lone, LEASE_MS).await.unwrap().unwrap();
     let victim = lease.seats[0].bot_version_id;
     let ended = test

@@ -1,21 +1,14 @@
 use super::*;
-use crate::store::tests::{
-    both_backends, count, duel, owner_with_bots, owner_with_built_bots, test_store, LEASE_MS,
-};
+use crate::store::tests::{both_backends, count, duel, Scenario, LEASE_MS};
 use crate::store::Page;
 use crate::store::ReportOutcome;
 use crate::testkit::report_by_strength;
 
 both_backends! {
 async fn a_match_given_back_is_queued_again_then_given_up_and_never_rated() {
-    let kept = test_store().await;
+    let Scenario { test: kept, tournament, runner, .. } =
+        Scenario::duel(&["a", "b"], 2, "box-1").await;
     let test = kept.store.clone().with_max_attempts(2);
-    let owner = owner_with_bots(&test, "ada", &["a", "b"]).await;
-    let tournament = test
-        .create_tournament(&owner, &duel(&["a", "b"], 2))
-        .await
-        .unwrap();
-    let (runner, _) = test.register_runner("box-1").await.unwrap();
     let first = test.lease_match(&runner, LEASE_MS).await.unwrap().unwrap();
     let given = test
         .give_back_match(&runner, first.match_id, first.lease_generation, "disk full")
@@ -80,14 +73,9 @@ async fn a_match_given_back_is_queued_again_then_given_up_and_never_rated() {
 
 both_backends! {
 async fn a_failed_build_breaks_the_version_and_ends_its_matches_with_build_failed() {
-    let kept = test_store().await;
+    let Scenario { test: kept, tournament, runner, .. } =
+        Scenario::built(&["a", "b", "c"], &duel(&["a", "b", "c"], 2), "box-1").await;
     let test = kept.store.clone();
-    let owner = owner_with_built_bots(&test, "ada", &["a", "b", "c"]).await;
-    let tournament = test
-        .create_tournament(&owner, &duel(&["a", "b", "c"], 2))
-        .await
-        .unwrap();
-    let (runner, _) = test.register_runner("box-1").await.unwrap();
     let lease = test.lease_match(&runner, LEASE_MS).await.unwrap().unwrap();
     let broken = lease.seats[0].bot_version_id;
     let huge_log = format!("{}the last line", "x".repeat(10_000));
@@ -167,13 +155,9 @@ async fn a_failed_build_breaks_the_version_and_ends_its_matches_with_build_faile
 
 both_backends! {
 async fn only_a_seated_version_of_a_held_match_can_be_reported_broken() {
-    let kept = test_store().await;
+    let Scenario { test: kept, runner, .. } =
+        Scenario::built(&["a", "b", "c"], &duel(&["a", "b", "c"], 2), "box-1").await;
     let test = kept.store.clone();
-    let owner = owner_with_built_bots(&test, "ada", &["a", "b", "c"]).await;
-    test.create_tournament(&owner, &duel(&["a", "b", "c"], 2))
-        .await
-        .unwrap();
-    let (runner, _) = test.register_runner("box-1").await.unwrap();
     let (other, _) = test.register_runner("box-2").await.unwrap();
     let lease = test.lease_match(&runner, LEASE_MS).await.unwrap().unwrap();
     let absent: i64 = sqlx::query_scalar(

@@ -109,8 +109,6 @@ pub(super) async fn cancel_with_one_in_play(
 
 both_backends! {
 async fn a_cancelled_swiss_plans_no_later_round_and_keeps_its_standings() {
-    let test = test_store().await;
-    let owner = owner_with_bots(&test.store, "ada", &SIX).await;
     let request = with_format(
         duel(&SIX, 4),
         FormatRequest {
@@ -119,12 +117,8 @@ async fn a_cancelled_swiss_plans_no_later_round_and_keeps_its_standings() {
             ..Default::default()
         },
     );
-    let swiss = test
-        .store
-        .create_tournament(&owner, &request)
-        .await
-        .unwrap();
-    let (runner, _) = test.store.register_runner("r1").await.unwrap();
+    let Scenario { test, owner, tournament: swiss, runner } =
+        Scenario::of(&SIX, &request, "r1").await;
     // Round one (six matches), then round two is planned.
     play_n(&test.store, &runner, 6, |id| id).await;
     assert_eq!(matches_of(&test.store, swiss.id).await, 12);
@@ -137,8 +131,6 @@ async fn a_cancelled_swiss_plans_no_later_round_and_keeps_its_standings() {
 
 both_backends! {
 async fn a_cancelled_knockout_shows_its_bracket_with_the_cancelled_ties_undecided() {
-    let test = test_store().await;
-    let owner = owner_with_bots(&test.store, "ada", &SIX[..4]).await;
     let request = with_format(
         duel(&SIX[..4], 4),
         FormatRequest {
@@ -146,12 +138,8 @@ async fn a_cancelled_knockout_shows_its_bracket_with_the_cancelled_ties_undecide
             ..Default::default()
         },
     );
-    let knockout = test
-        .store
-        .create_tournament(&owner, &request)
-        .await
-        .unwrap();
-    let (runner, _) = test.store.register_runner("r1").await.unwrap();
+    let Scenario { test, owner, tournament: knockout, runner } =
+        Scenario::of(&SIX[..4], &request, "r1").await;
     // Two semi-finals of two rotations: three matches played, one in play.
     play_n(&test.store, &runner, 3, |id| id).await;
     let standings = cancel_with_one_in_play(&test.store, &owner, &runner, knockout.id).await;
@@ -195,8 +183,6 @@ async fn a_cancelled_sprt_gauntlet_keeps_its_ratio_undecided() {
 
 both_backends! {
 async fn a_cancelled_ladder_takes_no_new_version_and_plans_nothing() {
-    let test = test_store().await;
-    let owner = owner_with_bots(&test.store, "ada", &SIX[..3]).await;
     let request = with_format(
         duel(&SIX[..3], 4),
         FormatRequest {
@@ -205,12 +191,8 @@ async fn a_cancelled_ladder_takes_no_new_version_and_plans_nothing() {
             ..Default::default()
         },
     );
-    let ladder = test
-        .store
-        .create_tournament(&owner, &request)
-        .await
-        .unwrap();
-    let (runner, _) = test.store.register_runner("r1").await.unwrap();
+    let Scenario { test, owner, tournament: ladder, runner } =
+        Scenario::of(&SIX[..3], &request, "r1").await;
     let standings = cancel_with_one_in_play(&test.store, &owner, &runner, ladder.id).await;
     assert_eq!(standings.standings.len(), 3);
     let added = test
@@ -249,8 +231,6 @@ pub(super) async fn last_match_id(store: &Store) -> i64 {
 
 both_backends! {
 async fn a_ladder_schedules_a_deleted_bot_no_more_and_still_settles() {
-    let test = test_store().await;
-    let owner = owner_with_bots(&test.store, "ada", &SIX[..3]).await;
     let request = with_format(
         duel(&SIX[..3], 8),
         FormatRequest {
@@ -259,12 +239,8 @@ async fn a_ladder_schedules_a_deleted_bot_no_more_and_still_settles() {
             ..Default::default()
         },
     );
-    let ladder = test
-        .store
-        .create_tournament(&owner, &request)
-        .await
-        .unwrap();
-    let (runner, _) = test.store.register_runner("r1").await.unwrap();
+    let Scenario { test, owner, tournament: ladder, runner } =
+        Scenario::of(&SIX[..3], &request, "r1").await;
     // The first round leaves one bot out (no game, the widest interval:
     // the next round's first pick); that bot is deleted.
     let first = seated_after(&test.store, ladder.id, 0).await;

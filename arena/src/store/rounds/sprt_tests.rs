@@ -304,8 +304,6 @@ async fn a_knockout_whose_tie_is_given_up_still_finishes() {
 
 both_backends! {
 async fn a_ladder_schedules_a_version_whose_build_failed_no_more() {
-    let test = test_store().await;
-    let owner = crate::store::tests::owner_with_built_bots(&test.store, "ada", &SIX[..4]).await;
     let request = with_format(
         duel(&SIX[..4], 8),
         FormatRequest {
@@ -314,12 +312,8 @@ async fn a_ladder_schedules_a_version_whose_build_failed_no_more() {
             ..Default::default()
         },
     );
-    let ladder = test
-        .store
-        .create_tournament(&owner, &request)
-        .await
-        .unwrap();
-    let (runner, _) = test.store.register_runner("r1").await.unwrap();
+    let Scenario { test, tournament: ladder, runner, .. } =
+        Scenario::built(&SIX[..4], &request, "r1").await;
     // Four entries, two tables a round: every wide entry plays. The first
     // match's first seat does not build: it forfeits its games.
     let (broken, _) = fail_a_build_of_the_first_lease(&test.store, &runner, |_| true).await;
@@ -437,16 +431,10 @@ async fn an_sprt_against_one_opponent_decides_in_the_middle_of_its_matches() {
 both_backends! {
 async fn an_sprt_counts_the_games_a_failed_build_ends_once() {
     // The build-failure path once tallied each game it ended twice.
-    let test = test_store().await;
-    let owner = crate::store::tests::owner_with_built_bots(&test.store, "ada", &SIX).await;
     let sprt = Sprt::new(0.0, 5.0, 0.001, 0.001).unwrap();
     let request = sprt_gauntlet(duel(&SIX, 6), sprt);
-    let gauntlet = test
-        .store
-        .create_tournament(&owner, &request)
-        .await
-        .unwrap();
-    let (runner, _) = test.store.register_runner("r1").await.unwrap();
+    let Scenario { test, tournament: gauntlet, runner, .. } =
+        Scenario::built(&SIX, &request, "r1").await;
     // An opponent of the challenger `f` does not build.
     let (_, ended) =
         fail_a_build_of_the_first_lease(&test.store, &runner, |seat| seat.bot_name != "f").await;

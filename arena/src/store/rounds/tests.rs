@@ -1,7 +1,9 @@
 //! Formats through the store: rounds planned as results come, once; an
 //! SPRT gauntlet stopped early with its verdict stored.
 
-use super::super::tests::{both_backends, count, duel, owner_with_bots, test_store, LEASE_MS};
+use super::super::tests::{
+    both_backends, count, duel, owner_with_bots, test_store, Scenario, LEASE_MS,
+};
 use super::super::*;
 use crate::stats::Sprt;
 use crate::testkit::report_by_strength;
@@ -308,8 +310,6 @@ pub(super) fn luck(match_id: i64, bot_version_id: i64) -> i64 {
 
 both_backends! {
 async fn a_new_version_joins_the_ladder_and_plays_until_its_interval_is_narrow() {
-    let test = test_store().await;
-    let owner = owner_with_bots(&test.store, "ada", &SIX[..3]).await;
     let request = with_format(
         duel(&SIX[..3], 8),
         FormatRequest {
@@ -318,12 +318,8 @@ async fn a_new_version_joins_the_ladder_and_plays_until_its_interval_is_narrow()
             ..Default::default()
         },
     );
-    let ladder = test
-        .store
-        .create_tournament(&owner, &request)
-        .await
-        .unwrap();
-    let (runner, _) = test.store.register_runner("r1").await.unwrap();
+    let Scenario { test, owner, tournament: ladder, runner } =
+        Scenario::of(&SIX[..3], &request, "r1").await;
     assert!(play_with(&test.store, &runner, luck).await > 0);
     let settled = test.store.tournament_progress(ladder.id).await.unwrap();
     assert!(settled.finished(), "{settled:?}");

@@ -250,13 +250,7 @@ async fn numbered_placeholders_bind_by_number_on_both_backends() {
 #[tokio::test]
 async fn a_lease_half_taken_by_a_killed_process_is_undone() {
     on_backend(Backend::Postgres, async {
-        let test = test_store().await;
-        let owner = owner_with_bots(&test.store, "ada", &["a", "b", "c"]).await;
-        test.store
-            .create_tournament(&owner, &duel(&["a", "b", "c"], 2))
-            .await
-            .unwrap();
-        let (runner, _) = test.store.register_runner("box-1").await.unwrap();
+        let Scenario { test, runner, .. } = Scenario::duel(&["a", "b", "c"], 2, "box-1").await;
         let Location::Postgres(url) = &test.location else {
             unreachable!("on PostgreSQL");
         };
@@ -307,15 +301,9 @@ async fn a_lease_half_taken_by_a_killed_process_is_undone() {
 async fn a_report_writes_its_result_seats_ratings_history_and_match_done_together() {
     for backend in [Backend::Sqlite, Backend::Postgres] {
         on_backend(backend, async {
-            let test = test_store().await;
             let names = ["a", "b", "c"];
-            let owner = owner_with_bots(&test.store, "ada", &names).await;
-            let tournament = test
-                .store
-                .create_tournament(&owner, &duel(&names, 4))
-                .await
-                .unwrap();
-            let (runner, _) = test.store.register_runner("box-1").await.unwrap();
+            let Scenario { test, tournament, runner, .. } =
+                Scenario::duel(&names, 4, "box-1").await;
             while let Some(lease) = test.store.lease_match(&runner, LEASE_MS).await.unwrap() {
                 let report = report_by_strength(&lease, |id| id);
                 test.store.report_result(&runner, &report).await.unwrap();

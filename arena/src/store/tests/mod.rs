@@ -162,6 +162,22 @@ impl Scenario {
     pub(crate) async fn of(bots: &[&str], request: &NewTournament, runner: &str) -> Scenario {
         let test = test_store().await;
         let owner = owner_with_bots(&test.store, "ada", bots).await;
+        Scenario::finish(test, owner, request, runner).await
+    }
+
+    /// [`Scenario::of`] whose bots have a build command.
+    pub(crate) async fn built(bots: &[&str], request: &NewTournament, runner: &str) -> Scenario {
+        let test = test_store().await;
+        let owner = owner_with_built_bots(&test.store, "ada", bots).await;
+        Scenario::finish(test, owner, request, runner).await
+    }
+
+    async fn finish(
+        test: TestStore,
+        owner: Owner,
+        request: &NewTournament,
+        runner: &str,
+    ) -> Scenario {
         let tournament = test.store.create_tournament(&owner, request).await.unwrap();
         let (runner, _) = test.store.register_runner(runner).await.unwrap();
         Scenario {
@@ -465,13 +481,8 @@ async fn a_reported_match_is_recorded_once() {
 
 both_backends! {
 async fn an_expired_lease_returns_the_match_to_the_queue_and_its_report_is_refused() {
-    let test = test_store().await;
-    let owner = owner_with_bots(&test.store, "ada", &["a", "b"]).await;
-    test.store
-        .create_tournament(&owner, &duel(&["a", "b"], 2))
-        .await
-        .unwrap();
-    let (slow, _) = test.store.register_runner("slow").await.unwrap();
+    let Scenario { test, runner: slow, .. } =
+        Scenario::duel(&["a", "b"], 2, "slow").await;
     let (fast, _) = test.store.register_runner("fast").await.unwrap();
     let first = test.store.lease_match(&slow, 1_000).await.unwrap().unwrap();
     test.store
@@ -529,13 +540,8 @@ async fn an_expired_lease_returns_the_match_to_the_queue_and_its_report_is_refus
 
 both_backends! {
 async fn a_malformed_report_is_refused_and_records_nothing() {
-    let test = test_store().await;
-    let owner = owner_with_bots(&test.store, "ada", &["a", "b"]).await;
-    test.store
-        .create_tournament(&owner, &duel(&["a", "b"], 2))
-        .await
-        .unwrap();
-    let (runner, _) = test.store.register_runner("box-1").await.unwrap();
+    let Scenario { test, runner, .. } =
+        Scenario::duel(&["a", "b"], 2, "box-1").await;
     let lease = test
         .store
         .lease_match(&runner, LEASE_MS)
