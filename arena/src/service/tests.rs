@@ -553,14 +553,7 @@ async fn bad_tournaments_and_unknown_ids_are_refused_and_change_nothing() {
 #[tokio::test]
 async fn an_expired_lease_goes_back_to_the_queue_and_the_late_report_is_refused() {
     let app = spawn_app().await;
-    let token = register(&app, "ada").await;
-    for bot in ["a", "b"] {
-        submit(&app, &token, bot_archive(bot, 1)).await.unwrap();
-    }
-    app.arena()
-        .create_tournament(authorized(duel(&["a", "b"], 2), &token))
-        .await
-        .unwrap();
+    start(&app, &["a", "b"], duel(&["a", "b"], 2)).await;
     let slow_token = RUNNER_TOKEN.to_string();
     let fast_token = format!("{RUNNER_TOKEN}-2");
     let first = app
@@ -855,17 +848,30 @@ async fn submit_all<'a>(app: &TestApp, token: &str, names: &[&'a str]) -> Vec<(&
     archives
 }
 
-#[tokio::test]
-async fn a_match_list_counts_each_matchs_games_and_carries_them_only_when_asked() {
-    let app = spawn_app().await;
-    let token = register(&app, "ada").await;
-    let archives = submit_all(&app, &token, &["weak", "strong"]).await;
+/// The start most service tests share, in a line: the owner `ada` with one
+/// bot of each of `names` submitted over gRPC and the tournament `request`
+/// of them created. The owner's token, the archives by name, the tournament.
+async fn start<'a>(
+    app: &TestApp,
+    names: &[&'a str],
+    request: pb::CreateTournamentRequest,
+) -> (String, Vec<(&'a str, Vec<u8>)>, pb::Tournament) {
+    let token = register(app, "ada").await;
+    let archives = submit_all(app, &token, names).await;
     let tournament = app
         .arena()
-        .create_tournament(authorized(duel(&["weak", "strong"], 4), &token))
+        .create_tournament(authorized(request, &token))
         .await
         .unwrap()
         .into_inner();
+    (token, archives, tournament)
+}
+
+#[tokio::test]
+async fn a_match_list_counts_each_matchs_games_and_carries_them_only_when_asked() {
+    let app = spawn_app().await;
+    let (_, archives, tournament) =
+        start(&app, &["weak", "strong"], duel(&["weak", "strong"], 4)).await;
     assert_eq!(match_counts(&app, tournament.id).await, vec![(2, 0, 0); 2]);
     assert_eq!(play_queue(&app, &archives).await, 2);
     // The same first page, after its matches changed.
@@ -879,14 +885,12 @@ async fn a_match_list_counts_each_matchs_games_and_carries_them_only_when_asked(
 #[tokio::test]
 async fn a_round_robin_runs_to_the_end_while_a_watcher_sees_it_progress() {
     let app = spawn_app().await;
-    let token = register(&app, "ada").await;
-    let archives = submit_all(&app, &token, &["weak", "middling", "strong"]).await;
-    let tournament = app
-        .arena()
-        .create_tournament(authorized(duel(&["weak", "middling", "strong"], 4), &token))
-        .await
-        .unwrap()
-        .into_inner();
+    let (_, archives, tournament) = start(
+        &app,
+        &["weak", "middling", "strong"],
+        duel(&["weak", "middling", "strong"], 4),
+    )
+    .await;
     let mut watch = app
         .arena()
         .watch_tournament(pb::WatchTournamentRequest {
@@ -958,17 +962,10 @@ async fn a_round_robin_runs_to_the_end_while_a_watcher_sees_it_progress() {
 #[tokio::test]
 async fn a_table_game_tournament_is_rated_with_weng_lin() {
     let app = spawn_app().await;
-    let token = register(&app, "ada").await;
     let names = ["w", "x", "y", "z"];
-    let archives = submit_all(&app, &token, &names).await;
     let mut request = duel(&names, 6);
     (request.game, request.seats_per_game) = (crate::testkit::TEST_TABLE.into(), 3);
-    let tournament = app
-        .arena()
-        .create_tournament(authorized(request, &token))
-        .await
-        .unwrap()
-        .into_inner();
+    let (_, archives, tournament) = start(&app, &names, request).await;
     let matches = matches_with_games(&app, tournament.id).await;
     assert!(matches
         .iter()
@@ -1006,20 +1003,9 @@ async fn a_table_game_tournament_is_rated_with_weng_lin() {
 #[tokio::test]
 async fn the_leaderboard_is_read_a_page_at_a_time_and_bogus_tokens_are_refused() {
     let app = spawn_app().await;
-    let token = register(&app, "ada").await;
     let names: Vec<String> = (0..7).map(|index| format!("bot-{index}")).collect();
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
-    let archives: Vec<(&str, Vec<u8>)> = names
-        .iter()
-        .map(|&name| (name, bot_archive(name, 1)))
-        .collect();
-    for (_, archive) in &archives {
-        submit(&app, &token, archive.clone()).await.unwrap();
-    }
-    app.arena()
-        .create_tournament(authorized(duel(&names, 2), &token))
-        .await
-        .unwrap();
+    let (_, archives, _) = start(&app, &names, duel(&names, 2)).await;
     play_queue(&app, &archives).await;
     let read = |page_size: u32, page_token: String| {
         let mut arena = app.arena();
@@ -1088,16 +1074,7 @@ async fn hot_counts(app: &TestApp, tournament_id: i64) -> (usize, i64) {
 #[tokio::test]
 async fn every_reported_game_is_in_the_next_first_page_and_leaderboard() {
     let app = spawn_app().await;
-    let token = register(&app, "ada").await;
-    for name in ["a", "b", "c"] {
-        submit(&app, &token, bot_archive(name, 1)).await.unwrap();
-    }
-    let tournament = app
-        .arena()
-        .create_tournament(authorized(duel(&["a", "b", "c"], 2), &token))
-        .await
-        .unwrap()
-        .into_inner();
+    let (_, _, tournament) = start(&app, &["a", "b", "c"], duel(&["a", "b", "c"], 2)).await;
     let mut reported = 0;
     while let Some(lease) = lease(&app, RUNNER_TOKEN).await {
         let report = report_first_seat_wins(&lease);
@@ -1133,16 +1110,7 @@ async fn every_reported_game_is_in_the_next_first_page_and_leaderboard() {
 #[tokio::test]
 async fn thousands_of_concurrent_readers_on_one_connection_all_get_the_same_page() {
     let app = spawn_app().await;
-    let token = register(&app, "ada").await;
-    for name in ["a", "b"] {
-        submit(&app, &token, bot_archive(name, 1)).await.unwrap();
-    }
-    let tournament = app
-        .arena()
-        .create_tournament(authorized(duel(&["a", "b"], 2), &token))
-        .await
-        .unwrap()
-        .into_inner();
+    let (_, _, tournament) = start(&app, &["a", "b"], duel(&["a", "b"], 2)).await;
     let readers: Vec<_> = (0..2_000)
         .map(|_| {
             let mut arena = app.arena();
@@ -1171,16 +1139,7 @@ async fn thousands_of_concurrent_readers_on_one_connection_all_get_the_same_page
 /// games) and its board's live rows, encoded, after `app` played a duel of
 /// three bots, every game won by its first seat.
 async fn played_reads(app: &TestApp) -> Vec<Vec<u8>> {
-    let token = register(app, "ada").await;
-    for name in ["a", "b", "c"] {
-        submit(app, &token, bot_archive(name, 1)).await.unwrap();
-    }
-    let tournament = app
-        .arena()
-        .create_tournament(authorized(duel(&["a", "b", "c"], 2), &token))
-        .await
-        .unwrap()
-        .into_inner();
+    let (_, _, tournament) = start(app, &["a", "b", "c"], duel(&["a", "b", "c"], 2)).await;
     let mut reads = Vec::new();
     let read = async |reads: &mut Vec<Vec<u8>>| {
         for with_games in [false, true] {
