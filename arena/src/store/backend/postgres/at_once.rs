@@ -49,6 +49,7 @@ use crate::store::leaderboard::{
 };
 use crate::store::leases::LeaseState;
 use crate::store::recording::{unrecorded_games_sql, NewResult, Recording};
+use crate::store::suspensions::exceeds;
 use crate::store::WriteTransaction;
 
 /// How many statements a report tries before it takes the transaction.
@@ -96,11 +97,14 @@ impl Tries {
     }
 }
 
-/// The version of what a statement read as `m` (the match) and `st` (the
-/// standings, each with its `xmin` as `x`): one string (SQL).
+/// The version of what a statement read as `m` (the match), `st` (the
+/// standings) and `ft` (the forfeit tallies), each row with its `xmin` as
+/// `x`: one string (SQL).
 const VERSION_SQL: &str = "CAST((SELECT x FROM m) AS TEXT) || '/' || COALESCE((SELECT string_agg(\
      st.model || ':' || CAST(st.bot_version_id AS TEXT) || ':' || CAST(st.x AS TEXT), ',' \
-     ORDER BY st.model, st.bot_version_id) FROM st), '')";
+     ORDER BY st.model, st.bot_version_id) FROM st), '') || '/' || COALESCE((SELECT string_agg(\
+     CAST(ft.bot_version_id AS TEXT) || ':' || CAST(ft.x AS TEXT), ',' ORDER BY ft.bot_version_id) \
+     FROM ft), '')";
 
 /// Records `result` in one statement if it can (see the module): `None`
 /// when it takes the transaction, which is then still to begin.
@@ -143,6 +147,7 @@ pub(in crate::store) async fn record(
         return Ok(Some(Recording::Recorded {
             finishes_match: written.finished == 1,
             saved: writes.saved,
+            forfeits_checked: result.steps.has_forfeit_policy,
         }));
     }
     tries.gave_up.fetch_add(1, Ordering::Relaxed);
@@ -161,25 +166,40 @@ struct Read {
 }
 
 /// Step 1: `None` unless the lease holds, the game is not recorded, every
-/// seat has its standings and nothing follows the write.
+/// seat has its standings (and its forfeit tally, where one is kept), no
+/// seat would be suspended by it and nothing else follows the write.
 async fn read(
     connection: &mut AnyConnection,
     result: &NewResult<'_>,
 ) -> Result<Option<Read>, ArenaError> {
+    let tallied = tallied_versions(result);
     let sql = format!(
         "WITH m AS (SELECT status, lease_generation, lease_holder, lease_expires_at, xmin AS x, \
          ({}) AS missing, (SELECT COUNT(*) FROM results WHERE game_id = $2) AS recorded \
          FROM matches WHERE id = $1), \
-         st AS (SELECT {STORED_STANDING_COLUMNS}, xmin AS x FROM ratings WHERE {}) \
+         st AS (SELECT {STORED_STANDING_COLUMNS}, xmin AS x FROM ratings WHERE {}), \
+         ft AS (SELECT f.bot_version_id, f.games, f.forfeits, f.xmin AS x, \
+                (SELECT COUNT(*) FROM tournament_suspensions su WHERE su.tournament_id = f.tournament_id \
+                 AND su.bot_version_id = f.bot_version_id) AS suspended \
+                FROM forfeit_tallies f WHERE {}) \
          SELECT m.status, m.lease_generation, m.lease_holder, m.lease_expires_at, m.missing, \
-         m.recorded, {VERSION_SQL} AS version, {} FROM m LEFT JOIN st ON TRUE",
+         m.recorded, {VERSION_SQL} AS version, \
+         (SELECT max_forfeit_rate FROM tournaments WHERE id = $3) AS max_rate, \
+         (SELECT string_agg(CAST(ft.bot_version_id AS TEXT) || ':' || CAST(ft.games AS TEXT) || ':' \
+          || CAST(ft.forfeits AS TEXT) || ':' || CAST(ft.suspended AS TEXT), ',') FROM ft) AS tallies, \
+         {} FROM m LEFT JOIN st ON TRUE",
         unrecorded_games_sql("$1"),
-        seats_standings_filter("ratings", 3, result.rated.len()),
+        seats_standings_filter("ratings", 4 + tallied.len(), result.rated.len()),
+        tallies_filter("f", "$3", 4, tallied.len()),
         stored_standing_columns_of("st"),
     );
-    let query = sqlx::query_as::<_, ReadRow>(sqlx::AssertSqlSafe(sql))
+    let mut query = sqlx::query_as::<_, ReadRow>(sqlx::AssertSqlSafe(sql))
         .bind(result.match_id)
-        .bind(result.game_id);
+        .bind(result.game_id)
+        .bind(result.tournament_id);
+    for bot_version_id in &tallied {
+        query = query.bind(*bot_version_id);
+    }
     let (game, variant) = result.board;
     let rows = bind_seats_standings_filter(query, game, variant, &result.rated)
         .fetch_all(&mut *connection)
@@ -190,7 +210,8 @@ async fn read(
     let (missing, version) = (first.missing, first.version.clone());
     let fits = first.recorded == 0
         && result.lease_holds(&first.lease)
-        && !result.steps_follow(missing == 1);
+        && !steps_follow(result, missing == 1)
+        && tallies_fit(result, &tallied, first.max_rate, first.tallies.as_deref());
     let stored: HashMap<_, _> = rows
         .into_iter()
         .filter_map(|row| row.standing)
@@ -206,12 +227,100 @@ async fn read(
     }))
 }
 
+/// Whether a step follows the write that the statement does not take:
+/// all but the forfeit tally ([`NewResult::steps_follow`]'s others).
+fn steps_follow(result: &NewResult<'_>, finishes_match: bool) -> bool {
+    !result.ends_transaction
+        || result.steps.has_sprt
+        || (finishes_match && result.steps.has_format_step)
+}
+
+/// The bot versions whose forfeit tallies the result adds to, sorted, each
+/// once: its seats', where its tournament keeps a forfeit policy.
+fn tallied_versions(result: &NewResult<'_>) -> Vec<i64> {
+    if !result.steps.has_forfeit_policy {
+        return Vec::new();
+    }
+    let mut versions: Vec<i64> = result
+        .report
+        .seats
+        .iter()
+        .map(|seat| seat.bot_version_id)
+        .collect();
+    versions.sort_unstable();
+    versions.dedup();
+    versions
+}
+
+/// The condition on `forfeit_tallies` rows (as `table`) of tournament
+/// `tournament` (a value) and `n` bot versions numbered from `first`
+/// (none: no row).
+fn tallies_filter(table: &str, tournament: &str, first: usize, n: usize) -> String {
+    if n == 0 {
+        return format!("FALSE AND {table}.tournament_id = {tournament}");
+    }
+    let versions: Vec<String> = (first..first + n)
+        .map(|number| format!("${number}"))
+        .collect();
+    format!(
+        "{table}.tournament_id = {tournament} AND {table}.bot_version_id IN ({})",
+        versions.join(", ")
+    )
+}
+
+/// Whether the statement may add the result to its seats' forfeit tallies
+/// (`tallies` as read: `version:games:forfeits:suspended`, comma-separated):
+/// each seat has its tally (one inserted since the statement's snapshot
+/// would be invisible to it) and the result suspends none (a suspension
+/// drops matches: the transaction's [`crate::store::suspensions`] does it),
+/// and the seats' locks (none for a game never rated) keep the tallies.
+fn tallies_fit(
+    result: &NewResult<'_>,
+    tallied: &[i64],
+    max_rate: Option<f64>,
+    tallies: Option<&str>,
+) -> bool {
+    if tallied.is_empty() {
+        return true;
+    }
+    let (Some(max_rate), false) = (max_rate, seat_lock_keys(&result.rated).is_empty()) else {
+        return false;
+    };
+    let read: HashMap<i64, [i64; 3]> = tallies
+        .unwrap_or_default()
+        .split(',')
+        .filter_map(|tally| {
+            let numbers: Vec<i64> = tally.split(':').filter_map(|n| n.parse().ok()).collect();
+            let [version, games, forfeits, suspended] = numbers[..] else {
+                return None;
+            };
+            Some((version, [games, forfeits, suspended]))
+        })
+        .collect();
+    tallied.iter().all(|version| {
+        let Some([games, forfeits, suspended]) = read.get(version) else {
+            return false;
+        };
+        let seats = result
+            .report
+            .seats
+            .iter()
+            .filter(|seat| seat.bot_version_id == *version);
+        let (more_games, more_forfeits) = seats.fold((0, 0), |(games, forfeits), seat| {
+            (games + 1, forfeits + i64::from(seat.forfeit.is_some()))
+        });
+        *suspended > 0 || !exceeds(games + more_games, forfeits + more_forfeits, max_rate)
+    })
+}
+
 /// A row of [`read`].
 struct ReadRow {
     lease: LeaseState,
     missing: i64,
     recorded: i64,
     version: String,
+    max_rate: Option<f64>,
+    tallies: Option<String>,
     standing: Option<StoredStanding>,
 }
 
@@ -223,13 +332,16 @@ impl<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> for ReadRow {
             missing: row.try_get("missing")?,
             recorded: row.try_get("recorded")?,
             version: row.try_get("version")?,
+            max_rate: row.try_get("max_rate")?,
+            tallies: row.try_get("tallies")?,
             standing: StoredStanding::joined(row)?,
         })
     }
 }
 
 /// Step 2's SQL: `write`'s values first, then the seats' lock keys, the
-/// standings' filter and the version read.
+/// standings' filter, the version read, the tournament and the tallied
+/// bot versions.
 fn statement(write: &ResultWrite, result: &NewResult<'_>, finishes: bool) -> String {
     let n_keys = seat_lock_keys(&result.rated).len();
     let mut parts = vec![format!(
@@ -239,12 +351,18 @@ fn statement(write: &ResultWrite, result: &NewResult<'_>, finishes: bool) -> Str
     parts.extend(locks);
     let filter_from = write.next + n_keys;
     let version = filter_from + filter_values(result);
+    let tournament = format!("${}", version + 1);
+    let tallied = tallied_versions(result);
     parts.push(format!(
         "m AS MATERIALIZED (SELECT xmin AS x FROM matches WHERE id = $6{gate} FOR UPDATE)"
     ));
     parts.push(format!(
         "st AS MATERIALIZED (SELECT model, bot_version_id, xmin AS x FROM ratings WHERE {}{gate} FOR UPDATE)",
         seats_standings_filter("ratings", filter_from, result.rated.len())
+    ));
+    parts.push(format!(
+        "ft AS MATERIALIZED (SELECT bot_version_id, xmin AS x FROM forfeit_tallies f WHERE {}{gate} FOR UPDATE)",
+        tallies_filter("f", &tournament, version + 2, tallied.len())
     ));
     parts.push(format!(
         "ok AS MATERIALIZED (SELECT {VERSION_SQL} = ${version} AS current)"
@@ -254,6 +372,16 @@ fn statement(write: &ResultWrite, result: &NewResult<'_>, finishes: bool) -> Str
     ));
     let finishes = if finishes { "TRUE" } else { "FALSE" };
     parts.extend(write.parts("SELECT $1, $2, $3, $4 FROM b", finishes));
+    if !tallied.is_empty() {
+        // What `suspensions::after_game` counts, from the seats' values.
+        parts.push(format!(
+            "fu AS (INSERT INTO forfeit_tallies (tournament_id, bot_version_id, games, forfeits) \
+             SELECT {tournament}, sv.bot_version_id, COUNT(*), SUM(CASE WHEN sv.forfeit_reason IS NULL THEN 0 ELSE 1 END) \
+             FROM sv WHERE EXISTS (SELECT 1 FROM r) GROUP BY sv.bot_version_id \
+             ON CONFLICT (tournament_id, bot_version_id) DO UPDATE \
+             SET games = forfeit_tallies.games + excluded.games, forfeits = forfeit_tallies.forfeits + excluded.forfeits)"
+        ));
+    }
     // The version's check, read back beside what was written.
     write.statement(
         &parts,
@@ -270,18 +398,23 @@ fn bind_statement<'q>(
     payload: String,
     version: &'q str,
 ) -> AnyQuery<'q> {
-    let query = write.bind(
+    let mut query = write.bind(
         sqlx::query(sqlx::AssertSqlSafe(sql)),
         result,
         writes,
         Some(payload),
     );
-    let mut query = query;
     for key in seat_lock_keys(&result.rated) {
         query = query.bind(key);
     }
     let (game, variant) = result.board;
-    bind_seats_standings_filter(query, game, variant, &result.rated).bind(version)
+    let mut query = bind_seats_standings_filter(query, game, variant, &result.rated)
+        .bind(version)
+        .bind(result.tournament_id);
+    for bot_version_id in tallied_versions(result) {
+        query = query.bind(bot_version_id);
+    }
+    query
 }
 
 /// How many values the standings' filter of `result`'s seats binds.

@@ -49,7 +49,8 @@ async fn assert_history_chains_in_id_order(store: &Store) -> usize {
 
 /// Two stores on one database, as two arena processes, the second of
 /// which takes the transaction after one moved read: their runners report
-/// every game of one board to both at once. Each game is recorded once,
+/// every game of one board (a tournament with a forfeit policy, whose
+/// tallies the statement keeps) to both at once. Each game is recorded once,
 /// most at once, every bot version's rating changes chain in the order of
 /// their results' ids, and the live ratings equal a serial replay.
 #[tokio::test]
@@ -60,10 +61,9 @@ async fn racing_reports_of_one_board_from_two_stores_land_in_id_order() {
         tries(&second).set_limit(1);
         let names = ["a", "b", "c", "d", "e", "f"];
         let owner = owner_with_bots(&test.store, "ada", &names).await;
-        test.store
-            .create_tournament(&owner, &duel(&names, 4))
-            .await
-            .unwrap();
+        let mut table = duel(&names, 4);
+        table.format.max_forfeit_rate = Some(crate::store::DEFAULT_MAX_FORFEIT_RATE);
+        test.store.create_tournament(&owner, &table).await.unwrap();
         let mut tasks = Vec::new();
         for index in 0..6 {
             let stores = [test.store.clone(), second.clone()];
@@ -101,6 +101,12 @@ async fn racing_reports_of_one_board_from_two_stores_land_in_id_order() {
         let models = RatingModel::for_seats(2).len();
         let changes = assert_history_chains_in_id_order(&test.store).await;
         assert_eq!(changes as i64, games * 2 * models as i64);
+        let tallied: i64 =
+            sqlx::query_scalar("SELECT CAST(SUM(games) AS BIGINT) FROM forfeit_tallies")
+                .fetch_one(test.store.pool())
+                .await
+                .unwrap();
+        assert_eq!(tallied, games * 2, "every seat of every game tallied once");
         let (written, _, _) = tries(&test.store).counts();
         let (written_too, _, _) = tries(&second).counts();
         assert!(

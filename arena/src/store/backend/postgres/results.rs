@@ -95,6 +95,7 @@ pub(in crate::store) async fn record(
     Ok(Recording::Recorded {
         finishes_match: written.finished == 1,
         saved: writes.saved,
+        forfeits_checked: false,
     })
 }
 
@@ -311,12 +312,15 @@ impl ResultWrite {
         )];
         let mut next = 7;
         if self.n_seats > 0 {
+            // The seats' values as `sv`, which a forfeit tally reads too.
+            parts.push(format!(
+                "sv AS (SELECT * FROM (VALUES {}) AS v(game_id, seat, bot_version_id, score, rank, \
+                 forfeit_reason, forfeit_detail, stderr_tail))",
+                numbered_rows(self.n_seats, 8, next)
+            ));
             parts.push(format!(
                 "s AS ({})",
-                result_seats_insert_sql(&format!(
-                    "SELECT * FROM (VALUES {}) AS v WHERE EXISTS (SELECT 1 FROM r)",
-                    numbered_rows(self.n_seats, 8, next)
-                ))
+                result_seats_insert_sql("SELECT * FROM sv WHERE EXISTS (SELECT 1 FROM r)")
             ));
             next += self.n_seats * 8;
         }
