@@ -273,3 +273,54 @@ async fn a_report_out_of_tries_takes_the_transaction_and_rates_on_current_standi
     })
     .await;
 }
+
+/// A version that forfeits every game of a tournament with a forfeit
+/// policy: its games go in one statement (each seat's tally kept there)
+/// until the game that takes it past the tournament's maximum, which the
+/// transaction records, suspending it at its tenth game as on SQLite.
+#[tokio::test]
+async fn the_game_that_suspends_a_version_takes_the_transaction() {
+    on_backend(Backend::Postgres, async {
+        let test = test_store().await;
+        let owner = owner_with_bots(&test.store, "ada", &["a", "b"]).await;
+        let mut table = duel(&["a", "b"], 12);
+        table.format.max_forfeit_rate = Some(crate::store::DEFAULT_MAX_FORFEIT_RATE);
+        let tournament = test.store.create_tournament(&owner, &table).await.unwrap();
+        let (runner, _) = test.store.register_runner("box").await.unwrap();
+        while let Some(lease) = test.store.lease_match(&runner, LEASE_MS).await.unwrap() {
+            let broken = lease.seats.iter().map(|seat| seat.bot_version_id).min();
+            let mut report = report_by_strength(&lease, |id| id);
+            for game in &mut report.games {
+                for seat in &mut game.seats {
+                    if Some(seat.bot_version_id) == broken {
+                        seat.forfeit = Some(crate::store::Forfeit {
+                            reason: cairn_engine::forfeit::ForfeitReason::Timeout,
+                            detail: "too slow".into(),
+                        });
+                    }
+                }
+            }
+            test.store.report_result(&runner, &report).await.unwrap();
+        }
+        let suspended: Vec<(i64, i64)> = sqlx::query_as(
+            "SELECT games, forfeits FROM tournament_suspensions WHERE tournament_id = $1",
+        )
+        .bind(tournament.id)
+        .fetch_all(test.store.pool())
+        .await
+        .unwrap();
+        assert_eq!(suspended, [(10, 10)]);
+        let (written, _, _) = tries(&test.store).counts();
+        assert!(written >= 8, "{written} games written in one statement");
+        let tallied: Vec<i64> = sqlx::query_scalar(
+            "SELECT games FROM forfeit_tallies WHERE tournament_id = $1 ORDER BY bot_version_id",
+        )
+        .bind(tournament.id)
+        .fetch_all(test.store.pool())
+        .await
+        .unwrap();
+        let recorded = count(&test.store, "results").await;
+        assert_eq!(tallied, [recorded, recorded], "every seat tallied once");
+    })
+    .await;
+}
