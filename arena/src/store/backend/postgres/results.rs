@@ -1,5 +1,7 @@
 //! A report's write on PostgreSQL, where reports reach several arena
-//! processes at once: three statements and the commit.
+//! processes at once: in one statement that commits by itself where it
+//! can ([`super::at_once`]), else in a transaction of three statements and
+//! the commit, as follows.
 //!
 //! 1. The seats' locks, then the match's row: one advisory lock per bot
 //!    version on the board (taken in the order of their keys, so two
