@@ -59,6 +59,12 @@ pub fn quoted_prefix(text: &str) -> String {
 }
 
 impl ArenaError {
+    /// Whether the database failed (what `cairn_database_errors_total`
+    /// counts).
+    pub fn is_database(&self) -> bool {
+        matches!(self, ArenaError::Database(_) | ArenaError::Migration(_))
+    }
+
     pub(crate) fn not_found(what: &'static str, id: impl ToString) -> ArenaError {
         ArenaError::NotFound {
             what,

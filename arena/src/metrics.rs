@@ -238,7 +238,7 @@ impl Metrics {
 
     /// Counts `result`'s error if the database failed; returns it unchanged.
     pub fn database<T>(&self, result: Result<T, ArenaError>) -> Result<T, ArenaError> {
-        if let Err(ArenaError::Database(_) | ArenaError::Migration(_)) = &result {
+        if result.as_ref().is_err_and(ArenaError::is_database) {
             self.database_failed();
         }
         result
@@ -256,7 +256,7 @@ impl Metrics {
         self.render_reports(&mut out);
         self.render_leases(&mut out);
         out.counter("cairn_build_failures_total", "Failed builds of a bot version reported by runners, charged to the version or sent to another runner first (per process, reset on restart).", read(&self.build_failures));
-        out.counter("cairn_database_errors_total", "Database errors met by the arena's writes, the runners' reads, the web pages' reads and scrapes (per process, reset on restart).", read(&self.database_errors));
+        out.counter("cairn_database_errors_total", "Database errors met by the arena's writes, the runners' reads, the public gRPC reads, the web pages' reads and scrapes (per process, reset on restart).", read(&self.database_errors));
         if let Some(gauges) = gauges {
             render_gauges(&mut out, gauges);
         }

@@ -17,7 +17,10 @@
 //!
 //! [`HotReads`] wraps the generated `Arena` server: it serves those two
 //! methods itself, with the generated server's framing and a codec whose
-//! encoder copies bytes, and passes every other call through.
+//! encoder copies bytes, and passes every other call through. Being in
+//! front of every public call, it also counts those the database failed
+//! (a status whose source is [`super::DatabaseFailed`]), but the owners'
+//! writes, which the store's write path counts.
 
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -44,6 +47,16 @@ use crate::store::{LeaderboardInputs, MatchSummary, PageOf};
 
 const LIST_MATCHES: &str = "/cairn.arena.v1.Arena/ListMatches";
 const GET_LEADERBOARD: &str = "/cairn.arena.v1.Arena/GetLeaderboard";
+
+/// The owners' writes, whose database errors the store's write path
+/// counts (every other public call is a read).
+const OWNER_WRITES: [&str; 5] = [
+    "/cairn.arena.v1.Arena/RegisterOwner",
+    "/cairn.arena.v1.Arena/SubmitBotVersion",
+    "/cairn.arena.v1.Arena/DeleteBot",
+    "/cairn.arena.v1.Arena/CancelTournament",
+    "/cairn.arena.v1.Arena/CreateTournament",
+];
 
 /// The largest request either hot read decodes (both are a few fields).
 const MAX_HOT_REQUEST_BYTES: usize = 64 * 1024;
@@ -116,12 +129,14 @@ pub(crate) struct HotReads {
     answers: Arc<HotAnswers>,
     /// Passes every call through (`ServeOptions::plain_reads`).
     plain: bool,
+    metrics: Arc<crate::metrics::Metrics>,
 }
 
 impl HotReads {
     pub(crate) fn new(api: ArenaApi, inner: ArenaServer<ArenaApi>, plain: bool) -> HotReads {
         HotReads {
             inner,
+            metrics: api.store().shared_metrics(),
             api,
             plain,
             answers: Arc::new(HotAnswers {
@@ -146,6 +161,29 @@ impl Service<http::Request<Body>> for HotReads {
     }
 
     fn call(&mut self, request: http::Request<Body>) -> Self::Future {
+        let path = request.uri().path();
+        let metrics = (!OWNER_WRITES.contains(&path)).then(|| Arc::clone(&self.metrics));
+        let answer = self.answer(request);
+        let Some(metrics) = metrics else {
+            return answer;
+        };
+        Box::pin(async move {
+            let response = answer.await?;
+            let status = response.extensions().get::<Status>();
+            let source = status.and_then(|status| std::error::Error::source(status));
+            if source.is_some_and(|source| source.is::<super::DatabaseFailed>()) {
+                metrics.database_failed();
+            }
+            Ok(response)
+        })
+    }
+}
+
+impl HotReads {
+    fn answer(
+        &mut self,
+        request: http::Request<Body>,
+    ) -> BoxFuture<http::Response<Body>, Infallible> {
         match request.uri().path() {
             _ if self.plain => self.inner.call(request),
             LIST_MATCHES => {

@@ -294,6 +294,9 @@ impl From<ArenaError> for Status {
             | ArenaError::Plan(_) => Code::InvalidArgument,
         };
         let mut status = Status::new(code, error.client_message());
+        if error.is_database() {
+            status.set_source(std::sync::Arc::new(DatabaseFailed));
+        }
         if let ArenaError::Shed(refusal) = &error {
             // gRPC's own retry pushback, which its retrying clients obey.
             let millis = refusal.retry_after().as_millis().max(1).to_string();
@@ -304,6 +307,19 @@ impl From<ArenaError> for Status {
         status
     }
 }
+
+/// The source of a status made from a database error, for the public
+/// service's wrapper ([`hot_reads::HotReads`]) to count.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct DatabaseFailed;
+
+impl std::fmt::Display for DatabaseFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the database failed")
+    }
+}
+
+impl std::error::Error for DatabaseFailed {}
 
 #[cfg(test)]
 mod tests;

@@ -1206,3 +1206,47 @@ fn a_server_leaves_one_core_to_the_writes_and_never_has_no_thread() {
 }
 
 mod admission;
+
+/// A public read the database fails (its store closed under the server)
+/// is answered with an error and counted once as a database error.
+#[tokio::test]
+async fn a_public_read_the_database_fails_is_counted_as_a_database_error() {
+    let folder = tempfile::tempdir().unwrap();
+    let store = Store::open(folder.path().join("arena.db"), Default::default())
+        .await
+        .unwrap();
+    let closed = store.clone();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let (shutdown, stopped) = oneshot::channel::<()>();
+    let server = tokio::spawn(run(listener, store, ServeOptions::default(), async move {
+        let _ = stopped.await;
+    }));
+    let channel = Channel::from_shared(format!("http://{address}"))
+        .unwrap()
+        .connect()
+        .await
+        .unwrap();
+    let mut arena = ArenaClient::new(channel);
+    let errors = |store: &Store| {
+        let text = store.metrics().render(None);
+        text.lines()
+            .find_map(|line| line.strip_prefix("cairn_database_errors_total "))
+            .map(str::to_string)
+    };
+    let listed = arena.list_bots(pb::ListBotsRequest::default()).await;
+    assert!(listed.is_ok(), "{listed:?}");
+    assert_eq!(errors(&closed).as_deref(), Some("0"));
+    closed.close().await;
+    let refused = arena
+        .list_bots(pb::ListBotsRequest::default())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(refused.code(), Code::Internal | Code::Unavailable),
+        "{refused:?}"
+    );
+    assert_eq!(errors(&closed).as_deref(), Some("1"));
+    shutdown.send(()).unwrap();
+    let _ = server.await;
+}

@@ -340,24 +340,49 @@ pub(super) fn seats_standings_filter(table: &str, first: usize, n_seats: usize) 
 }
 
 /// Binds the values of [`seats_standings_filter`] (none when it binds none).
-pub(super) fn bind_seats_standings_filter<'q, O>(
-    mut query: sqlx::query::QueryAs<'q, sqlx::Any, O, sqlx::any::AnyArguments>,
+pub(super) fn bind_seats_standings_filter<'q, Q: BindValue<'q>>(
+    mut query: Q,
     game: &'q str,
     variant: &'q str,
     seats: &[RatedSeat],
-) -> sqlx::query::QueryAs<'q, sqlx::Any, O, sqlx::any::AnyArguments> {
+) -> Q {
     let models = RatingModel::for_seats(seats.len());
     if models.is_empty() || seats.is_empty() {
         return query;
     }
-    query = query.bind(game).bind(variant);
+    query = query.bind_text(game).bind_text(variant);
     for model in models {
-        query = query.bind(model.id());
+        query = query.bind_text(model.id());
     }
     for seat in seats {
-        query = query.bind(seat.bot_version_id);
+        query = query.bind_integer(seat.bot_version_id);
     }
     query
+}
+
+/// A query of either kind ([`AnyQuery`], or one read as rows of `O`),
+/// for binders that serve both.
+pub(super) trait BindValue<'q>: Sized {
+    fn bind_text(self, value: &'q str) -> Self;
+    fn bind_integer(self, value: i64) -> Self;
+}
+
+impl<'q> BindValue<'q> for AnyQuery<'q> {
+    fn bind_text(self, value: &'q str) -> Self {
+        self.bind(value)
+    }
+    fn bind_integer(self, value: i64) -> Self {
+        self.bind(value)
+    }
+}
+
+impl<'q, O> BindValue<'q> for sqlx::query::QueryAs<'q, sqlx::Any, O, sqlx::any::AnyArguments> {
+    fn bind_text(self, value: &'q str) -> Self {
+        self.bind(value)
+    }
+    fn bind_integer(self, value: i64) -> Self {
+        self.bind(value)
+    }
 }
 
 #[derive(sqlx::FromRow)]

@@ -179,6 +179,11 @@ impl Store {
         &self.metrics
     }
 
+    /// This process's counters, to keep beside the store.
+    pub(crate) fn shared_metrics(&self) -> Arc<Metrics> {
+        Arc::clone(&self.metrics)
+    }
+
     pub fn registration(&self) -> &Registration {
         &self.registration
     }

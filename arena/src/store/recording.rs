@@ -83,6 +83,10 @@ pub(super) enum Recording {
     Recorded {
         finishes_match: bool,
         saved: Vec<(RatingModel, i64, Standing)>,
+        /// Whether the write also counted the game into its seats' forfeit
+        /// tallies and found no seat to suspend, the forfeit policy's step
+        /// done (see `super::suspensions::after_game`).
+        forfeits_checked: bool,
     },
 }
 
@@ -126,7 +130,12 @@ pub(super) async fn write_result(
     result: &NewResult<'_>,
 ) -> Result<Recording, ArenaError> {
     let recording = super::backend::record(tx, result).await?;
-    let Recording::Recorded { finishes_match, .. } = &recording else {
+    let Recording::Recorded {
+        finishes_match,
+        forfeits_checked,
+        ..
+    } = &recording
+    else {
         return Ok(recording);
     };
     // Under the board's lock (taken by the write), as is the format's
@@ -134,7 +143,7 @@ pub(super) async fn write_result(
     if result.steps.has_sprt {
         super::rounds::tally_recorded_game(tx, result.game_id).await?;
     }
-    if result.steps.has_forfeit_policy {
+    if result.steps.has_forfeit_policy && !forfeits_checked {
         super::suspensions::after_game(tx, result.tournament_id, result.game_id, result.now)
             .await?;
     }

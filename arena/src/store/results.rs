@@ -169,6 +169,7 @@ impl Store {
                 Recording::Recorded {
                     finishes_match,
                     saved,
+                    ..
                 } => (finishes_match, saved),
             };
             // What `NewResult::touches` says, in its order.

@@ -33,6 +33,10 @@ impl WriteTransaction {
         &self.open
     }
 
+    pub(super) fn open_mut(&mut self) -> &mut Open {
+        &mut self.open
+    }
+
     pub(super) fn new(open: Open, reads: Arc<ReadCache>) -> WriteTransaction {
         WriteTransaction {
             open,

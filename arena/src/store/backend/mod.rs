@@ -198,11 +198,13 @@ impl Backend {
     }
 
     /// A report's write transaction: on SQLite its first read opens it
-    /// ([`WriteTransaction::begin_sql`]), one round trip fewer.
+    /// ([`WriteTransaction::begin_sql`]), one round trip fewer; on
+    /// PostgreSQL its write may commit by itself, else begins it (see
+    /// `postgres::results::record`).
     pub(super) async fn begin_report(&self) -> Result<Open, ArenaError> {
         match self {
             Backend::Sqlite(sqlite) => sqlite.begin_unsent().await.map(Open::Sqlite),
-            Backend::Postgres(_) => self.begin_concurrent().await,
+            Backend::Postgres(postgres) => postgres.begin_unsent().await.map(Open::Postgres),
         }
     }
 
@@ -278,6 +280,15 @@ impl Backend {
         }
     }
 
+    /// How the reports' writes in one statement fare (PostgreSQL).
+    #[cfg(test)]
+    pub(crate) fn report_tries(&self) -> Option<&postgres::Tries> {
+        match self {
+            Backend::Sqlite(_) => None,
+            Backend::Postgres(postgres) => Some(&postgres.at_once),
+        }
+    }
+
     /// Whether other arena processes may share the database.
     #[cfg(test)]
     pub(crate) fn is_shared(&self) -> bool {
@@ -339,7 +350,7 @@ impl Open {
     pub(super) async fn roll_back(self) -> Result<(), sqlx::Error> {
         match self {
             Open::Sqlite(open) => open.roll_back().await,
-            Open::Postgres(open) => open.transaction.rollback().await,
+            Open::Postgres(open) => open.roll_back().await,
         }
     }
 
@@ -347,21 +358,21 @@ impl Open {
     pub(super) async fn commit(self) -> Result<(), ArenaError> {
         match self {
             Open::Sqlite(open) => open.commit().await,
-            Open::Postgres(open) => Ok(open.transaction.commit().await?),
+            Open::Postgres(open) => open.commit().await,
         }
     }
 
     pub(super) fn connection(&self) -> &AnyConnection {
         match self {
             Open::Sqlite(open) => &open.connection,
-            Open::Postgres(open) => &open.transaction,
+            Open::Postgres(open) => open.connection(),
         }
     }
 
     pub(super) fn connection_mut(&mut self) -> &mut AnyConnection {
         match self {
             Open::Sqlite(open) => &mut open.connection,
-            Open::Postgres(open) => &mut open.transaction,
+            Open::Postgres(open) => open.connection_mut(),
         }
     }
 }

@@ -14,6 +14,9 @@
 //! take their ids in the order they become visible (see [`results`]).
 //! Each write tells the other processes what it touched ([`invalidate`]).
 
+mod at_once;
+#[cfg(test)]
+pub(crate) use at_once::Tries;
 pub(in crate::store) mod invalidate;
 pub(super) mod results;
 
@@ -22,6 +25,7 @@ use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
+use sqlx::pool::PoolConnection;
 use sqlx::{Any, AnyConnection, AnyPool, Connection, Transaction};
 use tokio::sync::watch;
 
@@ -63,6 +67,8 @@ pub(crate) struct Postgres {
     /// This store among the processes on the database (random): its
     /// listener skips its own writes' notifications.
     store_id: u64,
+    /// How a report's write in one statement fares (see [`at_once`]).
+    pub(super) at_once: Arc<at_once::Tries>,
 }
 
 /// A write transaction on a pooled connection (if dropped unended, sqlx
@@ -70,8 +76,21 @@ pub(crate) struct Postgres {
 /// its notifications carry.
 #[derive(Debug)]
 pub(crate) struct Open {
-    pub(super) transaction: Transaction<'static, Any>,
+    pub(super) state: State,
     pub(super) store_id: u64,
+    pub(super) at_once: Arc<at_once::Tries>,
+}
+
+/// Where a write transaction is.
+#[derive(Debug)]
+pub(crate) enum State {
+    /// Not begun: a report's, whose write may commit by itself in one
+    /// statement ([`at_once`]), else begins it ([`Open::begin_unsent`]).
+    Unsent(PoolConnection<Any>),
+    Begun(Transaction<'static, Any>),
+    /// Its write committed by itself (or its begin failed): its
+    /// connection went back to the pool, and no statement may follow.
+    Ended,
 }
 
 impl Postgres {
@@ -120,6 +139,7 @@ impl Postgres {
             writer,
             url: url.into(),
             store_id: u64::from_le_bytes(id_bytes),
+            at_once: Arc::default(),
         };
         Ok((postgres, pool))
     }
@@ -137,15 +157,23 @@ impl Postgres {
     /// A transaction holding the write lock through `lock`, the exclusive
     /// (`pg_advisory_xact_lock`) or the shared advisory lock function.
     pub(super) async fn begin(&self, lock: &str) -> Result<Open, ArenaError> {
-        // One round trip: the transaction opens holding the lock (the key
-        // is a constant, so it is written into the statement). If the lock
-        // fails, sqlx rolls the half-open transaction back.
-        let begin = format!("BEGIN; SELECT {lock}({WRITE_LOCK_KEY})");
-        let transaction = self.writer.begin_with(sqlx::AssertSqlSafe(begin)).await?;
-        Ok(Open {
-            transaction,
+        let transaction = self.writer.begin_with(begin_sql(lock)).await?;
+        Ok(self.open_as(State::Begun(transaction)))
+    }
+
+    /// A report's transaction, not begun yet (see [`State::Unsent`]): it
+    /// holds a connection of the write pool.
+    pub(super) async fn begin_unsent(&self) -> Result<Open, ArenaError> {
+        let connection = self.writer.acquire().await?;
+        Ok(self.open_as(State::Unsent(connection)))
+    }
+
+    fn open_as(&self, state: State) -> Open {
+        Open {
+            state,
             store_id: self.store_id,
-        })
+            at_once: Arc::clone(&self.at_once),
+        }
     }
 
     /// Holds tournament `tournament_id`'s planning lock until the returned
@@ -166,16 +194,84 @@ impl Postgres {
     }
 }
 
+/// The statement that begins a write transaction holding the write lock
+/// through `lock` (see [`Postgres::begin`]): one round trip, the
+/// transaction opens holding the lock (the key is a constant, so it is
+/// written into the statement). If the lock fails, sqlx rolls the
+/// half-open transaction back.
+fn begin_sql(lock: &str) -> sqlx::AssertSqlSafe<String> {
+    sqlx::AssertSqlSafe(format!("BEGIN; SELECT {lock}({WRITE_LOCK_KEY})"))
+}
+
+/// The shared write lock's function, which reports take.
+const SHARED_WRITE_LOCK: &str = "pg_advisory_xact_lock_shared";
+
 impl Open {
     /// Tells the other arena processes what the transaction touched:
-    /// delivered only if the transaction commits, once it has.
+    /// delivered only if the transaction commits, once it has (at once
+    /// where it ended already).
     pub(super) async fn announce(&mut self, touched: &Touched) -> Result<(), sqlx::Error> {
-        sqlx::query("SELECT pg_notify($1, $2)")
+        let query = sqlx::query("SELECT pg_notify($1, $2)")
             .bind(invalidate::CHANNEL)
-            .bind(invalidate::payload(self.store_id, touched))
-            .execute(&mut *self.transaction)
-            .await?;
+            .bind(invalidate::payload(self.store_id, touched));
+        match &mut self.state {
+            State::Unsent(connection) => query.execute(&mut **connection).await?,
+            State::Begun(transaction) => query.execute(&mut **transaction).await?,
+            State::Ended => return Ok(()),
+        };
         Ok(())
+    }
+
+    /// Begins the transaction, holding the shared write lock, if it was
+    /// not begun yet.
+    pub(super) async fn begin_unsent(&mut self) -> Result<(), ArenaError> {
+        if !matches!(self.state, State::Unsent(_)) {
+            return Ok(());
+        }
+        let State::Unsent(connection) = std::mem::replace(&mut self.state, State::Ended) else {
+            unreachable!("checked just above");
+        };
+        let transaction = Transaction::begin(
+            connection,
+            Some(sqlx::SqlSafeStr::into_sql_str(begin_sql(SHARED_WRITE_LOCK))),
+        )
+        .await?;
+        self.state = State::Begun(transaction);
+        Ok(())
+    }
+
+    /// Rolls back, waiting for it (nothing to roll back where the
+    /// transaction never began or its write committed by itself).
+    pub(super) async fn roll_back(self) -> Result<(), sqlx::Error> {
+        match self.state {
+            State::Begun(transaction) => transaction.rollback().await,
+            State::Unsent(_) | State::Ended => Ok(()),
+        }
+    }
+
+    /// Commits (nothing to commit where the transaction never began or its
+    /// write committed by itself).
+    pub(super) async fn commit(self) -> Result<(), ArenaError> {
+        match self.state {
+            State::Begun(transaction) => Ok(transaction.commit().await?),
+            State::Unsent(_) | State::Ended => Ok(()),
+        }
+    }
+
+    pub(super) fn connection(&self) -> &AnyConnection {
+        match &self.state {
+            State::Unsent(connection) => connection,
+            State::Begun(transaction) => transaction,
+            State::Ended => panic!("a statement after its transaction ended"),
+        }
+    }
+
+    pub(super) fn connection_mut(&mut self) -> &mut AnyConnection {
+        match &mut self.state {
+            State::Unsent(connection) => connection,
+            State::Begun(transaction) => transaction,
+            State::Ended => panic!("a statement after its transaction ended"),
+        }
     }
 }
 

@@ -347,6 +347,7 @@ pub(super) async fn record(
     Ok(Recording::Recorded {
         finishes_match,
         saved: writes.saved,
+        forfeits_checked: false,
     })
 }
 

@@ -1,5 +1,7 @@
 //! A report's write on PostgreSQL, where reports reach several arena
-//! processes at once: three statements and the commit.
+//! processes at once: in one statement that commits by itself where it
+//! can ([`super::at_once`]), else in a transaction of three statements and
+//! the commit, as follows.
 //!
 //! 1. The seats' locks, then the match's row: one advisory lock per bot
 //!    version on the board (taken in the order of their keys, so two
@@ -40,7 +42,7 @@ use crate::ratings::{RatedSeat, RatingModel, Standing};
 use crate::store::leaderboard::{
     bind_histories, bind_seats_standings_filter, bind_standings, load_standings, numbered_rows,
     rating_writes_from, seats_standings_filter, stored_standing_columns_of, upsert_standings_sql,
-    RatingWrites, StoredStanding, STORED_STANDING_COLUMNS,
+    AnyQuery, RatingWrites, StoredStanding, STORED_STANDING_COLUMNS,
 };
 use crate::store::leases::LeaseState;
 use crate::store::recording::{
@@ -53,6 +55,12 @@ pub(in crate::store) async fn record(
     tx: &mut WriteTransaction,
     result: &NewResult<'_>,
 ) -> Result<Recording, ArenaError> {
+    if let Some(recording) = super::at_once::record(tx, result).await? {
+        return Ok(recording);
+    }
+    if let crate::store::backend::Open::Postgres(open) = tx.open_mut() {
+        open.begin_unsent().await?;
+    }
     let (state, mut stored) =
         lock_seats_and_match(tx, result.board, result.match_id, &result.rated).await?;
     if !result.lease_holds(&state) {
@@ -89,11 +97,12 @@ pub(in crate::store) async fn record(
     Ok(Recording::Recorded {
         finishes_match: written.finished == 1,
         saved: writes.saved,
+        forfeits_checked: false,
     })
 }
 
 /// How many standings rating `seats` reads: one per model and bot version.
-fn n_standings(seats: &[RatedSeat]) -> usize {
+pub(super) fn n_standings(seats: &[RatedSeat]) -> usize {
     let mut bots: Vec<i64> = seats.iter().map(|seat| seat.bot_version_id).collect();
     bots.sort_unstable();
     bots.dedup();
@@ -103,7 +112,7 @@ fn n_standings(seats: &[RatedSeat]) -> usize {
 /// The seats' lock keys on their board, in the order they are taken: the
 /// bot versions' ids (wrapping past 2^31, where two merely share a lock),
 /// sorted, each once. None when the table is not rated.
-fn seat_lock_keys(seats: &[RatedSeat]) -> Vec<i32> {
+pub(super) fn seat_lock_keys(seats: &[RatedSeat]) -> Vec<i32> {
     if RatingModel::for_seats(seats.len()).is_empty() {
         return Vec::new();
     }
@@ -116,6 +125,39 @@ fn seat_lock_keys(seats: &[RatedSeat]) -> Vec<i32> {
     keys
 }
 
+/// The seats' locks on a board as CTEs `l0`, `l1`..., each taken after
+/// the one before (a materialized CTE that reads it) and the first after
+/// `after` (a CTE), once, in the order of their `n_keys` keys, numbered
+/// from `first`, on the board whose key is `board` (a value); and the
+/// condition (`AND ...`, a one-time filter) that puts a statement's reads
+/// after them all.
+pub(super) fn seat_lock_ctes(
+    n_keys: usize,
+    board: &str,
+    first: usize,
+    after: Option<&str>,
+) -> (Vec<String>, String) {
+    let parts = (0..n_keys)
+        .map(|index| {
+            let from = match (index, after) {
+                (0, None) => String::new(),
+                (0, Some(cte)) => format!(" FROM {cte}"),
+                _ => format!(" FROM l{}", index - 1),
+            };
+            format!(
+                "l{index} AS MATERIALIZED (SELECT pg_advisory_xact_lock(hashtext({board}), ${}){from})",
+                first + index
+            )
+        })
+        .collect();
+    let gate = match (n_keys, after) {
+        (0, None) => String::new(),
+        (0, Some(cte)) => format!(" AND EXISTS (SELECT 1 FROM {cte})"),
+        (n, _) => format!(" AND EXISTS (SELECT 1 FROM l{})", n - 1),
+    };
+    (parts, gate)
+}
+
 /// Step 1: the seats' locks on `board`, the match's row locked, its
 /// lease, and the seats' standings as last committed (those found).
 async fn lock_seats_and_match(
@@ -125,27 +167,7 @@ async fn lock_seats_and_match(
     seats: &[RatedSeat],
 ) -> Result<(LeaseState, HashMap<(RatingModel, i64), Standing>), ArenaError> {
     let keys = seat_lock_keys(seats);
-    // Each lock in a materialized CTE that reads the one before: taken in
-    // order, once, before the locked reads (a one-time filter).
-    let mut parts: Vec<String> = keys
-        .iter()
-        .enumerate()
-        .map(|(index, _)| {
-            let after = if index == 0 {
-                String::new()
-            } else {
-                format!(" FROM l{}", index - 1)
-            };
-            format!(
-                "l{index} AS MATERIALIZED (SELECT pg_advisory_xact_lock(hashtext($2), ${}){after})",
-                index + 3
-            )
-        })
-        .collect();
-    let gate = match keys.len() {
-        0 => String::new(),
-        n => format!(" AND EXISTS (SELECT 1 FROM l{})", n - 1),
-    };
+    let (mut parts, gate) = seat_lock_ctes(keys.len(), "$2", 3, None);
     let first_filter_value = if keys.is_empty() { 2 } else { 3 + keys.len() };
     parts.push(format!(
         "m AS (SELECT status, lease_generation, lease_holder, lease_expires_at FROM matches WHERE id = $1{gate} FOR UPDATE)"
@@ -162,7 +184,7 @@ async fn lock_seats_and_match(
     );
     let mut query = sqlx::query_as::<_, LockedRow>(sqlx::AssertSqlSafe(sql)).bind(match_id);
     if !keys.is_empty() {
-        query = query.bind(format!("{game}\u{1f}{variant}"));
+        query = query.bind(board_key((game, variant)));
         for key in keys {
             query = query.bind(key);
         }
@@ -201,15 +223,15 @@ impl<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> for LockedRow {
 
 /// What step 3 wrote: 1 or 0 of each.
 #[derive(sqlx::FromRow)]
-struct Written {
-    recorded: i64,
-    finished: i64,
-    notified: i64,
+pub(super) struct Written {
+    pub recorded: i64,
+    pub finished: i64,
+    pub notified: i64,
 }
 
 /// Step 3, in one statement: the board's lock, then (unless the game is
 /// recorded) the result, its seats, the standings and their history, the
-/// match done when this game was its last, and the notification
+/// match's row (done when this game was its last), and the notification
 /// (`notification`, its payload).
 async fn insert_rated_result(
     tx: &mut AnyConnection,
@@ -217,9 +239,7 @@ async fn insert_rated_result(
     writes: &RatingWrites,
     notification: Option<String>,
 ) -> Result<Written, ArenaError> {
-    let (board_game, variant) = result.board;
-    let seats = &result.report.seats;
-    // Every write but the result's reads `r`: none when it wrote nothing.
+    let write = ResultWrite::new(result, writes, notification.is_some());
     let mut parts = vec![
         format!(
             "b AS MATERIALIZED (SELECT pg_advisory_xact_lock({BOARD_LOCK_SPACE}, hashtext($5)))"
@@ -229,76 +249,161 @@ async fn insert_rated_result(
              ({}) AS missing FROM b)",
             unrecorded_games_sql("$6")
         ),
-        "r AS (INSERT INTO results (game_id, runner_id, replay, recorded_at) \
-         SELECT $1, $2, $3, $4 FROM go WHERE go.fresh RETURNING id)"
-            .to_string(),
     ];
-    let mut next = 7;
-    if !seats.is_empty() {
-        parts.push(format!(
-            "s AS ({})",
-            result_seats_insert_sql(&format!(
-                "SELECT * FROM (VALUES {}) AS v WHERE EXISTS (SELECT 1 FROM r)",
-                numbered_rows(seats.len(), 8, next)
-            ))
-        ));
-        next += seats.len() * 8;
-    }
-    if !writes.saved.is_empty() {
-        parts.push(format!(
-            "k AS ({})",
-            upsert_standings_sql(&format!(
-                "SELECT * FROM (VALUES {}) AS v WHERE EXISTS (SELECT 1 FROM r)",
-                numbered_rows(writes.saved.len(), 12, next)
-            ))
-        ));
-        next += writes.saved.len() * 12;
-    }
-    if !writes.history.is_empty() {
-        parts.push(format!(
-            "h AS (INSERT INTO rating_history (result_id, game, variant, model, bot_version_id, rating_before, rating_after, uncertainty) \
-             SELECT r.id, v.* FROM r, (VALUES {}) AS v)",
-            numbered_rows(writes.history.len(), 7, next)
-        ));
-        next += writes.history.len() * 7;
-    }
-    parts.push(
-        "d AS (UPDATE matches SET status = 'done', finished_at = $4 WHERE id = $6 \
-         AND (SELECT missing FROM go) = 1 AND EXISTS (SELECT 1 FROM r) RETURNING id)"
-            .to_string(),
+    parts.extend(write.parts(
+        "SELECT $1, $2, $3, $4 FROM go WHERE go.fresh",
+        "(SELECT missing FROM go) = 1",
+    ));
+    let sql = write.statement(&parts, "");
+    let query = write.bind(
+        sqlx::query(sqlx::AssertSqlSafe(sql)),
+        result,
+        writes,
+        notification,
     );
-    // A CTE that only reads runs only when read: the final select counts it.
-    let mut notified = "CAST(0 AS BIGINT)";
-    if notification.is_some() {
-        parts.push(format!(
-            "n AS (SELECT pg_notify(${next}, ${}) FROM r)",
-            next + 1
-        ));
-        notified = "(SELECT COUNT(*) FROM n)";
-    }
-    let sql = format!(
-        "WITH {} SELECT (SELECT COUNT(*) FROM r) AS recorded, (SELECT COUNT(*) FROM d) AS finished, \
-         {notified} AS notified",
-        parts.join(", ")
-    );
-    let replay = &result.report.replay;
-    let query = sqlx::query(sqlx::AssertSqlSafe(sql))
-        .bind(result.game_id)
-        .bind(result.runner_id)
-        .bind((!replay.is_empty()).then_some(replay))
-        .bind(result.now)
-        .bind(format!("{board_game}\u{1f}{variant}"))
-        .bind(result.match_id);
-    let query = bind_result_seats(query, result.game_id, result.report);
-    let query = bind_standings(query, board_game, variant, &writes.saved);
-    let mut query = bind_histories(query, board_game, variant, &writes.history);
-    if let Some(payload) = notification {
-        query = query.bind(invalidate::CHANNEL).bind(payload);
-    }
     let row = query.fetch_one(&mut *tx).await?;
     Ok(<Written as sqlx::FromRow<'_, sqlx::any::AnyRow>>::from_row(
         &row,
     )?)
+}
+
+/// The writes of a result's statement (both its ways: step 3, and
+/// [`super::at_once`]'s), each reading the result's row `r` (none when it
+/// wrote nothing): its values `$1` game, `$2` runner, `$3` replay, `$4`
+/// now, `$5` the board's key, `$6` the match, then the seats, standings,
+/// histories and notification from `$7` to [`ResultWrite::next`].
+pub(super) struct ResultWrite {
+    n_seats: usize,
+    n_saved: usize,
+    n_history: usize,
+    notifies: bool,
+    /// The first value number after the writes'.
+    pub next: usize,
+}
+
+impl ResultWrite {
+    pub(super) fn new(
+        result: &NewResult<'_>,
+        writes: &RatingWrites,
+        notifies: bool,
+    ) -> ResultWrite {
+        let (n_seats, n_saved, n_history) = (
+            result.report.seats.len(),
+            writes.saved.len(),
+            writes.history.len(),
+        );
+        let notifying = if notifies { 2 } else { 0 };
+        ResultWrite {
+            n_seats,
+            n_saved,
+            n_history,
+            notifies,
+            next: 7 + n_seats * 8 + n_saved * 12 + n_history * 7 + notifying,
+        }
+    }
+
+    /// The writes' CTEs: the result's row inserted from `source` (a
+    /// `SELECT` of `$1` to `$4`), the rest after it, the match done if
+    /// `finishes` (SQL) holds. Every recorded result updates its match's
+    /// row, so that a statement that locks the row sees every result of
+    /// the match recorded since it read (see [`super::at_once`]).
+    pub(super) fn parts(&self, source: &str, finishes: &str) -> Vec<String> {
+        let mut parts = vec![format!(
+            "r AS (INSERT INTO results (game_id, runner_id, replay, recorded_at) {source} \
+             ON CONFLICT (game_id) DO NOTHING RETURNING id)"
+        )];
+        let mut next = 7;
+        if self.n_seats > 0 {
+            // The seats' values as `sv`, which a forfeit tally reads too.
+            parts.push(format!(
+                "sv AS (SELECT * FROM (VALUES {}) AS v(game_id, seat, bot_version_id, score, rank, \
+                 forfeit_reason, forfeit_detail, stderr_tail))",
+                numbered_rows(self.n_seats, 8, next)
+            ));
+            parts.push(format!(
+                "s AS ({})",
+                result_seats_insert_sql("SELECT * FROM sv WHERE EXISTS (SELECT 1 FROM r)")
+            ));
+            next += self.n_seats * 8;
+        }
+        if self.n_saved > 0 {
+            parts.push(format!(
+                "k AS ({})",
+                upsert_standings_sql(&format!(
+                    "SELECT * FROM (VALUES {}) AS v WHERE EXISTS (SELECT 1 FROM r)",
+                    numbered_rows(self.n_saved, 12, next)
+                ))
+            ));
+            next += self.n_saved * 12;
+        }
+        if self.n_history > 0 {
+            parts.push(format!(
+                "h AS (INSERT INTO rating_history (result_id, game, variant, model, bot_version_id, rating_before, rating_after, uncertainty) \
+                 SELECT r.id, v.* FROM r, (VALUES {}) AS v)",
+                numbered_rows(self.n_history, 7, next)
+            ));
+            next += self.n_history * 7;
+        }
+        parts.push(format!(
+            "d AS (UPDATE matches SET status = CASE WHEN {finishes} THEN 'done' ELSE status END, \
+             finished_at = CASE WHEN {finishes} THEN $4 ELSE finished_at END \
+             WHERE id = $6 AND EXISTS (SELECT 1 FROM r) RETURNING status)"
+        ));
+        if self.notifies {
+            parts.push(format!(
+                "n AS (SELECT pg_notify(${next}, ${}) FROM r)",
+                next + 1
+            ));
+        }
+        parts
+    }
+
+    /// The statement of `parts`, reading back what it wrote ([`Written`])
+    /// after the columns `first` (each followed by a comma).
+    pub(super) fn statement(&self, parts: &[String], first: &str) -> String {
+        // A CTE that only reads runs only when read: the final select counts it.
+        let notified = if self.notifies {
+            "(SELECT COUNT(*) FROM n)"
+        } else {
+            "CAST(0 AS BIGINT)"
+        };
+        format!(
+            "WITH {} SELECT {first}(SELECT COUNT(*) FROM r) AS recorded, \
+             (SELECT COUNT(*) FROM d WHERE d.status = 'done') AS finished, {notified} AS notified",
+            parts.join(", ")
+        )
+    }
+
+    /// Binds `$1` to [`ResultWrite::next`] (exclusive).
+    pub(super) fn bind<'q>(
+        &self,
+        query: AnyQuery<'q>,
+        result: &'q NewResult<'_>,
+        writes: &'q RatingWrites,
+        notification: Option<String>,
+    ) -> AnyQuery<'q> {
+        let (board_game, variant) = result.board;
+        let replay = &result.report.replay;
+        let query = query
+            .bind(result.game_id)
+            .bind(result.runner_id)
+            .bind((!replay.is_empty()).then_some(replay))
+            .bind(result.now)
+            .bind(board_key(result.board))
+            .bind(result.match_id);
+        let query = bind_result_seats(query, result.game_id, result.report);
+        let query = bind_standings(query, board_game, variant, &writes.saved);
+        let mut query = bind_histories(query, board_game, variant, &writes.history);
+        if let Some(payload) = notification {
+            query = query.bind(invalidate::CHANNEL).bind(payload);
+        }
+        query
+    }
+}
+
+/// A board's key in its locks (game and variant).
+pub(super) fn board_key((game, variant): (&str, &str)) -> String {
+    format!("{game}\u{1f}{variant}")
 }
 
 #[cfg(test)]
