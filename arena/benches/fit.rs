@@ -110,7 +110,9 @@ fn main() {
         "bench: arena/fit_bradley_terry_100k_ms {:.0} ms",
         time_fit(&two_seat)
     );
-    let plan = plan_round_robin(N_BOTS, 4, 4, 7).expect("a valid plan");
+    // Four seats play each table in its 12 balanced seatings; the fit wants
+    // only the tables.
+    let plan = plan_round_robin(N_BOTS, 4, 12, 7).expect("a valid plan");
     let mut tables: Vec<Vec<usize>> = plan
         .iter()
         .map(|planned| {
