@@ -4,7 +4,7 @@
 
 use super::action::{Action, Piece};
 use super::cards::{pad_kind, RECRUITS_PER_CARD_PER_TURN};
-use super::grid::{mask_indices, Pos, Slot, SlotMask, Table};
+use super::grid::{mask_indices, Pos, Slot, SlotMask};
 use super::scoring::{battle_winner, jump_tier};
 use super::slide::{legal_slides, legal_slides_in, slide_is_legal, KnownSlides, SlideContext};
 use super::{Bullfrogs, Phase, Sink, ISAAC, SOLO_PLAYER};
@@ -322,7 +322,14 @@ impl Bullfrogs {
                 continue;
             }
             let victims = (0..n_colors).filter(|&c| c != active && source.frogs[c as usize] > 0);
-            let (open, n_open) = open_neighbours(table, source.pos);
+            let mut open = [Pos::LOG; 4];
+            let mut n_open = 0;
+            for to in source.pos.neighbours() {
+                if table.at(to).is_some_and(|s| s.is_log() || s.has_space()) {
+                    open[n_open] = to;
+                    n_open += 1;
+                }
+            }
             for color in victims {
                 for &to in &open[..n_open] {
                     if !visit(Action::Sabotage {
@@ -551,26 +558,4 @@ impl Bullfrogs {
         self.public.active = (active + 1) % self.public.n_seats;
         self.begin_turn();
     }
-}
-
-/// The neighbours of `at` a frog may jump to (the log or a pad with space),
-/// in [`Pos::neighbours`] order: one pass over the slots, not a search a
-/// neighbour.
-fn open_neighbours(table: &Table, at: Pos) -> ([Pos; 4], usize) {
-    let around = at.neighbours();
-    let mut is_open = [false; 4];
-    for slot in table.slots() {
-        if let Some(side) = around.iter().position(|&p| p == slot.pos) {
-            is_open[side] = slot.is_log() || slot.has_space();
-        }
-    }
-    let mut open = [Pos::LOG; 4];
-    let mut n_open = 0;
-    for (side, &to) in around.iter().enumerate() {
-        if is_open[side] {
-            open[n_open] = to;
-            n_open += 1;
-        }
-    }
-    (open, n_open)
 }
