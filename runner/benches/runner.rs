@@ -6,7 +6,9 @@
 //! The bots are this very binary started again in a bot role (chosen by an
 //! environment variable), so the benchmark needs nothing built beforehand.
 //! The match runs twice: in the sandbox (the named figures) and as plain
-//! processes (`_plain`). Everything runs pinned to one CPU, as the runner
+//! processes (`_plain`), both with a bot that finds what it needs by a
+//! byte scan; `_serde` is the sandboxed run with a bot that parses each
+//! request with serde. Everything runs pinned to one CPU, as the runner
 //! keeps a match.
 
 use std::io::{BufRead, BufReader, Write};
