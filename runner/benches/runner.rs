@@ -6,7 +6,9 @@
 //! The bots are this very binary started again in a bot role (chosen by an
 //! environment variable), so the benchmark needs nothing built beforehand.
 //! The match runs twice: in the sandbox (the named figures) and as plain
-//! processes (`_plain`). Everything runs pinned to one CPU, as the runner
+//! processes (`_plain`), both with a bot that finds what it needs by a
+//! byte scan; `_serde` is the sandboxed run with a bot that parses each
+//! request with serde. Everything runs pinned to one CPU, as the runner
 //! keeps a match.
 
 use std::io::{BufRead, BufReader, Write};
@@ -23,11 +25,13 @@ use cairn_runner::{
 };
 
 const ROLE: &str = "CAIRN_RUNNER_BENCH_ROLE";
+const ECHO_BACK: &str = "CAIRN_RUNNER_BENCH_ECHO_BACK";
 
 fn main() {
     match std::env::var(ROLE).as_deref() {
         Ok("echo") => return echo_role(),
         Ok("bot") => return bot_role(),
+        Ok("scan-bot") => return scan_bot_role(),
         _ => {}
     }
     let quick = std::env::args().any(|a| a == "--quick");
@@ -36,8 +40,13 @@ fn main() {
     let _pinned = cairn_runner::placement::current_cpu()
         .and_then(|cpu| cairn_runner::placement::pin_current_thread(cpu).ok());
     let (round_trips, games) = if quick { (2_000, 100) } else { (20_000, 2_000) };
-    codec_costs(if quick { 2_000 } else { 20_000 });
-    let raw = pipe_round_trips(round_trips);
+    let request = codec_costs(if quick { 2_000 } else { 20_000 });
+    // The baseline moves the bytes a decision moves: a line of a real
+    // request's size out, a line of its answer's size back.
+    let answer = check_scan_bot(&request);
+    println!("bench: runner/pipe_rtt_out_bytes {} bytes", request.len());
+    println!("bench: runner/pipe_rtt_back_bytes {} bytes", answer.len());
+    let raw = pipe_round_trips(round_trips, request.len(), answer.len());
     let raw_median = percentile(&raw, 0.5);
     println!(
         "bench: runner/pipe_rtt_median_us {:.1} us",
@@ -51,8 +60,12 @@ fn main() {
     // the plain run (`_plain`) shows what the sandbox adds.
     let sandbox = SandboxLauncher::new(Limits::default());
     eprintln!("{}", sandbox.describe());
-    report_match("", &sandbox, games, raw_median);
-    report_match("_plain", &PlainLauncher, games, raw_median);
+    // The named figures use a bot that answers as a tuned bot would (a byte
+    // scan), so they measure the runner; `_serde` is a bot that parses each
+    // request with serde, all in.
+    report_match("", &sandbox, "scan-bot", games, raw_median);
+    report_match("_plain", &PlainLauncher, "scan-bot", games, raw_median);
+    report_match("_serde", &sandbox, "bot", games, raw_median);
     report_builds(if quick { 10 } else { 30 });
 }
 
@@ -92,9 +105,15 @@ fn report_builds(runs: usize) {
     let _ = std::fs::remove_dir_all(&scratch);
 }
 
-fn report_match(suffix: &str, launcher: &dyn BotLauncher, games: u32, raw_median: Duration) {
+fn report_match(
+    suffix: &str,
+    launcher: &dyn BotLauncher,
+    role: &str,
+    games: u32,
+    raw_median: Duration,
+) {
     let referee_cpu_before = own_cpu_time();
-    let (timings, bot_cpus, seconds, decisions) = match_run(launcher, games);
+    let (timings, bot_cpus, seconds, decisions) = match_run(launcher, role, games);
     let referee_cpu = own_cpu_time() - referee_cpu_before;
     let median = percentile(&timings, 0.5);
     println!(
@@ -160,7 +179,9 @@ fn percentile(samples: &[Duration], q: f64) -> Duration {
 
 /// What one request costs to build, encode and decode, on a mid-game
 /// Schotten Totten state (no processes involved).
-fn codec_costs(n: u32) {
+/// Prints what building, encoding and decoding a mid-game request costs;
+/// returns that request's line.
+fn codec_costs(n: u32) -> Vec<u8> {
     let mut state =
         cairn_engine::new_game("schotten-totten", &GameOptions::new(), 2, 3).expect("a valid game");
     for _ in 0..20 {
@@ -227,15 +248,106 @@ fn codec_costs(n: u32) {
         micros(start.elapsed()) / n as f64
     );
     println!("bench: runner/request_bytes {} bytes", bytes.len());
+    bytes
 }
 
-/// Echoes lines: the other end of the raw round trip.
+/// Answers each line with a line of the size given in the role's
+/// environment: the other end of the raw round trip.
 fn echo_role() {
+    let back: usize = std::env::var(ECHO_BACK)
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1);
+    let answer = format!("{}\n", "y".repeat(back.saturating_sub(1)));
+    let stdin = std::io::stdin();
+    let mut stdout = std::io::stdout().lock();
+    for line in stdin.lock().lines() {
+        if line.is_err() {
+            return;
+        }
+        if stdout
+            .write_all(answer.as_bytes())
+            .and_then(|_| stdout.flush())
+            .is_err()
+        {
+            return;
+        }
+    }
+}
+
+/// Checks that the byte scan reads a real request as serde does and that
+/// its answer decodes as the action meant; returns that answer.
+fn check_scan_bot(request: &[u8]) -> String {
+    let line = std::str::from_utf8(request).expect("requests are text");
+    let (id, actions) = scan_request(line.trim_end()).expect("the scan reads a request");
+    let Ok(cairn_proto::game::v1::ArenaMessage {
+        message: Some(Message::Request(decoded)),
+    }) = wire::decode_arena_message(request)
+    else {
+        panic!("a request decodes");
+    };
+    assert_eq!(id, u64::from(decoded.decision_id));
+    assert_eq!(actions, decoded.legal_actions);
+    let answer = scan_answer(id, actions[0]);
+    let expected = BotMessage {
+        message: Some(bot_message::Message::Action(Action {
+            decision_id: decoded.decision_id,
+            action: actions[0].into(),
+        })),
+    };
+    assert_eq!(
+        wire::decode_bot_message(answer.as_bytes()).expect("the answer decodes"),
+        expected
+    );
+    answer
+}
+
+/// The answer line a tuned bot writes, without a serialiser.
+fn scan_answer(decision_id: u64, action: &str) -> String {
+    format!("{{\"action\":{{\"decisionId\":{decision_id},\"action\":\"{action}\"}}}}\n")
+}
+
+/// The decision id and legal actions of a request line, found by a byte
+/// scan as a tuned bot would; `None` for any other line or an action text
+/// with an escape (left to serde).
+fn scan_request(line: &str) -> Option<(u64, Vec<&str>)> {
+    let body = line.strip_prefix("{\"request\":")?;
+    let id = match body.find("\"decisionId\":") {
+        Some(at) => {
+            let digits = &body[at + 13..];
+            let end = digits
+                .find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(digits.len());
+            digits[..end].parse().ok()?
+        }
+        None => 0,
+    };
+    let list = &body[body.find("\"legalActions\":[")? + 16..];
+    let list = &list[..list.find(']')?];
+    if list.contains('\\') {
+        return None;
+    }
+    let actions: Vec<&str> = list.split('"').skip(1).step_by(2).collect();
+    (!actions.is_empty()).then_some((id, actions))
+}
+
+/// The random bot of `bot_role`, answering requests from a byte scan.
+fn scan_bot_role() {
+    let mut rng = Rng::seeded(7);
     let stdin = std::io::stdin();
     let mut stdout = std::io::stdout().lock();
     for line in stdin.lock().lines() {
         let Ok(line) = line else { return };
-        if writeln!(stdout, "{line}")
+        let reply = match scan_request(&line) {
+            Some((id, actions)) => scan_answer(id, actions[rng.below(actions.len())]),
+            None => match serde_reply(&line, &mut rng) {
+                Reply::Line(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+                Reply::Skip => continue,
+                Reply::Stop => return,
+            },
+        };
+        if stdout
+            .write_all(reply.as_bytes())
             .and_then(|_| stdout.flush())
             .is_err()
         {
@@ -270,8 +382,32 @@ fn bot_role() {
     let mut stdout = std::io::stdout().lock();
     for line in stdin.lock().lines() {
         let Ok(line) = line else { return };
-        let Ok(message) = serde_json::from_str::<MinimalMessage>(&line) else {
+        let bytes = match serde_reply(&line, &mut rng) {
+            Reply::Line(bytes) => bytes,
+            Reply::Skip => continue,
+            Reply::Stop => return,
+        };
+        if stdout
+            .write_all(&bytes)
+            .and_then(|_| stdout.flush())
+            .is_err()
+        {
             return;
+        }
+    }
+}
+
+enum Reply {
+    Line(Vec<u8>),
+    Skip,
+    Stop,
+}
+
+/// The serde bot's answer to one line.
+fn serde_reply(line: &str, rng: &mut Rng) -> Reply {
+    {
+        let Ok(message) = serde_json::from_str::<MinimalMessage>(line) else {
+            return Reply::Stop;
         };
         let reply = match message {
             MinimalMessage { hello: Some(_), .. } => bot_message::Message::Ready(Ready {
@@ -287,34 +423,29 @@ fn bot_role() {
                     action,
                 })
             }
-            MinimalMessage { quit: Some(_), .. } => return,
-            _ => continue,
+            MinimalMessage { quit: Some(_), .. } => return Reply::Stop,
+            _ => return Reply::Skip,
         };
-        let bytes = wire::encode_bot_message(&BotMessage {
+        Reply::Line(wire::encode_bot_message(&BotMessage {
             message: Some(reply),
-        });
-        if stdout
-            .write_all(&bytes)
-            .and_then(|_| stdout.flush())
-            .is_err()
-        {
-            return;
-        }
+        }))
     }
 }
 
-/// Round trips of a request-sized line through a child that echoes it.
-fn pipe_round_trips(n: usize) -> Vec<Duration> {
+/// Round trips through a child that answers each line of `out` bytes with
+/// one of `back` bytes.
+fn pipe_round_trips(n: usize, out: usize, back: usize) -> Vec<Duration> {
     let exe = std::env::current_exe().expect("the benchmark knows its own path");
     let mut child = Command::new(exe)
         .env(ROLE, "echo")
+        .env(ECHO_BACK, back.to_string())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
         .expect("echo child starts");
     let mut to_child = child.stdin.take().expect("piped stdin");
     let mut from_child = BufReader::new(child.stdout.take().expect("piped stdout"));
-    let line = format!("{}\n", "x".repeat(200));
+    let line = format!("{}\n", "x".repeat(out.saturating_sub(1)));
     let mut answer = String::new();
     let mut samples = Vec::with_capacity(n);
     for _ in 0..n {
@@ -335,7 +466,11 @@ fn pipe_round_trips(n: usize) -> Vec<Duration> {
 
 /// A match between two warm bots: per-decision round trips and bot CPU
 /// times, total seconds, decisions.
-fn match_run(launcher: &dyn BotLauncher, games: u32) -> (Vec<Duration>, Vec<Duration>, f64, usize) {
+fn match_run(
+    launcher: &dyn BotLauncher,
+    role: &str,
+    games: u32,
+) -> (Vec<Duration>, Vec<Duration>, f64, usize) {
     let exe = std::env::current_exe().expect("the benchmark knows its own path");
     // The binary's own folder is the bot folder, so the sandbox shows it.
     let folder = exe
@@ -351,7 +486,7 @@ fn match_run(launcher: &dyn BotLauncher, games: u32) -> (Vec<Duration>, Vec<Dura
         launch: LaunchSpec {
             command: vec![format!("./{name}")],
             bot_dir: folder.clone(),
-            env: vec![(ROLE.into(), "bot".into())],
+            env: vec![(ROLE.into(), role.into())],
         },
     };
     let spec = MatchSpec {
