@@ -195,6 +195,35 @@ fn plain_value(fixed: u64, size: usize, bluff: bool) -> Value {
     Value { kind, sum }
 }
 
+/// The value of a complete side of clan cards only, straight from its
+/// cards (no mask, no popcount); `None` when a card is not a clan card.
+/// Agrees with [`best_value`] on every all-clan complete side.
+pub fn clan_value(cards: &[u8], bluff: bool) -> Option<Value> {
+    let (mut sum, mut seen, mut low) = (0u8, 0u16, 9u8);
+    let first_color = cards.first()? / 9;
+    let mut one_color = true;
+    for &card in cards {
+        if card >= 54 {
+            return None;
+        }
+        let (color, s) = (card / 9, card % 9 + 1);
+        one_color &= color == first_color;
+        seen |= 1 << s;
+        sum += s;
+        low = low.min(s);
+    }
+    let consecutive = seen == ((1u16 << cards.len()) - 1) << low;
+    let kind = match () {
+        _ if bluff => Kind::Sum,
+        _ if one_color && consecutive => Kind::ColorRun,
+        _ if seen == 1 << low => Kind::OfAKind,
+        _ if one_color => Kind::Color,
+        _ if consecutive => Kind::Run,
+        _ => Kind::Sum,
+    };
+    Some(Value { kind, sum })
+}
+
 /// Sum of the `n` strongest cards of `pool` (which holds at least `n`).
 fn top_sum(pool: u64, mut n: usize) -> u32 {
     let mut sum = 0;
@@ -440,6 +469,37 @@ fn run(side: &SideCards, pool: u64, size: usize) -> Option<Value> {
 mod tests {
     use super::*;
     use crate::rng::Rng;
+
+    #[test]
+    fn clan_value_agrees_with_the_search_on_every_complete_clan_side() {
+        let mut rng = Rng::seeded(7);
+        for _ in 0..20_000 {
+            let size = 3 + (rng.next_u64() % 2) as usize;
+            let mut cards = [0u8; 4];
+            let mut fixed = 0u64;
+            let mut n = 0;
+            while n < size {
+                let card = (rng.next_u64() % 54) as u8;
+                if fixed >> card & 1 == 0 {
+                    fixed |= 1 << card;
+                    cards[n] = card;
+                    n += 1;
+                }
+            }
+            for bluff in [false, true] {
+                let side = SideCards {
+                    fixed,
+                    ..SideCards::default()
+                };
+                assert_eq!(
+                    clan_value(&cards[..size], bluff),
+                    best_value(&side, 0, size, bluff),
+                    "{cards:?} {bluff}"
+                );
+            }
+        }
+        assert_eq!(clan_value(&[3, 54, 4], false), None);
+    }
 
     #[test]
     fn strengths_held_at_least_counts_every_color_of_each_strength() {

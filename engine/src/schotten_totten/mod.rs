@@ -39,7 +39,7 @@ pub use descriptor::{DESCRIPTOR, PLAYOUT_BENCHES};
 pub use observation::{Observation, StoneView};
 
 use cards::{face, is_clan, tactic, TacticKind, ALL_CLAN, JOKER_A, JOKER_B, N_CARDS, N_CLAN};
-use formation::{best_value, can_beat, clan_mask, SideCards, Value, Wild};
+use formation::{best_value, can_beat, clan_mask, clan_value, SideCards, Value, Wild};
 
 use crate::cards::{CardSet, Deck};
 use crate::descriptor::GameDescriptor;
@@ -143,6 +143,10 @@ impl Stone {
     }
 
     fn value(&self, seat: usize) -> Value {
+        let side = &self.sides[seat];
+        if let Some(value) = clan_value(side.cards(), self.bluff) {
+            return value;
+        }
         best_value(&self.sides[seat].split(), 0, self.size(), self.bluff)
             .expect("a complete side has a value")
     }
