@@ -423,3 +423,27 @@ async fn an_sqlite_write_that_fails_or_is_dropped_half_way_leaves_nothing_and_th
     test.store.register_owner("ada").await.unwrap();
     assert_eq!(owners().await, 2);
 }
+
+/// Waits until a session waits for the seat lock of `bot_version_id`;
+/// panics with `never` after 30 s.
+pub(crate) async fn wait_for_seat_lock_waiter(url: &str, bot_version_id: i64, never: &str) {
+    use sqlx::Connection;
+    let mut watcher = sqlx::AnyConnection::connect(url).await.unwrap();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let waiters: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted \
+             AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) \
+             AND objsubid = 2 AND CAST(objid AS BIGINT) = $1",
+        )
+        .bind(bot_version_id)
+        .fetch_one(&mut watcher)
+        .await
+        .unwrap();
+        if waiters == 1 {
+            return;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{never}");
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}

@@ -595,7 +595,7 @@ async fn play_everything(store: &Store, runner: &Runner) {
     }
 }
 
-mod backends;
+pub(crate) mod backends;
 mod leases_and_ratings;
 
 both_backends! {

@@ -1,11 +1,10 @@
 //! PostgreSQL only: a report's write in one statement, raced.
 
-use std::time::Duration;
-
 use cairn_engine::GameOptions;
 use sqlx::Connection;
 
 use crate::ratings::RatingModel;
+use crate::store::tests::backends::wait_for_seat_lock_waiter;
 use crate::store::tests::{
     count, duel, on_backend, owner_with_bots, test_store, Backend, TestStore, LEASE_MS,
 };
@@ -212,7 +211,12 @@ async fn report_while_standings_move(limit: u32) -> (u64, u64, u64) {
             .report_game(&runner, match_id, generation, &report.games[0])
             .await
     });
-    wait_for_seat_lock_waiter(url(&test), held).await;
+    wait_for_seat_lock_waiter(
+        url(&test),
+        held,
+        "the report never waited for the held seat lock",
+    )
+    .await;
     sqlx::raw_sql("COMMIT").execute(&mut holder).await.unwrap();
     let recorded = reporting.await.unwrap().unwrap();
     assert_eq!(recorded.outcome, ReportOutcome::Recorded);
@@ -224,31 +228,6 @@ async fn report_while_standings_move(limit: u32) -> (u64, u64, u64) {
     );
     let (written, moved, gave_up) = tries(&test.store).counts();
     (written - counted.0, moved - counted.1, gave_up - counted.2)
-}
-
-/// Waits until a session waits for the seat lock of `bot_version_id`.
-async fn wait_for_seat_lock_waiter(url: &str, bot_version_id: i64) {
-    let mut watcher = sqlx::AnyConnection::connect(url).await.unwrap();
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    loop {
-        let waiters: i64 = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted \
-             AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) \
-             AND objsubid = 2 AND CAST(objid AS BIGINT) = $1",
-        )
-        .bind(bot_version_id)
-        .fetch_one(&mut watcher)
-        .await
-        .unwrap();
-        if waiters == 1 {
-            return;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the report never waited for the held seat lock"
-        );
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
 }
 
 /// A report whose standings another process changed between its read and

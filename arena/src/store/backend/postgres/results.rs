@@ -413,6 +413,7 @@ mod tests {
     use cairn_engine::GameOptions;
     use sqlx::Connection;
 
+    use crate::store::tests::backends::wait_for_seat_lock_waiter;
     use crate::store::tests::{duel, on_backend, owner_with_bots, test_store, Backend, LEASE_MS};
     use crate::store::{variant_key, Lease, Location, ReportOutcome};
     use crate::testkit::{report_by_strength, TEST_DUEL};
@@ -493,27 +494,12 @@ mod tests {
                     .await
             });
             // The report is seen waiting for the held lock in the database.
-            let mut watcher = sqlx::AnyConnection::connect(url).await.unwrap();
-            let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-            loop {
-                let waiters: i64 = sqlx::query_scalar(
-                    "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted \
-                     AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) \
-                     AND objsubid = 2 AND CAST(objid AS BIGINT) = $1",
-                )
-                .bind(held)
-                .fetch_one(&mut watcher)
-                .await
-                .unwrap();
-                if waiters == 1 {
-                    break;
-                }
-                assert!(
-                    tokio::time::Instant::now() < deadline,
-                    "the report sharing the held bot version never waited for it"
-                );
-                tokio::time::sleep(Duration::from_millis(10)).await;
-            }
+            wait_for_seat_lock_waiter(
+                url,
+                held,
+                "the report sharing the held bot version never waited for it",
+            )
+            .await;
             assert!(!waiting.is_finished());
             drop(lock);
             let recorded = waiting.await.unwrap().unwrap();
