@@ -4,11 +4,13 @@ use cairn_engine::GameOptions;
 use sqlx::Connection;
 
 use crate::ratings::RatingModel;
-use crate::store::tests::backends::wait_for_seat_lock_waiter;
+use crate::store::tests::backends::{
+    assert_live_ratings_equal_a_serial_replay, wait_for_seat_lock_waiter,
+};
 use crate::store::tests::{
     count, duel, on_backend, owner_with_bots, test_store, Backend, TestStore, LEASE_MS,
 };
-use crate::store::{variant_key, LeaderboardQuery, Lease, Location, ReportOutcome, Store};
+use crate::store::{variant_key, Lease, Location, ReportOutcome, Store};
 use crate::testkit::{report_by_strength, TEST_DUEL};
 
 fn tries(store: &Store) -> &super::Tries {
@@ -112,24 +114,7 @@ async fn racing_reports_of_one_board_from_two_stores_land_in_id_order() {
             written + written_too > 0,
             "no report was written in one statement"
         );
-        for model in RatingModel::for_seats(2) {
-            let query = LeaderboardQuery {
-                game: TEST_DUEL.into(),
-                options: GameOptions::new(),
-                model: Some(*model),
-            };
-            let live = test.store.leaderboard(&query).await.unwrap();
-            second
-                .recompute_ratings(TEST_DUEL, &GameOptions::new())
-                .await
-                .unwrap();
-            let fresh = test.second_process().await;
-            assert_eq!(
-                fresh.leaderboard(&query).await.unwrap(),
-                live,
-                "{model:?}: as replayed serially in result order"
-            );
-        }
+        assert_live_ratings_equal_a_serial_replay(&test, &second).await;
     })
     .await;
 }
