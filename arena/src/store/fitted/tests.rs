@@ -63,7 +63,7 @@ fn duel(bots: &[&str], games_per_pairing: usize, seed: u64) -> NewTournament {
     }
 }
 
-/// Seats rank by bot version id plus luck drawn from the game's seed, so
+/// Seats rank by bot version id plus luck drawn from the game's id, so
 /// every bot wins some and loses some.
 fn report_with_luck(lease: &Lease) -> MatchReport {
     let games = lease
@@ -74,7 +74,9 @@ fn report_with_luck(lease: &Lease) -> MatchReport {
                 .seats
                 .iter()
                 .map(|seat| {
-                    let luck = Rng::seeded(game.seed ^ seat.bot_version_id as u64).below(4);
+                    // The game's id, not its seed: deal seeds mix in the store's secret.
+                    let luck = Rng::seeded((game.game_id as u64) << 8 ^ seat.bot_version_id as u64)
+                        .below(4);
                     seat.bot_version_id + luck as i64
                 })
                 .collect();
