@@ -3,7 +3,7 @@
 //!   same sandboxed match between two trivial bots (`first`) at
 //!   `--concurrency 1` and `--concurrency 2`, and their ratio (after the
 //!   machine's load average, which caps what a second thread can add).
-//!   Each figure is the median of three runs of 512 games, single and
+//!   Each figure is the median of five runs of 512 games, single and
 //!   concurrent taking turns, so that a start-up's fixed cost and a
 //!   moment's noise on a shared machine weigh little: 64 games took a
 //!   third of a second and their ratio swung from 1.2 to 2.1;
@@ -24,7 +24,7 @@ use serde_json::Value;
 const GAMES: u32 = 512;
 
 /// Runs of each figure, taking turns; the median is printed.
-const ROUNDS: usize = 3;
+const ROUNDS: usize = 5;
 
 fn cairn() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_cairn"));

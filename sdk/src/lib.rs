@@ -75,6 +75,13 @@ pub trait Bot {
 
     /// A game ended.
     fn game_over(&mut self, _game_over: &GameOver) {}
+
+    /// Whether [`Bot::decide`] reads the request's observation or events;
+    /// a bot that answers `false` gets them empty, and the loop skips
+    /// parsing them (most of a request's bytes).
+    fn reads_observation(&self) -> bool {
+        true
+    }
 }
 
 /// Why the loop stopped early.
@@ -112,15 +119,24 @@ pub fn run<B: Bot>(bot: B) -> Result<(), SdkError> {
 /// Runs `bot` on any line source and sink (for tests).
 pub fn run_with<B: Bot>(
     mut bot: B,
-    input: impl BufRead,
+    mut input: impl BufRead,
     mut output: impl Write,
 ) -> Result<(), SdkError> {
-    for line in input.lines() {
-        let line = line?;
-        if line.trim().is_empty() {
+    let decode = if bot.reads_observation() {
+        wire::decode_arena_message
+    } else {
+        wire::decode_arena_message_without_observation
+    };
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if input.read_until(b'\n', &mut line)? == 0 {
+            break;
+        }
+        if line.trim_ascii().is_empty() {
             continue;
         }
-        let message = match wire::decode_arena_message(line.as_bytes()) {
+        let message = match decode(&line) {
             Ok(message) => message,
             // A message kind from a newer arena: not for us.
             Err(wire::WireError::Empty) => continue,
@@ -201,5 +217,72 @@ pub fn bullfrogs_view(request: &Request) -> Option<&BullfrogsObservation> {
     match request.observation.as_ref()?.game.as_ref()? {
         GameObservation::Bullfrogs(seen) => Some(seen),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    /// Keeps what each request showed it.
+    struct Recorder {
+        reads: bool,
+        seen: Rc<RefCell<Vec<Request>>>,
+    }
+
+    impl Bot for Recorder {
+        fn name(&self) -> String {
+            "recorder".into()
+        }
+
+        fn decide(&mut self, request: &Request) -> String {
+            self.seen.borrow_mut().push(request.clone());
+            request.legal_actions.last().cloned().unwrap_or_default()
+        }
+
+        fn reads_observation(&self) -> bool {
+            self.reads
+        }
+    }
+
+    #[test]
+    fn a_bot_that_reads_no_observation_gets_the_same_request_less_its_observation() {
+        let input = concat!(
+            r#"{"hello":{"game":"schotten-totten","seat":0,"nSeats":2}}"#,
+            "\n\n",
+            r#"{"request":{"decisionId":7,"events":[{"seat":1,"action":"pass"}],"observation":{"schottenTotten":{"hand":["r7"]}},"legalActions":["play r7 0","play r7 1"],"bankLeftMs":900}}"#,
+            "\r\n",
+            r#"{"fromTheFuture":{}}"#,
+            "\n",
+            r#"{"quit":{}}"#,
+            "\n",
+        );
+        let mut answers = Vec::new();
+        for reads in [true, false] {
+            let seen = Rc::default();
+            let bot = Recorder {
+                reads,
+                seen: Rc::clone(&seen),
+            };
+            let mut output = Vec::new();
+            run_with(bot, input.as_bytes(), &mut output).unwrap();
+            let seen = seen.borrow();
+            let [request] = &seen[..] else {
+                panic!("one request: {seen:?}")
+            };
+            assert_eq!(
+                (request.decision_id, request.bank_left_ms),
+                (7, 900),
+                "{reads}"
+            );
+            assert_eq!(request.legal_actions, ["play r7 0", "play r7 1"]);
+            assert_eq!(request.observation.is_some(), reads);
+            assert_eq!(request.events.len(), usize::from(reads));
+            answers.push(String::from_utf8(output).unwrap());
+        }
+        assert_eq!(answers[0], answers[1]);
+        assert!(answers[0].ends_with("{\"action\":{\"decisionId\":7,\"action\":\"play r7 1\"}}\n"));
     }
 }

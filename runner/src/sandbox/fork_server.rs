@@ -247,6 +247,7 @@ pub fn serve(socket: RawFd, programs: Option<&'static InImagePrograms>) -> ! {
         // SAFETY: leaving before main; the runner sees the socket close.
         unsafe { libc::_exit(1) }
     }
+    detect_cpu_features();
     loop {
         let Some((flags, cpus, plan)) = receive_request(socket) else {
             // End of file (the runner is gone) or a plan we cannot trust.
@@ -264,6 +265,15 @@ pub fn serve(socket: RawFd, programs: Option<&'static InImagePrograms>) -> ! {
             unsafe { libc::_exit(0) }
         }
     }
+}
+
+/// Fills the standard library's cache of CPU features once here, so that
+/// the supervisors and in-image bots forked from this image inherit it
+/// rather than each probe the CPU again (`cpuid` traps to the hypervisor
+/// on a virtual machine).
+fn detect_cpu_features() {
+    #[cfg(target_arch = "x86_64")]
+    let _ = std::arch::is_x86_feature_detected!("avx2");
 }
 
 /// Puts `/dev/null` on 0, 1 and 2 where nothing is, so that received

@@ -29,6 +29,10 @@ impl Bot for RandomBot {
         let pick = self.rng.below(request.legal_actions.len());
         request.legal_actions.get(pick).cloned().unwrap_or_default()
     }
+
+    fn reads_observation(&self) -> bool {
+        false
+    }
 }
 
 /// Always plays the first legal action, in any game.
@@ -42,6 +46,10 @@ impl Bot for FirstBot {
 
     fn decide(&mut self, request: &Request) -> String {
         request.legal_actions.first().cloned().unwrap_or_default()
+    }
+
+    fn reads_observation(&self) -> bool {
+        false
     }
 }
 
