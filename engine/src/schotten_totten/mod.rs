@@ -26,6 +26,7 @@
 
 mod action;
 pub mod cards;
+mod completion;
 mod descriptor;
 mod determinize;
 pub mod formation;
@@ -39,7 +40,8 @@ pub use descriptor::{DESCRIPTOR, PLAYOUT_BENCHES};
 pub use observation::{Observation, StoneView};
 
 use cards::{face, is_clan, tactic, TacticKind, ALL_CLAN, JOKER_A, JOKER_B, N_CARDS, N_CLAN};
-use formation::{best_value, can_beat, clan_mask, clan_value, SideCards, Value, Wild};
+use completion::{beating_completion, Refutations};
+use formation::{best_value, beating_value, clan_mask, clan_value, SideCards, Value, Wild};
 
 use crate::cards::{CardSet, Deck};
 use crate::descriptor::GameDescriptor;
@@ -94,6 +96,17 @@ impl Side {
 
     fn position(&self, card_face: u8) -> Option<usize> {
         self.cards().iter().position(|&c| face(c) == card_face)
+    }
+
+    /// The side's cards as a mask (tactic cards above the clan's).
+    fn mask(&self) -> u64 {
+        self.cards().iter().fold(0, |mask, &card| mask | 1 << card)
+    }
+
+    /// The side's cards as a mask when they are all clan cards.
+    fn clan_only(&self) -> Option<u64> {
+        let mask = self.mask();
+        (mask & !clan_mask(ALL_CLAN) == 0).then_some(mask)
     }
 
     fn split(&self) -> SideCards {
@@ -193,6 +206,8 @@ pub struct SchottenTotten {
     known_bottom: Option<(u8, [u8; 2])>,
     /// In a claim step: the stones the player to move may still claim.
     claimable: u16,
+    /// Witnesses of the last failing proofs (a cache, not game state).
+    refutations: Refutations,
     clock: u16,
     round: u8,
     round_starter: u8,
@@ -396,22 +411,53 @@ impl SchottenTotten {
         if seat > 1 || st.owner.is_some() || !st.is_complete(seat) {
             return false;
         }
+        self.proves(seat, st, None)
+    }
+
+    /// The claim condition of `seat`'s complete side at the unclaimed
+    /// `st`. When it fails and the other side holds clan cards only,
+    /// `witness` (if asked for) receives a complete formation of that side,
+    /// its cards and unseen ones, that beats ours.
+    fn proves(&self, seat: usize, st: &Stone, witness: Option<&mut u64>) -> bool {
         let mine = st.value(seat);
         let other = 1 - seat;
         if st.is_complete(other) {
             let theirs = st.value(other);
-            return mine > theirs
+            let proven = mine > theirs
                 || (mine == theirs && st.sides[seat].completed_at < st.sides[other].completed_at);
+            if let Some(witness) = witness.filter(|_| !proven) {
+                *witness = st.sides[other].clan_only().unwrap_or(0);
+            }
+            return proven;
         }
-        let unseen = ALL_CLAN.minus(self.visible_clan);
+        let theirs = st.sides[other].split();
+        let unseen = clan_mask(ALL_CLAN.minus(self.visible_clan));
         // Having completed first, a tying completion of theirs loses to us.
-        !can_beat(
-            &st.sides[other].split(),
-            clan_mask(unseen),
-            st.size(),
-            st.bluff,
-            mine,
-        )
+        let Some(beaten_by) = beating_value(&theirs, unseen, st.size(), st.bluff, mine) else {
+            return true;
+        };
+        if let Some(witness) = witness.filter(|_| theirs.n_wilds == 0) {
+            let (size, kind) = (st.size(), beaten_by.kind);
+            *witness = beating_completion(theirs.fixed, unseen, size, st.bluff, mine, kind)
+                .map_or(0, |cards| cards | theirs.fixed);
+        }
+        false
+    }
+
+    /// [`Self::can_claim`] for the player to move in a claim step, which
+    /// skips the proof while the witness of its last failure still holds.
+    fn can_claim_now(&mut self, seat: usize, stone: usize) -> bool {
+        let st = self.stones[stone];
+        let seen = clan_mask(self.visible_clan);
+        if self.refutations.still_refutes(seat, stone, &st, seen) {
+            return false;
+        }
+        let mut witness = 0;
+        let proven = self.proves(seat, &st, Some(&mut witness));
+        if !proven {
+            self.refutations.keep(seat, stone, &st, witness);
+        }
+        proven
     }
 
     /// The stones `seat` could claim now (the rules' claim condition; in the
@@ -433,7 +479,13 @@ impl SchottenTotten {
     /// the set stays valid for the whole step.
     fn try_enter_claims(&mut self, phase: Phase) -> bool {
         let seat = self.to_move as usize;
-        self.claimable = self.claimable_iter(seat).fold(0, |m, s| m | 1 << s);
+        self.claimable = 0;
+        for stone in 0..N_STONES {
+            let st = &self.stones[stone];
+            if st.owner.is_none() && st.is_complete(seat) && self.can_claim_now(seat, stone) {
+                self.claimable |= 1 << stone;
+            }
+        }
         if self.claimable != 0 {
             self.phase = phase;
         }
@@ -547,6 +599,7 @@ impl Game for SchottenTotten {
             consecutive_passes: 0,
             known_bottom: None,
             claimable: 0,
+            refutations: Refutations::default(),
             clock: 0,
             round: 0,
             round_starter: 0,
