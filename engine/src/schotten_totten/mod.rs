@@ -98,9 +98,13 @@ impl Side {
         self.cards().iter().position(|&c| face(c) == card_face)
     }
 
-    /// The side's cards as a mask (tactic cards above the clan's).
+    /// The side's cards as a mask (tactic cards above the clan's), without
+    /// a branch on the count: the claim step asks this of every stone.
     fn mask(&self) -> u64 {
-        self.cards().iter().fold(0, |mask, &card| mask | 1 << card)
+        (0..4).fold(0, |mask, at| {
+            let held = 0u64.wrapping_sub((at < self.len) as u64);
+            mask | (1 << self.cards[at as usize]) & held
+        })
     }
 
     /// The side's cards as a mask when they are all clan cards.
@@ -140,15 +144,17 @@ struct Stone {
 impl Stone {
     /// Cards a side needs to be complete: 3, or 4 under Mud Fight.
     fn size(&self) -> usize {
-        if self.mud {
-            4
-        } else {
-            3
-        }
+        3 + self.mud as usize
     }
 
+    // `&` rather than `&&` in these tests: the masks of stones below are
+    // built without a branch per stone.
     fn has_room(&self, seat: usize) -> bool {
-        self.owner.is_none() && (self.sides[seat].len as usize) < self.size()
+        self.owner.is_none() & ((self.sides[seat].len as usize) < self.size())
+    }
+
+    fn is_open_and_complete(&self, seat: usize) -> bool {
+        self.owner.is_none() & self.is_complete(seat)
     }
 
     fn is_complete(&self, seat: usize) -> bool {
@@ -236,6 +242,14 @@ impl SchottenTotten {
             .get(stone)
             .and_then(|st| st.sides.get(seat))
             .map_or(&[], |side| side.cards())
+    }
+
+    /// The stones that pass `test`, as a mask, with no branch per stone.
+    fn stones_where(&self, test: impl Fn(&Stone) -> bool) -> u16 {
+        self.stones
+            .iter()
+            .enumerate()
+            .fold(0, |mask, (s, st)| mask | (test(st) as u16) << s)
     }
 
     /// The card id in `seat`'s hand showing `card_face`.
@@ -480,9 +494,8 @@ impl SchottenTotten {
     fn try_enter_claims(&mut self, phase: Phase) -> bool {
         let seat = self.to_move as usize;
         self.claimable = 0;
-        for stone in 0..N_STONES {
-            let st = &self.stones[stone];
-            if st.owner.is_none() && st.is_complete(seat) && self.can_claim_now(seat, stone) {
+        for stone in crate::bits::bits(self.stones_where(|st| st.is_open_and_complete(seat))) {
+            if self.can_claim_now(seat, stone as usize) {
                 self.claimable |= 1 << stone;
             }
         }
