@@ -69,7 +69,6 @@ impl SchottenTotten {
         if n_stones == 0 {
             return;
         }
-        out.reserve(clan.len() as usize * n_stones + N_STONES);
         for card in crate::bits::bits(clan.0 as u64).map(|card| card as u8) {
             let row = stones.map(|stone| Action::Play { card, stone });
             let len = out.len();
