@@ -179,26 +179,28 @@ pub(super) struct Refutations([[Refutation; N_STONES]; 2]);
 
 #[derive(Debug, Clone, Copy, Default)]
 struct Refutation {
-    /// The claimant's side and the stone's combat modes then (see [`ClaimantKey`]).
+    /// The claimant's side and the stone's combat modes then (see
+    /// [`ClaimantKey`]).
     claimant: u64,
     /// A complete formation of clan cards for the other side that beats the
     /// claimant's: its cards then, plus unseen cards. Empty for none.
     beating: u64,
 }
 
-/// Everything of a stone a claim's proof reads apart from the other side
-/// and the unseen pool: the claimant's cards and count, Mud Fight,
-/// Blind-Man's Bluff, and whether the claimant completed first.
+/// What fixes the claimant's value: its cards and count, Mud Fight and
+/// Blind-Man's Bluff. With it unchanged, a kept formation is a proof by
+/// itself, whatever happened in between (even a new round): its value is
+/// strictly above the claimant's, so a tie lost on who completed first is
+/// never kept.
 struct ClaimantKey;
 
 impl ClaimantKey {
     fn of(stone: &Stone, seat: usize) -> u64 {
-        let (mine, theirs) = (&stone.sides[seat], &stone.sides[1 - seat]);
+        let mine = &stone.sides[seat];
         u32::from_le_bytes(mine.cards) as u64
             | (mine.len as u64) << 32
             | (stone.mud as u64) << 35
             | (stone.bluff as u64) << 36
-            | ((mine.completed_at < theirs.completed_at) as u64) << 37
     }
 }
 
@@ -240,7 +242,7 @@ impl std::hash::Hash for Refutations {
 #[cfg(test)]
 mod tests {
     use super::super::formation::{beating_value, best_value, can_beat, plain_value, SideCards};
-    use super::super::{Phase, SchottenTotten};
+    use super::super::{Phase, SchottenTotten, Side};
     use super::*;
     use crate::game::{parse_options, Game};
     use crate::rng::Rng;
@@ -287,6 +289,28 @@ mod tests {
             }
         }
         assert!(found > 10_000, "{found}");
+    }
+
+    #[test]
+    fn a_tie_lost_on_who_completed_first_is_not_kept_as_a_witness() {
+        let game = SchottenTotten::new(&parse_options([] as [&str; 0]).unwrap(), 2, 1).unwrap();
+        let side = |cards: [u8; 3], completed_at| Side {
+            cards: [cards[0], cards[1], cards[2], 0],
+            len: 3,
+            completed_at,
+        };
+        // Runs 2-3-4 in mixed colors on both sides; theirs completed first.
+        let mut stone = Stone {
+            sides: [side([1, 11, 21], 5), side([28, 38, 48], 2)],
+            ..Stone::default()
+        };
+        let mut witness = 0;
+        assert!(!game.proves(0, &stone, Some(&mut witness)));
+        assert_eq!(witness, 0);
+        // Their run 3-4-5 beats ours outright: it is kept.
+        stone.sides[1] = side([29, 39, 49], 2);
+        assert!(!game.proves(0, &stone, Some(&mut witness)));
+        assert_eq!(witness, 1 << 29 | 1 << 39 | 1 << 49);
     }
 
     /// Plays random games of `words`; at every decision, each seat's claims

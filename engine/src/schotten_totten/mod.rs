@@ -431,7 +431,7 @@ impl SchottenTotten {
     /// The claim condition of `seat`'s complete side at the unclaimed
     /// `st`. When it fails and the other side holds clan cards only,
     /// `witness` (if asked for) receives a complete formation of that side,
-    /// its cards and unseen ones, that beats ours.
+    /// its cards and unseen ones, with a value strictly above ours.
     fn proves(&self, seat: usize, st: &Stone, witness: Option<&mut u64>) -> bool {
         let mine = st.value(seat);
         let other = 1 - seat;
@@ -439,7 +439,9 @@ impl SchottenTotten {
             let theirs = st.value(other);
             let proven = mine > theirs
                 || (mine == theirs && st.sides[seat].completed_at < st.sides[other].completed_at);
-            if let Some(witness) = witness.filter(|_| !proven) {
+            // Only a strictly stronger side is a witness: a tie lost on
+            // who completed first is not a formation that beats ours.
+            if let Some(witness) = witness.filter(|_| theirs > mine) {
                 *witness = st.sides[other].clan_only().unwrap_or(0);
             }
             return proven;
