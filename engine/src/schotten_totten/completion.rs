@@ -37,6 +37,10 @@ pub fn beating_completion(
         Kind::Run => run(fixed, pool, size, need),
         Kind::Sum => strongest_cards(pool, need),
     }?;
+    // Valued as exactly `size` distinct cards, whatever the caller's pool.
+    if cards & fixed != 0 || crate::bits::bits(fixed | cards).count() != size {
+        return None;
+    }
     let mut formation = [0u8; 4];
     for (slot, card) in formation.iter_mut().zip(crate::bits::bits(fixed | cards)) {
         *slot = card as u8;
