@@ -4,6 +4,7 @@
 //! put under the decks with the Recruiter where it put them.
 
 use super::cards::{is_clan, ALL_CLAN, ALL_TACTICS, BLUFF, JOKER_A, JOKER_B, MUD, N_CARDS};
+use super::completion::Refutations;
 use super::{Observation, Options, Phase, SchottenTotten, Side, Stone, N_STONES};
 use crate::cards::{CardSet, Deck};
 use crate::game::{DeterminizeError, EndReason, Seat};
@@ -185,6 +186,7 @@ impl SchottenTotten {
             consecutive_passes: seen.consecutive_passes,
             known_bottom: recruiter_under,
             claimable: 0,
+            refutations: Refutations::default(),
             clock: 2,
             round: seen.round,
             round_starter: seen.round_starter as u8,

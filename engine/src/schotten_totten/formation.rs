@@ -92,7 +92,8 @@ const fn strength_mask(strength: u8) -> u64 {
     mask
 }
 
-const STRENGTH_MASKS: [u64; 10] = {
+/// All clan cards of each strength (index 1 to 9), as masks.
+pub(super) const STRENGTH_MASKS: [u64; 10] = {
     let mut masks = [0u64; 10];
     let mut s = 1;
     while s <= 9 {
@@ -116,7 +117,19 @@ pub fn best_value(side: &SideCards, pool: u64, size: usize, bluff: bool) -> Opti
 /// Whether some completion of `side` from `pool` beats `target` (the proof
 /// behind a claim asks this of the opponent's incomplete side).
 pub fn can_beat(side: &SideCards, pool: u64, size: usize, bluff: bool, target: Value) -> bool {
-    strongest(side, pool, size, bluff, target.kind, Some(target)).is_some_and(|best| best > target)
+    beating_value(side, pool, size, bluff, target).is_some()
+}
+
+/// A value above `target` that some completion of `side` from `pool`
+/// reaches, if any ([`can_beat`] with the value it found).
+pub fn beating_value(
+    side: &SideCards,
+    pool: u64,
+    size: usize,
+    bluff: bool,
+    target: Value,
+) -> Option<Value> {
+    strongest(side, pool, size, bluff, target.kind, Some(target)).filter(|&best| best > target)
 }
 
 /// The best value of kind `floor` or stronger, if any is reachable; with
@@ -173,7 +186,7 @@ fn strongest(
 }
 
 /// A complete side of clan cards only, classified directly (the hot path).
-fn plain_value(fixed: u64, size: usize, bluff: bool) -> Value {
+pub(super) fn plain_value(fixed: u64, size: usize, bluff: bool) -> Value {
     let mut strengths_seen = 0u16;
     let mut sum = 0u8;
     for card in iter_bits(fixed) {
@@ -375,7 +388,7 @@ fn of_a_kind(side: &SideCards, pool: u64, need: usize, size: usize) -> Option<Va
 }
 
 /// The strengths of `cards` in any color, bit `s - 1` for strength `s`.
-fn fold_colors(cards: u64) -> u16 {
+pub(super) fn fold_colors(cards: u64) -> u16 {
     ((cards | cards >> 9 | cards >> 18 | cards >> 27 | cards >> 36 | cards >> 45) & 0x1FF) as u16
 }
 

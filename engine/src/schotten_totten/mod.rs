@@ -26,6 +26,7 @@
 
 mod action;
 pub mod cards;
+mod completion;
 mod descriptor;
 mod determinize;
 pub mod formation;
@@ -39,7 +40,8 @@ pub use descriptor::{DESCRIPTOR, PLAYOUT_BENCHES};
 pub use observation::{Observation, StoneView};
 
 use cards::{face, is_clan, tactic, TacticKind, ALL_CLAN, JOKER_A, JOKER_B, N_CARDS, N_CLAN};
-use formation::{best_value, can_beat, clan_mask, clan_value, SideCards, Value, Wild};
+use completion::{beating_completion, Refutations};
+use formation::{best_value, beating_value, clan_mask, clan_value, SideCards, Value, Wild};
 
 use crate::cards::{CardSet, Deck};
 use crate::descriptor::GameDescriptor;
@@ -96,6 +98,21 @@ impl Side {
         self.cards().iter().position(|&c| face(c) == card_face)
     }
 
+    /// The side's cards as a mask (tactic cards above the clan's), without
+    /// a branch on the count: the claim step asks this of every stone.
+    fn mask(&self) -> u64 {
+        (0..4).fold(0, |mask, at| {
+            let held = 0u64.wrapping_sub((at < self.len) as u64);
+            mask | (1 << self.cards[at as usize]) & held
+        })
+    }
+
+    /// The side's cards as a mask when they are all clan cards.
+    fn clan_only(&self) -> Option<u64> {
+        let mask = self.mask();
+        (mask & !clan_mask(ALL_CLAN) == 0).then_some(mask)
+    }
+
     fn split(&self) -> SideCards {
         let mut split = SideCards::default();
         for &card in self.cards() {
@@ -127,15 +144,17 @@ struct Stone {
 impl Stone {
     /// Cards a side needs to be complete: 3, or 4 under Mud Fight.
     fn size(&self) -> usize {
-        if self.mud {
-            4
-        } else {
-            3
-        }
+        3 + self.mud as usize
     }
 
+    // `&` rather than `&&` in these tests: the masks of stones below are
+    // built without a branch per stone.
     fn has_room(&self, seat: usize) -> bool {
-        self.owner.is_none() && (self.sides[seat].len as usize) < self.size()
+        self.owner.is_none() & ((self.sides[seat].len as usize) < self.size())
+    }
+
+    fn is_open_and_complete(&self, seat: usize) -> bool {
+        self.owner.is_none() & self.is_complete(seat)
     }
 
     fn is_complete(&self, seat: usize) -> bool {
@@ -193,6 +212,8 @@ pub struct SchottenTotten {
     known_bottom: Option<(u8, [u8; 2])>,
     /// In a claim step: the stones the player to move may still claim.
     claimable: u16,
+    /// Witnesses of the last failing proofs (a cache, not game state).
+    refutations: Refutations,
     clock: u16,
     round: u8,
     round_starter: u8,
@@ -221,6 +242,14 @@ impl SchottenTotten {
             .get(stone)
             .and_then(|st| st.sides.get(seat))
             .map_or(&[], |side| side.cards())
+    }
+
+    /// The stones that pass `test`, as a mask, with no branch per stone.
+    fn stones_where(&self, test: impl Fn(&Stone) -> bool) -> u16 {
+        self.stones
+            .iter()
+            .enumerate()
+            .fold(0, |mask, (s, st)| mask | (test(st) as u16) << s)
     }
 
     /// The card id in `seat`'s hand showing `card_face`.
@@ -396,22 +425,55 @@ impl SchottenTotten {
         if seat > 1 || st.owner.is_some() || !st.is_complete(seat) {
             return false;
         }
+        self.proves(seat, st, None)
+    }
+
+    /// The claim condition of `seat`'s complete side at the unclaimed
+    /// `st`. When it fails and the other side holds clan cards only,
+    /// `witness` (if asked for) receives a complete formation of that side,
+    /// its cards and unseen ones, with a value strictly above ours.
+    fn proves(&self, seat: usize, st: &Stone, witness: Option<&mut u64>) -> bool {
         let mine = st.value(seat);
         let other = 1 - seat;
         if st.is_complete(other) {
             let theirs = st.value(other);
-            return mine > theirs
+            let proven = mine > theirs
                 || (mine == theirs && st.sides[seat].completed_at < st.sides[other].completed_at);
+            // Only a strictly stronger side is a witness: a tie lost on
+            // who completed first is not a formation that beats ours.
+            if let Some(witness) = witness.filter(|_| theirs > mine) {
+                *witness = st.sides[other].clan_only().unwrap_or(0);
+            }
+            return proven;
         }
-        let unseen = ALL_CLAN.minus(self.visible_clan);
+        let theirs = st.sides[other].split();
+        let unseen = clan_mask(ALL_CLAN.minus(self.visible_clan));
         // Having completed first, a tying completion of theirs loses to us.
-        !can_beat(
-            &st.sides[other].split(),
-            clan_mask(unseen),
-            st.size(),
-            st.bluff,
-            mine,
-        )
+        let Some(beaten_by) = beating_value(&theirs, unseen, st.size(), st.bluff, mine) else {
+            return true;
+        };
+        if let Some(witness) = witness.filter(|_| theirs.n_wilds == 0) {
+            let (size, kind) = (st.size(), beaten_by.kind);
+            *witness = beating_completion(theirs.fixed, unseen, size, st.bluff, mine, kind)
+                .map_or(0, |cards| cards | theirs.fixed);
+        }
+        false
+    }
+
+    /// [`Self::can_claim`] for the player to move in a claim step, which
+    /// skips the proof while the witness of its last failure still holds.
+    fn can_claim_now(&mut self, seat: usize, stone: usize) -> bool {
+        let st = self.stones[stone];
+        let seen = clan_mask(self.visible_clan);
+        if self.refutations.still_refutes(seat, stone, &st, seen) {
+            return false;
+        }
+        let mut witness = 0;
+        let proven = self.proves(seat, &st, Some(&mut witness));
+        if !proven {
+            self.refutations.keep(seat, stone, &st, witness);
+        }
+        proven
     }
 
     /// The stones `seat` could claim now (the rules' claim condition; in the
@@ -433,7 +495,12 @@ impl SchottenTotten {
     /// the set stays valid for the whole step.
     fn try_enter_claims(&mut self, phase: Phase) -> bool {
         let seat = self.to_move as usize;
-        self.claimable = self.claimable_iter(seat).fold(0, |m, s| m | 1 << s);
+        self.claimable = 0;
+        for stone in crate::bits::bits(self.stones_where(|st| st.is_open_and_complete(seat))) {
+            if self.can_claim_now(seat, stone as usize) {
+                self.claimable |= 1 << stone;
+            }
+        }
         if self.claimable != 0 {
             self.phase = phase;
         }
@@ -547,6 +614,7 @@ impl Game for SchottenTotten {
             consecutive_passes: 0,
             known_bottom: None,
             claimable: 0,
+            refutations: Refutations::default(),
             clock: 0,
             round: 0,
             round_starter: 0,
