@@ -259,6 +259,7 @@ impl ReadCache {
         F: Fn() -> Fut,
         Fut: Future<Output = Result<Vec<LeaderboardRow>, ArenaError>>,
     {
+        let model = key.2;
         snapshot(
             &self.boards,
             key,
@@ -268,7 +269,7 @@ impl ReadCache {
                 // (a standing it already holds is left as it is).
                 for (position, write) in pending.iter().enumerate() {
                     let patched = match write {
-                        Pending::Board(Some(standings)) => patched_rows(&rows, standings),
+                        Pending::Board(Some(standings)) => patched_rows(&rows, model, standings),
                         _ => None,
                     };
                     match patched {
@@ -397,7 +398,7 @@ impl ReadCache {
                     None
                 }
                 State::Built { .. } => standings
-                    .and_then(|standings| patched_rows(generation.value.get()?, &standings)),
+                    .and_then(|standings| patched_rows(generation.value.get()?, key.2, &standings)),
             };
             match patched {
                 Some(rows) => {
@@ -418,9 +419,12 @@ impl ReadCache {
 /// there first) is left out.
 fn patched_rows(
     rows: &[LeaderboardRow],
+    asked: Option<RatingModel>,
     standings: &[(RatingModel, i64, Standing)],
 ) -> Option<Vec<LeaderboardRow>> {
-    let model = rows.first()?.model;
+    // A board asked by its model is that model's even while empty: a result
+    // rated under other models only leaves it as it is.
+    let model = asked.or_else(|| Some(rows.first()?.model))?;
     let mut rows = rows.to_vec();
     for (_, bot_version_id, standing) in standings.iter().filter(|(of, ..)| *of == model) {
         let row = rows

@@ -182,6 +182,37 @@ async fn a_leaderboard_is_shared_until_a_result_on_it_is_recorded() {
     assert_eq!(games(&later), 2 * games(&played), "two matches of one size");
 }
 
+/// Every fitted leaderboard read also asks the board of the other table
+/// sizes' model, which a duel's results never rate: that empty board stays
+/// cached through them (patched) instead of being read again after each.
+#[tokio::test]
+async fn a_board_no_result_rates_is_kept_through_the_results_of_other_models() {
+    let arena = arena(3).await;
+    arena
+        .store
+        .create_tournament(&arena.owner, &round_robin(3, 2))
+        .await
+        .unwrap();
+    let unrated = LeaderboardQuery {
+        model: Some(crate::ratings::RatingModel::WengLin),
+        ..board()
+    };
+    assert!(!crate::ratings::RatingModel::for_seats(2).contains(&unrated.model.unwrap()));
+    play_one(&arena).await;
+    assert!(arena.store.leaderboard(&unrated).await.unwrap().is_empty());
+    let kept = || {
+        lock(&arena.store.reads.boards)
+            .iter()
+            .any(|(key, generation)| key.2 == unrated.model && generation.value.get().is_some())
+    };
+    for _ in 0..2 {
+        play_one(&arena).await;
+        assert!(kept(), "dropped by a duel's result, to be read again");
+    }
+    assert!(arena.store.leaderboard(&unrated).await.unwrap().is_empty());
+    assert_eq!(arena.store.leaderboard(&board()).await.unwrap().len(), 3);
+}
+
 /// Whether the board of [`board`] is cached, built, before anyone asks.
 fn board_is_ready(arena: &Arena) -> bool {
     let boards = lock(&arena.store.reads.boards);
