@@ -100,6 +100,7 @@ impl Bullfrogs {
             public: seen.public.clone(),
             hidden,
             known_slides: super::slide::KnownSlides::UNKNOWN,
+            line_slots: super::turn::LineSlots::UNKNOWN,
         })
     }
 }

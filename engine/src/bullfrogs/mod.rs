@@ -43,6 +43,7 @@ use cards::{
 use grid::{Pos, Slot, Table, NEUTRAL};
 use scoring::{final_scores, ScorePiles};
 use slide::KnownSlides;
+use turn::LineSlots;
 
 /// In solo, the player's color and Isaac's.
 pub const SOLO_PLAYER: u8 = 0;
@@ -130,6 +131,9 @@ pub struct Bullfrogs {
     hidden: Hidden,
     /// In the slide phase, the legal slides (derived from the table).
     known_slides: KnownSlides,
+    /// In the action step, the slots in line with the played pad (derived
+    /// from the table, whose cards do not move until the step ends).
+    line_slots: LineSlots,
 }
 
 impl PartialEq for Bullfrogs {
@@ -245,6 +249,7 @@ impl Bullfrogs {
             public,
             hidden,
             known_slides: KnownSlides::UNKNOWN,
+            line_slots: LineSlots::UNKNOWN,
         }
     }
 

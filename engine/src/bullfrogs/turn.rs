@@ -9,6 +9,19 @@ use super::scoring::{battle_winner, jump_tier};
 use super::slide::{legal_slides, legal_slides_in, slide_is_legal, KnownSlides, SlideContext};
 use super::{Bullfrogs, Phase, Sink, ISAAC, SOLO_PLAYER};
 
+/// The slots (never the log) in line with the pad played this turn, found
+/// when it is played: cards do not move during the action step, so the
+/// recruits and sabotages walk these few slots, in slot order, rather than
+/// test the whole table on every listing.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct LineSlots(SlotMask);
+
+impl LineSlots {
+    /// Not known (a state built from an observation): found on each use.
+    /// No known mask is empty, since the played pad is in its own line.
+    pub(super) const UNKNOWN: LineSlots = LineSlots(0);
+}
+
 impl Bullfrogs {
     pub(super) fn push_legal_actions(&self, out: &mut Vec<Action>) {
         match self.public.phase {
@@ -172,6 +185,7 @@ impl Bullfrogs {
         self.hidden.hands[color as usize][kind as usize] -= 1;
         self.public.table.add(Slot::pad(at, kind, color));
         self.public.played = at;
+        self.line_slots = LineSlots(self.find_line_slots());
         self.public.actions_left = pad_kind(kind).actions;
         self.public.phase = Phase::Actions;
         self.settle_actions();
@@ -196,12 +210,31 @@ impl Bullfrogs {
     /// log, at most 2 this turn on one card. RULING (ours): the limit counts
     /// recruits (and recruit-moves), not frogs sabotaged onto the card.
     fn is_recruit_target(&self, slot: &Slot) -> bool {
-        let played = self.public.played;
-        slot.pos.in_line_with(played)
-            && slot.pos != played
-            && !slot.is_log()
+        slot.pos.in_line_with(self.public.played) && !slot.is_log() && self.takes_recruit(slot)
+    }
+
+    /// [`Bullfrogs::is_recruit_target`] for a slot known to be in line.
+    fn takes_recruit(&self, slot: &Slot) -> bool {
+        slot.pos != self.public.played
             && slot.has_space()
             && slot.recruited < RECRUITS_PER_CARD_PER_TURN
+    }
+
+    /// The slots in line with the played pad, as found when it was played.
+    fn line_slots(&self) -> SlotMask {
+        let LineSlots(known) = self.line_slots;
+        if known == 0 {
+            return self.find_line_slots();
+        }
+        debug_assert_eq!(known, self.find_line_slots());
+        known
+    }
+
+    fn find_line_slots(&self) -> SlotMask {
+        let played = self.public.played;
+        (self.public.table.slots().iter().enumerate())
+            .filter(|(_, s)| s.pos.in_line_with(played) && !s.is_log())
+            .fold(0, |mask, (index, _)| mask | 1 << index)
     }
 
     fn supply_is_empty(&self) -> bool {
@@ -267,8 +300,9 @@ impl Bullfrogs {
             self.public.frog_supply[color] > 0,
             self.public.bullfrog_supply[color] > 0,
         );
-        for target in slots.iter().filter(|s| self.is_recruit_target(s)) {
-            let at = target.pos;
+        let line = self.line_slots();
+        let targets = || mask_indices(line).filter(|&index| self.takes_recruit(&slots[index]));
+        for at in targets().map(|index| slots[index].pos) {
             if (frogs
                 && !visit(Action::Recruit {
                     piece: Piece::Frog,
@@ -287,9 +321,7 @@ impl Bullfrogs {
             return false;
         }
         // The targets once, not once a source: a mask of slots, in slot order.
-        let targets: SlotMask = (slots.iter().enumerate())
-            .filter(|(_, s)| self.is_recruit_target(s))
-            .fold(0, |mask, (index, _)| mask | 1 << index);
+        let targets: SlotMask = targets().fold(0, |mask, index| mask | 1 << index);
         for source in slots.iter().filter(|s| !s.is_log() && s.frogs[color] > 0) {
             for target in mask_indices(targets).map(|index| &slots[index]) {
                 if target.pos != source.pos
@@ -307,16 +339,12 @@ impl Bullfrogs {
 
     fn visit_sabotages(&self, visit: &mut impl FnMut(Action) -> bool) -> bool {
         let table = &self.public.table;
-        let played = self.public.played;
         let active = self.public.active;
         let n_colors = self.n_colors() as u8;
         // The frog counts of every color but the active one, as bytes of a word.
         let others_mask = !0xffu32.checked_shl(8 * u32::from(active)).unwrap_or(0);
-        for source in table
-            .slots()
-            .iter()
-            .filter(|s| s.pos.in_line_with(played) && !s.is_log())
-        {
+        let slots = table.slots();
+        for source in mask_indices(self.line_slots()).map(|index| &slots[index]) {
             // Most cards in line hold no opponent's frog: one word says so.
             if u32::from_le_bytes(source.frogs) & others_mask == 0 {
                 continue;

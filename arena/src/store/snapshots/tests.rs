@@ -6,7 +6,7 @@ use std::sync::Arc;
 use cairn_engine::GameOptions;
 
 use super::*;
-use crate::store::{LeaderboardQuery, ManualClock, NewTournament, Owner, Runner};
+use crate::store::{LeaderboardQuery, ManualClock, NewTournament, Owner, Runner, Tournament};
 use crate::testkit::{bot_archive, report_by_strength, test_game_check, test_verifier, TEST_DUEL};
 
 struct Arena {
@@ -56,6 +56,17 @@ fn round_robin(n_bots: usize, games_per_pairing: usize) -> NewTournament {
     }
 }
 
+/// An arena of `n_bots` bots and their round robin of `games_per_pairing`.
+async fn playing(n_bots: usize, games_per_pairing: usize) -> (Arena, Tournament) {
+    let arena = arena(n_bots).await;
+    let tournament = arena
+        .store
+        .create_tournament(&arena.owner, &round_robin(n_bots, games_per_pairing))
+        .await
+        .unwrap();
+    (arena, tournament)
+}
+
 fn board() -> LeaderboardQuery {
     LeaderboardQuery {
         game: TEST_DUEL.into(),
@@ -93,12 +104,7 @@ async fn play_one(arena: &Arena) -> i64 {
 
 #[tokio::test]
 async fn a_first_page_is_shared_until_one_of_its_matches_changes() {
-    let arena = arena(6).await;
-    let tournament = arena
-        .store
-        .create_tournament(&arena.owner, &round_robin(6, 2))
-        .await
-        .unwrap();
+    let (arena, tournament) = playing(6, 2).await;
     let first = Page {
         size: 3,
         after: None,
@@ -160,12 +166,7 @@ async fn a_first_page_is_shared_until_one_of_its_matches_changes() {
 
 #[tokio::test]
 async fn a_leaderboard_is_shared_until_a_result_on_it_is_recorded() {
-    let arena = arena(3).await;
-    arena
-        .store
-        .create_tournament(&arena.owner, &round_robin(3, 2))
-        .await
-        .unwrap();
+    let (arena, _) = playing(3, 2).await;
     let empty = arena.store.leaderboard(&board()).await.unwrap();
     assert!(empty.is_empty());
     play_one(&arena).await;
@@ -187,12 +188,7 @@ async fn a_leaderboard_is_shared_until_a_result_on_it_is_recorded() {
 /// cached through them (patched) instead of being read again after each.
 #[tokio::test]
 async fn a_board_no_result_rates_is_kept_through_the_results_of_other_models() {
-    let arena = arena(3).await;
-    arena
-        .store
-        .create_tournament(&arena.owner, &round_robin(3, 2))
-        .await
-        .unwrap();
+    let (arena, _) = playing(3, 2).await;
     let unrated = LeaderboardQuery {
         model: Some(crate::ratings::RatingModel::WengLin),
         ..board()
@@ -223,12 +219,7 @@ fn board_is_ready(arena: &Arena) -> bool {
 
 #[tokio::test]
 async fn a_cached_leaderboard_patched_by_each_result_reads_as_the_database_does() {
-    let arena = arena(4).await;
-    arena
-        .store
-        .create_tournament(&arena.owner, &round_robin(4, 4))
-        .await
-        .unwrap();
+    let (arena, _) = playing(4, 4).await;
     let mut patched = 0;
     for _ in 0..12 {
         arena.store.leaderboard(&board()).await.unwrap();
@@ -253,12 +244,8 @@ async fn a_cached_leaderboard_patched_by_each_result_reads_as_the_database_does(
 
 #[tokio::test]
 async fn concurrent_readers_never_see_a_page_older_than_the_last_answered_write() {
-    let arena = Arc::new(arena(8).await);
-    let tournament = arena
-        .store
-        .create_tournament(&arena.owner, &round_robin(8, 2))
-        .await
-        .unwrap();
+    let (arena, tournament) = playing(8, 2).await;
+    let arena = Arc::new(arena);
     let readers: Vec<_> = (0..16)
         .map(|_| {
             let arena = Arc::clone(&arena);
@@ -330,13 +317,9 @@ async fn concurrent_readers_never_see_a_page_older_than_the_last_answered_write(
 
 #[tokio::test]
 async fn a_page_of_long_matches_holds_fewer_matches_and_every_size_is_answered_rightly() {
-    let arena = Arc::new(arena(4).await);
     // 12 matches of 3,000 games each: a page holds at most three of them.
-    let tournament = arena
-        .store
-        .create_tournament(&arena.owner, &round_robin(4, 6_000))
-        .await
-        .unwrap();
+    let (arena, tournament) = playing(4, 6_000).await;
+    let arena = Arc::new(arena);
     let huge = Page::<i64>::from_request(u32::MAX, "").unwrap();
     let first = arena
         .store
