@@ -1,16 +1,13 @@
 //! PostgreSQL only: a report's write in one statement, raced.
 
-use cairn_engine::GameOptions;
-use sqlx::Connection;
-
 use crate::ratings::RatingModel;
 use crate::store::tests::backends::{
-    assert_live_ratings_equal_a_serial_replay, wait_for_seat_lock_waiter,
+    assert_live_ratings_equal_a_serial_replay, hold_seat_lock, wait_for_seat_lock_waiter,
 };
 use crate::store::tests::{
     count, duel, on_backend, owner_with_bots, test_store, Backend, TestStore, LEASE_MS,
 };
-use crate::store::{variant_key, Lease, Location, ReportOutcome, Store};
+use crate::store::{Lease, Location, ReportOutcome, Store};
 use crate::testkit::{report_by_strength, TEST_DUEL};
 
 fn tries(store: &Store) -> &super::Tries {
@@ -171,17 +168,7 @@ async fn report_while_standings_move(limit: u32) -> (u64, u64, u64) {
     let counted = tries(&test.store).counts();
     let held = lease.seats[0].bot_version_id;
     let before = games_of(&test.store, held).await;
-    let mut holder = sqlx::AnyConnection::connect(url(&test)).await.unwrap();
-    sqlx::raw_sql("BEGIN").execute(&mut holder).await.unwrap();
-    sqlx::query("SELECT COUNT(*) FROM (SELECT pg_advisory_xact_lock(hashtext($1), $2)) AS l")
-        .bind(format!(
-            "{TEST_DUEL}\u{1f}{}",
-            variant_key(&GameOptions::new())
-        ))
-        .bind(held as i32)
-        .execute(&mut holder)
-        .await
-        .unwrap();
+    let mut holder = hold_seat_lock(url(&test), held).await;
     sqlx::query("UPDATE ratings SET games = games + 100 WHERE game = $1 AND bot_version_id = $2")
         .bind(TEST_DUEL)
         .bind(held)

@@ -410,33 +410,10 @@ pub(super) fn board_key((game, variant): (&str, &str)) -> String {
 mod tests {
     use std::time::Duration;
 
-    use cairn_engine::GameOptions;
-    use sqlx::Connection;
-
-    use crate::store::tests::backends::wait_for_seat_lock_waiter;
+    use crate::store::tests::backends::{hold_seat_lock, wait_for_seat_lock_waiter};
     use crate::store::tests::{duel, on_backend, owner_with_bots, test_store, Backend, LEASE_MS};
-    use crate::store::{variant_key, Lease, Location, ReportOutcome};
-    use crate::testkit::{report_by_strength, TEST_DUEL};
-
-    /// The seat lock of `bot_version_id` on the test duel's board, held by
-    /// a transaction on a connection of its own until it is dropped.
-    async fn hold_seat_lock(url: &str, bot_version_id: i64) -> sqlx::AnyConnection {
-        let mut connection = sqlx::AnyConnection::connect(url).await.unwrap();
-        sqlx::raw_sql("BEGIN")
-            .execute(&mut connection)
-            .await
-            .unwrap();
-        sqlx::query("SELECT COUNT(*) FROM (SELECT pg_advisory_xact_lock(hashtext($1), $2)) AS l")
-            .bind(format!(
-                "{TEST_DUEL}\u{1f}{}",
-                variant_key(&GameOptions::new())
-            ))
-            .bind(bot_version_id as i32)
-            .execute(&mut connection)
-            .await
-            .unwrap();
-        connection
-    }
+    use crate::store::{Lease, Location, ReportOutcome};
+    use crate::testkit::report_by_strength;
 
     fn seated(lease: &Lease, bot_version_id: i64) -> bool {
         lease
