@@ -149,7 +149,12 @@ mod tests {
 
     /// A two-seat game after `steps` random actions.
     fn played(steps: usize) -> Bullfrogs {
-        let mut state = Bullfrogs::new(&Default::default(), 2, 11).expect("valid setup");
+        played_at(2, 11, steps)
+    }
+
+    /// A game of `n_seats` dealt from `seed` after `steps` random actions.
+    fn played_at(n_seats: usize, seed: u64, steps: usize) -> Bullfrogs {
+        let mut state = Bullfrogs::new(&Default::default(), n_seats, seed).expect("valid setup");
         let mut rng = Rng::seeded(3);
         let mut legal = Vec::new();
         for _ in 0..steps {
@@ -205,5 +210,55 @@ mod tests {
         let nowhere = Pos::new(40, 40);
         assert!(state.public().table.is_empty_cell(nowhere));
         assert!(cursor.at(nowhere).is_none());
+    }
+
+    /// One capped search from `state`: the action, and the playout
+    /// decisions it played (which pin every playout's length).
+    fn searched(state: &Bullfrogs, search_seed: u64) -> (String, u64) {
+        let seat = state.current_seat().expect("a seat to move");
+        let budget = crate::mcts::Budget {
+            think: std::time::Duration::from_secs(3600),
+            iterations: Some(150),
+        };
+        let seen = state.observation(seat);
+        let mut rng = Rng::seeded(search_seed);
+        let result = crate::mcts::search::<Bullfrogs>(&seen, seat, budget, &mut rng)
+            .expect("a live game can be searched");
+        assert_eq!(result.iterations, 150);
+        (result.action.to_string(), result.playout_steps)
+    }
+
+    #[test]
+    fn searched_decisions_are_the_ones_pinned_before_the_search_was_made_faster() {
+        // Taken at `a15121b`; a change that keeps every draw and every
+        // choice of the search keeps them all.
+        let cases = [
+            (2, 11, 0, 1),
+            (2, 5, 10, 2),
+            (2, 5, 11, 2),
+            (3, 8, 15, 3),
+            (3, 8, 16, 3),
+            (4, 3, 26, 4),
+            (4, 3, 27, 4),
+            (2, 9, 4, 5),
+        ];
+        let found: Vec<(String, u64)> = cases
+            .iter()
+            .map(|&(n_seats, deal, steps, seed)| searched(&played_at(n_seats, deal, steps), seed))
+            .collect();
+        let pinned = [
+            ("play pad5 at 2,0", 13675),
+            ("recruit frog at 0,-2", 11607),
+            ("play pad3 at -1,-2", 11000),
+            ("recruit frog at 0,1", 18487),
+            ("recruit frog at 0,1", 18583),
+            ("recruit frog at 0,-2", 20728),
+            ("recruit frog at 0,-2", 20467),
+            ("play pad3 at -2,-1", 13146),
+        ];
+        assert_eq!(found.len(), pinned.len());
+        for (found, pinned) in found.iter().zip(pinned) {
+            assert_eq!((found.0.as_str(), found.1), pinned);
+        }
     }
 }
