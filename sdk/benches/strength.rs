@@ -15,7 +15,7 @@
 //! Then `bench: bots/mcts_playouts_per_s/<game> VALUE playouts/s`.
 //!
 //! The budget is 100 ms of the searching thread's own CPU time per decision
-//! (from `/proc/thread-self/schedstat`, the clock the runner's time control
+//! (from the thread's CPU clock, the count the runner's time control
 //! charges), not wall time: on a loaded machine a search waits longer for
 //! its 100 ms but still gets all of them, so other processes do not weaken
 //! it. What load can still change is how fast a CPU-second is (shared
