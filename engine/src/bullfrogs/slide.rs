@@ -113,11 +113,11 @@ impl SlideContext {
         }
         for cell in pockets {
             let pocket = table.pocket_from(cell);
-            out.extend(
-                table
-                    .cells_of(&self.next_to_group)
-                    .filter(|&to| pocket.contains(to)),
-            );
+            table.for_each_cell_of(&self.next_to_group, |to| {
+                if pocket.contains(to) {
+                    out.push(to);
+                }
+            });
         }
         out.sort_unstable_by_key(|cell| cell.order_key());
         out.dedup();
