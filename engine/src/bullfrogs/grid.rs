@@ -231,27 +231,18 @@ impl CellSet {
         self.rows[row] &= !bit;
     }
 
-    /// The cells orthogonally next to a cell of the set (within `rows`).
-    fn neighbours_in(&self, rows: std::ops::Range<usize>) -> CellSet {
-        let mut out = CellSet::EMPTY;
-        for y in rows {
-            out.rows[y] =
-                self.rows[y] << 1 | self.rows[y] >> 1 | self.rows[y - 1] | self.rows[y + 1];
-        }
-        out
+    /// The cells of row `y` orthogonally next to a cell of the set.
+    fn neighbours_of_row(&self, y: usize) -> u128 {
+        self.rows[y] << 1 | self.rows[y] >> 1 | self.rows[y - 1] | self.rows[y + 1]
     }
 
-    /// Grows `self` through `passable` cells of `rows` until it stops.
-    fn flood_within(&mut self, passable: &CellSet, rows: std::ops::Range<usize>) {
+    /// Grows `self` through the `passable` cells of `rows` (by row) until
+    /// it stops.
+    fn flood_within(&mut self, passable: impl Fn(usize) -> u128, rows: std::ops::Range<usize>) {
         loop {
             let mut changed = false;
             for y in rows.clone() {
-                let grown = (self.rows[y]
-                    | self.rows[y] << 1
-                    | self.rows[y] >> 1
-                    | self.rows[y - 1]
-                    | self.rows[y + 1])
-                    & passable.rows[y];
+                let grown = (self.rows[y] | self.neighbours_of_row(y)) & passable(y);
                 if grown != self.rows[y] {
                     self.rows[y] = grown;
                     changed = true;
@@ -506,10 +497,9 @@ impl Table {
 
     /// The cells next to `cells` that hold no card, row by row.
     pub fn empty_neighbours(&self, cells: &CellSet) -> CellSet {
-        let rows = self.row_span(1);
-        let mut around = cells.neighbours_in(rows.clone());
-        for y in rows {
-            around.rows[y] &= !self.occupied.rows[y];
+        let mut around = CellSet::EMPTY;
+        for y in self.row_span(1) {
+            around.rows[y] = cells.neighbours_of_row(y) & !self.occupied.rows[y];
         }
         around
     }
@@ -567,40 +557,36 @@ impl Table {
         seen
     }
 
-    /// Cells without a card inside the table's span plus a one-cell margin
-    /// (all water beyond it is connected), and the rows of that span.
-    fn water_cells(&self) -> (CellSet, std::ops::Range<usize>, u128) {
-        let rows = self.row_span(1);
+    /// The table's span plus a one-cell margin (all water beyond it is
+    /// connected): its rows, its columns as a row mask, and the mask of its
+    /// first and last column.
+    fn water_span(&self) -> (std::ops::Range<usize>, u128, u128) {
         let xs = self.slots().iter().map(|s| s.pos.x as i32 + OFFSET);
         let (low, high) = (
             xs.clone().min().unwrap_or(OFFSET) - 1,
             xs.max().unwrap_or(OFFSET) + 1,
         );
         let columns: u128 = (u128::MAX >> (127 - high)) & (u128::MAX << low);
-        let mut water = CellSet::EMPTY;
-        for y in rows.clone() {
-            water.rows[y] = !self.occupied.rows[y] & columns;
-        }
-        let edges = 1u128 << low | 1u128 << high;
-        (water, rows, edges)
+        (self.row_span(1), columns, 1u128 << low | 1u128 << high)
     }
 
     /// The open water around the table: empty cells connected to the
-    /// water beyond the table's span.
+    /// water beyond the table's span (found without a set of all water).
     pub fn outer_water(&self) -> CellSet {
-        let (passable, rows, edges) = self.water_cells();
-        let mut outer = CellSet::EMPTY;
+        let mut out = CellSet::EMPTY;
+        let (rows, columns, edges) = self.water_span();
+        let water = |y: usize| !self.occupied.rows[y] & columns;
         let (first, last) = (rows.start, rows.end - 1);
         for y in rows.clone() {
-            outer.rows[y] = passable.rows[y]
+            out.rows[y] = water(y)
                 & if y == first || y == last {
                     u128::MAX
                 } else {
                     edges
                 };
         }
-        outer.flood_within(&passable, rows);
-        outer
+        out.flood_within(water, rows);
+        out
     }
 
     /// Takes a lily pad off the table (never the log at index 0).
