@@ -1,6 +1,7 @@
 //! The table: cards on a square grid around the fixed log, as a compact
 //! list of slots (at most 45 cards are ever in play, so every coordinate
-//! stays within +-45 of the log and linear scans beat any map). Adjacency,
+//! stays within +-45 of the log), with a small hashed index from a cell to
+//! its slot. Adjacency,
 //! rows and columns, connectivity to the log, and where a disconnected card
 //! may slide, including the no-straight-line rule.
 
@@ -230,27 +231,18 @@ impl CellSet {
         self.rows[row] &= !bit;
     }
 
-    /// The cells orthogonally next to a cell of the set (within `rows`).
-    fn neighbours_in(&self, rows: std::ops::Range<usize>) -> CellSet {
-        let mut out = CellSet::EMPTY;
-        for y in rows {
-            out.rows[y] =
-                self.rows[y] << 1 | self.rows[y] >> 1 | self.rows[y - 1] | self.rows[y + 1];
-        }
-        out
+    /// The cells of row `y` orthogonally next to a cell of the set.
+    fn neighbours_of_row(&self, y: usize) -> u128 {
+        self.rows[y] << 1 | self.rows[y] >> 1 | self.rows[y - 1] | self.rows[y + 1]
     }
 
-    /// Grows `self` through `passable` cells of `rows` until it stops.
-    fn flood_within(&mut self, passable: &CellSet, rows: std::ops::Range<usize>) {
+    /// Grows `self` through the `passable` cells of `rows` (by row) until
+    /// it stops.
+    fn flood_within(&mut self, passable: impl Fn(usize) -> u128, rows: std::ops::Range<usize>) {
         loop {
             let mut changed = false;
             for y in rows.clone() {
-                let grown = (self.rows[y]
-                    | self.rows[y] << 1
-                    | self.rows[y] >> 1
-                    | self.rows[y - 1]
-                    | self.rows[y + 1])
-                    & passable.rows[y];
+                let grown = (self.rows[y] | self.neighbours_of_row(y)) & passable(y);
                 if grown != self.rows[y] {
                     self.rows[y] = grown;
                     changed = true;
@@ -261,21 +253,54 @@ impl CellSet {
             }
         }
     }
+}
 
-    /// The cells of the set in `rows`, row by row.
-    fn cells_in(&self, rows: std::ops::Range<usize>) -> impl Iterator<Item = Pos> + '_ {
-        rows.flat_map(move |y| {
-            bits(self.rows[y])
-                .map(move |x| Pos::new((x as i32 - OFFSET) as i8, (y as i32 - OFFSET) as i8))
-        })
+/// Hands `visit` the cells of board row `y` whose bits are set in `word`,
+/// by column; a word at a time, since a 64-bit bit walk costs less than a
+/// 128-bit one.
+#[inline]
+fn for_each_row_cell(word: u128, y: usize, mut visit: impl FnMut(Pos)) {
+    let at_y = (y as i32 - OFFSET) as i8;
+    for (half, first_x) in [(word as u64, -OFFSET), ((word >> 64) as u64, 64 - OFFSET)] {
+        for x in bits(half) {
+            visit(Pos::new((x as i32 + first_x) as i8, at_y));
+        }
     }
 }
+
+/// Buckets of the cell index: a power of two, more than twice `MAX_SLOTS`.
+const INDEX_BUCKETS: usize = 128;
+
+/// The index bucket where a cell's entry starts: `x + 47 y` modulo 128, a
+/// lattice under which two cells less than 16 steps apart (rows plus
+/// columns) never share a bucket, so a compact table rarely probes twice.
+#[inline]
+fn home_bucket(pos: Pos) -> usize {
+    (pos.x as u8).wrapping_add((pos.y as u8).wrapping_mul(47)) as usize % INDEX_BUCKETS
+}
+
+/// The bucket after `bucket`, wrapping around.
+#[inline]
+fn next_bucket(bucket: usize) -> usize {
+    (bucket + 1) % INDEX_BUCKETS
+}
+
+/// From a cell to the slot holding its card: open addressing with linear
+/// probing over [`INDEX_BUCKETS`] one-byte buckets, each the slot index plus
+/// one or 0 when empty (the cells are the slots' own, so none is stored
+/// twice). 128 bytes, where a byte per board cell would add 9 KB to every
+/// copy of a state. Kept by [`Table::add`], [`Table::move_slot`] and
+/// [`Table::remove`]; derived from the slots.
+#[derive(Debug, Clone)]
+struct CellIndex([u8; INDEX_BUCKETS]);
 
 /// The cards on the table. Slot 0 is always the log.
 #[derive(Debug, Clone)]
 pub struct Table {
     slots: [Slot; MAX_SLOTS],
     len: u8,
+    /// Each card's cell to its slot (derived from `slots`).
+    index: CellIndex,
     /// The cells holding a card (derived from `slots`).
     occupied: CellSet,
     /// Whether a card left the table, moved, or arrived away from every
@@ -323,9 +348,12 @@ impl Table {
         };
         let mut occupied = CellSet::EMPTY;
         occupied.insert(Pos::LOG);
+        let mut index = CellIndex([0; INDEX_BUCKETS]);
+        index.0[home_bucket(Pos::LOG)] = 1;
         Table {
             slots,
             len: 1,
+            index,
             occupied,
             maybe_disconnected: false,
             low_y: 0,
@@ -342,16 +370,20 @@ impl Table {
         &self.slots[index]
     }
 
-    /// A slot to change its pieces; move cards with [`Table::move_slot`].
+    /// A slot to change its pieces (never its cell: move cards with
+    /// [`Table::move_slot`], which keeps the cell index).
     pub fn slot_mut(&mut self, index: usize) -> &mut Slot {
         &mut self.slots[index]
     }
 
     pub fn move_slot(&mut self, index: usize, to: Pos) {
         self.maybe_disconnected = true;
-        self.occupied.remove(self.slots[index].pos);
+        let from = self.slots[index].pos;
+        self.unindex(from);
+        self.occupied.remove(from);
         self.occupied.insert(to);
         self.slots[index].pos = to;
+        self.index_at(to, index);
         self.find_row_bounds();
     }
 
@@ -368,11 +400,60 @@ impl Table {
         self.len == 0
     }
 
+    /// The slot of the card at `pos`, by the cell index.
+    #[inline]
     pub fn find(&self, pos: Pos) -> Option<usize> {
-        if !self.occupied.contains(pos) {
-            return None;
+        let found = self.bucket_of(pos).map(|bucket| self.index.0[bucket] as usize - 1);
+        debug_assert_eq!(found, self.slots().iter().position(|s| s.pos == pos));
+        found
+    }
+
+    /// The index bucket holding the entry of `pos`, if a card is there.
+    #[inline]
+    fn bucket_of(&self, pos: Pos) -> Option<usize> {
+        let mut bucket = home_bucket(pos);
+        loop {
+            let entry = self.index.0[bucket];
+            if entry == 0 {
+                return None;
+            }
+            if self.slots[entry as usize - 1].pos == pos {
+                return Some(bucket);
+            }
+            bucket = next_bucket(bucket);
         }
-        self.slots().iter().position(|s| s.pos == pos)
+    }
+
+    /// Enters the card of slot `index`, now at the unindexed cell `pos`.
+    fn index_at(&mut self, pos: Pos, index: usize) {
+        let mut bucket = home_bucket(pos);
+        while self.index.0[bucket] != 0 {
+            bucket = next_bucket(bucket);
+        }
+        self.index.0[bucket] = index as u8 + 1;
+    }
+
+    /// Takes the entry of `pos` out of the index (the slots still hold every
+    /// indexed cell), shifting back the entries probed past it so that
+    /// every probe still meets its entry before an empty bucket.
+    fn unindex(&mut self, pos: Pos) {
+        let Some(mut hole) = self.bucket_of(pos) else {
+            debug_assert!(false, "{pos} is not indexed");
+            return;
+        };
+        let mut next = next_bucket(hole);
+        while self.index.0[next] != 0 {
+            let entry = self.index.0[next];
+            let home = home_bucket(self.slots[entry as usize - 1].pos);
+            let distance = |from: usize, to: usize| (to + INDEX_BUCKETS - from) % INDEX_BUCKETS;
+            // The entry may fill the hole if the hole lies on its probe path.
+            if distance(home, next) >= distance(hole, next) {
+                self.index.0[hole] = entry;
+                hole = next;
+            }
+            next = next_bucket(next);
+        }
+        self.index.0[hole] = 0;
     }
 
     pub fn at(&self, pos: Pos) -> Option<&Slot> {
@@ -387,6 +468,7 @@ impl Table {
         self.maybe_disconnected |= !self.touches_any_card(slot.pos);
         self.occupied.insert(slot.pos);
         self.slots[self.len as usize] = slot;
+        self.index_at(slot.pos, self.len as usize);
         self.len += 1;
         self.low_y = self.low_y.min(slot.pos.y);
         self.high_y = self.high_y.max(slot.pos.y);
@@ -415,26 +497,26 @@ impl Table {
 
     /// The cells next to `cells` that hold no card, row by row.
     pub fn empty_neighbours(&self, cells: &CellSet) -> CellSet {
-        let rows = self.row_span(1);
-        let mut around = cells.neighbours_in(rows.clone());
-        for y in rows {
-            around.rows[y] &= !self.occupied.rows[y];
+        let mut around = CellSet::EMPTY;
+        for y in self.row_span(1) {
+            around.rows[y] = cells.neighbours_of_row(y) & !self.occupied.rows[y];
         }
         around
     }
 
-    /// The cells of `set` within the table's rows (plus a margin of one).
-    pub fn cells_of<'a>(&self, set: &'a CellSet) -> impl Iterator<Item = Pos> + 'a {
-        set.cells_in(self.row_span(1))
+    /// Hands `visit` the cells of `set` within the table's rows (plus a
+    /// margin of one), row by row.
+    pub fn for_each_cell_of(&self, set: &CellSet, mut visit: impl FnMut(Pos)) {
+        for y in self.row_span(1) {
+            for_each_row_cell(set.rows[y], y, &mut visit);
+        }
     }
 
     /// The cells in both `a` and `b` within the table's rows (plus a margin
     /// of one), row by row, appended to `out`.
     pub fn cells_of_both(&self, a: &CellSet, b: &CellSet, out: &mut Vec<Pos>) {
         for y in self.row_span(1) {
-            let at_y = (y as i32 - OFFSET) as i8;
-            let both = a.rows[y] & b.rows[y];
-            out.extend(bits(both).map(|x| Pos::new((x as i32 - OFFSET) as i8, at_y)));
+            for_each_row_cell(a.rows[y] & b.rows[y], y, |at| out.push(at));
         }
     }
 
@@ -475,49 +557,51 @@ impl Table {
         seen
     }
 
-    /// Cells without a card inside the table's span plus a one-cell margin
-    /// (all water beyond it is connected), and the rows of that span.
-    fn water_cells(&self) -> (CellSet, std::ops::Range<usize>, u128) {
-        let rows = self.row_span(1);
+    /// The table's span plus a one-cell margin (all water beyond it is
+    /// connected): its rows, its columns as a row mask, and the mask of its
+    /// first and last column.
+    fn water_span(&self) -> (std::ops::Range<usize>, u128, u128) {
         let xs = self.slots().iter().map(|s| s.pos.x as i32 + OFFSET);
         let (low, high) = (
             xs.clone().min().unwrap_or(OFFSET) - 1,
             xs.max().unwrap_or(OFFSET) + 1,
         );
         let columns: u128 = (u128::MAX >> (127 - high)) & (u128::MAX << low);
-        let mut water = CellSet::EMPTY;
-        for y in rows.clone() {
-            water.rows[y] = !self.occupied.rows[y] & columns;
-        }
-        let edges = 1u128 << low | 1u128 << high;
-        (water, rows, edges)
+        (self.row_span(1), columns, 1u128 << low | 1u128 << high)
     }
 
     /// The open water around the table: empty cells connected to the
-    /// water beyond the table's span.
+    /// water beyond the table's span (found without a set of all water).
     pub fn outer_water(&self) -> CellSet {
-        let (passable, rows, edges) = self.water_cells();
-        let mut outer = CellSet::EMPTY;
+        let mut out = CellSet::EMPTY;
+        let (rows, columns, edges) = self.water_span();
+        let water = |y: usize| !self.occupied.rows[y] & columns;
         let (first, last) = (rows.start, rows.end - 1);
         for y in rows.clone() {
-            outer.rows[y] = passable.rows[y]
+            out.rows[y] = water(y)
                 & if y == first || y == last {
                     u128::MAX
                 } else {
                     edges
                 };
         }
-        outer.flood_within(&passable, rows);
-        outer
+        out.flood_within(water, rows);
+        out
     }
 
     /// Takes a lily pad off the table (never the log at index 0).
     pub fn remove(&mut self, index: usize) -> Slot {
         debug_assert!(index > 0 && index < self.len());
         let removed = self.slots[index];
+        self.unindex(removed.pos);
         self.occupied.remove(removed.pos);
         self.maybe_disconnected |= !self.neighbours_stay_joined(removed.pos);
         let last = self.len() - 1;
+        if last != index {
+            // The last card fills the gap: its entry now names `index`.
+            let bucket = self.bucket_of(self.slots[last].pos).expect("every card is indexed");
+            self.index.0[bucket] = index as u8 + 1;
+        }
         self.slots[index] = self.slots[last];
         self.slots[last] = Slot::default();
         self.len -= 1;
@@ -577,10 +661,7 @@ impl Table {
         let rows = &self.occupied.rows;
         for y in self.row_span(1) {
             let open = (rows[y] << 1 | rows[y] >> 1 | rows[y - 1] | rows[y + 1]) & !rows[y];
-            let at_y = (y as i32 - OFFSET) as i8;
-            for x in bits(open) {
-                visit(Pos::new((x as i32 - OFFSET) as i8, at_y));
-            }
+            for_each_row_cell(open, y, &mut visit);
         }
     }
 
@@ -722,6 +803,52 @@ mod tests {
         table.remove(table.find(Pos::new(2, 0)).expect("a card there"));
         assert!(table.may_be_disconnected());
         assert!(!table.is_connected());
+    }
+
+    #[test]
+    fn the_cell_index_finds_every_card_as_a_scan_does_through_adds_moves_and_removes() {
+        let mut rng = crate::Rng::seeded(3_035);
+        let range = -MAX_COORDINATE..=MAX_COORDINATE;
+        let random_cell = |rng: &mut crate::Rng| {
+            let side = 2 * MAX_COORDINATE as usize + 1;
+            Pos::new(
+                (rng.below(side) as i32 - MAX_COORDINATE as i32) as i8,
+                (rng.below(side) as i32 - MAX_COORDINATE as i32) as i8,
+            )
+        };
+        let mut shared_homes = 0;
+        for _ in 0..60 {
+            let mut table = Table::with_log();
+            for _ in 0..120 {
+                let cell = random_cell(&mut rng);
+                let full = table.len() == MAX_SLOTS;
+                match rng.below(3) {
+                    0 | 1 if !full && table.is_empty_cell(cell) => {
+                        table.add(Slot::pad(cell, 1, NEUTRAL));
+                    }
+                    0 if table.len() > 1 && table.is_empty_cell(cell) => {
+                        table.move_slot(1 + rng.below(table.len() - 1), cell);
+                    }
+                    _ if table.len() > 1 => {
+                        table.remove(1 + rng.below(table.len() - 1));
+                    }
+                    _ => {}
+                }
+                let mut homes: Vec<usize> = table.slots().iter().map(|s| home_bucket(s.pos)).collect();
+                homes.sort_unstable();
+                homes.dedup();
+                shared_homes += table.len() - homes.len();
+                for x in range.clone() {
+                    for y in range.clone() {
+                        let cell = Pos::new(x, y);
+                        let scanned = table.slots().iter().position(|s| s.pos == cell);
+                        assert_eq!(table.find(cell), scanned, "{cell} in {:?}", table.slots());
+                    }
+                }
+            }
+        }
+        // Cards sharing a home bucket: the probes and the shifts back ran.
+        assert!(shared_homes > 2_000, "{shared_homes}");
     }
 
     #[test]
