@@ -277,14 +277,8 @@ impl ThinkClock {
 /// `/proc/thread-self/schedstat`, the same count, took five).
 #[cfg(target_os = "linux")]
 fn thread_cpu_ns() -> Option<u64> {
-    let mut time = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime only writes the timespec passed by pointer.
-    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut time) } != 0 {
-        return None;
-    }
+    use rustix::time::{clock_gettime, ClockId};
+    let time = clock_gettime(ClockId::ThreadCPUTime);
     Some(u64::try_from(time.tv_sec).ok()? * 1_000_000_000 + u64::try_from(time.tv_nsec).ok()?)
 }
 
