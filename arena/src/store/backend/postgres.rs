@@ -375,3 +375,62 @@ struct PostgresLease {
     lease_generation: Option<i64>,
     lease_expires_at: Option<i64>,
 }
+
+/// Tests' hold on a report's seat lock (see [`results`]), from outside the
+/// store, to race a report against it.
+#[cfg(test)]
+pub(super) mod seat_locks {
+    use std::time::Duration;
+
+    use cairn_engine::GameOptions;
+    use sqlx::{AnyConnection, Connection};
+
+    use super::results::board_key;
+    use crate::store::variant_key;
+    use crate::testkit::TEST_DUEL;
+
+    /// The seat lock of `bot_version_id` on the test duel's board, held by
+    /// a transaction on a connection of its own until it is dropped.
+    pub(in crate::store) async fn hold_seat_lock(url: &str, bot_version_id: i64) -> AnyConnection {
+        let mut connection = AnyConnection::connect(url).await.unwrap();
+        sqlx::raw_sql("BEGIN")
+            .execute(&mut connection)
+            .await
+            .unwrap();
+        let variant = variant_key(&GameOptions::new());
+        sqlx::query("SELECT COUNT(*) FROM (SELECT pg_advisory_xact_lock(hashtext($1), $2)) AS l")
+            .bind(board_key((TEST_DUEL, &variant)))
+            .bind(bot_version_id as i32)
+            .execute(&mut connection)
+            .await
+            .unwrap();
+        connection
+    }
+
+    /// Waits until a session waits for the seat lock of `bot_version_id`;
+    /// panics with `never` after 30 s.
+    pub(in crate::store) async fn wait_for_seat_lock_waiter(
+        url: &str,
+        bot_version_id: i64,
+        never: &str,
+    ) {
+        let mut watcher = AnyConnection::connect(url).await.unwrap();
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+        loop {
+            let waiters: i64 = sqlx::query_scalar(
+                "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted \
+                 AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) \
+                 AND objsubid = 2 AND CAST(objid AS BIGINT) = $1",
+            )
+            .bind(bot_version_id)
+            .fetch_one(&mut watcher)
+            .await
+            .unwrap();
+            if waiters == 1 {
+                return;
+            }
+            assert!(tokio::time::Instant::now() < deadline, "{never}");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+}

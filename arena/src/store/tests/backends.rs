@@ -407,53 +407,6 @@ async fn an_sqlite_write_that_fails_or_is_dropped_half_way_leaves_nothing_and_th
     assert_eq!(owners().await, 2);
 }
 
-/// The seat lock of `bot_version_id` on the test duel's board, held by
-/// a transaction on a connection of its own until it is dropped.
-pub(crate) async fn hold_seat_lock(url: &str, bot_version_id: i64) -> sqlx::AnyConnection {
-    let mut connection = <sqlx::AnyConnection as sqlx::Connection>::connect(url)
-        .await
-        .unwrap();
-    sqlx::raw_sql("BEGIN")
-        .execute(&mut connection)
-        .await
-        .unwrap();
-    sqlx::query("SELECT COUNT(*) FROM (SELECT pg_advisory_xact_lock(hashtext($1), $2)) AS l")
-        .bind(format!(
-            "{}\u{1f}{}",
-            crate::testkit::TEST_DUEL,
-            crate::store::variant_key(&cairn_engine::GameOptions::new())
-        ))
-        .bind(bot_version_id as i32)
-        .execute(&mut connection)
-        .await
-        .unwrap();
-    connection
-}
-
-/// Waits until a session waits for the seat lock of `bot_version_id`;
-/// panics with `never` after 30 s.
-pub(crate) async fn wait_for_seat_lock_waiter(url: &str, bot_version_id: i64, never: &str) {
-    use sqlx::Connection;
-    let mut watcher = sqlx::AnyConnection::connect(url).await.unwrap();
-    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(30);
-    loop {
-        let waiters: i64 = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted \
-             AND database = (SELECT oid FROM pg_database WHERE datname = current_database()) \
-             AND objsubid = 2 AND CAST(objid AS BIGINT) = $1",
-        )
-        .bind(bot_version_id)
-        .fetch_one(&mut watcher)
-        .await
-        .unwrap();
-        if waiters == 1 {
-            return;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "{never}");
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-    }
-}
-
 /// Asserts that each duel model's live leaderboard equals the one `second`
 /// recomputes from the history in result order; each board's row count.
 pub(crate) async fn assert_live_ratings_equal_a_serial_replay(

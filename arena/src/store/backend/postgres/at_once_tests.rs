@@ -1,9 +1,8 @@
 //! PostgreSQL only: a report's write in one statement, raced.
 
+use super::super::seat_locks::{hold_seat_lock, wait_for_seat_lock_waiter};
 use crate::ratings::RatingModel;
-use crate::store::tests::backends::{
-    assert_live_ratings_equal_a_serial_replay, hold_seat_lock, wait_for_seat_lock_waiter,
-};
+use crate::store::tests::backends::assert_live_ratings_equal_a_serial_replay;
 use crate::store::tests::{
     count, duel, on_backend, owner_with_bots, test_store, Backend, TestStore, LEASE_MS,
 };

@@ -410,7 +410,7 @@ pub(super) fn board_key((game, variant): (&str, &str)) -> String {
 mod tests {
     use std::time::Duration;
 
-    use crate::store::tests::backends::{hold_seat_lock, wait_for_seat_lock_waiter};
+    use super::super::seat_locks::{hold_seat_lock, wait_for_seat_lock_waiter};
     use crate::store::tests::{duel, on_backend, owner_with_bots, test_store, Backend, LEASE_MS};
     use crate::store::{Lease, Location, ReportOutcome};
     use crate::testkit::report_by_strength;
