@@ -137,7 +137,8 @@ pub struct Bullfrogs {
 }
 
 impl PartialEq for Bullfrogs {
-    /// What is seen and what is hidden: the known slides follow.
+    /// What is seen and what is hidden: the known slides and the line
+    /// slots follow.
     fn eq(&self, other: &Bullfrogs) -> bool {
         self.public == other.public && self.hidden == other.hidden
     }

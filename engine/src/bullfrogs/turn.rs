@@ -210,7 +210,13 @@ impl Bullfrogs {
     /// log, at most 2 this turn on one card. RULING (ours): the limit counts
     /// recruits (and recruit-moves), not frogs sabotaged onto the card.
     fn is_recruit_target(&self, slot: &Slot) -> bool {
-        slot.pos.in_line_with(self.public.played) && !slot.is_log() && self.takes_recruit(slot)
+        self.in_played_line(slot) && self.takes_recruit(slot)
+    }
+
+    /// A card (never the log) in the row or column of the played pad, which
+    /// counts as in its own line: where recruits land and sabotages start.
+    fn in_played_line(&self, slot: &Slot) -> bool {
+        slot.pos.in_line_with(self.public.played) && !slot.is_log()
     }
 
     /// [`Bullfrogs::is_recruit_target`] for a slot known to be in line.
@@ -231,9 +237,8 @@ impl Bullfrogs {
     }
 
     fn find_line_slots(&self) -> SlotMask {
-        let played = self.public.played;
         (self.public.table.slots().iter().enumerate())
-            .filter(|(_, s)| s.pos.in_line_with(played) && !s.is_log())
+            .filter(|(_, s)| self.in_played_line(s))
             .fold(0, |mask, (index, _)| mask | 1 << index)
     }
 
@@ -281,9 +286,9 @@ impl Bullfrogs {
         (color as usize) < self.n_colors()
             && color != self.public.active
             && from.is_adjacent(to)
-            && table.at(from).is_some_and(|s| {
-                !s.is_log() && s.pos.in_line_with(self.public.played) && s.frogs[color as usize] > 0
-            })
+            && table
+                .at(from)
+                .is_some_and(|s| self.in_played_line(s) && s.frogs[color as usize] > 0)
             && table.at(to).is_some_and(|s| s.is_log() || s.has_space())
     }
 
