@@ -321,6 +321,7 @@ mod tests {
 
     /// The first field of `/proc/thread-self/schedstat`: the scheduler's
     /// count of the nanoseconds this thread has run.
+    #[cfg(target_os = "linux")]
     fn schedstat_ns() -> u64 {
         let text = std::fs::read_to_string("/proc/thread-self/schedstat").expect("schedstat");
         text.split_whitespace()
