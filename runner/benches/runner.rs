@@ -278,8 +278,9 @@ fn echo_role() {
 /// Checks that the byte scan reads a real request as serde does and that
 /// its answer decodes as the action meant; returns that answer.
 fn check_scan_bot(request: &[u8]) -> String {
-    let line = std::str::from_utf8(request).expect("requests are text");
-    let (id, actions) = scan_request(line.trim_end()).expect("the scan reads a request");
+    let line = request.strip_suffix(b"\n").unwrap_or(request);
+    let scan = Scan::new();
+    let (id, list) = scan.request(line).expect("the scan reads a request");
     let Ok(cairn_proto::game::v1::ArenaMessage {
         message: Some(Message::Request(decoded)),
     }) = wire::decode_arena_message(request)
@@ -287,67 +288,117 @@ fn check_scan_bot(request: &[u8]) -> String {
         panic!("a request decodes");
     };
     assert_eq!(id, u64::from(decoded.decision_id));
-    assert_eq!(actions, decoded.legal_actions);
-    let answer = scan_answer(id, actions[0]);
+    let actions: Vec<&[u8]> = (0..action_count(list))
+        .map(|k| nth_action(list, k))
+        .collect();
+    let expected: Vec<&[u8]> = decoded.legal_actions.iter().map(|a| a.as_bytes()).collect();
+    assert_eq!(actions, expected);
+    let mut answer = Vec::new();
+    scan_answer(id, actions[0], &mut answer);
     let expected = BotMessage {
         message: Some(bot_message::Message::Action(Action {
             decision_id: decoded.decision_id,
-            action: actions[0].into(),
+            action: decoded.legal_actions[0].clone(),
         })),
     };
     assert_eq!(
-        wire::decode_bot_message(answer.as_bytes()).expect("the answer decodes"),
+        wire::decode_bot_message(&answer).expect("the answer decodes"),
         expected
     );
-    answer
+    String::from_utf8(answer).expect("the answer is text")
 }
 
 /// The answer line a tuned bot writes, without a serialiser.
-fn scan_answer(decision_id: u64, action: &str) -> String {
-    format!("{{\"action\":{{\"decisionId\":{decision_id},\"action\":\"{action}\"}}}}\n")
+fn scan_answer(decision_id: u64, action: &[u8], out: &mut Vec<u8>) {
+    out.extend_from_slice(b"{\"action\":{\"decisionId\":");
+    out.extend_from_slice(itoa::Buffer::new().format(decision_id).as_bytes());
+    out.extend_from_slice(b",\"action\":\"");
+    out.extend_from_slice(action);
+    out.extend_from_slice(b"\"}}\n");
 }
 
-/// The decision id and legal actions of a request line, found by a byte
-/// scan as a tuned bot would; `None` for any other line or an action text
-/// with an escape (left to serde).
-fn scan_request(line: &str) -> Option<(u64, Vec<&str>)> {
-    let body = line.strip_prefix("{\"request\":")?;
-    let id = match body.find("\"decisionId\":") {
-        Some(at) => {
-            let digits = &body[at + 13..];
-            let end = digits
-                .find(|c: char| !c.is_ascii_digit())
-                .unwrap_or(digits.len());
-            digits[..end].parse().ok()?
+/// Finds what a bot needs in a request line as a tuned bot would: by
+/// searching the bytes, never parsing the observation.
+struct Scan {
+    decision_id: memchr::memmem::Finder<'static>,
+    legal_actions: memchr::memmem::Finder<'static>,
+}
+
+impl Scan {
+    fn new() -> Scan {
+        Scan {
+            decision_id: memchr::memmem::Finder::new(b"\"decisionId\":"),
+            legal_actions: memchr::memmem::Finder::new(b"\"legalActions\":["),
         }
-        None => 0,
-    };
-    let list = &body[body.find("\"legalActions\":[")? + 16..];
-    let list = &list[..list.find(']')?];
-    if list.contains('\\') {
-        return None;
     }
-    let actions: Vec<&str> = list.split('"').skip(1).step_by(2).collect();
-    (!actions.is_empty()).then_some((id, actions))
+
+    /// The decision id and the legal actions' list (between its brackets)
+    /// of a request line; `None` for any other line or an action text with
+    /// an escape (left to serde).
+    fn request<'a>(&self, line: &'a [u8]) -> Option<(u64, &'a [u8])> {
+        let body = line.strip_prefix(b"{\"request\":")?;
+        let id = match self.decision_id.find(body) {
+            Some(at) => {
+                let digits = &body[at + self.decision_id.needle().len()..];
+                let end = digits
+                    .iter()
+                    .position(|b| !b.is_ascii_digit())
+                    .unwrap_or(digits.len());
+                std::str::from_utf8(&digits[..end]).ok()?.parse().ok()?
+            }
+            None => 0,
+        };
+        let list = &body[self.legal_actions.find(body)? + self.legal_actions.needle().len()..];
+        let list = &list[..memchr::memchr(b']', list)?];
+        if memchr::memchr(b'\\', list).is_some() || action_count(list) == 0 {
+            return None;
+        }
+        Some((id, list))
+    }
 }
 
-/// The random bot of `bot_role`, answering requests from a byte scan.
+/// How many strings a list of JSON strings without escapes holds.
+fn action_count(list: &[u8]) -> usize {
+    memchr::memchr_iter(b'"', list).count() / 2
+}
+
+/// The `k`th string of such a list, without its quotes.
+fn nth_action(list: &[u8], k: usize) -> &[u8] {
+    list.split(|&b| b == b'"')
+        .nth(2 * k + 1)
+        .unwrap_or_default()
+}
+
+/// The random bot of `bot_role`, answering requests from a byte scan into
+/// buffers it keeps.
 fn scan_bot_role() {
     let mut rng = Rng::seeded(7);
-    let stdin = std::io::stdin();
+    let scan = Scan::new();
+    let mut stdin = std::io::stdin().lock();
     let mut stdout = std::io::stdout().lock();
-    for line in stdin.lock().lines() {
-        let Ok(line) = line else { return };
-        let reply = match scan_request(&line) {
-            Some((id, actions)) => scan_answer(id, actions[rng.below(actions.len())]),
-            None => match serde_reply(&line, &mut rng) {
-                Reply::Line(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+    let mut line = Vec::with_capacity(8 * 1024);
+    let mut reply = Vec::with_capacity(256);
+    loop {
+        line.clear();
+        match stdin.read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {}
+        }
+        let text = line.strip_suffix(b"\n").unwrap_or(&line);
+        reply.clear();
+        match scan.request(text) {
+            Some((id, list)) => {
+                let pick = rng.below(action_count(list));
+                scan_answer(id, nth_action(list, pick), &mut reply);
+            }
+            None => match serde_reply(&String::from_utf8_lossy(text), &mut rng) {
+                Reply::Line(bytes) => reply.extend_from_slice(&bytes),
                 Reply::Skip => continue,
                 Reply::Stop => return,
             },
-        };
+        }
         if stdout
-            .write_all(reply.as_bytes())
+            .write_all(&reply)
             .and_then(|_| stdout.flush())
             .is_err()
         {
