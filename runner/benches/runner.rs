@@ -24,6 +24,11 @@ use cairn_runner::{
     TimeControl,
 };
 
+/// The `cairn` binary's allocator (see `cli/src/main.rs`): the referee and
+/// the bots run here as they run in it.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const ROLE: &str = "CAIRN_RUNNER_BENCH_ROLE";
 const ECHO_BACK: &str = "CAIRN_RUNNER_BENCH_ECHO_BACK";
 
