@@ -66,6 +66,9 @@ pub fn wait_any_readable(fds: &[BorrowedFd<'_>], wait: Duration) -> std::io::Res
 pub struct LineReader {
     file: File,
     buffer: Vec<u8>,
+    /// Where `read` lands, allocated once: a fresh zeroed array per read
+    /// would clear (and evict from the cache) 16 KiB for a 50-byte answer.
+    chunk: Box<[u8]>,
     /// Bytes of `buffer` already searched for a newline.
     scanned: usize,
     max_line: usize,
@@ -77,6 +80,7 @@ impl LineReader {
         Ok(LineReader {
             file: File::from(fd),
             buffer: Vec::with_capacity(4096),
+            chunk: vec![0; 16 * 1024].into_boxed_slice(),
             scanned: 0,
             max_line,
         })
@@ -134,15 +138,14 @@ impl LineReader {
 
     /// Reads what is available; false when nothing was.
     fn fill(&mut self) -> Result<bool, PipeError> {
-        let mut chunk = [0u8; 16 * 1024];
         // Never read past the cap by more than one chunk.
         let room = (self.max_line + 1)
             .saturating_sub(self.buffer.len())
-            .clamp(1, chunk.len());
-        match self.file.read(&mut chunk[..room]) {
+            .clamp(1, self.chunk.len());
+        match self.file.read(&mut self.chunk[..room]) {
             Ok(0) => Err(PipeError::Closed),
             Ok(n) => {
-                self.buffer.extend_from_slice(&chunk[..n]);
+                self.buffer.extend_from_slice(&self.chunk[..n]);
                 Ok(true)
             }
             Err(e) if e.kind() == ErrorKind::WouldBlock || e.kind() == ErrorKind::Interrupted => {
