@@ -90,9 +90,10 @@ impl LineReader {
     /// `Ok(None)` when `wait` passed first.
     pub fn read_line(&mut self, wait: Duration) -> Result<Option<Vec<u8>>, PipeError> {
         let deadline = Instant::now() + wait;
-        // Waiting first saves the read that would only say "not yet": an
-        // answer is never there the moment a request was written.
-        let mut ready = false;
+        // Reading first: a bot shares its match's CPU (see `placement`), so
+        // the write that woke it usually let it run to its answer already,
+        // and a poll first would be a system call that only says "ready".
+        let mut ready = true;
         loop {
             if let Some(line) = self.take_buffered_line() {
                 return Ok(Some(line));
