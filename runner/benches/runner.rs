@@ -138,8 +138,8 @@ fn report_match(
         micros(median) / micros(raw_median)
     );
     // What the bot itself spends on a decision (reading, parsing, answering):
-    // part of the round trip that no runner change can remove. Only the
-    // sandbox's cgroup counts it finely; a plain process's clock ticks read 0.
+    // part of the round trip that no runner change can remove, read from the
+    // sandbox's cgroup or a plain process's CPU clock.
     println!(
         "bench: runner/bot_cpu_per_decision_median_us{suffix} {:.1} us",
         micros(percentile(&bot_cpus, 0.5))
