@@ -692,13 +692,11 @@ impl Table {
         self.mask_of(&self.connected_cells())
     }
 
-    /// The slots whose cells are in `cells`.
+    /// The slots whose cells are in `cells` (a card's cell is always on the
+    /// board: no bounds test).
     pub fn mask_of(&self, cells: &CellSet) -> SlotMask {
-        self.slots()
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| cells.contains(s.pos))
-            .fold(0, |mask, (i, _)| mask | 1 << i)
+        (self.slots().iter().enumerate())
+            .fold(0, |mask, (i, s)| mask | SlotMask::from(cells.has(s.pos)) << i)
     }
 
     /// If the slots in `mask` (at least two) lie in one row or column,
