@@ -141,10 +141,7 @@ pub fn search<G: Playout>(
         // Playout.
         let mut steps = 0;
         while steps < MAX_PLAYOUT && !state.is_terminal() {
-            legal.clear();
-            state.legal_actions(&mut legal);
-            let pick = legal[state.playout_pick(&legal, rng)].clone();
-            state.apply_legal(&pick);
+            state.playout_step(&mut legal, rng);
             steps += 1;
         }
         playout_steps += steps as u64;

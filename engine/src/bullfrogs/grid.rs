@@ -384,7 +384,9 @@ impl Table {
         self.occupied.insert(to);
         self.slots[index].pos = to;
         self.index_at(to, index);
-        self.find_row_bounds();
+        self.low_y = self.low_y.min(to.y);
+        self.high_y = self.high_y.max(to.y);
+        self.find_row_bounds_after_leaving(from.y);
     }
 
     pub fn occupied(&self) -> &CellSet {
@@ -491,8 +493,12 @@ impl Table {
             })
     }
 
-    fn find_row_bounds(&mut self) {
-        (self.low_y, self.high_y) = self.row_bounds();
+    /// Finds the row bounds again after a card left row `y`: only a
+    /// bounding row can lose its last card.
+    fn find_row_bounds_after_leaving(&mut self, y: i8) {
+        if y == self.low_y || y == self.high_y {
+            (self.low_y, self.high_y) = self.row_bounds();
+        }
     }
 
     /// The cells next to `cells` that hold no card, row by row.
@@ -605,7 +611,7 @@ impl Table {
         self.slots[index] = self.slots[last];
         self.slots[last] = Slot::default();
         self.len -= 1;
-        self.find_row_bounds();
+        self.find_row_bounds_after_leaving(removed.pos.y);
         removed
     }
 
@@ -692,13 +698,11 @@ impl Table {
         self.mask_of(&self.connected_cells())
     }
 
-    /// The slots whose cells are in `cells`.
+    /// The slots whose cells are in `cells` (a card's cell is always on the
+    /// board: no bounds test).
     pub fn mask_of(&self, cells: &CellSet) -> SlotMask {
-        self.slots()
-            .iter()
-            .enumerate()
-            .filter(|(_, s)| cells.contains(s.pos))
-            .fold(0, |mask, (i, _)| mask | 1 << i)
+        (self.slots().iter().enumerate())
+            .fold(0, |mask, (i, s)| mask | SlotMask::from(cells.has(s.pos)) << i)
     }
 
     /// If the slots in `mask` (at least two) lie in one row or column,

@@ -38,17 +38,6 @@ impl SlideContext {
         SlideContext::with_connected(table, table.mask_of(&connected_cells), &connected_cells)
     }
 
-    /// The context, or `None` when every card is already connected (the
-    /// common case at the end of a turn, checked without the water).
-    pub fn if_disconnected(table: &Table) -> Option<SlideContext> {
-        let connected_cells = table.connected_cells();
-        let connected = table.mask_of(&connected_cells);
-        if connected == table.all_mask() {
-            return None;
-        }
-        Some(SlideContext::with_connected(table, connected, &connected_cells))
-    }
-
     fn with_connected(
         table: &Table,
         connected: SlotMask,
@@ -158,6 +147,21 @@ impl KnownSlides {
 /// Every legal slide `(from, to)` of the current table, sorted.
 pub fn legal_slides(table: &Table, out: &mut Vec<(Pos, Pos)>) {
     legal_slides_in(table, &SlideContext::new(table), usize::MAX, out);
+}
+
+/// When some card is cut off from the log, every legal slide (sorted)
+/// into `out`, and whether one card alone is cut off; `None` when every
+/// card is connected (checked without the water). The context is built and
+/// dropped here, never moved.
+pub fn slides_if_disconnected(table: &Table, out: &mut Vec<(Pos, Pos)>) -> Option<bool> {
+    let connected_cells = table.connected_cells();
+    let connected = table.mask_of(&connected_cells);
+    if connected == table.all_mask() {
+        return None;
+    }
+    let context = SlideContext::with_connected(table, connected, &connected_cells);
+    legal_slides_in(table, &context, usize::MAX, out);
+    Some(context.one_card_cut_off(table))
 }
 
 /// The first `limit` of [`legal_slides`], with the context already built

@@ -6,7 +6,7 @@ use super::action::{Action, Piece};
 use super::cards::{pad_kind, RECRUITS_PER_CARD_PER_TURN};
 use super::grid::{mask_indices, Pos, Slot, SlotMask};
 use super::scoring::{battle_winner, jump_tier};
-use super::slide::{legal_slides, legal_slides_in, slide_is_legal, KnownSlides, SlideContext};
+use super::slide::{legal_slides, slide_is_legal, slides_if_disconnected, KnownSlides};
 use super::{Bullfrogs, Phase, Sink, ISAAC, SOLO_PLAYER};
 
 /// The slots (never the log) in line with the pad played this turn, found
@@ -522,16 +522,13 @@ impl Bullfrogs {
             debug_assert!(self.public.table.is_connected());
             return self.end_turn();
         }
-        let table = &self.public.table;
-        let Some(context) = SlideContext::if_disconnected(table) else {
-            self.public.table.mark_connected();
-            return self.end_turn();
-        };
         // The whole list: when the slide is not forced, the seat to move
         // is shown this list next.
         let mut slides = Vec::with_capacity(64);
-        legal_slides_in(table, &context, usize::MAX, &mut slides);
-        let one_card_cut_off = context.one_card_cut_off(table);
+        let Some(one_card_cut_off) = slides_if_disconnected(&self.public.table, &mut slides) else {
+            self.public.table.mark_connected();
+            return self.end_turn();
+        };
         match slides.as_slice() {
             [(from, to)] => self.slide(*from, *to, one_card_cut_off),
             [] => {

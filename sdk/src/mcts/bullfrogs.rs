@@ -13,8 +13,8 @@ use std::cell::RefCell;
 
 use cairn_engine::bullfrogs::cards::pad_kind;
 use cairn_engine::bullfrogs::grid::{Pos, Slot};
-use cairn_engine::bullfrogs::{Action, Bullfrogs, Piece};
-use cairn_engine::Rng;
+use cairn_engine::bullfrogs::{Action, Bullfrogs, Phase, Piece};
+use cairn_engine::{Game, Rng};
 
 /// Out of 100: how often a playout takes the greedy choice rather than any
 /// legal action.
@@ -26,6 +26,55 @@ pub(super) fn playout_pick(state: &Bullfrogs, legal: &[Action], rng: &mut Rng) -
         return rng.below(legal.len());
     }
     greedy_pick(state, legal, rng)
+}
+
+/// One playout decision. A play is taken without listing every play:
+/// the plays are each kind in hand (ascending) at each open cell, and the
+/// greedy measure of a play is its kind's alone, so the kinds and the
+/// cells name the play [`playout_pick`] would take, with the same draws.
+pub(super) fn playout_step(state: &mut Bullfrogs, legal: &mut Vec<Action>, rng: &mut Rng) {
+    legal.clear();
+    if state.public().phase == Phase::Play {
+        if let Some(play) = play_pick(state, legal, rng) {
+            state.apply_legal(&play);
+            return;
+        }
+        legal.clear();
+    }
+    state.legal_actions(legal);
+    let pick = legal[playout_pick(state, legal, rng)];
+    state.apply_legal(&pick);
+}
+
+/// The play [`playout_pick`] takes in the play phase, given `cells`
+/// (scratch) to list the open cells into; `None`, before any draw, when
+/// there is no play.
+fn play_pick(state: &Bullfrogs, cells: &mut Vec<Action>, rng: &mut Rng) -> Option<Action> {
+    let hand = state.hand(state.public().active as usize);
+    let kinds = (1..hand.len() as u8).filter(|&kind| hand[kind as usize] > 0);
+    state
+        .public()
+        .table
+        .for_each_open_cell(|at| cells.push(Action::Play { kind: 0, at }));
+    let (n_kinds, n_cells) = (kinds.clone().count(), cells.len());
+    if n_kinds == 0 || n_cells == 0 {
+        return None;
+    }
+    let n_plays = n_kinds * n_cells;
+    let (kind, cell) = if n_plays == 1 || rng.below(100) >= GREEDY_PERCENT {
+        let index = rng.below(n_plays);
+        (kinds.clone().nth(index / n_cells)?, index % n_cells)
+    } else {
+        let actions = |kind: u8| pad_kind(kind).actions;
+        let best = kinds.clone().map(actions).max()?;
+        let best_kinds = kinds.filter(|&kind| actions(kind) == best);
+        let nth = rng.below(best_kinds.clone().count() * n_cells);
+        (best_kinds.clone().nth(nth / n_cells)?, nth % n_cells)
+    };
+    match cells[cell] {
+        Action::Play { at, .. } => Some(Action::Play { kind, at }),
+        _ => None,
+    }
 }
 
 thread_local! {
@@ -145,7 +194,6 @@ fn recruit_score(slot: &Slot, color: usize, piece: Piece) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cairn_engine::Game;
 
     /// A two-seat game after `steps` random actions.
     fn played(steps: usize) -> Bullfrogs {
@@ -195,6 +243,32 @@ mod tests {
         for index in [1, 2, 4, 5] {
             assert!((1_800..2_200).contains(&picked[index]), "{picked:?}");
         }
+    }
+
+    #[test]
+    fn a_playout_step_takes_the_action_and_the_draws_a_pick_from_the_listed_actions_does() {
+        let (mut plays, mut others) = (0, 0);
+        for (n_seats, deal) in [(2, 1), (3, 2), (4, 3), (2, 4), (4, 5)] {
+            let mut state =
+                Bullfrogs::new(&Default::default(), n_seats, deal).expect("valid setup");
+            let mut rng = Rng::seeded(deal);
+            let mut legal = Vec::new();
+            while !state.is_terminal() {
+                let (mut listed, mut listed_rng) = (state.clone(), rng.clone());
+                legal.clear();
+                listed.legal_actions(&mut legal);
+                let pick = legal[playout_pick(&listed, &legal, &mut listed_rng)];
+                listed.apply_legal(&pick);
+                match pick {
+                    Action::Play { .. } => plays += 1,
+                    _ => others += 1,
+                }
+                playout_step(&mut state, &mut legal, &mut rng);
+                assert_eq!(state, listed, "after {pick}");
+                assert_eq!(rng, listed_rng, "after {pick}");
+            }
+        }
+        assert!(plays > 100 && others > 300, "{plays} {others}");
     }
 
     #[test]

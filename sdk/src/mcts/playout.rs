@@ -33,6 +33,17 @@ pub trait Playout: Game {
     fn expansion_pick(&self, untried: &[Self::Action], rng: &mut Rng) -> usize {
         self.playout_pick(untried, rng)
     }
+
+    /// Takes one playout decision (the state is not terminal): the action
+    /// [`Playout::playout_pick`] picks among the legal ones, listed into
+    /// `legal` (scratch). A game may take the same action, with the same
+    /// draws, without listing every legal action.
+    fn playout_step(&mut self, legal: &mut Vec<Self::Action>, rng: &mut Rng) {
+        legal.clear();
+        self.legal_actions(legal);
+        let pick = legal[self.playout_pick(legal, rng)].clone();
+        self.apply_legal(&pick);
+    }
 }
 
 impl Playout for LordsOfScotland {}
@@ -48,6 +59,10 @@ impl Playout for Bullfrogs {
 
     fn expansion_pick(&self, untried: &[BullfrogsAction], rng: &mut Rng) -> usize {
         super::bullfrogs::greedy_pick(self, untried, rng)
+    }
+
+    fn playout_step(&mut self, legal: &mut Vec<BullfrogsAction>, rng: &mut Rng) {
+        super::bullfrogs::playout_step(self, legal, rng);
     }
 }
 
