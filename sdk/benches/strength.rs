@@ -49,6 +49,11 @@ use cairn_sdk::local::play_local;
 use cairn_sdk::mcts::{search, Budget, Playout, ThinkClock};
 use cairn_sdk::Bot;
 
+/// The `cairn` binary's allocator (see `cli/src/main.rs`): `cairn bot-run
+/// mcts` searches with it.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 struct Args {
     games: u64,
     think_ms: u32,
