@@ -33,17 +33,14 @@ pub(super) fn playout_pick(state: &Bullfrogs, legal: &[Action], rng: &mut Rng) -
 /// greedy measure of a play is its kind's alone, so the kinds and the
 /// cells name the play [`playout_pick`] would take, with the same draws.
 pub(super) fn playout_step(state: &mut Bullfrogs, legal: &mut Vec<Action>, rng: &mut Rng) {
-    legal.clear();
     if state.public().phase == Phase::Play {
+        legal.clear();
         if let Some(play) = play_pick(state, legal, rng) {
             state.apply_legal(&play);
             return;
         }
-        legal.clear();
     }
-    state.legal_actions(legal);
-    let pick = legal[playout_pick(state, legal, rng)];
-    state.apply_legal(&pick);
+    super::playout::step_from_listed(state, legal, rng);
 }
 
 /// The play [`playout_pick`] takes in the play phase, given `cells`

@@ -39,11 +39,21 @@ pub trait Playout: Game {
     /// `legal` (scratch). A game may take the same action, with the same
     /// draws, without listing every legal action.
     fn playout_step(&mut self, legal: &mut Vec<Self::Action>, rng: &mut Rng) {
-        legal.clear();
-        self.legal_actions(legal);
-        let pick = legal[self.playout_pick(legal, rng)].clone();
-        self.apply_legal(&pick);
+        step_from_listed(self, legal, rng);
     }
+}
+
+/// [`Playout::playout_step`] by listing every legal action into `legal`
+/// and taking [`Playout::playout_pick`]'s.
+pub(super) fn step_from_listed<G: Playout>(
+    state: &mut G,
+    legal: &mut Vec<G::Action>,
+    rng: &mut Rng,
+) {
+    legal.clear();
+    state.legal_actions(legal);
+    let pick = legal[state.playout_pick(legal, rng)].clone();
+    state.apply_legal(&pick);
 }
 
 impl Playout for LordsOfScotland {}
