@@ -285,7 +285,7 @@ fn echo_role() {
 fn check_scan_bot(request: &[u8]) -> String {
     let line = request.strip_suffix(b"\n").unwrap_or(request);
     let scan = Scan::new();
-    let (id, list) = scan.request(line).expect("the scan reads a request");
+    let (id, list, count) = scan.request(line).expect("the scan reads a request");
     let Ok(cairn_proto::game::v1::ArenaMessage {
         message: Some(Message::Request(decoded)),
     }) = wire::decode_arena_message(request)
@@ -293,9 +293,7 @@ fn check_scan_bot(request: &[u8]) -> String {
         panic!("a request decodes");
     };
     assert_eq!(id, u64::from(decoded.decision_id));
-    let actions: Vec<&[u8]> = (0..action_count(list))
-        .map(|k| nth_action(list, k))
-        .collect();
+    let actions: Vec<&[u8]> = (0..count).map(|k| nth_action(list, k)).collect();
     let expected: Vec<&[u8]> = decoded.legal_actions.iter().map(|a| a.as_bytes()).collect();
     assert_eq!(actions, expected);
     let mut answer = Vec::new();
@@ -337,10 +335,10 @@ impl Scan {
         }
     }
 
-    /// The decision id and the legal actions' list (between its brackets)
-    /// of a request line; `None` for any other line or an action text with
-    /// an escape (left to serde).
-    fn request<'a>(&self, line: &'a [u8]) -> Option<(u64, &'a [u8])> {
+    /// The decision id, the legal actions' list (between its brackets) and
+    /// how many actions it holds, of a request line; `None` for any other
+    /// line or an action text with an escape (left to serde).
+    fn request<'a>(&self, line: &'a [u8]) -> Option<(u64, &'a [u8], usize)> {
         let body = line.strip_prefix(b"{\"request\":")?;
         let id = match self.decision_id.find(body) {
             Some(at) => {
@@ -355,10 +353,8 @@ impl Scan {
         };
         let list = &body[self.legal_actions.find(body)? + self.legal_actions.needle().len()..];
         let list = &list[..memchr::memchr(b']', list)?];
-        if memchr::memchr(b'\\', list).is_some() || action_count(list) == 0 {
-            return None;
-        }
-        Some((id, list))
+        let count = action_count(list);
+        (memchr::memchr(b'\\', list).is_none() && count > 0).then_some((id, list, count))
     }
 }
 
@@ -392,9 +388,8 @@ fn scan_bot_role() {
         let text = line.strip_suffix(b"\n").unwrap_or(&line);
         reply.clear();
         match scan.request(text) {
-            Some((id, list)) => {
-                let pick = rng.below(action_count(list));
-                scan_answer(id, nth_action(list, pick), &mut reply);
+            Some((id, list, count)) => {
+                scan_answer(id, nth_action(list, rng.below(count)), &mut reply);
             }
             None => match serde_reply(&String::from_utf8_lossy(text), &mut rng) {
                 Reply::Line(bytes) => reply.extend_from_slice(&bytes),
