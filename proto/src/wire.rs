@@ -4,6 +4,8 @@
 
 use crate::game::v1::{arena_message, ArenaMessage, BotMessage, Request};
 
+mod request_head;
+
 /// A line that is not a message of the expected kind.
 #[derive(Debug, thiserror::Error)]
 pub enum WireError {
@@ -63,38 +65,22 @@ pub fn decode_arena_message(line: &[u8]) -> Result<ArenaMessage, WireError> {
 /// Reads an arena line as [`decode_arena_message`] does, except that a
 /// request's events and observation are skipped unread and left empty: for
 /// a bot that decides from the legal actions alone, the observation is most
-/// of a request's bytes and nearly all of its parsing. Any line this
-/// shortcut cannot read (another kind, another spelling) is decoded whole.
+/// of a request's bytes and nearly all of its parsing. A request in the
+/// arena's own spelling is read by hand ([`request_head`]); any other line
+/// (another kind, another spelling) is decoded whole.
 pub fn decode_arena_message_without_observation(line: &[u8]) -> Result<ArenaMessage, WireError> {
-    match serde_json::from_slice::<RequestLine>(trim_line(line)) {
-        Ok(RequestLine { request }) => Ok(ArenaMessage {
+    match request_head::read(trim_line(line)) {
+        Some(head) => Ok(ArenaMessage {
             message: Some(arena_message::Message::Request(Request {
-                decision_id: request.decision_id,
+                decision_id: head.decision_id,
                 events: Vec::new(),
                 observation: None,
-                legal_actions: request.legal_actions,
-                bank_left_ms: request.bank_left_ms,
+                legal_actions: head.legal_actions,
+                bank_left_ms: head.bank_left_ms,
             })),
         }),
-        Err(_) => decode_arena_message(line),
+        None => decode_arena_message(line),
     }
-}
-
-/// The fields of a request line that [`decode_arena_message_without_observation`]
-/// reads; serde skips the others without building them.
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RequestLine {
-    request: RequestHead,
-}
-
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct RequestHead {
-    decision_id: u32,
-    legal_actions: Vec<String>,
-    #[serde(default)]
-    bank_left_ms: u32,
 }
 
 fn trim_line(line: &[u8]) -> &[u8] {
@@ -160,10 +146,8 @@ mod tests {
     }
 
     /// Every request of random games of every game, at its fewest and most
-    /// seats, read by the shortcut and read whole agree but for what the
-    /// shortcut skips; so do the other kinds and a request in another spelling.
-    #[test]
-    fn a_request_read_without_its_observation_agrees_with_the_whole_read() {
+    /// seats, as the arena writes it, given to `each` with its game's id.
+    fn every_request_line(mut each: impl FnMut(&str, &[u8])) -> u32 {
         let mut rng = cairn_engine::Rng::seeded(11);
         let mut requests = 0;
         for game in cairn_engine::GAMES {
@@ -188,21 +172,37 @@ mod tests {
                             bank_left_ms: requests * 7,
                         })),
                     };
-                    let line = encode_arena_message(&whole);
-                    let mut expected = decode_arena_message(&line).unwrap();
-                    if let Some(arena_message::Message::Request(request)) = &mut expected.message {
-                        request.events.clear();
-                        request.observation = None;
-                    }
-                    assert_eq!(
-                        decode_arena_message_without_observation(&line).unwrap(),
-                        expected
-                    );
+                    each(game.descriptor.id, &encode_arena_message(&whole));
                     requests += 1;
                     state.apply_text(&legal[rng.below(legal.len())]).unwrap();
                 }
             }
         }
+        requests
+    }
+
+    /// A line read whole, with what the shortcut skips left out.
+    fn whole_without_observation(line: &[u8]) -> Result<ArenaMessage, WireError> {
+        let mut message = decode_arena_message(line)?;
+        if let Some(arena_message::Message::Request(request)) = &mut message.message {
+            request.events.clear();
+            request.observation = None;
+        }
+        Ok(message)
+    }
+
+    /// Every request of every game, read by the shortcut (by hand, never
+    /// falling back) and read whole, agree but for what the shortcut skips;
+    /// so do the other kinds and a request in another spelling.
+    #[test]
+    fn a_request_read_without_its_observation_agrees_with_the_whole_read() {
+        let requests = every_request_line(|_, line| {
+            assert!(request_head::read(trim_line(line)).is_some());
+            assert_eq!(
+                decode_arena_message_without_observation(line).unwrap(),
+                whole_without_observation(line).unwrap()
+            );
+        });
         assert!(requests > 1_000, "{requests} requests");
         let snake = br#"{"request":{"decision_id":4,"legal_actions":["pass"]}}"#;
         assert_eq!(
@@ -223,6 +223,49 @@ mod tests {
         ] {
             assert!(decode_arena_message_without_observation(refused).is_err());
         }
+    }
+
+    /// Damaged requests (cut short, or one byte replaced by a bracket, a
+    /// quote, an escape, a comma or a letter): the hand reading refuses
+    /// every cut line, and what it reads of a damaged one is what the whole
+    /// reading reads, unless the whole reading refuses the line (the damage
+    /// is then inside a member the hand reading skips unread).
+    #[test]
+    fn a_damaged_request_is_never_read_as_another_request() {
+        let mut seen = std::collections::BTreeMap::<String, u32>::new();
+        every_request_line(|game, line| {
+            let count = seen.entry(game.to_string()).or_default();
+            *count += 1;
+            if *count % 97 != 1 {
+                return;
+            }
+            let line = trim_line(line);
+            for end in 0..line.len() {
+                assert!(request_head::read(&line[..end]).is_none());
+            }
+            for at in 0..line.len() {
+                for byte in [b'"', b'{', b']', b',', b'\\', b'x'] {
+                    let mut damaged = line.to_vec();
+                    damaged[at] = byte;
+                    let Some(head) = request_head::read(&damaged) else {
+                        continue;
+                    };
+                    if let Ok(whole) = whole_without_observation(&damaged) {
+                        let expected = ArenaMessage {
+                            message: Some(arena_message::Message::Request(Request {
+                                decision_id: head.decision_id,
+                                events: Vec::new(),
+                                observation: None,
+                                legal_actions: head.legal_actions,
+                                bank_left_ms: head.bank_left_ms,
+                            })),
+                        };
+                        assert_eq!(whole, expected, "{}", String::from_utf8_lossy(&damaged));
+                    }
+                }
+            }
+        });
+        assert_eq!(seen.len(), cairn_engine::GAMES.len());
     }
 
     #[test]
