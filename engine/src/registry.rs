@@ -68,6 +68,9 @@ pub trait AnyGame: Debug + Send + Sync {
     fn n_seats(&self) -> usize;
     fn current_seat(&self) -> Option<Seat>;
     fn legal_actions(&self) -> Vec<String>;
+    /// [`AnyGame::legal_actions`] written into `texts`, whose strings are
+    /// reused: a referee lists them at every decision.
+    fn legal_actions_into(&self, texts: &mut Vec<String>);
     /// Reads and applies an action's text form; refuses without change.
     fn apply_text(&mut self, action: &str) -> Result<(), IllegalAction>;
     /// What `viewer` learns of the current seat's `action` (see [`Game::action_seen_by`]).
@@ -98,19 +101,31 @@ impl<G: Game> AnyGame for G {
     }
 
     fn legal_actions(&self) -> Vec<String> {
+        let mut texts = Vec::new();
+        self.legal_actions_into(&mut texts);
+        texts
+    }
+
+    fn legal_actions_into(&self, texts: &mut Vec<String>) {
         let mut actions = Vec::new();
         Game::legal_actions(self, &mut actions);
-        actions
-            .iter()
-            .map(|action| {
-                // Room for every common action text up front: `to_string`
-                // starts at 8 bytes and grows, two allocations an action.
-                let mut text = String::with_capacity(32);
-                // Writing to a String cannot fail.
-                let _ = write!(text, "{action}");
-                text
-            })
-            .collect()
+        texts.truncate(actions.len());
+        for (index, action) in actions.iter().enumerate() {
+            let text = match texts.get_mut(index) {
+                Some(text) => {
+                    text.clear();
+                    text
+                }
+                None => {
+                    // Room for every common action text up front: an empty
+                    // string starts at 8 bytes and grows, two allocations.
+                    texts.push(String::with_capacity(32));
+                    &mut texts[index]
+                }
+            };
+            // Writing to a String cannot fail.
+            let _ = write!(text, "{action}");
+        }
     }
 
     fn apply_text(&mut self, action: &str) -> Result<(), IllegalAction> {
@@ -249,6 +264,28 @@ mod tests {
                             state.apply_text(&pick).unwrap();
                         }
                     }
+                }
+            }
+        }
+    }
+
+    /// One list of texts kept through whole games, as the referee keeps it:
+    /// longer and shorter lists over it, and junk left in its strings, never
+    /// show through.
+    #[test]
+    fn legal_actions_written_over_a_kept_list_are_the_fresh_list() {
+        let mut rng = Rng::seeded(3);
+        let mut kept = vec!["junk left from before".to_string(); 200];
+        for game in GAMES {
+            let (min, max) = game.descriptor.seat_bounds();
+            for n_seats in [min.max(2), max] {
+                let mut state =
+                    new_game(game.descriptor.id, &GameOptions::new(), n_seats, 9).unwrap();
+                while state.current_seat().is_some() {
+                    state.legal_actions_into(&mut kept);
+                    let fresh = state.legal_actions();
+                    assert_eq!(kept, fresh);
+                    state.apply_text(&fresh[rng.below(fresh.len())]).unwrap();
                 }
             }
         }

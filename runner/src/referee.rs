@@ -306,6 +306,9 @@ struct Table<'a> {
     /// engine played for an out seat).
     cpu_us: Vec<Option<u64>>,
     next_decision_id: u32,
+    /// The legal actions' texts, kept from one decision to the next so
+    /// their strings are reused.
+    legal: Vec<String>,
 }
 
 fn play_game(
@@ -335,6 +338,7 @@ fn play_game(
         hashes: Vec::new(),
         cpu_us: Vec::new(),
         next_decision_id: 1,
+        legal: Vec::new(),
     };
     table.greet(launcher, slots, index)?;
     table.play(slots)?;
@@ -517,11 +521,13 @@ impl Table<'_> {
             if self.stopped_by_forfeits() {
                 break;
             }
-            let legal = self.state.legal_actions();
+            let mut legal = std::mem::take(&mut self.legal);
+            self.state.legal_actions_into(&mut legal);
             // RULING (ours): an out seat of a 3-5 seat game plays its first
             // legal action: deterministic, so the replay stays a plain list.
             let (action, cpu) = if self.out[seat] {
-                let first = legal.into_iter().next();
+                let first = legal.first().cloned();
+                self.legal = legal;
                 let first = first
                     .ok_or_else(|| MatchError::Engine("no legal action in a live game".into()))?;
                 (first, None)
@@ -537,14 +543,14 @@ impl Table<'_> {
                     }
                 }
             };
-            self.apply(seat, &action)?;
+            self.apply(seat, action)?;
             self.cpu_us.push(cpu.map(|cpu| cpu.as_micros() as u64));
         }
         Ok(())
     }
 
     /// Shows the other seats what they may see of `action`, then applies it.
-    fn apply(&mut self, seat: Seat, action: &str) -> Result<(), MatchError> {
+    fn apply(&mut self, seat: Seat, action: String) -> Result<(), MatchError> {
         for viewer in self
             .seats_still_in()
             .into_iter()
@@ -552,17 +558,17 @@ impl Table<'_> {
         {
             let seen = self
                 .state
-                .action_seen_by(action, viewer)
-                .unwrap_or_else(|| action.to_string());
+                .action_seen_by(&action, viewer)
+                .unwrap_or_else(|| action.clone());
             self.pending[viewer].push(wire::Event {
                 seat: seat as u32,
                 action: seen,
             });
         }
         // Only actions from the engine's own legal list get here.
-        self.state
-            .apply_text(action)
-            .map_err(|_| MatchError::Engine(action.to_string()))?;
+        if self.state.apply_text(&action).is_err() {
+            return Err(MatchError::Engine(action));
+        }
         if let Some(announced) = self.state.announcement() {
             for viewer in self.seats_still_in() {
                 self.pending[viewer].push(wire::Event {
@@ -571,7 +577,7 @@ impl Table<'_> {
                 });
             }
         }
-        self.actions.push(action.to_string());
+        self.actions.push(action);
         self.hashes.push(hash_text(self.state.state_hash()));
         Ok(())
     }
@@ -603,7 +609,10 @@ impl Table<'_> {
             Some(arena_message::Message::Request(request)) => request.legal_actions,
             _ => Vec::new(),
         };
-        Ok(answer.and_then(|answer| self.check_answer(seat, decision_id, answer, &legal)))
+        let checked =
+            answer.and_then(|answer| self.check_answer(seat, decision_id, answer, &legal));
+        self.legal = legal;
+        Ok(checked)
     }
 
     fn exchange(
