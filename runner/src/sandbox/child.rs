@@ -481,11 +481,25 @@ fn reset_signals() {
     }
 }
 
+/// Sets every signal's disposition to the default, with the system call
+/// itself: glibc's `sigaction` refuses its internal signals (32 and 33),
+/// which an ignoring runner would otherwise pass on.
 fn default_dispositions() {
+    // The kernel's `struct sigaction` all zero: SIG_DFL, no flags, no mask.
+    let default = [0u64; 4];
     for signal in 1..65 {
         if signal != libc::SIGKILL && signal != libc::SIGSTOP {
-            // SAFETY: plain sigaction; glibc refuses its internal signals.
-            unsafe { libc::signal(signal, libc::SIG_DFL) };
+            // SAFETY: rt_sigaction reads `default`, sized for the kernel's
+            // struct, and writes nothing back (a null old action).
+            unsafe {
+                libc::syscall(
+                    libc::SYS_rt_sigaction,
+                    signal,
+                    default.as_ptr(),
+                    std::ptr::null_mut::<u64>(),
+                    std::mem::size_of::<u64>(),
+                )
+            };
         }
     }
 }

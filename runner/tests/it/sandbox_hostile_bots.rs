@@ -536,6 +536,26 @@ fn a_bot_runs_without_transparent_huge_pages() {
     );
 }
 
+/// The test binary ignores SIGPIPE (Rust's `main` does), which survives
+/// `execve` into the fork server, as would glibc's own signals 32 and 33
+/// ignored by a runner: the bot still starts with no signal ignored or
+/// blocked. (Caught ones never survive `execve`; `grep` catches its own.)
+#[test]
+fn a_bot_starts_with_no_signal_ignored_or_blocked() {
+    let finished = run(&spec(
+        "default-signals",
+        &["grep", "-E", "^Sig(Ign|Blk):", "/proc/self/status"],
+        Limits::default(),
+    ));
+    assert_eq!(finished.outcome.ending, Ending::Exited(0), "{finished:?}");
+    let masks: Vec<_> = finished.stdout.lines().collect();
+    assert_eq!(masks.len(), 2, "{masks:?}");
+    for line in masks {
+        let mask = line.split_whitespace().nth(1).unwrap_or("?");
+        assert!(mask.bytes().all(|digit| digit == b'0'), "{line}");
+    }
+}
+
 #[test]
 fn a_bot_folder_removed_and_made_again_is_shown_as_it_is_now() {
     let first = spec("remade", &["cat", "secret.txt"], Limits::default());
