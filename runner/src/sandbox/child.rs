@@ -154,11 +154,11 @@ pub unsafe fn run_supervisor(
     pointers: &ExecPointers,
     programs: Option<&'static InImagePrograms>,
 ) -> ! {
-    // Signals the runner ignored are still ignored after execve; all
-    // signals stay blocked, as the runner started us, until only SIGCHLD
-    // is. A session of our own keeps the terminal's Ctrl-C for the runner,
-    // which then ends us through the report pipe.
-    default_dispositions();
+    // Every disposition is the default, as the fork server set them once
+    // ([`default_dispositions`]); all signals stay blocked, as the runner
+    // started us, until only SIGCHLD is. A session of our own keeps the
+    // terminal's Ctrl-C for the runner, which then ends us through the
+    // report pipe.
     // SAFETY: setsid takes no arguments; we are not a group leader.
     unsafe { libc::setsid() };
     // The OOM killer ranks by resident size, which counts the pages of the
@@ -429,7 +429,7 @@ fn exec_bot(
 /// still has the rights it needs (limits and uid before Landlock and seccomp,
 /// which forbid nothing those need but come last by convention).
 fn confine_bot(plan: &ChildPlan, exec_check: RawFd) -> Result<(), (SetupStep, Errno)> {
-    reset_signals();
+    unblock_signals();
     connect_stdio(plan, exec_check).map_err(|errno| (SetupStep::Stdio, errno))?;
     // SAFETY: plain prctl; if the supervisor dies, so does the bot.
     unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) };
@@ -469,10 +469,9 @@ fn set_oom_score_adj(value: &std::ffi::CStr) {
     }
 }
 
-/// Restores default dispositions and unblocks every signal: the runner may
-/// ignore SIGPIPE (Rust does) and ignored signals survive `execve`.
-fn reset_signals() {
-    default_dispositions();
+/// Unblocks every signal; the dispositions are already the defaults (see
+/// [`default_dispositions`]).
+fn unblock_signals() {
     // SAFETY: sigset calls on a stack value.
     unsafe {
         let mut empty: libc::sigset_t = std::mem::zeroed();
@@ -481,10 +480,14 @@ fn reset_signals() {
     }
 }
 
-/// Sets every signal's disposition to the default, with the system call
-/// itself: glibc's `sigaction` refuses its internal signals (32 and 33),
-/// which an ignoring runner would otherwise pass on.
-fn default_dispositions() {
+/// Sets every signal's disposition to the default. The fork server does it
+/// once, before it serves: the runner may ignore SIGPIPE (Rust does) and
+/// ignored signals survive the `execve` that started the server; the server
+/// installs no handler, so every supervisor and bot forked from it starts
+/// with the defaults, without 62 `sigaction` calls of its own. The system
+/// call itself, because glibc's `sigaction` refuses its internal signals
+/// (32 and 33), which an ignoring runner would otherwise pass on.
+pub(super) fn default_dispositions() {
     // The kernel's `struct sigaction` all zero: SIG_DFL, no flags, no mask.
     let default = [0u64; 4];
     for signal in 1..65 {

@@ -247,6 +247,7 @@ pub fn serve(socket: RawFd, programs: Option<&'static InImagePrograms>) -> ! {
         // SAFETY: leaving before main; the runner sees the socket close.
         unsafe { libc::_exit(1) }
     }
+    super::child::default_dispositions();
     detect_cpu_features();
     loop {
         let Some((flags, cpus, plan)) = receive_request(socket) else {
