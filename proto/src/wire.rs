@@ -2,7 +2,7 @@
 //! mapping, ended by `\n`. Both directions live here so the runner and the
 //! Rust SDK can never disagree about it.
 
-use crate::game::v1::{arena_message, ArenaMessage, BotMessage, Request};
+use crate::game::v1::{ArenaMessage, BotMessage};
 
 mod request_head;
 
@@ -70,15 +70,7 @@ pub fn decode_arena_message(line: &[u8]) -> Result<ArenaMessage, WireError> {
 /// (another kind, another spelling) is decoded whole.
 pub fn decode_arena_message_without_observation(line: &[u8]) -> Result<ArenaMessage, WireError> {
     match request_head::read(trim_line(line)) {
-        Some(head) => Ok(ArenaMessage {
-            message: Some(arena_message::Message::Request(Request {
-                decision_id: head.decision_id,
-                events: Vec::new(),
-                observation: None,
-                legal_actions: head.legal_actions,
-                bank_left_ms: head.bank_left_ms,
-            })),
-        }),
+        Some(head) => Ok(head.into_message()),
         None => decode_arena_message(line),
     }
 }
@@ -91,7 +83,7 @@ fn trim_line(line: &[u8]) -> &[u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::v1::{arena_message, bot_message, Action, Hello, Ready, TimeControl};
+    use crate::game::v1::{arena_message, bot_message, Action, Hello, Ready, Request, TimeControl};
 
     #[test]
     fn a_hello_round_trips_through_one_json_line() {
@@ -251,16 +243,8 @@ mod tests {
                         continue;
                     };
                     if let Ok(whole) = whole_without_observation(&damaged) {
-                        let expected = ArenaMessage {
-                            message: Some(arena_message::Message::Request(Request {
-                                decision_id: head.decision_id,
-                                events: Vec::new(),
-                                observation: None,
-                                legal_actions: head.legal_actions,
-                                bank_left_ms: head.bank_left_ms,
-                            })),
-                        };
-                        assert_eq!(whole, expected, "{}", String::from_utf8_lossy(&damaged));
+                        let read = head.into_message();
+                        assert_eq!(whole, read, "{}", String::from_utf8_lossy(&damaged));
                     }
                 }
             }

@@ -13,12 +13,29 @@
 //! contents are never read, so a malformed observation the whole reading
 //! would refuse can pass here, unread.
 
+use crate::game::v1::{arena_message, ArenaMessage, Request};
+
 /// The members of a request this reading returns.
 #[derive(Debug, PartialEq, Eq)]
 pub(super) struct RequestHead {
     pub decision_id: u32,
     pub legal_actions: Vec<String>,
     pub bank_left_ms: u32,
+}
+
+impl RequestHead {
+    /// The request, its events and observation left empty.
+    pub fn into_message(self) -> ArenaMessage {
+        ArenaMessage {
+            message: Some(arena_message::Message::Request(Request {
+                decision_id: self.decision_id,
+                events: Vec::new(),
+                observation: None,
+                legal_actions: self.legal_actions,
+                bank_left_ms: self.bank_left_ms,
+            })),
+        }
+    }
 }
 
 /// Reads `line` (without its newline) as a request, or `None`.
