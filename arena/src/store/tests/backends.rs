@@ -3,6 +3,40 @@
 
 use super::*;
 
+/// Six runners, registered in turn with `first` and `second` (two arena
+/// processes on one database), lease from their own store until nothing
+/// is left and report every game to both stores at once, at least one of
+/// which records it; each task gives the matches it played.
+pub(crate) async fn runners_reporting_to_both(
+    first: &Store,
+    second: &Store,
+) -> Vec<tokio::task::JoinHandle<Vec<i64>>> {
+    let mut tasks = Vec::new();
+    for index in 0..6 {
+        let stores = [first.clone(), second.clone()];
+        let (runner, _) = stores[index % 2]
+            .register_runner(&format!("box-{index}"))
+            .await
+            .unwrap();
+        tasks.push(tokio::spawn(async move {
+            let mut played = Vec::new();
+            let mine = &stores[index % 2];
+            while let Some(lease) = mine.lease_match(&runner, LEASE_MS).await.unwrap() {
+                let report = report_by_strength(&lease, |id| id);
+                let (first, other) = tokio::join!(
+                    stores[0].report_result(&runner, &report),
+                    stores[1].report_result(&runner, &report)
+                );
+                let outcomes = [first.unwrap(), other.unwrap()];
+                assert!(outcomes.contains(&ReportOutcome::Recorded), "{outcomes:?}");
+                played.push(lease.match_id);
+            }
+            played
+        }));
+    }
+    tasks
+}
+
 /// PostgreSQL only (two stores on one SQLite file are not two arena
 /// processes).
 /// Two stores on one database, as two arena processes: their runners race
@@ -21,29 +55,7 @@ async fn two_stores_on_one_database_never_share_a_match_and_rate_exactly() {
             .create_tournament(&owner, &duel(&names, 2))
             .await
             .unwrap();
-        let mut tasks = Vec::new();
-        for index in 0..6 {
-            let stores = [test.store.clone(), second.clone()];
-            let (runner, _) = stores[index % 2]
-                .register_runner(&format!("box-{index}"))
-                .await
-                .unwrap();
-            tasks.push(tokio::spawn(async move {
-                let mut played = Vec::new();
-                let mine = &stores[index % 2];
-                while let Some(lease) = mine.lease_match(&runner, LEASE_MS).await.unwrap() {
-                    let report = report_by_strength(&lease, |id| id);
-                    let (first, other) = tokio::join!(
-                        stores[0].report_result(&runner, &report),
-                        stores[1].report_result(&runner, &report)
-                    );
-                    let outcomes = [first.unwrap(), other.unwrap()];
-                    assert!(outcomes.contains(&ReportOutcome::Recorded), "{outcomes:?}");
-                    played.push(lease.match_id);
-                }
-                played
-            }));
-        }
+        let tasks = runners_reporting_to_both(&test.store, &second).await;
         let (played, planned) = played_and_planned(&test.store, tournament.id, tasks).await;
         assert_eq!(played, planned, "every match leased once, none twice");
         assert_eq!(count(&test.store, "results").await, 20, "every game once");

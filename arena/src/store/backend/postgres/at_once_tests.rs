@@ -2,7 +2,9 @@
 
 use super::super::seat_locks::{hold_seat_lock, wait_for_seat_lock_waiter};
 use crate::ratings::RatingModel;
-use crate::store::tests::backends::assert_live_ratings_equal_a_serial_replay;
+use crate::store::tests::backends::{
+    assert_live_ratings_equal_a_serial_replay, runners_reporting_to_both,
+};
 use crate::store::tests::{
     count, duel, on_backend, owner_with_bots, test_store, Backend, TestStore, LEASE_MS,
 };
@@ -61,27 +63,7 @@ async fn racing_reports_of_one_board_from_two_stores_land_in_id_order() {
         let mut table = duel(&names, 4);
         table.format.max_forfeit_rate = Some(crate::store::DEFAULT_MAX_FORFEIT_RATE);
         test.store.create_tournament(&owner, &table).await.unwrap();
-        let mut tasks = Vec::new();
-        for index in 0..6 {
-            let stores = [test.store.clone(), second.clone()];
-            let (runner, _) = stores[index % 2]
-                .register_runner(&format!("box-{index}"))
-                .await
-                .unwrap();
-            tasks.push(tokio::spawn(async move {
-                let mine = &stores[index % 2];
-                while let Some(lease) = mine.lease_match(&runner, LEASE_MS).await.unwrap() {
-                    let report = report_by_strength(&lease, |id| id);
-                    let (first, other) = tokio::join!(
-                        stores[0].report_result(&runner, &report),
-                        stores[1].report_result(&runner, &report)
-                    );
-                    let outcomes = [first.unwrap(), other.unwrap()];
-                    assert!(outcomes.contains(&ReportOutcome::Recorded), "{outcomes:?}");
-                }
-            }));
-        }
-        for task in tasks {
+        for task in runners_reporting_to_both(&test.store, &second).await {
             task.await.unwrap();
         }
         let games = 15 * 4;
