@@ -86,6 +86,26 @@ async fn spawn_app_with(options: ServeOptions) -> TestApp {
         .register_runner_with_token("box-2", &format!("{RUNNER_TOKEN}-2"))
         .await
         .unwrap();
+    let (channel, shutdown, server) = serve_on_loopback(store, options).await;
+    TestApp {
+        channel,
+        clock,
+        shutdown: Some(shutdown),
+        server: Some(server),
+        _folder: folder,
+    }
+}
+
+/// Serves `store` on a free loopback port and connects to it; the sender
+/// stops the server.
+async fn serve_on_loopback(
+    store: Store,
+    options: ServeOptions,
+) -> (
+    Channel,
+    oneshot::Sender<()>,
+    JoinHandle<Result<(), ArenaError>>,
+) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
     let (shutdown, stopped) = oneshot::channel::<()>();
@@ -97,13 +117,7 @@ async fn spawn_app_with(options: ServeOptions) -> TestApp {
         .connect()
         .await
         .unwrap();
-    TestApp {
-        channel,
-        clock,
-        shutdown: Some(shutdown),
-        server: Some(server),
-        _folder: folder,
-    }
+    (channel, shutdown, server)
 }
 
 fn authorized<T>(message: T, token: &str) -> Request<T> {
@@ -1216,17 +1230,7 @@ async fn a_public_read_the_database_fails_is_counted_as_a_database_error() {
         .await
         .unwrap();
     let closed = store.clone();
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let address = listener.local_addr().unwrap();
-    let (shutdown, stopped) = oneshot::channel::<()>();
-    let server = tokio::spawn(run(listener, store, ServeOptions::default(), async move {
-        let _ = stopped.await;
-    }));
-    let channel = Channel::from_shared(format!("http://{address}"))
-        .unwrap()
-        .connect()
-        .await
-        .unwrap();
+    let (channel, shutdown, server) = serve_on_loopback(store, ServeOptions::default()).await;
     let mut arena = ArenaClient::new(channel);
     let errors = |store: &Store| {
         let text = store.metrics().render(None);
