@@ -111,18 +111,13 @@ impl<G: Game> AnyGame for G {
         Game::legal_actions(self, &mut actions);
         texts.truncate(actions.len());
         for (index, action) in actions.iter().enumerate() {
-            let text = match texts.get_mut(index) {
-                Some(text) => {
-                    text.clear();
-                    text
-                }
-                None => {
-                    // Room for every common action text up front: an empty
-                    // string starts at 8 bytes and grows, two allocations.
-                    texts.push(String::with_capacity(32));
-                    &mut texts[index]
-                }
-            };
+            if index == texts.len() {
+                // Room for every common action text up front: an empty
+                // string starts at 8 bytes and grows, two allocations.
+                texts.push(String::with_capacity(32));
+            }
+            let text = &mut texts[index];
+            text.clear();
             // Writing to a String cannot fail.
             let _ = write!(text, "{action}");
         }

@@ -41,11 +41,7 @@ impl RequestHead {
 pub(super) fn read(line: &[u8]) -> Option<RequestHead> {
     // Checked whole once, so the actions are slices of it, not each checked.
     let text = std::str::from_utf8(line).ok()?;
-    let mut cursor = Cursor {
-        text,
-        bytes: line,
-        at: 0,
-    };
+    let mut cursor = Cursor { text, at: 0 };
     cursor.expect(b'{')?;
     if cursor.plain_string()? != "request" {
         return None;
@@ -97,14 +93,12 @@ const MAX_DEPTH: u32 = u64::BITS;
 
 struct Cursor<'a> {
     text: &'a str,
-    /// `text`'s bytes.
-    bytes: &'a [u8],
     at: usize,
 }
 
 impl<'a> Cursor<'a> {
     fn peek(&self) -> Option<u8> {
-        self.bytes.get(self.at).copied()
+        self.text.as_bytes().get(self.at).copied()
     }
 
     fn next(&mut self) -> Option<u8> {
@@ -182,7 +176,7 @@ impl<'a> Cursor<'a> {
     fn skip_value(&mut self) -> Option<()> {
         // Bit `depth - 1` says whether that open bracket is a brace.
         let (mut open, mut depth) = (0u64, 0u32);
-        let bytes = self.bytes;
+        let bytes = self.text.as_bytes();
         let mut at = self.at;
         loop {
             let byte = *bytes.get(at)?;
