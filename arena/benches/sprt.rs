@@ -8,12 +8,15 @@
 //! Then, at [0, 200], how the error rates and the bounds that would give
 //! exactly 5% depend on the outcomes' shape (the draw ratio; the pairs'
 //! spread): `bench: sprt/shape/<model>/<games|pairs>/<shape>/0_200/upper
-//! 1.37 llr`, 10,000 runs a line.
+//! 1.37 llr`, 10,000 runs a line. Last, the floor: games only won or
+//! lost (no shape to estimate), Wald's error rates summed exactly over the
+//! test's paths: `bench: sprt/win_loss/<model>/0_<elo1>/alpha 4.06 %`.
 //! `cargo bench -p cairn-arena --bench sprt [-- NAME_PART]` (only the lines
 //! whose name holds NAME_PART); figures in docs/performance.md.
 
 use cairn_arena::stats::simulation::{
-    ab_runs, calibrated_bounds, exit_rate, llr_paths, run, true_distribution, truth_of_shape,
+    ab_runs, calibrated_bounds, exact_win_loss, exit_rate, llr_paths, run, true_distribution,
+    truth_of_shape,
 };
 use cairn_arena::stats::{EloModel, Sprt};
 
@@ -55,6 +58,33 @@ fn main() {
             }
         }
     }
+    for model in [EloModel::Logistic, EloModel::Normalized] {
+        for elo1 in [10.0, 50.0, 200.0] {
+            let name = format!("sprt/win_loss/{}/0_{elo1}", model.name());
+            if wanted(&name) {
+                win_loss_line(&name, model, elo1);
+            }
+        }
+    }
+}
+
+/// Wald's exact error rates on games only won or lost.
+fn win_loss_line(name: &str, model: EloModel, elo1: f64) {
+    let sprt = Sprt::new(0.0, elo1, 0.05, 0.05)
+        .expect("valid bounds")
+        .with_model(model);
+    let p_win = |elo| truth_of_shape(model, &[0.5, 0.5], elo).1[1];
+    let (at_h0, at_h1) = std::thread::scope(|scope| {
+        let at_h0 = scope.spawn(|| exact_win_loss(&sprt, p_win(0.0), 1e-9));
+        let at_h1 = exact_win_loss(&sprt, p_win(elo1), 1e-9);
+        (at_h0.join().expect("h0 thread"), at_h1)
+    });
+    println!("bench: {name}/alpha {:.2} %", 100.0 * at_h0.accepted_h1);
+    println!("bench: {name}/beta {:.2} %", 100.0 * at_h1.accepted_h0);
+    println!(
+        "bench: {name}/mean_games {:.0} games",
+        (at_h0.mean_games + at_h1.mean_games) / 2.0
+    );
 }
 
 /// Outcome shapes at an even score: games by their draw ratio, pairs from

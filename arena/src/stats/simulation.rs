@@ -190,6 +190,62 @@ pub fn calibrated_bounds(sprt: &Sprt, at_h0: &[Vec<f64>], at_h1: &[Vec<f64>]) ->
     (lower, upper)
 }
 
+/// What an SPRT decides on games that are only won or lost, summed
+/// exactly over its paths rather than sampled.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ExactDecisions {
+    pub accepted_h1: f64,
+    pub accepted_h0: f64,
+    pub mean_games: f64,
+}
+
+/// The exact probabilities that `sprt` accepts H1 or H0 when every game is
+/// won with probability `p_win` and lost otherwise, each path followed
+/// until less than `tail` of the probability is undecided. Without draws
+/// an outcome has no shape left to estimate and the LLR is the binomial
+/// one, so these are the error rates of Wald's bounds at their best: what
+/// is left is only the LLR passing its bound by part of a step.
+pub fn exact_win_loss(sprt: &Sprt, p_win: f64, tail: f64) -> ExactDecisions {
+    let mut decided = ExactDecisions {
+        accepted_h1: 0.0,
+        accepted_h0: 0.0,
+        mean_games: 0.0,
+    };
+    // The undecided paths after `games` games, by their wins.
+    let mut undecided: Vec<(u64, f64)> = vec![(0, 1.0)];
+    let mut games = 0_u64;
+    while undecided.iter().map(|&(_, p)| p).sum::<f64>() > tail {
+        games += 1;
+        let mut next: Vec<(u64, f64)> = Vec::with_capacity(undecided.len() + 1);
+        for &(wins, p) in &undecided {
+            for (wins, p) in [(wins, p * (1.0 - p_win)), (wins + 1, p * p_win)] {
+                match next.last_mut() {
+                    Some(last) if last.0 == wins => last.1 += p,
+                    _ => next.push((wins, p)),
+                }
+            }
+        }
+        next.retain(|&(wins, p)| {
+            let outcomes = Outcomes {
+                bins: vec![(0.0, (games - wins) as f64), (1.0, wins as f64)],
+                games_per_outcome: 1,
+            };
+            let verdict = sprt.check(&outcomes).verdict;
+            match verdict {
+                Verdict::AcceptH1 => decided.accepted_h1 += p,
+                Verdict::AcceptH0 => decided.accepted_h0 += p,
+                Verdict::Continue => {}
+            }
+            if verdict != Verdict::Continue {
+                decided.mean_games += p * games as f64;
+            }
+            verdict == Verdict::Continue
+        });
+        undecided = next;
+    }
+    decided
+}
+
 /// `runs` A/B SPRTs (`cairn play --ab`) in which NEW and OLD are the same
 /// bot: every seat plays a uniformly random legal action. Each pair plays
 /// one deal twice, the tested seat moving round the table from deal to
@@ -304,6 +360,27 @@ mod tests {
         assert!((alpha - 0.05).abs() <= 0.005, "{alpha} at {upper}");
         assert!((beta - 0.05).abs() <= 0.005, "{beta} at {lower}");
         assert!(lower < 0.0 && upper > 0.0);
+    }
+
+    #[test]
+    fn the_exact_win_loss_rates_agree_with_sampled_runs() {
+        let sprt = Sprt::new(0.0, 200.0, 0.05, 0.05).unwrap();
+        let (scores, at_h0) = truth_of_shape(EloModel::Logistic, &[0.5, 0.5], 0.0);
+        let exact = exact_win_loss(&sprt, at_h0[1], 1e-12);
+        assert!((exact.accepted_h1 + exact.accepted_h0 - 1.0).abs() < 1e-9);
+        let sampled = run(&sprt, &scores, &at_h0, 20_000, 10_000, 5);
+        // 4 standard errors of a rate near 4% over 20,000 runs.
+        let se = (exact.accepted_h1 * (1.0 - exact.accepted_h1) / 20_000.0).sqrt();
+        assert!(
+            (sampled.h1_rate() - exact.accepted_h1).abs() < 4.0 * se,
+            "{} sampled, {} exact",
+            sampled.h1_rate(),
+            exact.accepted_h1
+        );
+        assert!((sampled.mean_outcomes - exact.mean_games).abs() < 0.5);
+        // No shape to estimate, yet Wald's bounds err less than asked at
+        // [0, 200]: the LLR moves by 0.42 a win and 0.73 a loss.
+        assert!(exact.accepted_h1 < 0.045, "{exact:?}");
     }
 
     #[test]
