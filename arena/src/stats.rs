@@ -129,9 +129,10 @@ pub struct EloEstimate {
     pub elo: f64,
     pub elo_low: f64,
     pub elo_high: f64,
-    /// Normalized Elo and its interval; `None` while the outcomes have no
-    /// spread (nElo is measured in units of it).
-    pub nelo: Option<(f64, f64, f64)>,
+    /// Normalized Elo and its interval. While the outcomes have no spread
+    /// (nElo is measured in units of it), infinite at a perfect or null
+    /// score, with the interval's ends read at the most spread they allow.
+    pub nelo: (f64, f64, f64),
     /// The score's standard error.
     pub standard_error: f64,
     /// How many outcomes (games or deal pairs).
@@ -150,21 +151,38 @@ impl EloEstimate {
         } else {
             wilson(mean, n)
         };
-        let sigma = (f64::from(outcomes.games_per_outcome) * variance).sqrt();
-        let nelo_of = |s: f64| (s - 0.5) / sigma * NELO_PER_T;
-        let margin = Z95 * standard_error;
+        let games = f64::from(outcomes.games_per_outcome);
+        let sigma = (games * variance).sqrt();
+        let nelo = if sigma > 0.0 {
+            let nelo_of = |s: f64| (s - 0.5) / sigma * NELO_PER_T;
+            let margin = Z95 * standard_error;
+            (
+                nelo_of(mean),
+                nelo_of(mean - margin),
+                nelo_of(mean + margin),
+            )
+        } else {
+            // No spread: nElo is infinite (or 0 at an even score), and each
+            // end of Wilson's interval is read with the most spread its mean
+            // can have, `p (1 - p)`, which can only pull it towards 0.
+            let bound = |s: f64| match s {
+                0.0 => f64::NEG_INFINITY,
+                1.0 => f64::INFINITY,
+                s => (s - 0.5) / (games * s * (1.0 - s)).sqrt() * NELO_PER_T,
+            };
+            let point = match mean {
+                0.5 => 0.0,
+                m if m > 0.5 => f64::INFINITY,
+                _ => f64::NEG_INFINITY,
+            };
+            (point, bound(low), bound(high))
+        };
         Some(EloEstimate {
             score: mean,
             elo: elo_of_score(mean),
             elo_low: elo_of_score(low),
             elo_high: elo_of_score(high),
-            nelo: (sigma > 0.0).then(|| {
-                (
-                    nelo_of(mean),
-                    nelo_of(mean - margin),
-                    nelo_of(mean + margin),
-                )
-            }),
+            nelo,
             standard_error,
             n,
         })
@@ -203,7 +221,11 @@ fn wilson(mean: f64, n: f64) -> (f64, f64) {
     let z2 = Z95 * Z95;
     let centre = (mean + z2 / (2.0 * n)) / (1.0 + z2 / n);
     let half = Z95 / (1.0 + z2 / n) * (mean * (1.0 - mean) / n + z2 / (4.0 * n * n)).sqrt();
-    ((centre - half).max(0.0), (centre + half).min(1.0))
+    // At an end the interval reaches it exactly: rounded to just inside,
+    // `+inf` would print as a finite Elo of several thousand.
+    let low = if mean <= 0.0 { 0.0 } else { centre - half };
+    let high = if mean >= 1.0 { 1.0 } else { centre + half };
+    (low.max(0.0), high.min(1.0))
 }
 
 /// The likelihood of superiority over games; `None` when every game was
@@ -628,22 +650,40 @@ mod tests {
     fn normalized_elo_is_the_score_over_its_noise() {
         // 60 wins, 20 draws, 20 losses: s = 0.7, σ = 0.4.
         let estimate = EloEstimate::of(&Outcomes::trinomial(60, 20, 20)).unwrap();
-        let (nelo, low, high) = estimate.nelo.unwrap();
+        let (nelo, low, high) = estimate.nelo;
         assert!(close(nelo, 0.2 / 0.4 * NELO_PER_T, 1e-9), "{nelo}");
         assert!(low < nelo && nelo < high);
         // Pairs: σ of one game is sqrt(2 var) of a pair.
         let pairs = EloEstimate::of(&Outcomes::pentanomial([0, 0, 5, 5, 0])).unwrap();
         let (s, var) = (0.625_f64, 0.015_625_f64);
-        let (nelo, _, _) = pairs.nelo.unwrap();
+        let (nelo, _, _) = pairs.nelo;
         assert!(close(
             nelo,
             (s - 0.5) / (2.0 * var).sqrt() * NELO_PER_T,
             1e-9
         ));
-        assert_eq!(
-            EloEstimate::of(&Outcomes::trinomial(5, 0, 0)).unwrap().nelo,
-            None
-        );
+    }
+
+    #[test]
+    fn a_perfect_score_reads_at_least_a_finite_bound_never_a_rounded_one() {
+        for games in [5, 30, 40, 60, 100, 1000] {
+            let won = EloEstimate::of(&Outcomes::trinomial(games, 0, 0)).unwrap();
+            assert_eq!(won.elo, f64::INFINITY);
+            assert_eq!(won.elo_high, f64::INFINITY, "{games} games");
+            assert!(won.elo_low.is_finite() && won.elo_low > 0.0);
+            let (nelo, low, high) = won.nelo;
+            assert_eq!((nelo, high), (f64::INFINITY, f64::INFINITY));
+            assert!(low.is_finite() && low > 0.0, "{games}: {low}");
+            let lost = EloEstimate::of(&Outcomes::trinomial(0, 0, games)).unwrap();
+            assert_eq!(lost.elo_low, f64::NEG_INFINITY, "{games} games");
+            assert!(lost.elo_high.is_finite() && lost.nelo.2.is_finite());
+            assert_eq!(lost.nelo.1, f64::NEG_INFINITY);
+        }
+        // Every pair split: an even score, with room either side.
+        let split = EloEstimate::of(&Outcomes::pentanomial([0, 0, 12, 0, 0])).unwrap();
+        let (nelo, low, high) = split.nelo;
+        assert_eq!(nelo, 0.0);
+        assert!(low < 0.0 && high > 0.0 && (low + high).abs() < 1e-9);
     }
 
     #[test]

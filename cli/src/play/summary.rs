@@ -244,13 +244,21 @@ pub fn head_to_head_text(names: &[String], head: &HeadToHead, sprt: Option<&Sprt
                 elo_text(estimate.elo),
                 interval_text(estimate.elo_low, estimate.elo_high)
             ));
-            if let Some((nelo, low, high)) = estimate.nelo {
-                out.push_str(&format!(
-                    ", nelo {} ±{:.1} ({})",
-                    elo_text(nelo),
-                    (high - low) / 2.0,
-                    interval_text(low, high)
-                ));
+            let (nelo, low, high) = estimate.nelo;
+            let margin = match (low.is_finite(), high.is_finite()) {
+                (true, true) => format!(" ±{:.1}", (high - low) / 2.0),
+                _ => String::new(),
+            };
+            out.push_str(&format!(
+                ", nelo {}{margin} ({})",
+                elo_text(nelo),
+                interval_text(low, high)
+            ));
+            if head.pairs.is_none() {
+                match los(head.wins, head.losses) {
+                    Some(p) => out.push_str(&format!(", LOS {:.1}%", 100.0 * p)),
+                    None => out.push_str(", LOS: no decisive game"),
+                }
             }
             if sprt.is_some_and(|state| state.verdict != Verdict::Continue) {
                 out.push_str(
@@ -271,14 +279,13 @@ pub fn head_to_head_text(names: &[String], head: &HeadToHead, sprt: Option<&Sprt
             pairs.iter().sum::<u64>()
         ));
     }
-    match (head.pairs.is_some(), estimate.map(|e| e.los())) {
-        (true, Some(p)) => out.push_str(&format!("\nLOS {:.1}% (over deal pairs)\n", 100.0 * p)),
-        (true, None) => out.push('\n'),
-        (false, _) => match los(head.wins, head.losses) {
-            Some(p) => out.push_str(&format!(", LOS {:.1}%\n", 100.0 * p)),
-            None => out.push_str(", LOS: no decisive game\n"),
-        },
+    if let (Some(_), Some(estimate)) = (head.pairs, estimate) {
+        out.push_str(&format!(
+            "\nLOS {:.1}% (over deal pairs)",
+            100.0 * estimate.los()
+        ));
     }
+    out.push('\n');
     if let Some(state) = sprt {
         out.push_str(&state.line());
         out.push('\n');
@@ -306,9 +313,9 @@ pub fn head_to_head_json(head: &HeadToHead, sprt: Option<&SprtState>) -> Value {
         "elo": estimate.map(|e| elo_json(e.elo)),
         "elo_low": estimate.map(|e| elo_json(e.elo_low)),
         "elo_high": estimate.map(|e| elo_json(e.elo_high)),
-        "nelo": estimate.and_then(|e| e.nelo).map(|(nelo, _, _)| nelo),
-        "nelo_low": estimate.and_then(|e| e.nelo).map(|(_, low, _)| low),
-        "nelo_high": estimate.and_then(|e| e.nelo).map(|(_, _, high)| high),
+        "nelo": estimate.map(|e| elo_json(e.nelo.0)),
+        "nelo_low": estimate.map(|e| elo_json(e.nelo.1)),
+        "nelo_high": estimate.map(|e| elo_json(e.nelo.2)),
         "los": los,
         "sprt": sprt.map(SprtState::json),
     })
