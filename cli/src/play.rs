@@ -37,6 +37,7 @@ mod progress;
 mod validate;
 use cairn_arena::stats;
 mod summary;
+pub use summary::verdict_text;
 
 use crate::escape;
 use crate::table::Table;

@@ -4,6 +4,7 @@
 
 use std::process::ExitCode;
 
+use cairn_arena::stats::Verdict;
 use cairn_proto::arena::v1 as pb;
 use serde_json::{json, Value};
 use tonic::transport::Channel;
@@ -248,9 +249,10 @@ fn entry_name(entry: Option<&pb::Entry>) -> String {
 /// `sprt elo0=0 elo1=10 alpha=0.05 beta=0.05: H1 accepted: ...; llr 2.97 (bounds -2.94 .. 2.94); ...`
 fn sprt_line(sprt: &pb::SprtState) -> String {
     let p = sprt.parameters.clone().unwrap_or_default();
+    let bounds = (p.elo0, p.elo1);
     let verdict = match sprt.verdict.as_str() {
-        "h1" => "H1 accepted: the challenger is elo1 stronger".to_string(),
-        "h0" => "H0 accepted: the challenger is not elo1 stronger".to_string(),
+        "h1" => crate::play::verdict_text(Verdict::AcceptH1, bounds, "the challenger", ""),
+        "h0" => crate::play::verdict_text(Verdict::AcceptH0, bounds, "the challenger", ""),
         _ => "undecided".to_string(),
     };
     let pairs: Vec<String> = sprt.pentanomial.iter().map(u64::to_string).collect();

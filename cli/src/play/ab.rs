@@ -104,12 +104,9 @@ impl AbSprt {
         }
     }
 
-    fn verdict_text(&self) -> &'static str {
-        match self.check.verdict {
-            Verdict::AcceptH0 => "H0 accepted: NEW is not elo1 stronger than OLD in this field",
-            Verdict::AcceptH1 => "H1 accepted: NEW is stronger than OLD in this field",
-            Verdict::Continue => "no decision yet",
-        }
+    fn verdict_text(&self) -> String {
+        let bounds = (self.sprt.elo0, self.sprt.elo1);
+        super::summary::verdict_text(self.check.verdict, bounds, "NEW", " than OLD in this field")
     }
 
     fn line(&self) -> String {

@@ -106,17 +106,8 @@ impl SprtState {
     }
 
     pub fn line(&self) -> String {
-        let decision = match self.verdict {
-            Verdict::AcceptH0 => format!(
-                "H0 accepted: the first bot is not {} Elo stronger (elo0 = {} fits better)",
-                self.sprt.elo1, self.sprt.elo0
-            ),
-            Verdict::AcceptH1 => format!(
-                "H1 accepted: the first bot is stronger (elo1 = {} fits better than elo0 = {})",
-                self.sprt.elo1, self.sprt.elo0
-            ),
-            Verdict::Continue => "no decision yet".to_string(),
-        };
+        let bounds = (self.sprt.elo0, self.sprt.elo1);
+        let decision = verdict_text(self.verdict, bounds, "the first bot", "");
         let head = &self.head;
         let at = match self.verdict {
             Verdict::Continue => "",
@@ -156,6 +147,35 @@ impl SprtState {
                "accepted": verdict,
                "at": {"games": head.games(), "wins": head.wins, "draws": head.draws,
                       "losses": head.losses, "pentanomial": head.pairs}})
+    }
+}
+
+/// What a verdict says of `who` (against `than`), in words that hold for
+/// any bounds: `elo0=-10 elo1=0`, a non-regression test, accepts H1 for a
+/// bot that is not 10 Elo weaker, which need not be stronger.
+pub fn verdict_text(verdict: Verdict, (elo0, elo1): (f64, f64), who: &str, than: &str) -> String {
+    let why = |fits, other| format!("(elo{fits} fits better than elo{other})");
+    match verdict {
+        Verdict::AcceptH0 if elo1 <= 0.0 => {
+            format!(
+                "H0 accepted: {who} is weaker{than} {}",
+                why(format!("0 = {elo0}"), format!("1 = {elo1}"))
+            )
+        }
+        Verdict::AcceptH0 => format!(
+            "H0 accepted: {who} is not {elo1} Elo stronger{than} {}",
+            why(format!("0 = {elo0}"), format!("1 = {elo1}"))
+        ),
+        Verdict::AcceptH1 if elo0 >= 0.0 => format!(
+            "H1 accepted: {who} is stronger{than} {}",
+            why(format!("1 = {elo1}"), format!("0 = {elo0}"))
+        ),
+        Verdict::AcceptH1 => format!(
+            "H1 accepted: {who} is not {} Elo weaker{than} {}",
+            -elo0,
+            why(format!("1 = {elo1}"), format!("0 = {elo0}"))
+        ),
+        Verdict::Continue => "no decision yet".to_string(),
     }
 }
 
