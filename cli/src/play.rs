@@ -268,13 +268,18 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
                     e.pairs, e.better, e.same, e.worse
                 )
             });
-            progress.show(games.len(), tally, state.as_ref().map(|state| &state.check));
-            return match state {
-                Some(state) if state.check.verdict != Verdict::Continue => {
-                    ab_decided.get_or_insert(state);
-                    Next::Stop
-                }
-                _ => Next::Go,
+            if let Some(state) = state
+                .clone()
+                .filter(|s| s.check.verdict != Verdict::Continue)
+            {
+                ab_decided.get_or_insert(state);
+            }
+            // Once decided, the test's figures stay those of the decision.
+            let shown = ab_decided.as_ref().or(state.as_ref());
+            progress.show(games.len(), tally, shown.map(|state| &state.check));
+            return match ab_decided {
+                Some(_) => Next::Stop,
+                None => Next::Go,
             };
         }
         let head = (n_seats == 2).then(|| HeadToHead::of(games, args.mirror));
@@ -282,17 +287,15 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
             .zip(head.as_ref())
             .map(|(sprt, head)| SprtState::of(sprt, head));
         let tally = head.map(|h| format!("W {} D {} L {}", h.wins, h.draws, h.losses));
-        progress.show(
-            games.len(),
-            tally,
-            state.as_ref().map(SprtState::check).as_ref(),
-        );
-        match state {
-            Some(state) if state.verdict != Verdict::Continue => {
-                decided.get_or_insert(state);
-                Next::Stop
-            }
-            _ => Next::Go,
+        if let Some(state) = state.filter(|s| s.verdict != Verdict::Continue) {
+            decided.get_or_insert(state);
+        }
+        // Once decided, the test's figures stay those of the decision.
+        let shown = decided.as_ref().or(state.as_ref());
+        progress.show(games.len(), tally, shown.map(SprtState::check).as_ref());
+        match decided {
+            Some(_) => Next::Stop,
+            None => Next::Go,
         }
     };
     let played = match ab_units {
