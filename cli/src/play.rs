@@ -727,7 +727,8 @@ fn match_json(spec: &MatchSpec, seed: u64, result: &MatchResult) -> Value {
         .map(|(index, bot)| {
             let totals = Totals::of(result, index);
             json!({"name": bot.name, "games": totals.games, "wins": totals.wins, "points": totals.points,
-                   "forfeits": totals.forfeits, "stderr": result.stderr[index]})
+                   "forfeits": totals.forfeits, "stderr": result.stderr[index].to_string(),
+                   "stderr_bytes_not_kept": result.stderr[index].dropped})
         })
         .collect();
     json!({"game": spec.game, "options": spec.options, "seed": seed, "games": games, "bots": bots})
@@ -829,7 +830,8 @@ fn match_tables(spec: &MatchSpec, seed: u64, result: &MatchResult, quiet: bool) 
         out.push('\n');
     }
     out.push_str(&totals.render());
-    for (index, text) in result.stderr.iter().enumerate() {
+    for (index, kept) in result.stderr.iter().enumerate() {
+        let text = kept.to_string();
         if !text.is_empty() && Totals::of(result, index).forfeits > 0 {
             out.push_str(&format!(
                 "\nstderr of {}:\n{}\n",

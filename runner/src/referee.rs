@@ -23,7 +23,7 @@ use crate::launch::{BotLauncher, LaunchSpec};
 use crate::pipe::wait_any_readable;
 use crate::placement::pin_current_thread;
 use crate::seating::{check_plan, BadSeating, GamePlan};
-use crate::stderr::StderrLog;
+use crate::stderr::{KeptStderr, StderrLog};
 use crate::stop::MatchStop;
 use crate::time_control::{GameClock, TimeControl};
 use cairn_engine::forfeit::{final_score, FinalScore, Forfeit, ForfeitReason};
@@ -144,7 +144,7 @@ pub struct GameResult {
 pub struct MatchResult {
     pub games: Vec<GameResult>,
     /// Per bot, its kept stderr.
-    pub stderr: Vec<String>,
+    pub stderr: Vec<KeptStderr>,
 }
 
 /// A bot across the match: its connection while it runs, its stderr logs.
@@ -276,14 +276,9 @@ fn say_goodbye(slots: &mut [BotSlot]) {
     }
 }
 
-fn stderr_text(slot: &BotSlot) -> String {
-    let texts: Vec<String> = slot
-        .stderr
-        .iter()
-        .map(StderrLog::text)
-        .filter(|t| !t.is_empty())
-        .collect();
-    texts.join("\n[--- restarted ---]\n")
+fn stderr_text(slot: &BotSlot) -> KeptStderr {
+    let logs: Vec<KeptStderr> = slot.stderr.iter().map(StderrLog::kept).collect();
+    KeptStderr::joined(&logs, "\n[--- restarted ---]\n", usize::MAX)
 }
 
 /// One game in progress.

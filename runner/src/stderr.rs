@@ -155,17 +155,68 @@ impl StderrLog {
 
     /// The kept text, with a note of how much was cut.
     pub fn text(&self) -> String {
+        self.kept().to_string()
+    }
+
+    /// The kept text and how many bytes were cut.
+    pub fn kept(&self) -> KeptStderr {
         let Ok(kept) = self.shared.0.lock() else {
-            return String::new();
+            return KeptStderr::default();
         };
-        let mut text = String::from_utf8_lossy(&kept.bytes).into_owned();
-        if kept.dropped > 0 {
-            text.push_str(&format!(
-                "\n[... {} more bytes of stderr not kept]",
-                kept.dropped
-            ));
+        KeptStderr {
+            text: String::from_utf8_lossy(&kept.bytes).into_owned(),
+            dropped: kept.dropped,
         }
-        text
+    }
+}
+
+/// What was kept of a bot's stderr: the first bytes, and how many more
+/// there were. Shown with a note of the cut, so that joining several never
+/// counts one note's own bytes as cut stderr.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KeptStderr {
+    pub text: String,
+    pub dropped: u64,
+}
+
+impl KeptStderr {
+    /// `parts` one after another (each non-empty one on a line of its
+    /// own after `separator`), the first `cap` bytes of their texts kept,
+    /// cut on a character; every byte not kept is counted.
+    pub fn joined<'a>(
+        parts: impl IntoIterator<Item = &'a KeptStderr>,
+        separator: &str,
+        cap: usize,
+    ) -> KeptStderr {
+        let mut joined = KeptStderr::default();
+        for part in parts {
+            joined.dropped += part.dropped;
+            if part.text.is_empty() {
+                continue;
+            }
+            let text = match joined.text.is_empty() {
+                true => part.text.clone(),
+                false => format!("{separator}{}", part.text),
+            };
+            let room = cap.saturating_sub(joined.text.len());
+            let mut end = room.min(text.len());
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            joined.text.push_str(&text[..end]);
+            joined.dropped += (text.len() - end) as u64;
+        }
+        joined
+    }
+}
+
+impl std::fmt::Display for KeptStderr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)?;
+        if self.dropped > 0 {
+            write!(f, "\n[... {} more bytes of stderr not kept]", self.dropped)?;
+        }
+        Ok(())
     }
 }
 
@@ -184,6 +235,34 @@ mod tests {
         kept.tail.clear();
         kept.keep(&vec![b'b'; 3 * STDERR_TAIL_CAP], 16);
         assert_eq!(kept.tail, vec![b'b'; STDERR_TAIL_CAP]);
+    }
+
+    #[test]
+    fn joined_stderr_counts_every_byte_cut_and_only_those() {
+        let parts = [
+            KeptStderr {
+                text: "abc".into(),
+                dropped: 1_000_000,
+            },
+            KeptStderr::default(),
+            KeptStderr {
+                text: "é and more".into(),
+                dropped: 7,
+            },
+        ];
+        // 4 bytes: "abc" and the separator's first byte.
+        let joined = KeptStderr::joined(&parts, "\n", 4);
+        assert_eq!(joined.text, "abc\n");
+        assert_eq!(joined.dropped, 1_000_000 + 7 + "é and more".len() as u64);
+        assert_eq!(
+            joined.to_string(),
+            "abc\n\n[... 1000018 more bytes of stderr not kept]"
+        );
+        let whole = KeptStderr::joined(&parts, "\n", 1 << 16);
+        assert_eq!(whole.text, "abc\né and more");
+        // A character is never cut in two.
+        let cut = KeptStderr::joined(&parts[2..], "", 1);
+        assert_eq!((cut.text.as_str(), cut.dropped), ("", 7 + 11));
     }
 
     #[test]

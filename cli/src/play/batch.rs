@@ -8,6 +8,7 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
+use cairn_runner::stderr::KeptStderr;
 use cairn_runner::{
     play_match, seeded_bots, BotLauncher, GameResult, MatchError, MatchResult, MatchSpec,
 };
@@ -82,7 +83,8 @@ pub fn play(
     let (sender, receiver) = mpsc::channel();
     let mut finished: Vec<GameResult> = Vec::new();
     // Each unit's stderr per match bot, merged in plan order at the end.
-    let mut unit_stderr: Vec<Vec<String>> = vec![vec![String::new(); n_bots]; units.len()];
+    let mut unit_stderr: Vec<Vec<KeptStderr>> =
+        vec![vec![KeptStderr::default(); n_bots]; units.len()];
     let mut failure = None;
     // Several threads: each on a CPU of its own, round robin over the
     // allowed ones, so a match's ping-pong with its bots never wakes
@@ -142,55 +144,10 @@ pub fn play(
     }
     finished.sort_by_key(|game| game.index);
     let stderr = (0..n_bots)
-        .map(|bot| first_bytes(unit_stderr.iter().map(|unit| &unit[bot]), stderr_cap))
+        .map(|bot| KeptStderr::joined(unit_stderr.iter().map(|unit| &unit[bot]), "", stderr_cap))
         .collect();
     Ok(MatchResult {
         games: finished,
         stderr,
     })
-}
-
-/// A bot's stderr over the whole match: each set of its processes' kept
-/// text in plan order, the first `cap` bytes of them all, with a note of
-/// how much was cut (as one process's log says it).
-fn first_bytes<'a>(texts: impl Iterator<Item = &'a String>, cap: usize) -> String {
-    let mut kept = String::new();
-    let mut dropped = 0;
-    for text in texts {
-        let room = cap.saturating_sub(kept.len());
-        let mut end = room.min(text.len());
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        kept.push_str(&text[..end]);
-        dropped += text.len() - end;
-    }
-    if dropped > 0 {
-        kept.push_str(&format!("\n[... {dropped} more bytes of stderr not kept]"));
-    }
-    kept
-}
-
-#[cfg(test)]
-mod tests {
-    use super::first_bytes;
-
-    #[test]
-    fn a_bots_stderr_keeps_every_set_of_processes_in_plan_order() {
-        let texts = ["traceback of game 0\n", "", "hello as seat 1\n"].map(String::from);
-        assert_eq!(
-            first_bytes(texts.iter(), 1 << 16),
-            "traceback of game 0\nhello as seat 1\n"
-        );
-    }
-
-    #[test]
-    fn a_bots_stderr_past_the_cap_is_cut_on_a_character_and_says_how_much() {
-        let texts = ["abc", "é and more"].map(String::from);
-        // 4 bytes: "abc" and half of "é", which is not cut.
-        assert_eq!(
-            first_bytes(texts.iter(), 4),
-            "abc\n[... 11 more bytes of stderr not kept]"
-        );
-    }
 }

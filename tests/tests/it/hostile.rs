@@ -126,7 +126,7 @@ fn a_daemon_left_behind_by_a_bot_is_gone_when_the_match_ends() {
 fn a_flood_of_stderr_is_kept_capped() {
     let (reason, _, result) = forfeit_of("stderr-flood", &[]);
     assert_eq!(reason, ForfeitReason::IllegalAction);
-    let kept = &result.stderr[0];
+    let kept = result.stderr[0].to_string();
     assert!(
         kept.len() < 2 * (64 << 10) + 200,
         "kept {} bytes",

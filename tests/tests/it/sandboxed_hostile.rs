@@ -100,7 +100,7 @@ fn denied_in_sandbox(probe: &str, argument: &str) -> String {
         &["python3", "prober.py", probe, &marker, argument],
     );
     let result = sandboxed_match(prober, &marker);
-    let stderr = &result.stderr[0];
+    let stderr = result.stderr[0].to_string();
     for game in &result.games {
         assert_eq!(
             game.record.score.ended_by,
@@ -116,7 +116,7 @@ fn denied_in_sandbox(probe: &str, argument: &str) -> String {
         stderr.contains(&format!("probe {probe}: denied")),
         "{stderr}"
     );
-    stderr.clone()
+    stderr
 }
 
 #[test]
