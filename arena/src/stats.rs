@@ -449,26 +449,43 @@ pub struct SprtCheck {
 pub struct MeanInterval {
     pub n: usize,
     pub mean: f64,
-    /// Half the interval's width; 0 with fewer than two samples.
-    pub margin: f64,
+    /// Half the interval's width; `None` where the samples cannot give one
+    /// (fewer than two, or all alike with no bounds known).
+    pub margin: Option<f64>,
 }
 
 impl MeanInterval {
-    /// `None` without samples.
+    /// The normal interval of the mean; `None` without samples.
     pub fn of(samples: &[f64]) -> Option<MeanInterval> {
-        let n = samples.len();
-        if n == 0 {
-            return None;
-        }
-        let mean = samples.iter().sum::<f64>() / n as f64;
-        let margin = if n < 2 {
-            0.0
-        } else {
-            let variance = samples.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
-            Z95 * (variance / n as f64).sqrt()
-        };
+        let (n, mean, variance) = sample_moments(samples)?;
+        let margin = (n >= 2 && variance > 0.0).then(|| Z95 * (variance / n as f64).sqrt());
         Some(MeanInterval { n, mean, margin })
     }
+
+    /// The interval of the mean of samples that lie in `[low, high]`: the
+    /// variance taken never below what one more sample at each bound
+    /// would give it (a pseudo-count), so three equal ranks are not a
+    /// certainty. The floor only binds for samples nearly alike.
+    pub fn of_bounded(samples: &[f64], (low, high): (f64, f64)) -> Option<MeanInterval> {
+        let (n, mean, variance) = sample_moments(samples)?;
+        let floor = ((low - mean).powi(2) + (high - mean).powi(2)) / (2.0 * (n as f64 + 1.0));
+        let margin = Some(Z95 * (variance.max(floor) / n as f64).sqrt());
+        Some(MeanInterval { n, mean, margin })
+    }
+}
+
+/// How many samples, their mean and their sample variance (0 for one).
+fn sample_moments(samples: &[f64]) -> Option<(usize, f64, f64)> {
+    let n = samples.len();
+    if n == 0 {
+        return None;
+    }
+    let mean = samples.iter().sum::<f64>() / n as f64;
+    let variance = match n {
+        1 => 0.0,
+        _ => samples.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64,
+    };
+    Some((n, mean, variance))
 }
 
 #[cfg(test)]
@@ -687,6 +704,58 @@ mod tests {
     }
 
     #[test]
+    fn a_bounded_mean_of_alike_samples_keeps_a_width_that_shrinks_with_more() {
+        let three = MeanInterval::of_bounded(&[4.0; 3], (1.0, 4.0)).unwrap();
+        let thirty = MeanInterval::of_bounded(&[4.0; 30], (1.0, 4.0)).unwrap();
+        let (m3, m30) = (three.margin.unwrap(), thirty.margin.unwrap());
+        assert!(m3 > 1.0 && m30 > 0.0 && m30 < m3 / 3.0, "{m3} {m30}");
+        // Spread samples: the floor does not bind, the interval is the normal one.
+        let spread: Vec<f64> = (0..40).map(|i| f64::from(i % 4 + 1)).collect();
+        let bounded = MeanInterval::of_bounded(&spread, (1.0, 4.0)).unwrap();
+        assert_eq!(bounded.margin, MeanInterval::of(&spread).unwrap().margin);
+        // Without bounds, alike samples give no interval rather than a point.
+        assert_eq!(MeanInterval::of(&[2.0; 5]).unwrap().margin, None);
+    }
+
+    /// Coverage of the bounded interval over small samples of a 4-seat
+    /// rank drawn from a lopsided distribution, where the normal one
+    /// collapses on samples that happen to be alike.
+    #[test]
+    fn the_bounded_interval_covers_small_lopsided_samples() {
+        let mut rng = cairn_engine::Rng::seeded(11);
+        let probs = [0.85, 0.1, 0.04, 0.01];
+        let truth: f64 = probs
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (i + 1) as f64 * p)
+            .sum();
+        for n in [3_usize, 5, 10] {
+            let trials = 4_000;
+            let mut covered = 0;
+            for _ in 0..trials {
+                let samples: Vec<f64> = (0..n)
+                    .map(|_| {
+                        let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+                        let mut cumulative = 0.0;
+                        let rank = probs.iter().position(|p| {
+                            cumulative += p;
+                            u < cumulative
+                        });
+                        (rank.unwrap_or(3) + 1) as f64
+                    })
+                    .collect();
+                let interval = MeanInterval::of_bounded(&samples, (1.0, 4.0)).unwrap();
+                let margin = interval.margin.unwrap();
+                covered += usize::from((interval.mean - truth).abs() <= margin);
+            }
+            let coverage = covered as f64 / trials as f64;
+            // The normal interval covers about 40% here (0.85³ of samples
+            // of three are alike); the floor errs on the wide side.
+            assert!(coverage >= 0.95, "n {n}: coverage {coverage}");
+        }
+    }
+
+    #[test]
     fn the_pairs_los_follows_the_pairs_interval() {
         // Pairs split evenly but one won twice: an interval above 0 must
         // come with a LOS above 97.5%.
@@ -725,8 +794,8 @@ mod tests {
         let interval = MeanInterval::of(&[1.0, 2.0, 3.0, 4.0]).unwrap();
         assert!(close(interval.mean, 2.5, 1e-12));
         // sample variance 5/3, se sqrt(5/12) = 0.645497.
-        assert!(close(interval.margin, 1.959964 * 0.645_497, 1e-5));
-        assert_eq!(MeanInterval::of(&[3.0]).unwrap().margin, 0.0);
+        assert!(close(interval.margin.unwrap(), 1.959964 * 0.645_497, 1e-5));
+        assert_eq!(MeanInterval::of(&[3.0]).unwrap().margin, None);
         assert_eq!(MeanInterval::of(&[]), None);
     }
 }

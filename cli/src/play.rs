@@ -407,7 +407,7 @@ fn report(
         report["stats"] = match summary {
             Summary::Duel(head, state) => summary::head_to_head_json(head, state.as_ref()),
             Summary::Table => {
-                summary::standings_json(&summary::standings(&result.games, spec.bots.len()))
+                summary::standings_json(&summary::standings(&result.games, spec.bots.len(), n_seats))
             }
             Summary::Ab(pairs, state) => ab::json(pairs, state.as_ref()),
         };
@@ -420,7 +420,7 @@ fn report(
     let text = match summary {
         Summary::Duel(head, state) => summary::head_to_head_text(&names, head, state.as_ref()),
         Summary::Table => {
-            summary::standings_text(&names, &summary::standings(&result.games, spec.bots.len()))
+            summary::standings_text(&names, &summary::standings(&result.games, spec.bots.len(), n_seats))
         }
         Summary::Ab(pairs, state) => ab::text(&names, pairs, state.as_ref()),
     };
@@ -726,7 +726,8 @@ fn match_json(spec: &MatchSpec, seed: u64, result: &MatchResult) -> Value {
         .enumerate()
         .map(|(index, bot)| {
             let totals = Totals::of(result, index);
-            json!({"name": bot.name, "games": totals.games, "wins": totals.wins, "points": totals.points,
+            json!({"name": bot.name, "games": totals.games, "wins": totals.wins,
+                   "shared_firsts": totals.shared_firsts, "points": totals.points,
                    "forfeits": totals.forfeits, "stderr": result.stderr[index].to_string(),
                    "stderr_bytes_not_kept": result.stderr[index].dropped})
         })
@@ -737,7 +738,10 @@ fn match_json(spec: &MatchSpec, seed: u64, result: &MatchResult) -> Value {
 /// One bot's results over the match.
 struct Totals {
     games: usize,
+    /// Games it ranked first in alone (never at one seat: solo has no winner).
     wins: usize,
+    /// Games it shared first place in: a draw at two seats.
+    shared_firsts: usize,
     points: i64,
     forfeits: usize,
     decisions: usize,
@@ -746,15 +750,30 @@ struct Totals {
 
 impl Totals {
     fn of(result: &MatchResult, bot: usize) -> Totals {
-        let seats: Vec<&SeatResult> = result
+        // Each of the bot's seats, with how many seats ranked first.
+        let (seats, firsts): (Vec<&SeatResult>, Vec<usize>) = result
             .games
             .iter()
-            .flat_map(|g| g.seats.iter())
-            .filter(|s| s.bot == bot)
-            .collect();
+            .flat_map(|g| {
+                let firsts = g.seats.iter().filter(|s| s.rank == 1).count();
+                let solo = g.seats.len() < 2;
+                g.seats
+                    .iter()
+                    .map(move |s| (s, if solo { 0 } else { firsts }))
+            })
+            .filter(|(s, _)| s.bot == bot)
+            .unzip();
+        let first_with = |n: &dyn Fn(usize) -> bool| {
+            seats
+                .iter()
+                .zip(&firsts)
+                .filter(|(s, &f)| s.rank == 1 && n(f))
+                .count()
+        };
         Totals {
             games: seats.len(),
-            wins: seats.iter().filter(|s| s.rank == 1).count(),
+            wins: first_with(&|f| f == 1),
+            shared_firsts: first_with(&|f| f > 1),
             points: seats.iter().map(|s| s.score as i64).sum(),
             forfeits: seats.iter().filter(|s| s.forfeit.is_some()).count(),
             decisions: seats.iter().map(|s| s.timings.len()).sum(),
@@ -796,6 +815,7 @@ fn match_tables(spec: &MatchSpec, seed: u64, result: &MatchResult, quiet: bool) 
         "bot",
         ">games",
         ">wins",
+        ">shared 1st",
         ">points",
         ">forfeits",
         ">decisions",
@@ -812,6 +832,7 @@ fn match_tables(spec: &MatchSpec, seed: u64, result: &MatchResult, quiet: bool) 
             bot.name.clone(),
             t.games.to_string(),
             t.wins.to_string(),
+            t.shared_firsts.to_string(),
             t.points.to_string(),
             t.forfeits.to_string(),
             t.decisions.to_string(),

@@ -186,7 +186,7 @@ pub struct Standing {
     pub score: MeanInterval,
 }
 
-pub fn standings(games: &[GameResult], n_bots: usize) -> Vec<Option<Standing>> {
+pub fn standings(games: &[GameResult], n_bots: usize, n_seats: usize) -> Vec<Option<Standing>> {
     (0..n_bots)
         .map(|bot| {
             let seats = games
@@ -197,7 +197,7 @@ pub fn standings(games: &[GameResult], n_bots: usize) -> Vec<Option<Standing>> {
                 .map(|s| (f64::from(s.rank), f64::from(s.score)))
                 .unzip();
             Some(Standing {
-                rank: MeanInterval::of(&ranks)?,
+                rank: MeanInterval::of_bounded(&ranks, (1.0, n_seats as f64))?,
                 score: MeanInterval::of(&scores)?,
             })
         })
@@ -354,27 +354,39 @@ pub fn seat_shares(games: &[GameResult], n_seats: usize) -> Vec<Option<MeanInter
                     seat_points(&ranks, seat)
                 })
                 .collect();
-            MeanInterval::of(&points)
+            MeanInterval::of_bounded(&points, (0.0, 1.0))
         })
         .collect()
 }
 
-/// `seats: 1 0.534 ±0.041, 2 0.466 ±0.041 (points by seat, 95%)`.
+/// `seats: 0 0.534 ±0.041, 1 0.466 ±0.041 (...)`, numbered as the games'
+/// table numbers them; nothing at one seat, where there is no other.
 pub fn seat_shares_text(shares: &[Option<MeanInterval>]) -> String {
+    if shares.len() < 2 {
+        return String::new();
+    }
     let cells: Vec<String> = shares
         .iter()
         .enumerate()
         .filter_map(|(seat, share)| {
-            share.map(|s| format!("{} {:.3} ±{:.3}", seat + 1, s.mean, s.margin))
+            share.map(|s| format!("{seat} {:.3} {}", s.mean, margin_text(s.margin, 3)))
         })
         .collect();
     format!(
-        "seats: {} (each seat's points, whoever sat there: the share of the other seats it ranked above, 95%)\n",
+        "seats: {} (each seat, whoever sat there: the share of the other seats it ranked above, a tie half, with its 95% margin)\n",
         cells.join(", ")
     )
 }
 
+/// `±0.041`, or `±?` where the samples give no interval.
+fn margin_text(margin: Option<f64>, decimals: usize) -> String {
+    margin.map_or_else(|| "±?".to_string(), |m| format!("±{m:.decimals$}"))
+}
+
 pub fn seat_shares_json(shares: &[Option<MeanInterval>]) -> Value {
+    if shares.len() < 2 {
+        return json!([]);
+    }
     json!(shares
         .iter()
         .map(|share| share.map(|s| json!({"mean_points": s.mean, "margin": s.margin})))
@@ -386,12 +398,13 @@ pub fn standings_text(names: &[String], standings: &[Option<Standing>]) -> Strin
         crate::table::Table::new(&["bot", ">mean rank", ">±95%", ">mean score", ">±95%"]);
     for (name, standing) in names.iter().zip(standings) {
         let Some(s) = standing else { continue };
+        let margin = |m: Option<f64>| m.map_or_else(|| "?".to_string(), |m| format!("{m:.2}"));
         table.row(vec![
             name.clone(),
             format!("{:.2}", s.rank.mean),
-            format!("{:.2}", s.rank.margin),
+            margin(s.rank.margin),
             format!("{:.2}", s.score.mean),
-            format!("{:.2}", s.score.margin),
+            margin(s.score.margin),
         ]);
     }
     table.render()
