@@ -347,6 +347,7 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
             let state = decided.or_else(|| sprt.map(|sprt| SprtState::of(sprt, &head)));
             Summary::Duel(head, state)
         }
+        (false, 1) => Summary::Solo,
         (false, _) => Summary::Table,
     };
     report(&args, &spec, &result, &summary, n_seats)?;
@@ -356,7 +357,7 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
             totals.games > 0 && totals.forfeits == totals.games
         })
         .collect();
-    let names = bot_names(&spec);
+    let names = bot_names(&spec, ab);
     // The reason is named here: --quiet and --json print no rows to read it in.
     for &bot in &beaten {
         eprintln!(
@@ -381,14 +382,38 @@ enum Summary {
     Duel(HeadToHead, Option<SprtState>),
     /// 3-5 seats: each bot's standing.
     Table,
+    /// One seat against the game's automaton: each bot's mean score.
+    Solo,
     /// `--ab`: NEW against OLD in a field.
     Ab(AbPairs, Option<AbSprt>),
 }
 
-fn bot_names(spec: &MatchSpec) -> Vec<String> {
-    spec.bots
+/// Each bot's name as the summaries print it: escaped, `(NEW)` and
+/// `(OLD)` marked under --ab, and a name still given twice told apart by
+/// its place among the bots (`first #1`, `first #3`).
+fn bot_names(spec: &MatchSpec, ab: bool) -> Vec<String> {
+    let named: Vec<String> = spec
+        .bots
         .iter()
-        .map(|bot| escape::line(&bot.name).into_owned())
+        .enumerate()
+        .map(|(index, bot)| {
+            let name = escape::line(&bot.name);
+            match (ab, index) {
+                (true, ab::NEW) => format!("{name} (NEW)"),
+                (true, ab::OLD) => format!("{name} (OLD)"),
+                _ => name.into_owned(),
+            }
+        })
+        .collect();
+    named
+        .iter()
+        .enumerate()
+        .map(
+            |(index, name)| match named.iter().filter(|n| *n == name).count() {
+                1 => name.clone(),
+                _ => format!("{name} #{}", index + 1),
+            },
+        )
         .collect()
 }
 
@@ -400,28 +425,43 @@ fn report(
     summary: &Summary,
     n_seats: usize,
 ) -> anyhow::Result<()> {
-    let names = bot_names(spec);
+    let names = bot_names(spec, !args.ab.is_empty());
     let seat_shares = summary::seat_shares(&result.games, n_seats);
     if args.json {
         let mut report = match_json(spec, args.seed, result);
         report["stats"] = match summary {
             Summary::Duel(head, state) => summary::head_to_head_json(head, state.as_ref()),
-            Summary::Table => {
-                summary::standings_json(&summary::standings(&result.games, spec.bots.len(), n_seats))
-            }
+            Summary::Table => summary::standings_json(&summary::standings(
+                &result.games,
+                spec.bots.len(),
+                n_seats,
+            )),
+            Summary::Solo => summary::solo_json(
+                &spec.game,
+                &summary::standings(&result.games, spec.bots.len(), 1),
+            ),
             Summary::Ab(pairs, state) => ab::json(pairs, state.as_ref()),
         };
         report["stats"]["seats"] = summary::seat_shares_json(&seat_shares);
         outln!("{}", serde_json::to_string_pretty(&report)?);
         return Ok(());
     }
-    out!("{}", match_tables(spec, args.seed, result, args.quiet));
+    out!(
+        "{}",
+        match_tables(spec, &names, args.seed, result, args.quiet)
+    );
     outln!();
     let text = match summary {
         Summary::Duel(head, state) => summary::head_to_head_text(&names, head, state.as_ref()),
-        Summary::Table => {
-            summary::standings_text(&names, &summary::standings(&result.games, spec.bots.len(), n_seats))
-        }
+        Summary::Table => summary::standings_text(
+            &names,
+            &summary::standings(&result.games, spec.bots.len(), n_seats),
+        ),
+        Summary::Solo => summary::solo_text(
+            &spec.game,
+            &names,
+            &summary::standings(&result.games, spec.bots.len(), 1),
+        ),
         Summary::Ab(pairs, state) => ab::text(&names, pairs, state.as_ref()),
     };
     out!("{text}");
@@ -786,7 +826,13 @@ impl Totals {
     }
 }
 
-fn match_tables(spec: &MatchSpec, seed: u64, result: &MatchResult, quiet: bool) -> String {
+fn match_tables(
+    spec: &MatchSpec,
+    names: &[String],
+    seed: u64,
+    result: &MatchResult,
+    quiet: bool,
+) -> String {
     let mut games = Table::new(&[
         ">game", ">seed", ">seat", "bot", ">score", ">rank", "result",
     ]);
@@ -804,7 +850,7 @@ fn match_tables(spec: &MatchSpec, seed: u64, result: &MatchResult, quiet: bool) 
                 game.index.to_string(),
                 game.seed.to_string(),
                 seat.to_string(),
-                spec.bots[r.bot].name.clone(),
+                names[r.bot].clone(),
             ];
             let mut row: Vec<String> = cells.into();
             row.extend([r.score.to_string(), r.rank.to_string(), outcome]);
@@ -821,7 +867,7 @@ fn match_tables(spec: &MatchSpec, seed: u64, result: &MatchResult, quiet: bool) 
         ">decisions",
         ">cpu ms/decision",
     ]);
-    for (index, bot) in spec.bots.iter().enumerate() {
+    for index in 0..spec.bots.len() {
         let t = Totals::of(result, index);
         let per_decision = if t.decisions == 0 {
             0.0
@@ -829,7 +875,7 @@ fn match_tables(spec: &MatchSpec, seed: u64, result: &MatchResult, quiet: bool) 
             millis(t.cpu) / t.decisions as f64
         };
         totals.row(vec![
-            bot.name.clone(),
+            names[index].clone(),
             t.games.to_string(),
             t.wins.to_string(),
             t.shared_firsts.to_string(),

@@ -145,7 +145,7 @@ impl AbSprt {
 /// `names`: NEW, OLD, then the field.
 pub fn text(names: &[String], ab: &AbPairs, sprt: Option<&AbSprt>) -> String {
     let mut out = format!(
-        "A/B: {} (NEW) vs {} (OLD) in one seat of a {}-seat table with {}: {} deal pairs\n",
+        "A/B: {} vs {} in one seat of a {}-seat table with {}: {} deal pairs\n",
         names[NEW],
         names[OLD],
         ab.n_seats,

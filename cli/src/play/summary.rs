@@ -422,3 +422,46 @@ pub fn standings_json(standings: &[Option<Standing>]) -> Value {
         .collect();
     json!({ "bots": bots })
 }
+
+/// The title a solo game's rulebook gives a mean score (rounded down), if
+/// it has one.
+fn solo_title(game: &str, mean: f64) -> Option<&'static str> {
+    let title = cairn_engine::descriptor(game)?.solo_rank_title?;
+    Some(cairn_arena::fit::solo::rank_title(title, mean))
+}
+
+/// One seat against the game's automaton: each bot's mean score with its
+/// 95% margin, and the rulebook's title for that mean.
+pub fn solo_text(game: &str, names: &[String], standings: &[Option<Standing>]) -> String {
+    let mut table = crate::table::Table::new(&["bot", ">games", ">mean score", ">±95%", "title"]);
+    for (name, standing) in names.iter().zip(standings) {
+        let Some(s) = standing else { continue };
+        table.row(vec![
+            name.clone(),
+            s.score.n.to_string(),
+            format!("{:.2}", s.score.mean),
+            s.score
+                .margin
+                .map_or_else(|| "?".to_string(), |m| format!("{m:.2}")),
+            solo_title(game, s.score.mean).unwrap_or("").to_string(),
+        ]);
+    }
+    format!(
+        "solo: the score is the seat's own less the automaton's\n{}",
+        table.render()
+    )
+}
+
+pub fn solo_json(game: &str, standings: &[Option<Standing>]) -> Value {
+    let bots: Vec<Value> = standings
+        .iter()
+        .map(|s| {
+            s.map_or(Value::Null, |s| {
+                json!({"games": s.score.n, "mean_score": s.score.mean,
+                       "mean_score_margin": s.score.margin,
+                       "title": solo_title(game, s.score.mean)})
+            })
+        })
+        .collect();
+    json!({ "bots": bots })
+}
