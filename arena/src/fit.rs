@@ -201,10 +201,12 @@ impl Method {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum Unidentified {
     /// Its rating could be anything above the rest: e.g. it won every game.
-    #[error("above every rated bot: it never lost to them, so how far above cannot be measured yet (more games against them would)")]
+    /// Its losses, if any, are to bots no rated bot finished ahead of either
+    /// (two such bots of a board trade wins and losses).
+    #[error("above every rated bot: no rated bot ever finished ahead of it (any game it lost, it lost to a bot no rated bot ever finished ahead of either), so how far above cannot be measured yet (more games against them would)")]
     Unbeaten,
     /// E.g. it lost every game.
-    #[error("below every rated bot: it never beat them, so how far below cannot be measured yet (more games against them would)")]
+    #[error("below every rated bot: it never finished ahead of a rated bot (any game it won, it won over a bot that never finished ahead of one either), so how far below cannot be measured yet (more games against them would)")]
     Winless,
     /// Its games do not link it to the rated bots both ways.
     #[error(

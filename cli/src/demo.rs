@@ -5,6 +5,7 @@
 //! `cairn bot-run`, so nothing else needs installing), a round robin for
 //! every game, progress bars, then the leaderboards.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -37,7 +38,8 @@ pub struct DemoArgs {
     #[arg(long)]
     no_sandbox: bool,
     /// Also serve the web pages (leaderboards, tournaments, replays) on this
-    /// address while the demo plays, and until Ctrl-C after it.
+    /// address while the demo plays, and until Ctrl-C after it; the arena's
+    /// gRPC address (for `cairn match list --arena ADDR`) is printed too.
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:8080")]
     serve: Option<String>,
 }
@@ -183,6 +185,9 @@ async fn demo(args: &DemoArgs, dir: &Path, db: &Path) -> anyhow::Result<()> {
         )?),
         None => None,
     };
+    if web.is_some() {
+        println!("{}", arena_line(&address));
+    }
     let (stop_arena, arena_stopped) = oneshot::channel::<()>();
     let arena = tokio::spawn(cairn_arena::run(listener, store, options, async move {
         let _ = arena_stopped.await;
@@ -196,12 +201,16 @@ async fn demo(args: &DemoArgs, dir: &Path, db: &Path) -> anyhow::Result<()> {
     let runner = tokio::spawn(run_runner(config, async move {
         let _ = runner_stopped.await;
     }));
-    let arena_args = ArenaArgs { arena: address };
+    let arena_args = ArenaArgs {
+        arena: address.clone(),
+    };
     let outcome = play_tournaments(args, dir, &arena_args).await;
     let _ = stop_runner.send(());
     let runner_result = runner.await;
     if let (Some(web), Ok(())) = (web, &outcome) {
-        println!("\nthe web pages stay up until Ctrl-C");
+        println!("\nthe web pages and the arena stay up until Ctrl-C");
+        println!("{}", arena_line(&address));
+        std::io::stdout().flush()?;
         crate::serve::shutdown_signal().await;
         let _ = stop_web.send(());
         let _ = web.await;
@@ -213,6 +222,12 @@ async fn demo(args: &DemoArgs, dir: &Path, db: &Path) -> anyhow::Result<()> {
         .context("the runner task failed")?
         .map_err(crate::client::remote_error)?;
     Ok(())
+}
+
+/// Where the demo's arena answers gRPC (a free port, not `cairn serve`'s
+/// default), as the flag `cairn match list` and the others take.
+fn arena_line(address: &str) -> String {
+    format!("cairn arena (gRPC) on {address} (e.g. `cairn match list 1 --arena {address}`)")
 }
 
 async fn play_tournaments(args: &DemoArgs, dir: &Path, arena: &ArenaArgs) -> anyhow::Result<()> {

@@ -1,6 +1,7 @@
-//! `cairn doctor`: every sandbox layer, active or unavailable, and whether
-//! sandboxed Python bots can import `cairn_engine`. Exits 0 only when the
-//! whole sandbox is available (the Python package is optional).
+//! `cairn doctor`: every sandbox layer, active or unavailable, the limits
+//! each bot runs under, and whether sandboxed Python bots can import
+//! `cairn_engine`. Exits 0 only when the whole sandbox is available (the
+//! Python package is optional).
 
 use std::process::ExitCode;
 
@@ -10,6 +11,11 @@ pub struct DoctorArgs {}
 pub fn run(_args: DoctorArgs) -> anyhow::Result<ExitCode> {
     let report = cairn_runner::sandbox::doctor();
     println!("{report}");
+    // The limits `cairn play` and every runner give a bot.
+    println!(
+        "each bot's limits: {}",
+        cairn_runner::sandbox::Limits::default()
+    );
     let interpreters = cairn_runner::sandbox::Interpreters::default_shared();
     let programs: Vec<_> = interpreters
         .found

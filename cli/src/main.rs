@@ -97,6 +97,7 @@ enum Command {
     /// Run an arena, a runner and the bundled bots: a round robin for every game, then the leaderboards.
     Demo(demo::DemoArgs),
     /// Play a local match between bots and print the results.
+    #[command(after_help = bundled_bots_help())]
     Play(play::PlayArgs),
     /// Print a replay file and verify it by re-simulation.
     Replay(replay::ReplayArgs),
@@ -104,11 +105,22 @@ enum Command {
     Games(games::GamesArgs),
     /// List every sandbox layer as active or unavailable (exit 0 when all are active).
     Doctor(doctor::DoctorArgs),
-    /// Run a bundled reference bot on stdin / stdout (random, first, greedy, a game's greedy bot, mcts, mcts-quick).
+    /// Run a bundled reference bot on stdin / stdout.
+    #[command(after_help = bundled_bots_help())]
     BotRun {
-        /// The bundled bot's name.
+        /// The bundled bot's name (listed below).
         name: String,
     },
+}
+
+/// The bundled bots' names, for the helps of `play` and `bot-run`: the list
+/// `bot-run` itself runs.
+fn bundled_bots_help() -> String {
+    format!(
+        "Bundled bots, run by `cairn bot-run NAME` (for `cairn play`, a bot folder whose \
+         cairn-bot.toml says command = [\"cairn\", \"bot-run\", \"NAME\"]): {}",
+        cairn_sdk::bots::BUNDLED_BOTS.join(", ")
+    )
 }
 
 fn main() -> std::process::ExitCode {
@@ -226,6 +238,24 @@ mod tests {
     #[test]
     fn every_command_is_well_formed() {
         super::Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn the_helps_of_play_and_bot_run_name_every_bundled_bot() {
+        let mut cli = super::Cli::command();
+        for subcommand in ["play", "bot-run"] {
+            let help = cli
+                .find_subcommand_mut(subcommand)
+                .unwrap()
+                .render_long_help()
+                .to_string();
+            for name in cairn_sdk::bots::BUNDLED_BOTS {
+                assert!(
+                    help.contains(name),
+                    "`cairn {subcommand} --help` lacks {name}"
+                );
+            }
+        }
     }
 
     #[test]

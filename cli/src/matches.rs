@@ -238,17 +238,17 @@ fn game_text(answer: &pb::Replay, replay: &Value) -> String {
         ]);
     }
     let n_actions = record["actions"].as_array().map_or(0, Vec::len);
+    // Numbered from 1, as TOURNAMENT/MATCH/GAME numbers it.
+    let number_in_match = answer.game_index + 1;
     let mut text = match answer.replay.is_empty() {
         true => format!(
-            "game {} (game {} of its match) · no replay: {NOT_PLAYED}\n{}",
+            "game {} (game {number_in_match} of its match) · no replay: {NOT_PLAYED}\n{}",
             answer.game_id,
-            answer.game_index,
             table.render()
         ),
         false => format!(
-            "game {} (game {} of its match) · {} · dealt from seed {} · {n_actions} actions\n{}",
+            "game {} (game {number_in_match} of its match) · {} · dealt from seed {} · {n_actions} actions\n{}",
             answer.game_id,
-            answer.game_index,
             record["game"].as_str().unwrap_or("?"),
             record["seed"],
             table.render()
@@ -267,4 +267,21 @@ fn game_text(answer: &pb::Replay, replay: &Value) -> String {
         }
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use cairn_proto::arena::v1 as pb;
+    use serde_json::Value;
+
+    #[test]
+    fn a_games_number_in_its_match_counts_from_one_as_its_name_does() {
+        let answer = pb::Replay {
+            game_id: 7,
+            game_index: 0,
+            ..Default::default()
+        };
+        let text = super::game_text(&answer, &Value::Null);
+        assert!(text.starts_with("game 7 (game 1 of its match)"), "{text}");
+    }
 }

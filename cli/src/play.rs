@@ -50,7 +50,9 @@ pub struct PlayArgs {
     /// Check a bot folder as the arena validates a new version: copies of
     /// it play every game and table size its manifest declares, --games
     /// seeds each (default 3); the first forfeit is named with its hint
-    /// and the exit status is 1.
+    /// and the exit status is 1. Only default options are played (and
+    /// solo=true for a solo table), as the arena validates: not tactics,
+    /// expert, rounds or other variants (try those with `--game G --opt`).
     #[arg(long, value_name = "BOTDIR", conflicts_with_all = ["bots", "sprt", "mirror", "replay", "game", "options"])]
     validate: Option<PathBuf>,
     /// A game option, e.g. --opt tactics=true (repeatable; `cairn games`

@@ -88,11 +88,13 @@ pub fn columns_legend() -> String {
     format!(
         "columns: rating is fitted over every game of the board, every table size on one \
          scale, and sets the order (95% CI: the range it lies in, 19 times out of 20; a bot \
-         that never lost is ranked by the least rating its record allows, \"at least\"); \
-         live is the online model's rating, ± its uncertainty (Glicko-2 deviation or \
-         Weng-Lin sigma; 0 for Elo), empty for a bot with no game under that model; games, \
-         W, D and L count every table size; deals are the deals the fit used; bots with \
-         fewer than {} deals are provisional, listed after the rest",
+         no rated bot ever finished ahead of is ranked by the least rating its record \
+         allows, \"at least\", with a footnote); live is the online model's rating, ± its \
+         uncertainty (Glicko-2 deviation or Weng-Lin sigma; 0 for Elo), empty for a bot with \
+         no game under that model; games, W, D and L count every table size: W is a game \
+         finished first alone, D first tied, L in any other place (at 3 or more seats, \
+         finishing second is a loss); deals are the deals the fit used; bots with fewer \
+         than {} deals are provisional, listed after the rest",
         cairn_arena::store::PROVISIONAL_DEALS
     )
 }

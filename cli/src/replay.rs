@@ -2,6 +2,9 @@
 //! re-simulating) and verifies it: every action legal, every state hash
 //! equal, the score following from the play. Exit 1 when it does not verify.
 //! With `--show`, draws the board at each step instead (see [`crate::view`]).
+//!
+//! Games and actions are numbered from 1, as `TOURNAMENT/MATCH/GAME` numbers
+//! games: action N leads to step N of `--at` (step 0 is the deal).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -9,6 +12,8 @@ use std::process::ExitCode;
 use cairn_engine::new_game;
 use cairn_proto::record::{GameRecord, ReplayFile};
 
+/// Games and actions are numbered from 1 (games as in `cairn match show
+/// T/M/G`); `--at N` shows the board after action N, `--at 0` the deal.
 #[derive(Debug, clap::Args)]
 pub struct ReplayArgs {
     /// The replay file written by `cairn play --replay`.
@@ -27,8 +32,10 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     }
     if !args.quiet {
         for (index, game) in replay.games.iter().enumerate() {
-            let index = replay.first_game_index.saturating_add(index as u64);
-            out!("{}", describe_game(index, game));
+            out!(
+                "{}",
+                describe_game(crate::view::game_number(&replay, index), game)
+            );
         }
     }
     match replay.verify() {
@@ -47,12 +54,13 @@ pub fn run(args: ReplayArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
-fn describe_game(index: u64, game: &GameRecord) -> String {
+/// Game `number` (from 1), its actions numbered from 1.
+fn describe_game(number: u64, game: &GameRecord) -> String {
     // A replay file may come from anywhere: its names, actions and details
     // are escaped like every bot-written text.
     use crate::escape::line;
     let mut out = format!(
-        "game {index}: {} {}, seed {}\n",
+        "game {number}: {} {}, seed {}\n",
         line(&game.game),
         crate::view::options_text(&game.options),
         game.seed
@@ -71,15 +79,16 @@ fn describe_game(index: u64, game: &GameRecord) -> String {
     // Who moved comes from the engine; a record that does not re-simulate
     // is still printed, with `?` for unknown seats.
     let mut state = new_game(&game.game, &game.options, game.seats.len(), game.seed).ok();
-    for (step, action) in game.actions.iter().enumerate() {
-        for forfeit in game.forfeits.iter().filter(|f| f.after_actions == step) {
+    for (n_before, action) in game.actions.iter().enumerate() {
+        for forfeit in game.forfeits.iter().filter(|f| f.after_actions == n_before) {
             out.push_str(&forfeit_line(forfeit));
         }
         let seat = state
             .as_ref()
             .and_then(|s| s.current_seat())
             .map_or("?".to_string(), |s| s.to_string());
-        out.push_str(&format!("  {step:>4}  seat {seat}  {}\n", line(action)));
+        let number = n_before + 1;
+        out.push_str(&format!("  {number:>4}  seat {seat}  {}\n", line(action)));
         if let Some(live) = state.as_mut() {
             if live.apply_text(action).is_err() {
                 state = None;
@@ -121,7 +130,7 @@ mod tests {
             score: final_score("schotten-totten", None, 2, &[forfeit]),
             cpu_us: Vec::new(),
         };
-        let text = super::describe_game(0, &record);
+        let text = super::describe_game(1, &record);
         assert!(!text.contains('\u{1b}'), "{text}");
         assert!(text.contains("\\u{1b}]0;evil\\u{7}"), "{text}");
         assert!(

@@ -197,11 +197,47 @@ impl GameDescriptor {
     pub fn check_seats(&self, options: &GameOptions, n_seats: usize) -> Result<(), SetupError> {
         match self.seat_rule(options) {
             Some(rule) if (rule.min..=rule.max).contains(&n_seats) => Ok(()),
-            _ => Err(SetupError::SeatCount {
+            rule => Err(SetupError::SeatCount {
                 game: self.id,
                 n_seats,
-                allowed: self.seats_text(),
+                allowed: self.allowed_seats_text(rule),
             }),
+        }
+    }
+
+    /// The seats the rule that applies takes, in words: `exactly 1 seat
+    /// with solo=true` when an option chose it, else `2 to 4 seats (1 with
+    /// solo=true)`, so a count inside the usual range is never the one refused.
+    fn allowed_seats_text(&self, rule: Option<&SeatRule>) -> String {
+        let seats = |rule: &SeatRule| match (rule.min, rule.max) {
+            (1, 1) => "1 seat".to_string(),
+            _ => format!("{} seats", rule.range_text()),
+        };
+        match rule {
+            Some(
+                rule @ SeatRule {
+                    when: Some((key, value)),
+                    ..
+                },
+            ) => {
+                let exactly = if rule.min == rule.max { "exactly " } else { "" };
+                format!("{exactly}{} with {key}={value}", seats(rule))
+            }
+            Some(rule) => {
+                let others: Vec<String> = self
+                    .seats
+                    .iter()
+                    .filter_map(|other| {
+                        let (key, value) = other.when?;
+                        Some(format!("{} with {key}={value}", other.range_text()))
+                    })
+                    .collect();
+                match others.is_empty() {
+                    true => seats(rule),
+                    false => format!("{} ({})", seats(rule), others.join(", ")),
+                }
+            }
+            None => format!("{} seats", self.seats_text()),
         }
     }
 
@@ -409,7 +445,16 @@ mod tests {
         assert_eq!(TOY.seat_bounds(), (1, 4));
         assert_eq!(
             TOY.check_seats(&plain, 0).unwrap_err().to_string(),
-            "toy is played by 2 to 4 (1 with solo=true) seats, not 0"
+            "toy is played by 2 to 4 seats (1 with solo=true), not 0"
+        );
+    }
+
+    #[test]
+    fn a_seat_count_refused_under_an_option_names_the_count_that_option_takes() {
+        let solo = canonical(&["solo=true"]).unwrap();
+        assert_eq!(
+            TOY.check_seats(&solo, 2).unwrap_err().to_string(),
+            "toy is played by exactly 1 seat with solo=true, not 2"
         );
     }
 

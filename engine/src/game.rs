@@ -37,7 +37,7 @@ pub enum SetupError {
         value: String,
         expected: String,
     },
-    #[error("{game} is played by {allowed} seats, not {n_seats}")]
+    #[error("{game} is played by {allowed}, not {n_seats}")]
     SeatCount {
         game: &'static str,
         n_seats: usize,

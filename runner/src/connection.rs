@@ -289,10 +289,9 @@ impl BotConnection {
 
     fn failure_from_exit(&mut self, exit: &ExitReport) -> Failure {
         let failure = match (&exit.broken_limit, exit.status.code()) {
-            (Some(limit), _) => Failure::new(
-                ForfeitReason::ResourceLimit,
-                format!("broke the {limit} limit"),
-            ),
+            (Some(limit), _) => {
+                Failure::new(ForfeitReason::ResourceLimit, format!("broke the {limit}"))
+            }
             // RULING (ours): the shells' "cannot execute" (126) and "not
             // found" (127), before the bot's first word, mean its command
             // never started (a bare command runs through `sh -c`).

@@ -69,8 +69,8 @@ impl LaunchError {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExitReport {
     pub status: ExitStatus,
-    /// The resource limit the process broke, when its supervisor knows
-    /// (the plain launcher never does).
+    /// The resource limit the process broke with its figure (`memory limit
+    /// of 512 MiB`), when its supervisor knows (the plain launcher never does).
     pub broken_limit: Option<String>,
 }
 

@@ -37,24 +37,25 @@ pub struct ViewArgs {
     /// Draw the board at each step (with the arrow keys in a terminal).
     #[arg(long)]
     pub show: bool,
-    /// Print step N (0 is the deal, N follows the Nth action) and exit
-    /// (implies --show).
+    /// Print step N and exit (implies --show): 0 is the deal, N the board
+    /// after action N as `cairn replay` lists it (actions count from 1).
     #[arg(long, value_name = "N")]
     pub at: Option<usize>,
     /// Show only what seat S could see (implies --show).
     #[arg(long, value_name = "S")]
     pub seat: Option<usize>,
-    /// Which game of a replay file holding a whole match to show (0 is the
-    /// first; implies --show).
-    #[arg(long, value_name = "G")]
-    pub game_index: Option<usize>,
+    /// Which game of a replay file holding a whole match to show, numbered
+    /// as `cairn replay` lists them (from 1, as in TOURNAMENT/MATCH/GAME);
+    /// implies --show.
+    #[arg(long = "game", id = "game_number", value_name = "G")]
+    pub game_number: Option<u64>,
 }
 
 impl ViewArgs {
     /// Whether to draw the board: `--show`, or any flag that says which
     /// board to draw.
     pub fn wants_board(&self) -> bool {
-        self.show || self.at.is_some() || self.seat.is_some() || self.game_index.is_some()
+        self.show || self.at.is_some() || self.seat.is_some() || self.game_number.is_some()
     }
 }
 
@@ -107,14 +108,28 @@ impl<T> Board<'_, T> {
     }
 }
 
-/// Shows game `args.game_index` of `replay`: one step (`--at`), every step one
-/// after another (not a terminal), or interactively.
+/// The number users see for the `index`th game of `replay`: its number in
+/// its match, from 1 (a file from `cairn match show` holds one game of a match).
+pub(crate) fn game_number(replay: &ReplayFile, index: usize) -> u64 {
+    replay
+        .first_game_index
+        .saturating_add(index as u64)
+        .saturating_add(1)
+}
+
+/// Shows game `args.game_number` of `replay` (its first when absent): one
+/// step (`--at`), every step one after another (not a terminal), or
+/// interactively.
 pub fn show(replay: &ReplayFile, args: &ViewArgs) -> anyhow::Result<ExitCode> {
-    let game_index = args.game_index.unwrap_or(0);
-    let Some(record) = replay.games.get(game_index) else {
+    let first = game_number(replay, 0);
+    let number = args.game_number.unwrap_or(first);
+    let record = number
+        .checked_sub(first)
+        .and_then(|index| replay.games.get(usize::try_from(index).ok()?));
+    let Some(record) = record else {
         anyhow::bail!(
-            "game {game_index} is not in this replay ({} game(s))",
-            replay.games.len()
+            "game {number} is not in this replay (it holds games {first} to {})",
+            game_number(replay, replay.games.len().saturating_sub(1))
         );
     };
     let steps = record.steps()?;

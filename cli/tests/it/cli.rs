@@ -106,8 +106,8 @@ fn a_written_replay_verifies_and_a_tampered_one_does_not() {
         "{text}"
     );
     assert!(
-        text.contains("game 0: schotten-totten base, seed ")
-            && text.contains("game 1: schotten-totten base, seed "),
+        text.contains("game 1: schotten-totten base, seed ")
+            && text.contains("game 2: schotten-totten base, seed "),
         "a game is labelled with its variant as people write it: {text}"
     );
 

@@ -1,23 +1,60 @@
 //! `cairn demo`, the README's first command, end to end at its smallest
 //! size: a real arena, runner and bundled bots in a temporary folder. It
-//! must exit 0 and print a rated leaderboard for every game of the engine.
+//! must print a rated leaderboard for every game of the engine and, with
+//! `--serve`, an arena address that `cairn match list --arena` reaches.
 
-use std::process::Command;
+use std::io::{BufRead, BufReader, Read};
+use std::process::{Command, Stdio};
 
 #[test]
 fn the_demo_prints_a_rated_leaderboard_for_every_game_of_the_engine() {
     let dir = tempfile::tempdir().unwrap();
-    let output = Command::new(env!("CARGO_BIN_EXE_cairn"))
-        .args(["demo", "--games-per-pairing", "2", "--dir"])
+    let mut demo = Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .args(["demo", "--serve", "127.0.0.1:0", "--games-per-pairing", "2"])
+        .arg("--dir")
         .arg(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = demo.stderr.take().unwrap();
+    let stderr = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        text
+    });
+    // Served, the demo waits for Ctrl-C once it is over: read up to the
+    // line saying so and the arena's address after it.
+    let mut stdout = String::new();
+    let mut lines = BufReader::new(demo.stdout.take().unwrap()).lines();
+    let arena = loop {
+        let Some(Ok(line)) = lines.next() else {
+            let _ = demo.wait();
+            panic!("the demo failed:\n{stdout}\n{}", stderr.join().unwrap());
+        };
+        stdout.push_str(&line);
+        stdout.push('\n');
+        if stdout.contains("stay up until Ctrl-C") {
+            if let Some(rest) = line.strip_prefix("cairn arena (gRPC) on ") {
+                break rest
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or_default()
+                    .to_string();
+            }
+        }
+    };
+    let listed = Command::new(env!("CARGO_BIN_EXE_cairn"))
+        .args(["match", "list", "1", "--arena", &arena])
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    demo.kill().unwrap();
+    demo.wait().unwrap();
+    let listing = String::from_utf8_lossy(&listed.stdout);
     assert!(
-        output.status.success(),
-        "the demo failed ({}):\n{stdout}\n{stderr}",
-        output.status
+        listed.status.success() && listing.contains("1/1/1"),
+        "`cairn match list 1 --arena {arena}` does not reach the demo:\n{listing}{}\n{stdout}",
+        String::from_utf8_lossy(&listed.stderr)
     );
     let lines: Vec<&str> = stdout.lines().collect();
     for game in cairn_engine::GAMES {

@@ -117,7 +117,7 @@ fn play_refuses_bad_games_options_and_seats_with_what_is_accepted() {
                 "cmd:a",
                 "cmd:b",
             ],
-            "2 to 4 (1 with solo=true) seats, not 2",
+            "exactly 1 seat with solo=true, not 2",
         ),
         (
             &[

@@ -155,12 +155,33 @@ fn hostile_names_are_escaped_and_bad_steps_or_seats_are_errors() {
     for bad in [
         &["--at", "100000"][..],
         &["--seat", "2"],
-        &["--game-index", "3"],
+        &["--game", "2"],
+        &["--game", "0"],
     ] {
         let mut args = vec!["replay", path.to_str().unwrap(), "--show"];
         args.extend(bad);
         let output = cairn(&args);
         assert_eq!(output.status.code(), Some(2), "{bad:?}");
+    }
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
+fn the_listings_action_n_is_the_one_at_n_shows_played() {
+    let (path, replay) = played("numbers", "schotten-totten", &[], &["greedy", "random"]);
+    let listing = stdout(&cairn(&["replay", path.to_str().unwrap()]));
+    assert!(listing.contains("game 1: schotten-totten"), "{listing}");
+    let actions = replay["games"][0]["actions"].as_array().unwrap();
+    for at in [1, 6] {
+        let action = actions[at - 1].as_str().unwrap();
+        let row = format!("{at:>4}  seat ");
+        let listed = listing
+            .lines()
+            .find(|line| line.starts_with(&format!("  {row}")))
+            .unwrap_or_else(|| panic!("no action {at} in\n{listing}"));
+        assert!(listed.ends_with(&format!("  {action}")), "{listed}");
+        let shown = show(&path, &["--at", &at.to_string(), "--game", "1"]);
+        assert!(shown.contains(&format!("played `{action}`")), "{shown}");
     }
     std::fs::remove_file(&path).unwrap();
 }

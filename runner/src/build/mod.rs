@@ -179,7 +179,7 @@ fn sandboxed_build(
         }
     };
     let (outcome, log_tail) = supervise(&mut process, limits.wall);
-    if let Some(detail) = outcome_failure(&outcome, limits.wall) {
+    if let Some(detail) = outcome_failure(&outcome, limits) {
         return Err(BuildError::failed(detail, log_tail));
     }
     replace_with_output(folder, output.path(), limits.output_bytes).map_err(
@@ -200,15 +200,15 @@ fn sandboxed_build(
 }
 
 /// The build's ending as a failure, `None` for a success.
-fn outcome_failure(outcome: &Option<ProcessOutcome>, wall: Duration) -> Option<String> {
+fn outcome_failure(outcome: &Option<ProcessOutcome>, limits: &BuildLimits) -> Option<String> {
     let Some(outcome) = outcome else {
         return Some(format!(
             "still running after {} s of wall-clock time",
-            wall.as_secs()
+            limits.wall.as_secs()
         ));
     };
     if let Some(limit) = outcome.limit_broken {
-        return Some(format!("broke the {limit} limit"));
+        return Some(format!("broke the {}", limits.sandbox.describe(limit)));
     }
     match outcome.ending {
         Ending::Exited(0) => None,

@@ -93,8 +93,9 @@ struct SandboxBot {
 }
 
 /// The sandbox's ending as a wait status, so the match loop reads it like
-/// any exit (a kill by the runner reads as SIGKILL).
-fn exit_report(outcome: ProcessOutcome) -> ExitReport {
+/// any exit (a kill by the runner reads as SIGKILL); a broken limit is
+/// named with its figure under `limits`.
+fn exit_report(outcome: ProcessOutcome, limits: &Limits) -> ExitReport {
     let status = match outcome.ending {
         Ending::Exited(code) => ExitStatus::from_raw((code & 0xff) << 8),
         Ending::Signaled(signal) => ExitStatus::from_raw(signal & 0x7f),
@@ -102,7 +103,7 @@ fn exit_report(outcome: ProcessOutcome) -> ExitReport {
     };
     ExitReport {
         status,
-        broken_limit: outcome.limit_broken.map(|limit| limit.name().to_string()),
+        broken_limit: outcome.limit_broken.map(|limit| limits.describe(limit)),
     }
 }
 
@@ -123,7 +124,10 @@ impl BotProcess for SandboxBot {
     }
 
     fn try_status(&mut self) -> Option<ExitReport> {
-        self.process.try_status().map(exit_report)
+        let limits = *self.process.limits();
+        self.process
+            .try_status()
+            .map(|outcome| exit_report(outcome, &limits))
     }
 
     fn kill_all(&mut self) {
@@ -146,24 +150,36 @@ mod tests {
 
     #[test]
     fn sandbox_endings_read_as_exit_codes_signals_and_broken_limits() {
-        let exited = exit_report(ProcessOutcome {
-            ending: Ending::Exited(3),
-            limit_broken: None,
-            cpu_time: Duration::ZERO,
-        });
+        let exited = exit_report(
+            ProcessOutcome {
+                ending: Ending::Exited(3),
+                limit_broken: None,
+                cpu_time: Duration::ZERO,
+            },
+            &Limits::default(),
+        );
         assert_eq!((exited.status.code(), exited.broken_limit), (Some(3), None));
-        let signaled = exit_report(ProcessOutcome {
-            ending: Ending::Signaled(11),
-            limit_broken: None,
-            cpu_time: Duration::ZERO,
-        });
+        let signaled = exit_report(
+            ProcessOutcome {
+                ending: Ending::Signaled(11),
+                limit_broken: None,
+                cpu_time: Duration::ZERO,
+            },
+            &Limits::default(),
+        );
         assert_eq!(signaled.status.signal(), Some(11));
-        let killed = exit_report(ProcessOutcome {
-            ending: Ending::Killed,
-            limit_broken: Some(LimitBroken::Memory),
-            cpu_time: Duration::ZERO,
-        });
+        let killed = exit_report(
+            ProcessOutcome {
+                ending: Ending::Killed,
+                limit_broken: Some(LimitBroken::Memory),
+                cpu_time: Duration::ZERO,
+            },
+            &Limits::default(),
+        );
         assert_eq!(killed.status.signal(), Some(libc::SIGKILL));
-        assert_eq!(killed.broken_limit.as_deref(), Some("memory"));
+        assert_eq!(
+            killed.broken_limit.as_deref(),
+            Some("memory limit of 512 MiB")
+        );
     }
 }

@@ -48,6 +48,43 @@ impl Limits {
     pub fn cpu_time(&self) -> Duration {
         Duration::from_secs(self.cpu_seconds)
     }
+
+    /// `limit` named with its figure under these limits, as a forfeit's
+    /// detail says it: `memory limit of 512 MiB`.
+    pub fn describe(&self, limit: LimitBroken) -> String {
+        let figure = match limit {
+            LimitBroken::Memory => mib(self.memory_bytes),
+            LimitBroken::CpuTime => format!("{} s of CPU", self.cpu_seconds),
+            LimitBroken::FileSize => mib(self.file_size_bytes),
+            LimitBroken::Processes => format!("{} processes and threads", self.max_processes),
+        };
+        format!("{limit} limit of {figure}")
+    }
+}
+
+impl std::fmt::Display for Limits {
+    /// Every limit in a line, as `cairn doctor` prints the defaults.
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            formatter,
+            "memory {} (the whole process tree, /tmp files included), {} processes and threads, \
+             {} s of CPU in all, files up to {}, {} open files, a {} /tmp",
+            mib(self.memory_bytes),
+            self.max_processes,
+            self.cpu_seconds,
+            mib(self.file_size_bytes),
+            self.open_files,
+            mib(self.scratch_bytes)
+        )
+    }
+}
+
+/// `512 MiB`, or bytes when not a whole number of MiB.
+fn mib(bytes: u64) -> String {
+    match bytes % (1 << 20) {
+        0 => format!("{} MiB", bytes >> 20),
+        _ => format!("{bytes} bytes"),
+    }
 }
 
 /// The limit a bot was stopped by (or ran into).
@@ -93,6 +130,31 @@ mod tests {
         assert_eq!(limits.file_size_bytes, 16 << 20);
         assert_eq!(limits.open_files, 256);
         assert_eq!(limits.cpu_time(), Duration::from_secs(600));
+    }
+
+    #[test]
+    fn a_broken_limit_is_described_with_its_figure() {
+        let limits = Limits::default();
+        assert_eq!(
+            limits.describe(LimitBroken::Memory),
+            "memory limit of 512 MiB"
+        );
+        assert_eq!(
+            limits.describe(LimitBroken::Processes),
+            "processes limit of 64 processes and threads"
+        );
+        assert_eq!(
+            limits.describe(LimitBroken::CpuTime),
+            "cpu_time limit of 600 s of CPU"
+        );
+        let odd = Limits {
+            file_size_bytes: 1000,
+            ..limits
+        };
+        assert_eq!(
+            odd.describe(LimitBroken::FileSize),
+            "file_size limit of 1000 bytes"
+        );
     }
 
     #[test]

@@ -88,6 +88,11 @@ impl SandboxedProcess {
         }
     }
 
+    /// The limits the process runs under.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
     /// Waits for the supervisor's word that the bot's `execve` happened.
     pub(super) fn await_start(&mut self) -> Result<(), SandboxError> {
         match self.read_report() {

@@ -122,19 +122,22 @@ fn denied_in_sandbox(probe: &str, argument: &str) -> String {
 #[test]
 fn allocating_four_gib_forfeits_on_the_memory_limit() {
     let detail = forfeit_in_sandbox("memory-4gib", ForfeitReason::ResourceLimit);
-    assert_eq!(detail, "broke the memory limit");
+    assert_eq!(detail, "broke the memory limit of 512 MiB");
 }
 
 #[test]
 fn a_fork_bomb_forfeits_on_the_process_limit_and_no_child_is_left() {
     let detail = forfeit_in_sandbox("fork-bomb", ForfeitReason::ResourceLimit);
-    assert_eq!(detail, "broke the processes limit");
+    assert_eq!(
+        detail,
+        "broke the processes limit of 64 processes and threads"
+    );
 }
 
 #[test]
 fn writing_a_200_mib_file_forfeits_on_the_file_size_limit() {
     let detail = forfeit_in_sandbox("big-file", ForfeitReason::ResourceLimit);
-    assert_eq!(detail, "broke the file_size limit");
+    assert_eq!(detail, "broke the file_size limit of 16 MiB");
 }
 
 #[test]
