@@ -114,7 +114,7 @@ impl SprtState {
             _ => "at the decision: ",
         };
         format!(
-            "sprt elo0={} elo1={} alpha={} beta={} model={}: {decision}, llr {:.3} (bounds {:.3} .. {:.3}), {at}{} games W {} D {} L {}{}",
+            "sprt elo0={} elo1={} alpha={} beta={} model={}: {decision}, llr {:.3} (bounds {:.3} .. {:.3}), {at}{} W {} D {} L {}{}",
             self.sprt.elo0,
             self.sprt.elo1,
             self.sprt.alpha,
@@ -123,7 +123,7 @@ impl SprtState {
             self.llr,
             self.sprt.lower_bound(),
             self.sprt.upper_bound(),
-            head.games(),
+            games_text(head.games()),
             head.wins,
             head.draws,
             head.losses,
@@ -239,10 +239,10 @@ pub fn interval_text(low: f64, high: f64) -> String {
 /// its decision.
 pub fn head_to_head_text(names: &[String], head: &HeadToHead, sprt: Option<&SprtState>) -> String {
     let mut out = format!(
-        "{} vs {}: {} games, W {} D {} L {}",
+        "{} vs {}: {}, W {} D {} L {}",
         names[0],
         names[1],
-        head.games(),
+        games_text(head.games()),
         head.wins,
         head.draws,
         head.losses
@@ -464,4 +464,12 @@ pub fn solo_json(game: &str, standings: &[Option<Standing>]) -> Value {
         })
         .collect();
     json!({ "bots": bots })
+}
+
+/// `1 game`, `2 games`.
+fn games_text(n: u64) -> String {
+    match n {
+        1 => "1 game".to_string(),
+        n => format!("{n} games"),
+    }
 }
