@@ -148,34 +148,22 @@ mod tests {
         assert_eq!(trusted.programs, Some(ProgramPolicy::Trusted));
     }
 
+    fn report_of(ending: Ending, limit_broken: Option<LimitBroken>) -> ExitReport {
+        let outcome = ProcessOutcome {
+            ending,
+            limit_broken,
+            cpu_time: Duration::ZERO,
+        };
+        exit_report(outcome, &Limits::default())
+    }
+
     #[test]
     fn sandbox_endings_read_as_exit_codes_signals_and_broken_limits() {
-        let exited = exit_report(
-            ProcessOutcome {
-                ending: Ending::Exited(3),
-                limit_broken: None,
-                cpu_time: Duration::ZERO,
-            },
-            &Limits::default(),
-        );
+        let exited = report_of(Ending::Exited(3), None);
         assert_eq!((exited.status.code(), exited.broken_limit), (Some(3), None));
-        let signaled = exit_report(
-            ProcessOutcome {
-                ending: Ending::Signaled(11),
-                limit_broken: None,
-                cpu_time: Duration::ZERO,
-            },
-            &Limits::default(),
-        );
+        let signaled = report_of(Ending::Signaled(11), None);
         assert_eq!(signaled.status.signal(), Some(11));
-        let killed = exit_report(
-            ProcessOutcome {
-                ending: Ending::Killed,
-                limit_broken: Some(LimitBroken::Memory),
-                cpu_time: Duration::ZERO,
-            },
-            &Limits::default(),
-        );
+        let killed = report_of(Ending::Killed, Some(LimitBroken::Memory));
         assert_eq!(killed.status.signal(), Some(libc::SIGKILL));
         assert_eq!(
             killed.broken_limit.as_deref(),
