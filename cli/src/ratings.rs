@@ -90,7 +90,7 @@ pub fn columns_legend() -> String {
          scale, and sets the order (95% CI: the range it lies in, 19 times out of 20; a bot \
          no rated bot ever finished ahead of is ranked by the least rating its record \
          allows, \"at least\", with a footnote); live is the online model's rating, ± its \
-         uncertainty (Glicko-2 deviation or Weng-Lin sigma; 0 for Elo), empty for a bot with \
+         uncertainty (Glicko-2 deviation or Weng-Lin sigma; empty for Elo, which keeps none), empty for a bot with \
          no game under that model; games, W, D and L count every table size: W is a game \
          finished first alone, D first tied, L in any other place (at 3 or more seats, \
          finishing second is a loss); deals are the deals the fit used; bots with fewer \
@@ -168,7 +168,11 @@ fn rows_table(
             fitted,
             interval,
             live(row.rating),
-            live(row.uncertainty),
+            // Elo keeps no uncertainty: a 0 would read as certainty.
+            match board.model.as_str() {
+                "elo" => String::new(),
+                _ => live(row.uncertainty),
+            },
             row.games.to_string(),
             row.wins.to_string(),
             row.draws.to_string(),
