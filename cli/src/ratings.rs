@@ -88,7 +88,8 @@ pub fn columns_legend() -> String {
     format!(
         "columns: rating is fitted over every game of the board, every table size on one \
          scale, and sets the order (95% CI: the range it lies in, 19 times out of 20; a bot \
-         that never lost is ranked by the least rating its record allows, \"at least\"); \
+         that never lost shows the least rating its record allows, \"at least\", and is \
+         ranked above every rated bot; one that never won, below them); \
          live is the online model's rating, ± its uncertainty (Glicko-2 deviation or \
          Weng-Lin sigma; 0 for Elo), empty for a bot with no game under that model; games, \
          W, D and L count every table size; deals are the deals the fit used; bots with \

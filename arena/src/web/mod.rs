@@ -329,7 +329,7 @@ async fn leaderboards(State(store): State<Store>) -> Answer {
 }
 
 /// One leaderboard line: the fitted rating that orders it (or, for an
-/// unbeaten or winless bot, the bound it is ranked by), the live rating
+/// unbeaten or winless bot, its one-sided bound), the live rating
 /// beside it (null with no game under the live model) and the record.
 fn board_row(line: &crate::store::FittedRow, model: crate::ratings::RatingModel) -> Value {
     let row = &line.row;

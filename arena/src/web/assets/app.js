@@ -115,7 +115,8 @@ function leaderboardTable(board) {
 }
 
 // A fitted rating and its interval as two cells: an unbeaten bot shows the
-// least rating its record allows (and is ranked by it), a winless one the most.
+// least rating its record allows (and ranks above every rated bot), a winless
+// one the most (and ranks below them).
 function fittedCells(fitted) {
   const round = (value) => value === null ? "unbounded" : value.toFixed(0);
   if (fitted === null) return [td(""), td("")];
