@@ -122,8 +122,13 @@ pub fn leaderboard_table(board: &pb::Leaderboard) -> String {
         text.push_str(&rows_table(board, &established, &mut notes));
     }
     if !provisional.is_empty() {
+        let caveat = if established.is_empty() {
+            ""
+        } else {
+            "; not ranked above the bots above"
+        };
         text.push_str(&format!(
-            "provisional (fewer than {} deals; not ranked above the bots above):\n{}",
+            "provisional (fewer than {} deals{caveat}):\n{}",
             board.provisional_deals,
             rows_table(board, &provisional, &mut notes)
         ));
@@ -516,6 +521,10 @@ mod tests {
             "{text}"
         );
         assert!(below.contains("newcomer@1"), "{text}");
+        assert!(
+            below.starts_with("; not ranked above the bots above):"),
+            "{text}"
+        );
         // No live rating for a bot with no game under the live model.
         let quad = text.lines().find(|line| line.contains("quad@1")).unwrap();
         assert!(!quad.contains("1234"), "{quad}");
@@ -523,6 +532,26 @@ mod tests {
         assert_eq!(json["rows"][0]["fitted"]["at_least"], 2190.4);
         assert_eq!(json["rows"][2]["rating"], Value::Null);
         assert_eq!(json["fit"]["table_sizes"], json!([2, 4]));
+    }
+
+    #[test]
+    fn a_board_of_provisional_bots_alone_does_not_speak_of_bots_above() {
+        let board = pb::Leaderboard {
+            game: "lords-of-scotland".into(),
+            model: "weng-lin".into(),
+            provisional_deals: 10,
+            rows: vec![
+                rated("mcts-quick", 1525.0, true),
+                rated("greedy", 1475.0, true),
+            ],
+            ..Default::default()
+        };
+        let text = leaderboard_table(&board);
+        assert!(
+            text.contains("provisional (fewer than 10 deals):\n"),
+            "{text}"
+        );
+        assert!(!text.contains("bots above"), "{text}");
     }
 
     #[test]
