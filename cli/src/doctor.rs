@@ -9,14 +9,14 @@ pub struct DoctorArgs {}
 
 pub fn run(_args: DoctorArgs) -> anyhow::Result<ExitCode> {
     let report = cairn_runner::sandbox::doctor();
-    println!("{report}");
+    outln!("{report}");
     let interpreters = cairn_runner::sandbox::Interpreters::default_shared();
     let programs: Vec<_> = interpreters
         .found
         .iter()
         .map(|found| found.program.clone())
         .collect();
-    println!("{}", cairn_runner::python_package::describe(&programs));
+    outln!("{}", cairn_runner::python_package::describe(&programs));
     Ok(if report.is_complete() {
         ExitCode::SUCCESS
     } else {

@@ -192,7 +192,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         };
         // Scripts and tests read the address from this line: one line,
         // whose first address is the arena's.
-        println!(
+        outln!(
             "cairn arena listening on http://{address} (database {}{runner_port})",
             args.db
         );
@@ -315,7 +315,7 @@ pub fn start_web(
     admission: Admission,
     mut stop: tokio::sync::watch::Receiver<()>,
 ) -> anyhow::Result<tokio::task::JoinHandle<std::io::Result<()>>> {
-    println!("cairn web pages on http://{}/", listener.local_addr()?);
+    outln!("cairn web pages on http://{}/", listener.local_addr()?);
     std::io::stdout().flush()?;
     Ok(tokio::spawn(cairn_arena::web::serve(
         listener,

@@ -70,12 +70,12 @@ pub async fn show(client: &mut Client, id: i64, json: bool) -> anyhow::Result<Ex
         crate::suspensions::text(&tournament, &status.suspensions)
     );
     if !status.bracket.is_empty() {
-        print!("{}", bracket_text(&status.bracket));
+        out!("{}", bracket_text(&status.bracket));
     }
-    print!("{}", crate::results_table::table_text(&status.table));
+    out!("{}", crate::results_table::table_text(&status.table));
     if tournament.format == "round-robin" {
         if !status.crosstable.is_empty() {
-            print!(
+            out!(
                 "{}",
                 crate::results_table::crosstable_text(
                     &status.table,
@@ -104,7 +104,7 @@ pub async fn show(client: &mut Client, id: i64, json: bool) -> anyhow::Result<Ex
             row.games.to_string(),
         ]);
     }
-    print!("{}", table.render());
+    out!("{}", table.render());
     Ok(ExitCode::SUCCESS)
 }
 
@@ -151,7 +151,7 @@ pub fn run_ladder(args: LadderArgs) -> anyhow::Result<ExitCode> {
             );
         } else {
             for status in &shown {
-                print!("{}", ladder_text(status));
+                out!("{}", ladder_text(status));
             }
         }
         Ok(ExitCode::SUCCESS)
