@@ -261,6 +261,15 @@ impl Footnotes {
 /// A solo leaderboard: mean score per deal with its 95% interval, the
 /// rank title, and the paired-by-deal gap to the next bot.
 fn solo_table(board: &pb::Leaderboard) -> String {
+    format!(
+        "{} (solo: every bot on the same deals, ranked by mean score)\n{}",
+        game_variant(&board.game, &board.variant),
+        solo_rows_table(&board.solo)
+    )
+}
+
+/// Solo rows (a solo board's, or a solo tournament's) as a table.
+pub fn solo_rows_table(rows: &[pb::SoloRow]) -> String {
     let mut table = Table::new(&[
         ">#",
         "bot",
@@ -270,7 +279,7 @@ fn solo_table(board: &pb::Leaderboard) -> String {
         ">deals",
         "ahead of next (paired by deal)",
     ]);
-    for row in &board.solo {
+    for row in rows {
         let ahead = row.ahead_of_next.map_or_else(String::new, |d| {
             format!(
                 "{:+.1} [{}, {}]",
@@ -289,11 +298,7 @@ fn solo_table(board: &pb::Leaderboard) -> String {
             ahead,
         ]);
     }
-    format!(
-        "{} (solo: every bot on the same deals, ranked by mean score)\n{}",
-        game_variant(&board.game, &board.variant),
-        table.render()
-    )
+    table.render()
 }
 
 fn solo_bound(value: f64) -> String {
@@ -383,15 +388,7 @@ pub fn leaderboard_json(board: &pb::Leaderboard) -> Value {
         json!({"method": fit.method, "games": fit.games, "deals": fit.deals, "table_sizes": fit.table_sizes,
                "anchor_bot": (!fit.anchor_bot.is_empty()).then_some(&fit.anchor_bot), "anchor_rating": fit.anchor_rating})
     });
-    let solo: Vec<Value> = board
-        .solo
-        .iter()
-        .map(|r| {
-            json!({"position": r.position, "bot_version_id": r.bot_version_id, "bot": r.bot_name, "version": r.version,
-                   "deals": r.deals, "mean": r.mean, "ci95": [finite(r.low), finite(r.high)], "title": r.title,
-                   "ahead_of_next": r.ahead_of_next.map(|d| json!({"mean": d.mean, "ci95": [finite(d.low), finite(d.high)]}))})
-        })
-        .collect();
+    let solo = solo_rows_json(&board.solo);
     let seats: Vec<Value> = board
         .seat_shares
         .iter()
@@ -402,6 +399,18 @@ pub fn leaderboard_json(board: &pb::Leaderboard) -> Value {
         .collect();
     json!({"game": board.game, "variant": board.variant, "model": board.model, "provisional_deals": board.provisional_deals,
            "fit": fit, "rows": rows, "solo": solo, "seat_shares": seats})
+}
+
+/// Solo rows (a solo board's, or a solo tournament's) as JSON.
+pub fn solo_rows_json(rows: &[pb::SoloRow]) -> Vec<Value> {
+    let finite = |v: f64| v.is_finite().then_some(v);
+    rows.iter()
+        .map(|r| {
+            json!({"position": r.position, "bot_version_id": r.bot_version_id, "bot": r.bot_name, "version": r.version,
+                   "deals": r.deals, "mean": r.mean, "ci95": [finite(r.low), finite(r.high)], "title": r.title,
+                   "ahead_of_next": r.ahead_of_next.map(|d| json!({"mean": d.mean, "ci95": [finite(d.low), finite(d.high)]}))})
+        })
+        .collect()
 }
 
 fn fitted_json(fitted: &pb::FittedRating) -> Value {

@@ -44,6 +44,7 @@ pub async fn show(client: &mut Client, id: i64, json: bool) -> anyhow::Result<Ex
             "{}",
             json!({"tournament": tournament_json(&tournament), "progress": progress_json(&progress),
                    "results": crate::results_table::table_json(&status.table), "crosstable": crosstable,
+                   "solo": crate::ratings::solo_rows_json(&status.solo),
                    "standings": standings, "bracket": bracket, "sprt": sprt,
                    "suspensions": crate::suspensions::json(&status.suspensions)})
         );
@@ -72,7 +73,12 @@ pub async fn show(client: &mut Client, id: i64, json: bool) -> anyhow::Result<Ex
     if !status.bracket.is_empty() {
         out!("{}", bracket_text(&status.bracket));
     }
-    out!("{}", crate::results_table::table_text(&status.table));
+    if status.solo.is_empty() {
+        out!("{}", crate::results_table::table_text(&status.table));
+    } else {
+        outln!("results (solo: every bot on the same deals, ranked by mean score):");
+        out!("{}", crate::ratings::solo_rows_table(&status.solo));
+    }
     if tournament.format == "round-robin" {
         if !status.crosstable.is_empty() {
             out!(
