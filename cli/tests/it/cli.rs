@@ -613,3 +613,17 @@ fn tournament_create_help_names_the_seatings_games_per_pairing_must_cover() {
         );
     }
 }
+
+#[test]
+fn serve_help_names_both_databases() {
+    let output = cairn(&["--help"]);
+    let help = String::from_utf8_lossy(&output.stdout);
+    let serve = help
+        .lines()
+        .find(|line| line.trim_start().starts_with("serve"))
+        .unwrap();
+    assert!(
+        serve.contains("SQLite") && serve.contains("PostgreSQL"),
+        "{serve}"
+    );
+}
