@@ -84,7 +84,8 @@
 //! the bootstrap's own interval is wider and the floor does nothing.
 //!
 //! An unbeaten or winless bot has no estimate but a one-sided bound
-//! (`bound.rs`), by which boards rank it.
+//! (`bound.rs`); boards rank it above (below) every rated bot, and by that
+//! bound among its kind.
 
 mod bound;
 mod graph;

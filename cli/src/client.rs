@@ -70,6 +70,13 @@ pub fn status_error(status: Status) -> anyhow::Error {
         | Code::ResourceExhausted
         | Code::AlreadyExists
         | Code::FailedPrecondition => anyhow!("{message}"),
+        // A service this port does not serve (the runners' port serves
+        // runners alone): tonic gives no message.
+        Code::Unimplemented => anyhow!(
+            "this address does not serve that API (the runners' port, --runner-listen, \
+             serves runners only: give owner commands the arena's main address)"
+        ),
+        code if message.is_empty() => anyhow!("the arena answered {code:?}"),
         code => anyhow!("the arena answered {code:?}: {message}"),
     }
 }
@@ -83,4 +90,22 @@ pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     Ok(tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_service_the_port_does_not_serve_is_named_not_left_blank() {
+        let error = status_error(Status::unimplemented("")).to_string();
+        assert!(error.contains("does not serve that API"), "{error}");
+        assert!(!error.ends_with(": "), "{error}");
+    }
+
+    #[test]
+    fn a_status_without_a_message_ends_with_its_code() {
+        let error = status_error(Status::internal("")).to_string();
+        assert_eq!(error, "the arena answered Internal");
+    }
 }

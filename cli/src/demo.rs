@@ -148,9 +148,9 @@ pub fn run(args: DemoArgs) -> anyhow::Result<ExitCode> {
     for stale in ["arena.sqlite", "arena.sqlite-wal", "arena.sqlite-shm"] {
         let _ = std::fs::remove_file(dir.join(stale));
     }
-    println!("cairn demo: arena database {}", db.display());
+    outln!("cairn demo: arena database {}", db.display());
     crate::client::runtime()?.block_on(demo(&args, &dir, &db))?;
-    println!(
+    outln!(
         "\ndemo finished in {:.1} s",
         started.elapsed().as_secs_f64()
     );
@@ -186,7 +186,7 @@ async fn demo(args: &DemoArgs, dir: &Path, db: &Path) -> anyhow::Result<()> {
         None => None,
     };
     if web.is_some() {
-        println!("{}", arena_line(&address));
+        outln!("{}", arena_line(&address));
     }
     let (stop_arena, arena_stopped) = oneshot::channel::<()>();
     let arena = tokio::spawn(cairn_arena::run(listener, store, options, async move {
@@ -208,8 +208,8 @@ async fn demo(args: &DemoArgs, dir: &Path, db: &Path) -> anyhow::Result<()> {
     let _ = stop_runner.send(());
     let runner_result = runner.await;
     if let (Some(web), Ok(())) = (web, &outcome) {
-        println!("\nthe web pages and the arena stay up until Ctrl-C");
-        println!("{}", arena_line(&address));
+        outln!("\nthe web pages and the arena stay up until Ctrl-C");
+        outln!("{}", arena_line(&address));
         std::io::stdout().flush()?;
         crate::serve::shutdown_signal().await;
         let _ = stop_web.send(());
@@ -248,7 +248,7 @@ async fn play_tournaments(args: &DemoArgs, dir: &Path, arena: &ArenaArgs) -> any
             .await
             .map_err(status_error)?;
     }
-    println!(
+    outln!(
         "registered bots: {}\n(each runs `cairn bot-run NAME`; random-too is random again, so the \
          fit should rate the two alike)\n",
         DEMO_BOTS
@@ -320,10 +320,10 @@ async fn play_tournaments(args: &DemoArgs, dir: &Path, arena: &ArenaArgs) -> any
             .await
             .map_err(status_error)?
             .into_inner();
-        println!("\n{label}");
-        print!("{}", crate::ratings::leaderboard_table(&board));
+        outln!("\n{label}");
+        out!("{}", crate::ratings::leaderboard_table(&board));
     }
-    println!("\n{}", crate::ratings::columns_legend());
+    outln!("\n{}", crate::ratings::columns_legend());
     Ok(())
 }
 

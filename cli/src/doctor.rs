@@ -10,9 +10,9 @@ pub struct DoctorArgs {}
 
 pub fn run(_args: DoctorArgs) -> anyhow::Result<ExitCode> {
     let report = cairn_runner::sandbox::doctor();
-    println!("{report}");
+    outln!("{report}");
     // The limits `cairn play` and every runner give a bot.
-    println!(
+    outln!(
         "each bot's limits: {}",
         cairn_runner::sandbox::Limits::default()
     );
@@ -22,7 +22,7 @@ pub fn run(_args: DoctorArgs) -> anyhow::Result<ExitCode> {
         .iter()
         .map(|found| found.program.clone())
         .collect();
-    println!("{}", cairn_runner::python_package::describe(&programs));
+    outln!("{}", cairn_runner::python_package::describe(&programs));
     Ok(if report.is_complete() {
         ExitCode::SUCCESS
     } else {

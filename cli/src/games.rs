@@ -31,7 +31,7 @@ pub fn run(args: GamesArgs) -> anyhow::Result<ExitCode> {
         outln!("{}", json!({ "games": games }));
     } else {
         let texts: Vec<String> = shown.iter().map(|descriptor| to_text(descriptor)).collect();
-        print!("{}", texts.join("\n"));
+        out!("{}", texts.join("\n"));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -68,7 +68,7 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Run the arena (gRPC) on a SQLite database until Ctrl-C.
+    /// Run the arena (gRPC) on a SQLite or PostgreSQL database until Ctrl-C.
     Serve(serve::ServeArgs),
     /// Lease matches from an arena, play them in the sandbox, report results.
     Runner(runner_cmd::RunnerArgs),

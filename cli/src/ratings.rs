@@ -88,8 +88,9 @@ pub fn columns_legend() -> String {
     format!(
         "columns: rating is fitted over every game of the board, every table size on one \
          scale, and sets the order (95% CI: the range it lies in, 19 times out of 20; a bot \
-         no rated bot ever finished ahead of is ranked by the least rating its record \
-         allows, \"at least\", with a footnote); live is the online model's rating, ± its \
+         no rated bot ever finished ahead of shows the least rating its record allows, \
+         \"at least\", with a footnote, and is ranked above every rated bot; one never ahead \
+         of a rated bot, below them); live is the online model's rating, ± its \
          uncertainty (Glicko-2 deviation or Weng-Lin sigma; empty for Elo, which keeps none), empty for a bot with \
          no game under that model; games, W, D and L count every table size: W is a game \
          finished first alone, D first tied, L in any other place (at 3 or more seats, \
@@ -123,8 +124,13 @@ pub fn leaderboard_table(board: &pb::Leaderboard) -> String {
         text.push_str(&rows_table(board, &established, &mut notes));
     }
     if !provisional.is_empty() {
+        let caveat = if established.is_empty() {
+            ""
+        } else {
+            "; not ranked above the bots above"
+        };
         text.push_str(&format!(
-            "provisional (fewer than {} deals; not ranked above the bots above):\n{}",
+            "provisional (fewer than {} deals{caveat}):\n{}",
             board.provisional_deals,
             rows_table(board, &provisional, &mut notes)
         ));
@@ -261,6 +267,15 @@ impl Footnotes {
 /// A solo leaderboard: mean score per deal with its 95% interval, the
 /// rank title, and the paired-by-deal gap to the next bot.
 fn solo_table(board: &pb::Leaderboard) -> String {
+    format!(
+        "{} (solo: every bot on the same deals, ranked by mean score)\n{}",
+        game_variant(&board.game, &board.variant),
+        solo_rows_table(&board.solo)
+    )
+}
+
+/// Solo rows (a solo board's, or a solo tournament's) as a table.
+pub fn solo_rows_table(rows: &[pb::SoloRow]) -> String {
     let mut table = Table::new(&[
         ">#",
         "bot",
@@ -270,7 +285,7 @@ fn solo_table(board: &pb::Leaderboard) -> String {
         ">deals",
         "ahead of next (paired by deal)",
     ]);
-    for row in &board.solo {
+    for row in rows {
         let ahead = row.ahead_of_next.map_or_else(String::new, |d| {
             format!(
                 "{:+.1} [{}, {}]",
@@ -289,11 +304,7 @@ fn solo_table(board: &pb::Leaderboard) -> String {
             ahead,
         ]);
     }
-    format!(
-        "{} (solo: every bot on the same deals, ranked by mean score)\n{}",
-        game_variant(&board.game, &board.variant),
-        table.render()
-    )
+    table.render()
 }
 
 fn solo_bound(value: f64) -> String {
@@ -383,15 +394,7 @@ pub fn leaderboard_json(board: &pb::Leaderboard) -> Value {
         json!({"method": fit.method, "games": fit.games, "deals": fit.deals, "table_sizes": fit.table_sizes,
                "anchor_bot": (!fit.anchor_bot.is_empty()).then_some(&fit.anchor_bot), "anchor_rating": fit.anchor_rating})
     });
-    let solo: Vec<Value> = board
-        .solo
-        .iter()
-        .map(|r| {
-            json!({"position": r.position, "bot_version_id": r.bot_version_id, "bot": r.bot_name, "version": r.version,
-                   "deals": r.deals, "mean": r.mean, "ci95": [finite(r.low), finite(r.high)], "title": r.title,
-                   "ahead_of_next": r.ahead_of_next.map(|d| json!({"mean": d.mean, "ci95": [finite(d.low), finite(d.high)]}))})
-        })
-        .collect();
+    let solo = solo_rows_json(&board.solo);
     let seats: Vec<Value> = board
         .seat_shares
         .iter()
@@ -402,6 +405,18 @@ pub fn leaderboard_json(board: &pb::Leaderboard) -> Value {
         .collect();
     json!({"game": board.game, "variant": board.variant, "model": board.model, "provisional_deals": board.provisional_deals,
            "fit": fit, "rows": rows, "solo": solo, "seat_shares": seats})
+}
+
+/// Solo rows (a solo board's, or a solo tournament's) as JSON.
+pub fn solo_rows_json(rows: &[pb::SoloRow]) -> Vec<Value> {
+    let finite = |v: f64| v.is_finite().then_some(v);
+    rows.iter()
+        .map(|r| {
+            json!({"position": r.position, "bot_version_id": r.bot_version_id, "bot": r.bot_name, "version": r.version,
+                   "deals": r.deals, "mean": r.mean, "ci95": [finite(r.low), finite(r.high)], "title": r.title,
+                   "ahead_of_next": r.ahead_of_next.map(|d| json!({"mean": d.mean, "ci95": [finite(d.low), finite(d.high)]}))})
+        })
+        .collect()
 }
 
 fn fitted_json(fitted: &pb::FittedRating) -> Value {
@@ -521,6 +536,10 @@ mod tests {
             "{text}"
         );
         assert!(below.contains("newcomer@1"), "{text}");
+        assert!(
+            below.starts_with("; not ranked above the bots above):"),
+            "{text}"
+        );
         // No live rating for a bot with no game under the live model.
         let quad = text.lines().find(|line| line.contains("quad@1")).unwrap();
         assert!(!quad.contains("1234"), "{quad}");
@@ -528,6 +547,26 @@ mod tests {
         assert_eq!(json["rows"][0]["fitted"]["at_least"], 2190.4);
         assert_eq!(json["rows"][2]["rating"], Value::Null);
         assert_eq!(json["fit"]["table_sizes"], json!([2, 4]));
+    }
+
+    #[test]
+    fn a_board_of_provisional_bots_alone_does_not_speak_of_bots_above() {
+        let board = pb::Leaderboard {
+            game: "lords-of-scotland".into(),
+            model: "weng-lin".into(),
+            provisional_deals: 10,
+            rows: vec![
+                rated("mcts-quick", 1525.0, true),
+                rated("greedy", 1475.0, true),
+            ],
+            ..Default::default()
+        };
+        let text = leaderboard_table(&board);
+        assert!(
+            text.contains("provisional (fewer than 10 deals):\n"),
+            "{text}"
+        );
+        assert!(!text.contains("bots above"), "{text}");
     }
 
     #[test]

@@ -66,9 +66,9 @@ pub fn run(command: RunnersCommand) -> anyhow::Result<ExitCode> {
             RunnersCommand::Add { name, db, json } => {
                 let (runner, token) = open(&db).await?.register_runner(&name).await?;
                 if json {
-                    println!("{}", json!({"id": runner.id, "name": runner.name, "token": token}));
+                    outln!("{}", json!({"id": runner.id, "name": runner.name, "token": token}));
                 } else {
-                    println!("runner {} added; its token (shown once): {token}", runner.name);
+                    outln!("runner {} added; its token (shown once): {token}", runner.name);
                 }
             }
             RunnersCommand::List { db, json } => {
@@ -78,7 +78,7 @@ pub fn run(command: RunnersCommand) -> anyhow::Result<ExitCode> {
                         .iter()
                         .map(|r| json!({"id": r.id, "name": r.name, "created_at_ms": r.created_at, "last_seen_at_ms": r.last_seen_at, "revoked_at_ms": r.revoked_at, "quarantine_reason": r.quarantine_reason, "leases": r.leases}))
                         .collect();
-                    println!("{}", serde_json::Value::Array(rows));
+                    outln!("{}", serde_json::Value::Array(rows));
                 } else {
                     let mut table = Table::new(&["runner", "state", ">leases", ">last seen (unix ms)"]);
                     for runner in &runners {
@@ -89,12 +89,12 @@ pub fn run(command: RunnersCommand) -> anyhow::Result<ExitCode> {
                             runner.last_seen_at.map_or("never".into(), |at| at.to_string()),
                         ]);
                     }
-                    print!("{}", table.render());
+                    out!("{}", table.render());
                 }
             }
             RunnersCommand::Revoke { name, db } => {
                 let requeued = open(&db).await?.revoke_runner(&name).await?;
-                println!("runner {name} revoked; {requeued} leased match(es) back in the queue");
+                outln!("runner {name} revoked; {requeued} leased match(es) back in the queue");
             }
         }
         Ok(ExitCode::SUCCESS)

@@ -59,9 +59,10 @@ pub struct ServeArgs {
     /// encoded answers cached). The answers are the same, only slower.
     #[arg(long)]
     plain_reads: bool,
-    /// A token for a runner named `runner` (at least 16 characters); without
-    /// one (or with an empty one) a runner `runner-PID` with a fresh token is
-    /// added and the token printed. More runners: `cairn runners add NAME`.
+    /// A token for a runner named `runner` (at least 16 characters), never
+    /// printed; without one (or with an empty one) that runner keeps the
+    /// token it had, or is added with a fresh token, printed once. More
+    /// runners: `cairn runners add NAME`.
     #[arg(long, env = "CAIRN_RUNNER_TOKEN", hide_env_values = true)]
     runner_token: Option<String>,
     /// Give a match up as failed (never rated) after this many attempts
@@ -192,7 +193,7 @@ pub fn run(args: ServeArgs) -> anyhow::Result<ExitCode> {
         };
         // Scripts and tests read the address from this line: one line,
         // whose first address is the arena's.
-        println!(
+        outln!(
             "cairn arena listening on http://{address} (database {}{runner_port})",
             args.db
         );
@@ -315,7 +316,7 @@ pub fn start_web(
     admission: Admission,
     mut stop: tokio::sync::watch::Receiver<()>,
 ) -> anyhow::Result<tokio::task::JoinHandle<std::io::Result<()>>> {
-    println!("cairn web pages on http://{}/", listener.local_addr()?);
+    outln!("cairn web pages on http://{}/", listener.local_addr()?);
     std::io::stdout().flush()?;
     Ok(tokio::spawn(cairn_arena::web::serve(
         listener,
@@ -399,6 +400,10 @@ pub async fn open_store(
 /// What the operator needs to know of the runner token at start.
 fn say_runner_token(shared: &SharedRunner, given: bool) {
     match shared {
+        // A token the operator gave is theirs already: never in the log.
+        SharedRunner::Made(_) if given => tracing::info!(
+            "runner token: the one given, for the runner `{SHARED_RUNNER}` made now"
+        ),
         SharedRunner::Made(token) => {
             tracing::info!("runner token (give it to `cairn runner --token`): {token}")
         }

@@ -44,6 +44,7 @@ pub async fn show(client: &mut Client, id: i64, json: bool) -> anyhow::Result<Ex
             "{}",
             json!({"tournament": tournament_json(&tournament), "progress": progress_json(&progress),
                    "results": crate::results_table::table_json(&status.table), "crosstable": crosstable,
+                   "solo": crate::ratings::solo_rows_json(&status.solo),
                    "standings": standings, "bracket": bracket, "sprt": sprt,
                    "suspensions": crate::suspensions::json(&status.suspensions)})
         );
@@ -70,12 +71,17 @@ pub async fn show(client: &mut Client, id: i64, json: bool) -> anyhow::Result<Ex
         crate::suspensions::text(&tournament, &status.suspensions)
     );
     if !status.bracket.is_empty() {
-        print!("{}", bracket_text(&status.bracket));
+        out!("{}", bracket_text(&status.bracket));
     }
-    print!("{}", crate::results_table::table_text(&status.table));
+    if status.solo.is_empty() {
+        out!("{}", crate::results_table::table_text(&status.table));
+    } else {
+        outln!("results (solo: every bot on the same deals, ranked by mean score):");
+        out!("{}", crate::ratings::solo_rows_table(&status.solo));
+    }
     if tournament.format == "round-robin" {
         if !status.crosstable.is_empty() {
-            print!(
+            out!(
                 "{}",
                 crate::results_table::crosstable_text(
                     &status.table,
@@ -104,7 +110,7 @@ pub async fn show(client: &mut Client, id: i64, json: bool) -> anyhow::Result<Ex
             row.games.to_string(),
         ]);
     }
-    print!("{}", table.render());
+    out!("{}", table.render());
     Ok(ExitCode::SUCCESS)
 }
 
@@ -151,7 +157,7 @@ pub fn run_ladder(args: LadderArgs) -> anyhow::Result<ExitCode> {
             );
         } else {
             for status in &shown {
-                print!("{}", ladder_text(status));
+                out!("{}", ladder_text(status));
             }
         }
         Ok(ExitCode::SUCCESS)

@@ -28,7 +28,8 @@ pub enum TournamentCommand {
         /// Seats at each table.
         #[arg(long, default_value_t = 2)]
         seats: u32,
-        /// Games each table plays over all its seat rotations (a multiple of --seats).
+        /// Games each table plays over all its balanced seatings: a multiple of their
+        /// count, n(n-1) at n seats (2 at two, 6 at three, 12 at four, 20 at five; 1 alone).
         #[arg(long, default_value_t = 2)]
         games_per_pairing: u32,
         /// The tournament seed: plans the table draws and each game's seed (public;

@@ -2,9 +2,10 @@
 //! bots an unbeaten bot must at least be, how far below a winless one at
 //! most, for its record to be as likely as 2.5%.
 //!
-//! RULING (ours, issue 36): an unbeaten bot is ranked by its lower bound,
-//! never shown as "-". With the rated bots held at their fitted strengths,
-//! the chance that a bot of strength `t` finishes above every rated bot at
+//! RULING (ours, issue 36): an unbeaten bot is shown with its lower bound,
+//! never as "-", and ranked above every rated bot (by this bound among the
+//! unbeaten: a bound below a rated bot's rating does not make it weaker).
+//! With the rated bots held at their fitted strengths, the chance that a bot of strength `t` finishes above every rated bot at
 //! each of its tables is, under Plackett-Luce, the product over its games of
 //! `e^t / (e^t + sum of e^theta of the rated bots seated there)`. It grows
 //! with `t`, so the `t` where it is 2.5% is a bound: a bot truly weaker than

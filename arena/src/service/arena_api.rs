@@ -111,6 +111,7 @@ impl ArenaApi {
             bracket: Vec::new(),
             table: Vec::new(),
             crosstable: Vec::new(),
+            solo: Vec::new(),
             suspensions: Vec::new(),
         })
     }
@@ -413,6 +414,8 @@ impl Arena for ArenaApi {
             .results_table(tournament_id, tournament.entries.len())
             .await?;
         (status.table, status.crosstable) = convert::results_table(&tournament, &table);
+        let solo = self.store.tournament_solo(tournament_id).await?;
+        status.solo = solo.iter().enumerate().map(convert::solo_row).collect();
         // Suspensions (issue 32), apart from the standings.
         let suspensions = self.store.tournament_suspensions(tournament_id).await?;
         status.suspensions = suspensions.iter().map(convert::suspension).collect();

@@ -75,7 +75,10 @@ pub fn seat_shares(games: &[FitGame]) -> Vec<SeatShare> {
         .collect()
 }
 
-/// The mean of `values` and its 95% t-interval (unbounded below two values).
+/// The mean of `values` (shares, in [0, 1]) and its 95% t-interval
+/// (unbounded below two values). RULING (ours, as `cairn play`): the
+/// variance is never below what one more value at each bound, 0 and 1,
+/// would give it, so a few equal deals never make a zero-width interval.
 fn mean_interval(values: &[f64]) -> (f64, f64, f64) {
     let n = values.len();
     let mean = values.iter().sum::<f64>() / n as f64;
@@ -83,6 +86,8 @@ fn mean_interval(values: &[f64]) -> (f64, f64, f64) {
         return (mean, f64::NEG_INFINITY, f64::INFINITY);
     }
     let variance = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+    let floor = (mean.powi(2) + (1.0 - mean).powi(2)) / (2 * (n + 1)) as f64;
+    let variance = variance.max(floor);
     let half = crate::fit::student_t_95(n - 1) * (variance / n as f64).sqrt();
     (mean, mean - half, mean + half)
 }
@@ -108,6 +113,13 @@ mod tests {
                 })
                 .collect(),
         }
+    }
+
+    #[test]
+    fn a_few_equal_shares_still_leave_an_interval_of_some_width() {
+        let (share, low, high) = mean_interval(&[5.0 / 12.0; 3]);
+        assert!((share - 5.0 / 12.0).abs() < 1e-12);
+        assert!(low < share - 0.1 && high > share + 0.1, "[{low}, {high}]");
     }
 
     #[test]

@@ -580,18 +580,22 @@ fn find_anchor<'a>(
         })
 }
 
-/// Established bots before provisional ones; within each, bots with a
-/// number (a rating, or an unbeaten or winless bot's bound) by that number,
-/// then, with no number, the unbeaten, the unconnected, the winless and
-/// bots the fit did not see. Live order among those.
+/// Established bots before provisional ones; within each, the unbeaten
+/// (by their least rating, then those with no bound), the rated (by
+/// rating), the unconnected, the winless (by their most rating, then those
+/// with no bound) and bots the fit did not see. A one-sided bound is never
+/// compared with a rating: an unbeaten bot beat the rated bots it met, a
+/// winless one never did, whatever their bounds say. Live order among
+/// equals.
 fn order_key(line: &FittedRow) -> (bool, u8, f64) {
     let (class, value) = match (line.fitted, line.bound) {
-        (Some(Ok(estimate)), _) => (0, -estimate.rating),
-        (Some(Err(_)), Some(bound)) => (0, -bound),
+        (Some(Err(Unidentified::Unbeaten)), Some(bound)) => (0, -bound),
         (Some(Err(Unidentified::Unbeaten)), None) => (1, 0.0),
-        (Some(Err(Unidentified::Unconnected)), None) => (2, 0.0),
-        (Some(Err(Unidentified::Winless)), None) => (3, 0.0),
-        (None, _) => (4, 0.0),
+        (Some(Ok(estimate)), _) => (2, -estimate.rating),
+        (Some(Err(Unidentified::Unconnected)), _) => (3, 0.0),
+        (Some(Err(Unidentified::Winless)), Some(bound)) => (4, -bound),
+        (Some(Err(Unidentified::Winless)), None) => (5, 0.0),
+        (None, _) => (6, 0.0),
     };
     (line.row.provisional, class, value)
 }

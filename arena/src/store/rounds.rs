@@ -427,8 +427,6 @@ impl super::Store {
         game: &str,
         variant: &str,
     ) -> Result<Vec<SoloRow>, ArenaError> {
-        use crate::fit::solo::{paired_difference, rank_title, solo_standings, SoloGame};
-        use crate::fit::DealKey;
         let rows: Vec<(i64, i64, i64, i64)> = sqlx::query_as(
             "SELECT t.id, g.seed, rs.bot_version_id, rs.score FROM tournaments t JOIN matches m ON m.tournament_id = t.id \
              JOIN games g ON g.match_id = m.id JOIN result_seats rs ON rs.game_id = g.id \
@@ -438,6 +436,39 @@ impl super::Store {
         .bind(variant)
         .fetch_all(self.pool())
         .await?;
+        self.solo_rows(game, rows).await
+    }
+
+    /// A solo tournament's own results, as its game's solo leaderboard
+    /// ranks them; empty for a tournament of more seats.
+    pub async fn tournament_solo(&self, tournament_id: i64) -> Result<Vec<SoloRow>, ArenaError> {
+        let (game, seats): (String, i64) =
+            sqlx::query_as("SELECT game, seats_per_game FROM tournaments WHERE id = $1")
+                .bind(tournament_id)
+                .fetch_one(self.pool())
+                .await?;
+        if seats != 1 {
+            return Ok(Vec::new());
+        }
+        let rows: Vec<(i64, i64, i64, i64)> = sqlx::query_as(
+            "SELECT m.tournament_id, g.seed, rs.bot_version_id, rs.score FROM matches m \
+             JOIN games g ON g.match_id = m.id JOIN result_seats rs ON rs.game_id = g.id \
+             WHERE m.tournament_id = $1",
+        )
+        .bind(tournament_id)
+        .fetch_all(self.pool())
+        .await?;
+        self.solo_rows(&game, rows).await
+    }
+
+    /// Solo games, as (tournament, seed, bot version, score), ranked.
+    async fn solo_rows(
+        &self,
+        game: &str,
+        rows: Vec<(i64, i64, i64, i64)>,
+    ) -> Result<Vec<SoloRow>, ArenaError> {
+        use crate::fit::solo::{paired_difference, rank_title, solo_standings, SoloGame};
+        use crate::fit::DealKey;
         let games: Vec<SoloGame> = rows
             .into_iter()
             .map(|(tournament_id, seed, bot_version_id, score)| SoloGame {

@@ -304,19 +304,7 @@ async fn leaderboards(State(store): State<Store>) -> Answer {
                     .await?
                     .iter()
                     .enumerate()
-                    .map(|(index, row)| {
-                        json!({
-                            "position": index + 1,
-                            "bot": row.bot_name,
-                            "version": row.version,
-                            "deals": row.standing.deals,
-                            // null when unbounded (fewer than two deals)
-                            "mean": row.standing.score.rating,
-                            "low": finite(row.standing.score.low),
-                            "high": finite(row.standing.score.high),
-                            "title": row.title,
-                        })
-                    })
+                    .map(solo_row_json)
                     .collect(),
                 false => Vec::new(),
             };
@@ -328,8 +316,23 @@ async fn leaderboards(State(store): State<Store>) -> Answer {
     answer(boards)
 }
 
+/// One line of a solo board, numbered from 1.
+fn solo_row_json((index, row): (usize, &crate::store::SoloRow)) -> Value {
+    json!({
+        "position": index + 1,
+        "bot": row.bot_name,
+        "version": row.version,
+        "deals": row.standing.deals,
+        // null when unbounded (fewer than two deals)
+        "mean": row.standing.score.rating,
+        "low": finite(row.standing.score.low),
+        "high": finite(row.standing.score.high),
+        "title": row.title,
+    })
+}
+
 /// One leaderboard line: the fitted rating that orders it (or, for an
-/// unbeaten or winless bot, the bound it is ranked by), the live rating
+/// unbeaten or winless bot, its one-sided bound), the live rating
 /// beside it (null with no game under the live model) and the record.
 fn board_row(line: &crate::store::FittedRow, model: crate::ratings::RatingModel) -> Value {
     let row = &line.row;

@@ -1,5 +1,6 @@
 //! A tournament page's standings (issue 36), as JSON: the tournament's own
-//! results table (every format) and a round robin's crosstable, the
+//! results table (every format; a solo tournament's mean scores instead)
+//! and a round robin's crosstable, the
 //! format's standings (Swiss points, a gauntlet's, a ladder's), a
 //! knockout's bracket and an SPRT gauntlet's state and verdict.
 
@@ -16,6 +17,7 @@ pub(super) async fn standings_json(store: &Store, tournament_id: i64) -> Result<
         .results_table(tournament_id, tournament.entries.len())
         .await?;
     let standings = store.tournament_standings(tournament_id).await?;
+    let solo = store.tournament_solo(tournament_id).await?;
     let name = |index: usize| entry_name(&tournament, index);
     let rows: Vec<Value> = table
         .rows
@@ -58,6 +60,7 @@ pub(super) async fn standings_json(store: &Store, tournament_id: i64) -> Result<
         "format": tournament.format.name(),
         "entries": (0..tournament.entries.len()).map(name).collect::<Vec<_>>(),
         "results": rows,
+        "solo": solo.iter().enumerate().map(super::solo_row_json).collect::<Vec<_>>(),
         "crosstable": crosstable,
         "format_standings": format_rows,
         "bracket": bracket,

@@ -52,3 +52,11 @@ fn replay_and_play_end_quietly_when_their_reader_leaves() {
     }
     let _ = std::fs::remove_file(path);
 }
+
+#[test]
+fn games_ends_quietly_when_its_reader_leaves() {
+    let (status, stderr) = with_closed_stdout(&["games"]);
+    assert_ne!(status.code(), Some(101), "games: {status}: {stderr}");
+    assert!(status.success(), "games: {status}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

@@ -593,3 +593,37 @@ fn an_a_b_names_its_field_with_field() {
     let said = String::from_utf8_lossy(&output.stderr);
     assert!(said.contains("--field"), "{said}");
 }
+
+/// Games per pairing cover a table's balanced seatings a whole number of
+/// times: the help gives the count at every table size the arena plans.
+#[test]
+fn tournament_create_help_names_the_seatings_games_per_pairing_must_cover() {
+    let output = cairn(&["tournament", "create", "--help"]);
+    assert!(output.status.success());
+    let help = String::from_utf8_lossy(&output.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(!help.contains("a multiple of --seats"), "{help}");
+    for (seats, word) in [(2, "two"), (3, "three"), (4, "four"), (5, "five")] {
+        let seatings = cairn_engine::seating::seatings_per_table(seats);
+        assert!(
+            help.contains(&format!("{seatings} at {word}")),
+            "{seats}: {help}"
+        );
+    }
+}
+
+#[test]
+fn serve_help_names_both_databases() {
+    let output = cairn(&["--help"]);
+    let help = String::from_utf8_lossy(&output.stdout);
+    let serve = help
+        .lines()
+        .find(|line| line.trim_start().starts_with("serve"))
+        .unwrap();
+    assert!(
+        serve.contains("SQLite") && serve.contains("PostgreSQL"),
+        "{serve}"
+    );
+}

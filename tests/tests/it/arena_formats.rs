@@ -282,6 +282,21 @@ async fn a_solo_tournament_plays_every_bot_on_the_same_deals_and_ranks_them_by_m
         &arena.address,
     ]);
     assert!(String::from_utf8_lossy(&text.stdout).contains("paired by deal"));
+    // The tournament's own results are its bots' mean scores.
+    let show = cairn(&[
+        "tournament",
+        "show",
+        &id.to_string(),
+        "--arena",
+        &arena.address,
+    ]);
+    let show = String::from_utf8_lossy(&show.stdout);
+    assert!(!show.contains("no game recorded yet"), "{show}");
+    let title = solo[0]["title"].as_str().unwrap();
+    assert!(
+        show.contains("ranked by mean score") && show.contains(title),
+        "{show}"
+    );
 }
 
 fn create_solo(arena: &Arena, token: &str) -> i64 {

@@ -73,7 +73,8 @@ fn runners_listed(db: &Path) -> usize {
 async fn a_restart_with_a_new_runner_token_replaces_the_old_and_one_without_keeps_it() {
     let folder = tempfile::tempdir().unwrap();
     let db = folder.path().join("arena.sqlite");
-    let (first, address, _) = serve(&db, &["--runner-token", FIRST]);
+    let (first, address, said) = serve(&db, &["--runner-token", FIRST]);
+    assert!(!said.contains(FIRST), "a given token is not logged: {said}");
     assert_eq!(answer_to(&address, FIRST).await, tonic::Code::Ok);
     drop(first);
     let (second, address, said) = serve(&db, &["--runner-token", SECOND]);

@@ -236,3 +236,31 @@ fn the_protocol_pages_worked_example_is_the_real_request() {
         .expect("seat 0 received request 33");
     assert_eq!(shown, real, "PROTOCOL.md's request 33 is not the real one");
 }
+
+/// Every rank title of a game's solo score, with the least score that
+/// earns it (probed through the descriptor), is on the game's page.
+#[test]
+fn each_page_lists_its_solo_rank_titles_with_their_least_scores() {
+    for descriptor in GAMES.iter().map(|game| game.descriptor) {
+        let Some(title_of) = descriptor.solo_rank_title else {
+            continue;
+        };
+        let page = page_of(descriptor);
+        let lowest = title_of(-1000);
+        assert!(page.contains(lowest), "{}: no `{lowest}`", descriptor.id);
+        for score in -999..=1000 {
+            let title = title_of(score);
+            if title == title_of(score - 1) {
+                continue;
+            }
+            let listed = page
+                .lines()
+                .any(|line| line.contains(title) && line.contains(&format!("| {score} ")));
+            assert!(
+                listed,
+                "{}: no line with `{title}` from {score}",
+                descriptor.id
+            );
+        }
+    }
+}

@@ -398,3 +398,51 @@ async fn a_bot_with_few_deals_is_listed_after_every_established_bot() {
         "{last:?}"
     );
 }
+
+fn line(name: &str, fitted: Result<Estimate, Unidentified>, bound: Option<f64>) -> FittedRow {
+    let row = LeaderboardRow {
+        position: 0,
+        bot_version_id: name.len() as i64,
+        bot_name: name.into(),
+        version: 1,
+        owner: "ada".into(),
+        model: RatingModel::Elo,
+        standing: Standing::initial(RatingModel::Elo),
+        provisional: true,
+    };
+    let mut line = FittedRow::unfitted(row, true);
+    line.fitted = Some(fitted);
+    line.bound = bound;
+    line
+}
+
+fn rated(name: &str, rating: f64) -> FittedRow {
+    let estimate = Estimate {
+        rating,
+        low: rating - 100.0,
+        high: rating + 100.0,
+    };
+    line(name, Ok(estimate), None)
+}
+
+/// A one-sided bound is not a rating: an unbeaten bot whose least rating
+/// is below a rated bot's still beat it, a winless one whose most is above
+/// never did.
+#[test]
+fn unbeaten_bots_rank_above_every_rated_bot_and_winless_ones_below() {
+    let lines = vec![
+        line("winless", Err(Unidentified::Winless), Some(1603.0)),
+        rated("strong", 1525.0),
+        line("unbeaten", Err(Unidentified::Unbeaten), Some(1400.0)),
+        rated("weak", 1475.0),
+    ];
+    let board = ranked(lines);
+    let board: Vec<(usize, &str)> = board
+        .iter()
+        .map(|line| (line.row.position, line.row.bot_name.as_str()))
+        .collect();
+    assert_eq!(
+        board,
+        [(1, "unbeaten"), (2, "strong"), (3, "weak"), (4, "winless")]
+    );
+}

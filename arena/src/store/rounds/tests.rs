@@ -258,7 +258,7 @@ async fn a_solo_tournament_seats_each_bot_alone_on_the_same_deals_and_ranks_by_m
         ..request.clone()
     };
     assert!(store.create_tournament(&owner, &duel).await.is_err());
-    store.create_tournament(&owner, &request).await.unwrap();
+    let tournament = store.create_tournament(&owner, &request).await.unwrap();
     let (runner, _) = store.register_runner("r1").await.unwrap();
     let mut seeds = Vec::new();
     while let Some(lease) = store.lease_match(&runner, LEASE_MS).await.unwrap() {
@@ -294,6 +294,8 @@ async fn a_solo_tournament_seats_each_bot_alone_on_the_same_deals_and_ranks_by_m
     }
     let gap = board[0].ahead_of_next.unwrap();
     assert_eq!((gap.rating, gap.low, gap.high), (0.0, 0.0, 0.0));
+    // The tournament's own results are the same board, its deals alone.
+    assert_eq!(store.tournament_solo(tournament.id).await.unwrap(), board);
     // Nobody is rated against anybody in a solo game.
     let query = LeaderboardQuery {
         game: "bullfrogs".into(),

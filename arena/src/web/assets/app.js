@@ -115,7 +115,8 @@ function leaderboardTable(board) {
 }
 
 // A fitted rating and its interval as two cells: an unbeaten bot shows the
-// least rating its record allows (and is ranked by it), a winless one the most.
+// least rating its record allows (and ranks above every rated bot), a winless
+// one the most (and ranks below them).
 function fittedCells(fitted) {
   const round = (value) => value === null ? "unbounded" : value.toFixed(0);
   if (fitted === null) return [td(""), td("")];
@@ -252,7 +253,8 @@ function eloText(elo) {
 
 // The tournament's own results, and what its format adds.
 function standingsBlocks(st) {
-  const blocks = [el("h2", {}, "Results in this tournament"), resultsTable(st.results)];
+  const results = st.solo.length ? soloTable(st.solo) : resultsTable(st.results);
+  const blocks = [el("h2", {}, "Results in this tournament"), results];
   if (st.crosstable.length) blocks.push(el("h2", {}, "Crosstable"), crosstable(st));
   if (st.format === "swiss" || st.format === "gauntlet") blocks.push(el("h2", {}, "Standings by the " + st.format + "'s rules"),
     table([">#", "bot", ">score", ">games"], st.format_standings.map((row, i) => el("tr", {}, td(i + 1, "num"), td(row.bot), td(row.score.toFixed(2), "num"), td(row.games, "num")))));
