@@ -869,7 +869,7 @@ fn match_tables(
         ">decisions",
         ">cpu ms/decision",
     ]);
-    for index in 0..spec.bots.len() {
+    for (index, name) in names.iter().enumerate() {
         let t = Totals::of(result, index);
         let per_decision = if t.decisions == 0 {
             0.0
@@ -877,7 +877,7 @@ fn match_tables(
             millis(t.cpu) / t.decisions as f64
         };
         totals.row(vec![
-            names[index].clone(),
+            name.clone(),
             t.games.to_string(),
             t.wins.to_string(),
             t.shared_firsts.to_string(),
