@@ -80,13 +80,18 @@ pub fn run(command: RunnersCommand) -> anyhow::Result<ExitCode> {
                         .collect();
                     outln!("{}", serde_json::Value::Array(rows));
                 } else {
-                    let mut table = Table::new(&["runner", "state", ">leases", ">last seen (unix ms)"]);
+                    let mut table = Table::new(&["runner", "state", ">leases", ">last seen"]);
+                    let now_ms = std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .map_or(0, |d| d.as_millis() as i64);
                     for runner in &runners {
                         table.row(vec![
                             runner.name.clone(),
                             runner_state(runner),
                             runner.leases.to_string(),
-                            runner.last_seen_at.map_or("never".into(), |at| at.to_string()),
+                            runner
+                                .last_seen_at
+                                .map_or("never".into(), |at| age_text(now_ms - at)),
                         ]);
                     }
                     out!("{}", table.render());
@@ -99,4 +104,34 @@ pub fn run(command: RunnersCommand) -> anyhow::Result<ExitCode> {
         }
         Ok(ExitCode::SUCCESS)
     })
+}
+
+/// `3s ago`, `4m ago`, `2h ago`, `5d ago`: how long since a sighting
+/// (the arena writes one at most every few seconds per runner).
+fn age_text(ms: i64) -> String {
+    let seconds = ms.max(0) / 1000;
+    match seconds {
+        s if s < 120 => format!("{s}s ago"),
+        s if s < 7_200 => format!("{}m ago", s / 60),
+        s if s < 172_800 => format!("{}h ago", s / 3_600),
+        s => format!("{}d ago", s / 86_400),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn an_age_reads_in_the_largest_unit_that_keeps_it_short() {
+        let cases = [
+            (-5, "0s ago"),
+            (3_400, "3s ago"),
+            (119_999, "119s ago"),
+            (120_000, "2m ago"),
+            (7_200_000, "2h ago"),
+            (3 * 86_400_000, "3d ago"),
+        ];
+        for (ms, text) in cases {
+            assert_eq!(super::age_text(ms), text, "{ms} ms");
+        }
+    }
 }
