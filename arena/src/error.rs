@@ -65,6 +65,22 @@ impl ArenaError {
         matches!(self, ArenaError::Database(_) | ArenaError::Migration(_))
     }
 
+    /// Whether the database's disk is full (SQLite's `SQLITE_FULL`,
+    /// PostgreSQL's `disk_full`, or the system's `ENOSPC`): the operator's
+    /// trouble, which clears when space is freed, never the caller's.
+    pub fn is_disk_full(&self) -> bool {
+        match self {
+            ArenaError::Database(sqlx::Error::Database(error)) => {
+                matches!(error.code().as_deref(), Some("13" | "53100"))
+                    || error.message().contains("database or disk is full")
+            }
+            ArenaError::Database(sqlx::Error::Io(error)) => {
+                error.kind() == std::io::ErrorKind::StorageFull
+            }
+            _ => false,
+        }
+    }
+
     pub(crate) fn not_found(what: &'static str, id: impl ToString) -> ArenaError {
         ArenaError::NotFound {
             what,
@@ -85,6 +101,11 @@ impl ArenaError {
             ArenaError::Database(sqlx::Error::PoolTimedOut) => {
                 tracing::warn!("every database connection stayed busy past the wait");
                 "the arena is busy (every database connection is in use): try again shortly"
+                    .to_string()
+            }
+            error if error.is_disk_full() => {
+                tracing::error!(error = %self, "the database's disk is full");
+                "the arena's database disk is full: try again once its operator frees space"
                     .to_string()
             }
             ArenaError::Database(_) | ArenaError::Migration(_) | ArenaError::Internal(_) => {
@@ -168,6 +189,47 @@ mod tests {
         );
         assert_eq!(log.len(), 1, "{log:?}");
         assert!(log[0].starts_with("WARN"), "{log:?}");
+    }
+
+    #[test]
+    fn a_full_disk_is_unavailable_and_names_the_operators_trouble() {
+        let full = std::io::Error::from(std::io::ErrorKind::StorageFull);
+        let (status, log) = status_and_log(ArenaError::Database(sqlx::Error::Io(full)));
+        assert_eq!(status.code(), tonic::Code::Unavailable);
+        assert!(
+            status.message().contains("disk is full"),
+            "{}",
+            status.message()
+        );
+        assert!(log[0].starts_with("ERROR"), "{log:?}");
+    }
+
+    /// A real SQLite file that cannot grow: its error is read as a full disk.
+    #[tokio::test]
+    async fn sqlites_full_error_is_read_as_a_full_disk() {
+        use sqlx::ConnectOptions;
+        let dir = tempfile::tempdir().unwrap();
+        let mut connection = sqlx::sqlite::SqliteConnectOptions::new()
+            .filename(dir.path().join("full.db"))
+            .create_if_missing(true)
+            .connect()
+            .await
+            .unwrap();
+        sqlx::query("PRAGMA max_page_count = 2")
+            .execute(&mut connection)
+            .await
+            .unwrap();
+        let filled = async {
+            sqlx::query("CREATE TABLE t (x BLOB)")
+                .execute(&mut connection)
+                .await?;
+            sqlx::query("INSERT INTO t VALUES (zeroblob(100000))")
+                .execute(&mut connection)
+                .await
+        };
+        let error = ArenaError::Database(filled.await.unwrap_err());
+        assert!(error.is_disk_full(), "{error}");
+        assert!(!ArenaError::Database(sqlx::Error::PoolTimedOut).is_disk_full());
     }
 
     #[test]

@@ -269,6 +269,7 @@ impl From<ArenaError> for Status {
     fn from(error: ArenaError) -> Status {
         let code = match &error {
             ArenaError::Database(sqlx::Error::PoolTimedOut) => Code::Unavailable,
+            error if error.is_disk_full() => Code::Unavailable,
             ArenaError::Database(_) | ArenaError::Migration(_) | ArenaError::Internal(_) => {
                 Code::Internal
             }
