@@ -213,6 +213,13 @@ pub async fn run_runner(
     let first_error = tokio::select! {
         error = &mut all_done => error,
         () = shutdown => {
+            if shared.config.verbose {
+                tracing::info!(
+                    "runner: stopping: no new lease is taken; the matches in play finish and \
+                     are reported first (as long as a match takes; killed instead, the runner \
+                     loses only their leases, which go back to the queue)"
+                );
+            }
             let _ = stop.send(true);
             all_done.await
         }
