@@ -468,10 +468,19 @@ impl MeanInterval {
     /// certainty. The floor only binds for samples nearly alike.
     pub fn of_bounded(samples: &[f64], (low, high): (f64, f64)) -> Option<MeanInterval> {
         let (n, mean, variance) = sample_moments(samples)?;
-        let floor = ((low - mean).powi(2) + (high - mean).powi(2)) / (2.0 * (n as f64 + 1.0));
-        let margin = Some(Z95 * (variance.max(floor) / n as f64).sqrt());
+        let variance = variance.max(variance_floor(mean, n, (low, high)));
+        let margin = Some(Z95 * (variance / n as f64).sqrt());
         Some(MeanInterval { n, mean, margin })
     }
+}
+
+/// RULING (ours): the least variance taken for `n` samples of mean `mean`
+/// that lie in `[low, high]`: what one more sample at each bound would
+/// give it. It binds only for samples nearly alike, so a few equal ranks
+/// or shares never make a zero-width interval; `cairn play`'s margins and
+/// `cairn ratings --seats` take it alike.
+pub fn variance_floor(mean: f64, n: usize, (low, high): (f64, f64)) -> f64 {
+    ((low - mean).powi(2) + (high - mean).powi(2)) / (2.0 * (n as f64 + 1.0))
 }
 
 /// How many samples, their mean and their sample variance (0 for one).

@@ -76,9 +76,8 @@ pub fn seat_shares(games: &[FitGame]) -> Vec<SeatShare> {
 }
 
 /// The mean of `values` (shares, in [0, 1]) and its 95% t-interval
-/// (unbounded below two values). RULING (ours, as `cairn play`): the
-/// variance is never below what one more value at each bound, 0 and 1,
-/// would give it, so a few equal deals never make a zero-width interval.
+/// (unbounded below two values), the variance never below
+/// [`super::variance_floor`]'s.
 fn mean_interval(values: &[f64]) -> (f64, f64, f64) {
     let n = values.len();
     let mean = values.iter().sum::<f64>() / n as f64;
@@ -86,8 +85,7 @@ fn mean_interval(values: &[f64]) -> (f64, f64, f64) {
         return (mean, f64::NEG_INFINITY, f64::INFINITY);
     }
     let variance = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
-    let floor = (mean.powi(2) + (1.0 - mean).powi(2)) / (2 * (n + 1)) as f64;
-    let variance = variance.max(floor);
+    let variance = variance.max(super::variance_floor(mean, n, (0.0, 1.0)));
     let half = crate::fit::student_t_95(n - 1) * (variance / n as f64).sqrt();
     (mean, mean - half, mean + half)
 }
