@@ -997,19 +997,22 @@ async fn a_table_game_tournament_is_rated_with_weng_lin() {
         .into_inner();
     assert_eq!(board.model, "weng-lin");
     // The bot registered last wins every table it sits at: unbeaten, it is
-    // ranked by the least rating its few deals allow, like any number.
-    let z = board.rows.iter().find(|row| row.bot_name == "z").unwrap();
+    // ranked above every rated bot, whatever the least rating its few deals
+    // allow; the rated follow by rating.
+    let z = &board.rows[0];
+    assert_eq!(z.bot_name, "z");
     let fitted = z.fitted.as_ref().unwrap();
     assert_eq!(fitted.not_identifiable, "unbeaten");
-    let numbers: Vec<f64> = board
-        .rows
+    assert!(fitted.bound.is_some());
+    let ratings: Vec<f64> = board.rows[1..]
         .iter()
         .map(|row| {
             let fitted = row.fitted.as_ref().unwrap();
-            fitted.bound.unwrap_or(fitted.rating)
+            assert_eq!(fitted.not_identifiable, "", "{}", row.bot_name);
+            fitted.rating
         })
         .collect();
-    assert!(numbers.windows(2).all(|w| w[0] >= w[1]), "{numbers:?}");
+    assert!(ratings.windows(2).all(|w| w[0] >= w[1]), "{ratings:?}");
     assert!(board.rows.iter().all(|row| row.live && row.games > 0));
     app.stop().await;
 }
