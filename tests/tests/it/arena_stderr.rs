@@ -92,7 +92,8 @@ async fn a_python_bot_that_raises_shows_its_traceback_in_match_show() {
             .unwrap()
             .into_inner();
         let replayed = text_of(&["replay", replay.to_str().unwrap()]);
-        let label = format!("game {}: schotten-totten", answer.game_index);
+        // Games are numbered from 1, as TOURNAMENT/MATCH/GAME numbers them.
+        let label = format!("game {}: schotten-totten", answer.game_index + 1);
         assert!(replayed.starts_with(&label), "{label}: {replayed}");
     }
 }
