@@ -17,8 +17,9 @@ pub struct RatingsArgs {
     /// `cairn games` lists them).
     #[arg(long = "opt", value_name = "KEY=VALUE")]
     options: Vec<String>,
-    /// The live model: elo, glicko2 or weng-lin [default: glicko2 for two
-    /// seats, else weng-lin].
+    /// The live model: elo, glicko2 or weng-lin [default: whichever rated
+    /// more of the board's seats, glicko2 (two-seat games) or weng-lin
+    /// (more seats)].
     #[arg(long)]
     model: Option<String>,
     /// Pin this bot's fitted rating at 1500 (`name` or `name@version`)

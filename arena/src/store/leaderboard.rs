@@ -135,16 +135,26 @@ impl Store {
             .collect())
     }
 
+    /// The live model a board shows unless asked: the one that rated more
+    /// of its seats, Glicko-2 (two-seat games) or Weng-Lin (more seats),
+    /// so a board mostly played at three seats shows Weng-Lin even when
+    /// some of its games were at two.
     async fn default_model(&self, game: &str, variant: &str) -> Result<RatingModel, ArenaError> {
-        let super::Flag(two_seat) = sqlx::query_scalar(
-            "SELECT EXISTS (SELECT 1 FROM ratings WHERE game = $1 AND variant = $2 AND model = $3)",
-        )
-        .bind(game)
-        .bind(variant)
-        .bind(RatingModel::Glicko2.id())
-        .fetch_one(self.pool())
-        .await?;
-        Ok(if two_seat {
+        let seats_rated = async |model: RatingModel| -> Result<i64, ArenaError> {
+            let seats: Option<i64> = sqlx::query_scalar(
+                "SELECT CAST(SUM(games) AS BIGINT) FROM ratings \
+                 WHERE game = $1 AND variant = $2 AND model = $3",
+            )
+            .bind(game)
+            .bind(variant)
+            .bind(model.id())
+            .fetch_one(self.pool())
+            .await?;
+            Ok(seats.unwrap_or(0))
+        };
+        let two_seats = seats_rated(RatingModel::Glicko2).await?;
+        let more_seats = seats_rated(RatingModel::WengLin).await?;
+        Ok(if two_seats > 0 && two_seats >= more_seats {
             RatingModel::Glicko2
         } else {
             RatingModel::WengLin

@@ -363,6 +363,32 @@ async fn a_board_of_mixed_table_sizes_lists_every_fitted_bot_with_its_whole_reco
 }
 
 #[tokio::test]
+async fn a_board_mostly_played_at_three_seats_shows_weng_lin_live() {
+    // 4 two-seat games (8 seats rated by Glicko-2) against 12 three-seat
+    // games (36 seats rated by Weng-Lin).
+    let arena = arena(&["a", "b", "c", "d"]).await;
+    for tournament in [party(&["a", "b"], 2, 4), party(&["b", "c", "d"], 3, 12)] {
+        arena
+            .store
+            .create_tournament(&arena.owner, &tournament)
+            .await
+            .unwrap();
+        play(&arena, report_with_luck).await;
+    }
+    let query = LeaderboardQuery {
+        game: TEST_PARTY.into(),
+        options: GameOptions::new(),
+        model: None,
+    };
+    let rows = arena.store.leaderboard(&query).await.unwrap();
+    assert!(!rows.is_empty());
+    assert!(
+        rows.iter().all(|row| row.model == RatingModel::WengLin),
+        "{rows:?}"
+    );
+}
+
+#[tokio::test]
 async fn a_bot_with_few_deals_is_listed_after_every_established_bot() {
     let arena = arena(&["a", "b", "c", "late"]).await;
     arena
