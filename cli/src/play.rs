@@ -37,7 +37,7 @@ mod progress;
 mod validate;
 use cairn_arena::stats;
 mod summary;
-pub use summary::verdict_text;
+pub use summary::{bounds_text, verdict_text};
 
 use crate::escape;
 use crate::table::Table;

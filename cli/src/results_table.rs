@@ -37,7 +37,8 @@ pub fn table_text(rows: &[pb::TableRow]) -> String {
             (Some(score), Some(elo), Some(low), Some(high)) => (
                 format!("{:.1}%", 100.0 * score),
                 elo_text(elo),
-                format!("{} .. {}", elo_text(low), elo_text(high)),
+                // One-sided where the data bound one side only, as `cairn play`.
+                crate::play::bounds_text(low, high),
             ),
             _ => (String::new(), String::new(), String::new()),
         };
@@ -151,14 +152,14 @@ mod tests {
     }
 
     #[test]
-    fn the_table_shows_wdl_points_and_an_infinite_elo_as_inf() {
+    fn the_table_shows_wdl_points_an_infinite_elo_as_inf_and_open_intervals_in_words() {
         let text = table_text(&[row(1, "greedy", 4, 0), row(2, "random", 0, 4)]);
         let lines: Vec<&str> = text.lines().collect();
         assert!(lines[1].contains("points"), "{text}");
         assert!(lines[2].contains("greedy@1"), "{text}");
         assert!(lines[2].contains("+inf"), "{text}");
         assert!(lines[2].contains("100.0%"), "{text}");
-        assert!(lines[3].contains("-inf .. +inf"), "{text}");
+        assert!(lines[3].contains("unbounded"), "{text}");
     }
 
     #[test]

@@ -225,11 +225,16 @@ pub fn elo_json(elo: f64) -> Value {
 /// An interval's ends, one-sided where the other end is unbounded:
 /// `95%: +86.2 .. +218.3`, or `95%: at least +480.2` after every game won.
 pub fn interval_text(low: f64, high: f64) -> String {
+    format!("95%: {}", bounds_text(low, high))
+}
+
+/// `+86.2 .. +218.3`, `at least +480.2`, `at most -12.0` or `unbounded`.
+pub fn bounds_text(low: f64, high: f64) -> String {
     match (low.is_finite(), high.is_finite()) {
-        (true, true) => format!("95%: {} .. {}", elo_text(low), elo_text(high)),
-        (true, false) => format!("95%: at least {}", elo_text(low)),
-        (false, true) => format!("95%: at most {}", elo_text(high)),
-        (false, false) => "95%: unbounded".to_string(),
+        (true, true) => format!("{} .. {}", elo_text(low), elo_text(high)),
+        (true, false) => format!("at least {}", elo_text(low)),
+        (false, true) => format!("at most {}", elo_text(high)),
+        (false, false) => "unbounded".to_string(),
     }
 }
 
