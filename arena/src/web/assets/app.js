@@ -120,17 +120,28 @@ function leaderboardTable(board) {
 function fittedCells(fitted) {
   const round = (value) => value === null ? "unbounded" : value.toFixed(0);
   if (fitted === null) return [td(""), td("")];
-  if (fitted.unrated === undefined) return [td(round(fitted.rating), "num rating"), td("[" + round(fitted.low) + ", " + round(fitted.high) + "]", "num")];
+  if (fitted.unrated === undefined) return [td(round(fitted.rating), "num rating"), td(intervalText(fitted.low, fitted.high), "num")];
   const side = fitted.unrated === "winless" ? ["≤ ", "at most "] : ["≥ ", "at least "];
   if (fitted.bound === null || fitted.unrated === "unconnected") return [td("–", "num rating"), td(el("span", { title: fitted.reason }, "not measured"))];
   return [td(side[0] + fitted.bound.toFixed(0), "num rating"), td(el("span", { title: fitted.reason }, side[1] + fitted.bound.toFixed(0)), "num")];
 }
 
-// The live model's rating, beside the fitted one (Weng-Lin lives around 25).
+// An interval in words where an end is open, as `cairn ratings` writes it:
+// `[1480, 1612]`, `at least 1612`, `at most 1480`, `unbounded`.
+function intervalText(low, high) {
+  if (low !== null && high !== null) return "[" + low.toFixed(0) + ", " + high.toFixed(0) + "]";
+  if (low !== null) return "at least " + low.toFixed(0);
+  if (high !== null) return "at most " + high.toFixed(0);
+  return "unbounded";
+}
+
+// The live model's rating, beside the fitted one (Weng-Lin lives around 25);
+// Elo keeps no uncertainty, so it shows none.
 function liveCell(row) {
   if (row.rating === null) return "";
   const digits = row.model === "weng-lin" ? 1 : 0;
-  return row.model + " " + row.rating.toFixed(digits) + " ± " + row.uncertainty.toFixed(digits);
+  const spread = row.model === "elo" ? "" : " ± " + row.uncertainty.toFixed(digits);
+  return row.model + " " + row.rating.toFixed(digits) + spread;
 }
 
 function ratedTable(rows) {
