@@ -72,6 +72,15 @@ pub struct AbEstimate {
     pub worse: usize,
 }
 
+impl AbEstimate {
+    /// Whether the Elo scale has a slope at OLD's share: not when OLD beat
+    /// every other seat in every game, or none (an Elo difference from a
+    /// share of 100% or 0% is infinite whatever NEW did).
+    pub fn elo_defined(&self) -> bool {
+        self.old_share > 0.0 && self.old_share < 1.0
+    }
+}
+
 impl AbPairs {
     pub fn new(n_seats: usize) -> AbPairs {
         AbPairs {

@@ -174,12 +174,19 @@ fn estimate_text(estimate: &AbEstimate, sprt: Option<&AbSprt>) -> String {
         "share of the other seats beaten (ties half): NEW {:.3}, OLD {:.3}\n",
         estimate.new_share, estimate.old_share
     );
-    out.push_str(&format!(
-        "paired elo {} ({}), LOS {:.1}% (over deal pairs)\n",
-        elo_text(estimate.elo),
-        interval_text(estimate.elo_low, estimate.elo_high),
-        100.0 * estimate.los
-    ));
+    match estimate.elo_defined() {
+        true => out.push_str(&format!(
+            "paired elo {} ({}), LOS {:.1}% (over deal pairs)\n",
+            elo_text(estimate.elo),
+            interval_text(estimate.elo_low, estimate.elo_high),
+            100.0 * estimate.los
+        )),
+        false => out.push_str(&format!(
+            "paired elo: none at OLD's share of {:.0}% (the Elo scale has no slope there), LOS {:.1}% (over deal pairs)\n",
+            100.0 * estimate.old_share,
+            100.0 * estimate.los
+        )),
+    }
     out.push_str(&format!(
         "deal pairs: NEW better {}, alike {}, worse {}\n",
         estimate.better, estimate.same, estimate.worse
@@ -197,9 +204,9 @@ pub fn json(ab: &AbPairs, sprt: Option<&AbSprt>) -> Value {
         "pairs": ab.pairs.len(),
         "new_share": estimate.map(|e| e.new_share),
         "old_share": estimate.map(|e| e.old_share),
-        "elo": estimate.map(|e| elo_json(e.elo)),
-        "elo_low": estimate.map(|e| elo_json(e.elo_low)),
-        "elo_high": estimate.map(|e| elo_json(e.elo_high)),
+        "elo": estimate.filter(AbEstimate::elo_defined).map(|e| elo_json(e.elo)),
+        "elo_low": estimate.filter(AbEstimate::elo_defined).map(|e| elo_json(e.elo_low)),
+        "elo_high": estimate.filter(AbEstimate::elo_defined).map(|e| elo_json(e.elo_high)),
         "los": estimate.map(|e| e.los),
         "better": estimate.map(|e| e.better),
         "same": estimate.map(|e| e.same),
@@ -224,6 +231,28 @@ mod tests {
                 stderr_tail: Vec::new(),
             })
             .collect()
+    }
+
+    #[test]
+    fn an_old_bot_that_beat_every_seat_leaves_no_elo_scale_to_read() {
+        // Three seats, four half-seats to beat: both swept every deal.
+        let swept = AbPairs {
+            n_seats: 3,
+            pairs: vec![(4, 4); 3],
+        };
+        let estimate = swept.estimate().unwrap();
+        assert!(!estimate.elo_defined());
+        let text = estimate_text(&estimate, None);
+        assert!(
+            text.contains("paired elo: none at OLD's share of 100%"),
+            "{text}"
+        );
+        assert_eq!(json(&swept, None)["elo"], Value::Null);
+        let split = AbPairs {
+            n_seats: 3,
+            pairs: vec![(4, 2), (2, 3), (1, 1)],
+        };
+        assert!(split.estimate().unwrap().elo_defined());
     }
 
     #[test]
