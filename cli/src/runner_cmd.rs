@@ -105,7 +105,21 @@ pub fn run(args: RunnerArgs) -> anyhow::Result<ExitCode> {
         listed.install();
     }
     crate::client::runtime()?.block_on(async {
-        let shutdown = crate::serve::shutdown_signal();
+        let first = crate::serve::shutdown_signal();
+        let shutdown = async {
+            first.await;
+            // A second signal stops at once, as a kill would: the bots die
+            // with their supervisors, and the matches in play go back to
+            // the queue when their leases lapse.
+            let second = crate::serve::shutdown_signal();
+            tokio::spawn(async move {
+                second.await;
+                tracing::warn!(
+                    "runner: stopped at once: the matches in play go back to the queue when their leases lapse"
+                );
+                std::process::exit(130);
+            });
+        };
         let summary = run_runner(config, shutdown)
             .await
             .map_err(crate::client::remote_error)?;

@@ -216,8 +216,8 @@ pub async fn run_runner(
             if shared.config.verbose {
                 tracing::info!(
                     "runner: stopping: no new lease is taken; the matches in play finish and \
-                     are reported first (as long as a match takes; killed instead, the runner \
-                     loses only their leases, which go back to the queue)"
+                     are reported first (as long as a match takes; a second Ctrl-C or SIGTERM \
+                     stops at once, and their leases go back to the queue when they lapse)"
                 );
             }
             let _ = stop.send(true);
