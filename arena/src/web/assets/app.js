@@ -371,7 +371,7 @@ async function botPage(name) {
         td(el("a", { href: "/games/" + g.game_id }, g.game_id), "num"), td("v" + g.version),
         td(g.forfeit_reason, "reason"), td(g.forfeit_detail || "", "detail")))),
     el("h2", {}, "Games (latest " + bot.games.length + ")"),
-    table([">game", "tournament", "game", ">version", ">seat", ">score", ">rank", "recorded"], bot.games.map((g) => el("tr", {},
+    table([">id", "tournament", "game · variant", ">version", ">seat", ">score", ">rank", "recorded"], bot.games.map((g) => el("tr", {},
       td(el("a", { href: "/games/" + g.game_id }, g.game_id), "num"),
       td(el("a", { href: "/tournaments/" + g.tournament_id }, "#" + g.tournament_id)),
       td(g.game + " · " + variantName(g.variant)), td(g.version, "num"), td(g.seat, "num"), td(g.score, "num"), td(g.rank, "num"),
