@@ -56,11 +56,15 @@ pub async fn show(client: &mut Client, id: i64, json: bool) -> anyhow::Result<Ex
         String::new()
     };
     outln!(
-        "tournament {} · {}{rounds} · {} · seed {}",
+        "tournament {} · {}{rounds} · {} · seed {}{}",
         tournament.id,
         tournament.format,
         game_variant(&tournament.game, &tournament.variant),
-        tournament.seed
+        tournament.seed,
+        match tournament.validation {
+            true => " · a bot version's validation (never rated)",
+            false => "",
+        }
     );
     outln!("{}", progress_line(&progress));
     if let Some(sprt) = &tournament.sprt {

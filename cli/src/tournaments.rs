@@ -406,7 +406,8 @@ pub(crate) fn tournament_json(t: &pb::Tournament) -> Value {
     let entries: Vec<Value> = t.entries.iter().map(|e| json!({"bot_version_id": e.bot_version_id, "bot": e.bot_name, "version": e.version})).collect();
     json!({"id": t.id, "owner": t.owner, "game": t.game, "options": t.options, "variant": t.variant, "seats_per_game": t.seats_per_game,
            "games_per_pairing": t.games_per_pairing, "seed": t.seed, "entries": entries, "created_at_ms": t.created_at_ms,
-           "format": t.format, "rounds": t.rounds, "challengers": t.challengers, "ladder_width": t.ladder_width, "max_forfeit_rate": t.max_forfeit_rate})
+           "format": t.format, "rounds": t.rounds, "challengers": t.challengers, "ladder_width": t.ladder_width, "max_forfeit_rate": t.max_forfeit_rate,
+           "validation": t.validation})
 }
 
 pub fn progress_json(p: &pb::TournamentProgress) -> Value {

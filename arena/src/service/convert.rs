@@ -248,6 +248,7 @@ pub(super) fn tournament(tournament: &Tournament) -> pb::Tournament {
             _ => 0,
         },
         max_forfeit_rate: tournament.max_forfeit_rate,
+        validation: tournament.validates.is_some(),
     }
 }
 

@@ -114,8 +114,28 @@ async fn a_new_version_plays_its_validation_games_on_a_runner_before_it_may_ente
         .unwrap()
         .into_inner();
     assert!(listed.tournaments.is_empty(), "{listed:?}");
+    // Shown by its id, a validation says what it is.
+    let validation = stdout(&cairn(&[
+        "tournament",
+        "show",
+        "1",
+        "--arena",
+        &arena.address,
+    ]));
+    assert!(
+        validation.contains("a bot version's validation"),
+        "{validation}"
+    );
     // Ready: they enter, play, and only the tournament's games are rated.
     let tournament = create_round_robin(&arena, &token, &["greedy", "random"], 2).await;
+    let shown = stdout(&cairn(&[
+        "tournament",
+        "show",
+        &tournament.id.to_string(),
+        "--arena",
+        &arena.address,
+    ]));
+    assert!(!shown.contains("validation"), "{shown}");
     wait_for_progress(&arena, tournament.id, |p| p.finished).await;
     let board = leaderboard(&arena, "schotten-totten").await;
     let rated: i64 = board.rows.iter().map(|row| row.games).sum();
