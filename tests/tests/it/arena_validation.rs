@@ -59,6 +59,17 @@ fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
+/// What `cairn tournament show ID` prints.
+fn tournament_show(arena: &Arena, id: i64) -> String {
+    stdout(&cairn(&[
+        "tournament",
+        "show",
+        &id.to_string(),
+        "--arena",
+        &arena.address,
+    ]))
+}
+
 async fn refusal(arena: &Arena, token: &str, bots: &[&str]) -> String {
     let request = pb::CreateTournamentRequest {
         game: "schotten-totten".into(),
@@ -115,26 +126,14 @@ async fn a_new_version_plays_its_validation_games_on_a_runner_before_it_may_ente
         .into_inner();
     assert!(listed.tournaments.is_empty(), "{listed:?}");
     // Shown by its id, a validation says what it is.
-    let validation = stdout(&cairn(&[
-        "tournament",
-        "show",
-        "1",
-        "--arena",
-        &arena.address,
-    ]));
+    let validation = tournament_show(&arena, 1);
     assert!(
         validation.contains("a bot version's validation"),
         "{validation}"
     );
     // Ready: they enter, play, and only the tournament's games are rated.
     let tournament = create_round_robin(&arena, &token, &["greedy", "random"], 2).await;
-    let shown = stdout(&cairn(&[
-        "tournament",
-        "show",
-        &tournament.id.to_string(),
-        "--arena",
-        &arena.address,
-    ]));
+    let shown = tournament_show(&arena, tournament.id);
     assert!(!shown.contains("validation"), "{shown}");
     wait_for_progress(&arena, tournament.id, |p| p.finished).await;
     let board = leaderboard(&arena, "schotten-totten").await;
@@ -241,13 +240,7 @@ async fn a_version_that_breaks_after_validation_is_suspended_and_the_tournament_
             }
         }
     }
-    let shown = stdout(&cairn(&[
-        "tournament",
-        "show",
-        &tournament.id.to_string(),
-        "--arena",
-        &arena.address,
-    ]));
+    let shown = tournament_show(&arena, tournament.id);
     assert!(shown.contains("suspended:"), "{shown}");
     assert!(shown.contains("breaker@1: forfeited"), "{shown}");
 }

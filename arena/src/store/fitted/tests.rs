@@ -318,13 +318,15 @@ fn party(bots: &[&str], seats_per_game: usize, games_per_pairing: usize) -> NewT
     }
 }
 
-#[tokio::test]
-async fn a_board_of_mixed_table_sizes_lists_every_fitted_bot_with_its_whole_record() {
-    // Issue 29: on a board of two- and three-seat tables, the Glicko-2 board
-    // hid the bots that played only at three seats, and counted only the
-    // two-seat games in everyone's record.
+/// A board of `two_seat_games` games of a and b at two seats, then 12 of
+/// b, c and d at three, and the query for it with the default live model.
+async fn mixed_board(two_seat_games: usize) -> (Arena, LeaderboardQuery) {
     let arena = arena(&["a", "b", "c", "d"]).await;
-    for tournament in [party(&["a", "b"], 2, 20), party(&["b", "c", "d"], 3, 12)] {
+    let tables = [
+        party(&["a", "b"], 2, two_seat_games),
+        party(&["b", "c", "d"], 3, 12),
+    ];
+    for tournament in tables {
         arena
             .store
             .create_tournament(&arena.owner, &tournament)
@@ -337,6 +339,15 @@ async fn a_board_of_mixed_table_sizes_lists_every_fitted_bot_with_its_whole_reco
         options: GameOptions::new(),
         model: None,
     };
+    (arena, query)
+}
+
+#[tokio::test]
+async fn a_board_of_mixed_table_sizes_lists_every_fitted_bot_with_its_whole_record() {
+    // Issue 29: on a board of two- and three-seat tables, the Glicko-2 board
+    // hid the bots that played only at three seats, and counted only the
+    // two-seat games in everyone's record.
+    let (arena, query) = mixed_board(20).await;
     let board = arena.store.fitted_leaderboard(&query, None).await.unwrap();
     let summary = board.summary.clone().unwrap();
     assert_eq!(summary.table_sizes, [2, 3]);
@@ -366,20 +377,7 @@ async fn a_board_of_mixed_table_sizes_lists_every_fitted_bot_with_its_whole_reco
 async fn a_board_mostly_played_at_three_seats_shows_weng_lin_live() {
     // 4 two-seat games (8 seats rated by Glicko-2) against 12 three-seat
     // games (36 seats rated by Weng-Lin).
-    let arena = arena(&["a", "b", "c", "d"]).await;
-    for tournament in [party(&["a", "b"], 2, 4), party(&["b", "c", "d"], 3, 12)] {
-        arena
-            .store
-            .create_tournament(&arena.owner, &tournament)
-            .await
-            .unwrap();
-        play(&arena, report_with_luck).await;
-    }
-    let query = LeaderboardQuery {
-        game: TEST_PARTY.into(),
-        options: GameOptions::new(),
-        model: None,
-    };
+    let (arena, query) = mixed_board(4).await;
     let rows = arena.store.leaderboard(&query).await.unwrap();
     assert!(!rows.is_empty());
     assert!(
