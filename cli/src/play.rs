@@ -352,14 +352,14 @@ pub fn run(mut args: PlayArgs) -> anyhow::Result<ExitCode> {
         (false, 1) => Summary::Solo,
         (false, _) => Summary::Table,
     };
-    report(&args, &spec, &result, &summary, n_seats)?;
+    let names = bot_names(&spec, ab);
+    report(&args, &spec, &names, &result, &summary, n_seats)?;
     let beaten: Vec<usize> = (0..spec.bots.len())
         .filter(|&bot| {
             let totals = Totals::of(&result, bot);
             totals.games > 0 && totals.forfeits == totals.games
         })
         .collect();
-    let names = bot_names(&spec, ab);
     // The reason is named here: --quiet and --json print no rows to read it in.
     for &bot in &beaten {
         eprintln!(
@@ -423,11 +423,11 @@ fn bot_names(spec: &MatchSpec, ab: bool) -> Vec<String> {
 fn report(
     args: &PlayArgs,
     spec: &MatchSpec,
+    names: &[String],
     result: &MatchResult,
     summary: &Summary,
     n_seats: usize,
 ) -> anyhow::Result<()> {
-    let names = bot_names(spec, !args.ab.is_empty());
     let seat_shares = summary::seat_shares(&result.games, n_seats);
     if args.json {
         let mut report = match_json(spec, args.seed, result);
@@ -450,21 +450,21 @@ fn report(
     }
     out!(
         "{}",
-        match_tables(spec, &names, args.seed, result, args.quiet)
+        match_tables(spec, names, args.seed, result, args.quiet)
     );
     outln!();
     let text = match summary {
-        Summary::Duel(head, state) => summary::head_to_head_text(&names, head, state.as_ref()),
+        Summary::Duel(head, state) => summary::head_to_head_text(names, head, state.as_ref()),
         Summary::Table => summary::standings_text(
-            &names,
+            names,
             &summary::standings(&result.games, spec.bots.len(), n_seats),
         ),
         Summary::Solo => summary::solo_text(
             &spec.game,
-            &names,
+            names,
             &summary::standings(&result.games, spec.bots.len(), 1),
         ),
-        Summary::Ab(pairs, state) => ab::text(&names, pairs, state.as_ref()),
+        Summary::Ab(pairs, state) => ab::text(names, pairs, state.as_ref()),
     };
     out!("{text}");
     out!("{}", summary::seat_shares_text(&seat_shares));
@@ -792,30 +792,30 @@ struct Totals {
 
 impl Totals {
     fn of(result: &MatchResult, bot: usize) -> Totals {
-        // Each of the bot's seats, with how many seats ranked first.
-        let (seats, firsts): (Vec<&SeatResult>, Vec<usize>) = result
+        // Each of the bot's seats, with how many of its game's seats ranked
+        // first (none in a solo game, which has no winner).
+        let seats: Vec<(&SeatResult, usize)> = result
             .games
             .iter()
             .flat_map(|g| {
-                let firsts = g.seats.iter().filter(|s| s.rank == 1).count();
                 let solo = g.seats.len() < 2;
-                g.seats
-                    .iter()
-                    .map(move |s| (s, if solo { 0 } else { firsts }))
+                let firsts = g.seats.iter().filter(|s| s.rank == 1 && !solo).count();
+                g.seats.iter().map(move |s| (s, firsts))
             })
             .filter(|(s, _)| s.bot == bot)
-            .unzip();
-        let first_with = |n: &dyn Fn(usize) -> bool| {
+            .collect();
+        let firsts = |alone: bool| {
             seats
                 .iter()
-                .zip(&firsts)
-                .filter(|(s, &f)| s.rank == 1 && n(f))
+                .filter(|&&(s, firsts)| s.rank == 1 && firsts > 0 && (firsts == 1) == alone)
                 .count()
         };
+        let (wins, shared_firsts) = (firsts(true), firsts(false));
+        let seats: Vec<&SeatResult> = seats.into_iter().map(|(s, _)| s).collect();
         Totals {
             games: seats.len(),
-            wins: first_with(&|f| f == 1),
-            shared_firsts: first_with(&|f| f > 1),
+            wins,
+            shared_firsts,
             points: seats.iter().map(|s| s.score as i64).sum(),
             forfeits: seats.iter().filter(|s| s.forfeit.is_some()).count(),
             decisions: seats.iter().map(|s| s.timings.len()).sum(),

@@ -414,7 +414,7 @@ impl Arena for ArenaApi {
             .results_table(tournament_id, tournament.entries.len())
             .await?;
         (status.table, status.crosstable) = convert::results_table(&tournament, &table);
-        let solo = self.store.tournament_solo(tournament_id).await?;
+        let solo = self.store.tournament_solo(&tournament).await?;
         status.solo = solo.iter().enumerate().map(convert::solo_row).collect();
         // Suspensions (issue 32), apart from the standings.
         let suspensions = self.store.tournament_suspensions(tournament_id).await?;

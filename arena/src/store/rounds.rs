@@ -441,13 +441,11 @@ impl super::Store {
 
     /// A solo tournament's own results, as its game's solo leaderboard
     /// ranks them; empty for a tournament of more seats.
-    pub async fn tournament_solo(&self, tournament_id: i64) -> Result<Vec<SoloRow>, ArenaError> {
-        let (game, seats): (String, i64) =
-            sqlx::query_as("SELECT game, seats_per_game FROM tournaments WHERE id = $1")
-                .bind(tournament_id)
-                .fetch_one(self.pool())
-                .await?;
-        if seats != 1 {
+    pub async fn tournament_solo(
+        &self,
+        tournament: &super::Tournament,
+    ) -> Result<Vec<SoloRow>, ArenaError> {
+        if tournament.seats_per_game != 1 {
             return Ok(Vec::new());
         }
         let rows: Vec<(i64, i64, i64, i64)> = sqlx::query_as(
@@ -455,10 +453,10 @@ impl super::Store {
              JOIN games g ON g.match_id = m.id JOIN result_seats rs ON rs.game_id = g.id \
              WHERE m.tournament_id = $1",
         )
-        .bind(tournament_id)
+        .bind(tournament.id)
         .fetch_all(self.pool())
         .await?;
-        self.solo_rows(&game, rows).await
+        self.solo_rows(&tournament.game, rows).await
     }
 
     /// Solo games, as (tournament, seed, bot version, score), ranked.

@@ -17,7 +17,7 @@ pub(super) async fn standings_json(store: &Store, tournament_id: i64) -> Result<
         .results_table(tournament_id, tournament.entries.len())
         .await?;
     let standings = store.tournament_standings(tournament_id).await?;
-    let solo = store.tournament_solo(tournament_id).await?;
+    let solo = store.tournament_solo(&tournament).await?;
     let name = |index: usize| entry_name(&tournament, index);
     let rows: Vec<Value> = table
         .rows

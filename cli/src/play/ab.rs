@@ -199,14 +199,15 @@ fn estimate_text(estimate: &AbEstimate, sprt: Option<&AbSprt>) -> String {
 
 pub fn json(ab: &AbPairs, sprt: Option<&AbSprt>) -> Value {
     let estimate = ab.estimate();
+    let scaled = estimate.filter(AbEstimate::elo_defined);
     json!({
         "table_seats": ab.n_seats,
         "pairs": ab.pairs.len(),
         "new_share": estimate.map(|e| e.new_share),
         "old_share": estimate.map(|e| e.old_share),
-        "elo": estimate.filter(AbEstimate::elo_defined).map(|e| elo_json(e.elo)),
-        "elo_low": estimate.filter(AbEstimate::elo_defined).map(|e| elo_json(e.elo_low)),
-        "elo_high": estimate.filter(AbEstimate::elo_defined).map(|e| elo_json(e.elo_high)),
+        "elo": scaled.map(|e| elo_json(e.elo)),
+        "elo_low": scaled.map(|e| elo_json(e.elo_low)),
+        "elo_high": scaled.map(|e| elo_json(e.elo_high)),
         "los": estimate.map(|e| e.los),
         "better": estimate.map(|e| e.better),
         "same": estimate.map(|e| e.same),

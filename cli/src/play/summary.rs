@@ -154,27 +154,15 @@ impl SprtState {
 /// any bounds: `elo0=-10 elo1=0`, a non-regression test, accepts H1 for a
 /// bot that is not 10 Elo weaker, which need not be stronger.
 pub fn verdict_text(verdict: Verdict, (elo0, elo1): (f64, f64), who: &str, than: &str) -> String {
-    let why = |fits, other| format!("(elo{fits} fits better than elo{other})");
+    let h0 = format!("(elo0 = {elo0} fits better than elo1 = {elo1})");
+    let h1 = format!("(elo1 = {elo1} fits better than elo0 = {elo0})");
     match verdict {
-        Verdict::AcceptH0 if elo1 <= 0.0 => {
-            format!(
-                "H0 accepted: {who} is weaker{than} {}",
-                why(format!("0 = {elo0}"), format!("1 = {elo1}"))
-            )
+        Verdict::AcceptH0 if elo1 <= 0.0 => format!("H0 accepted: {who} is weaker{than} {h0}"),
+        Verdict::AcceptH0 => format!("H0 accepted: {who} is not {elo1} Elo stronger{than} {h0}"),
+        Verdict::AcceptH1 if elo0 >= 0.0 => format!("H1 accepted: {who} is stronger{than} {h1}"),
+        Verdict::AcceptH1 => {
+            format!("H1 accepted: {who} is not {} Elo weaker{than} {h1}", -elo0)
         }
-        Verdict::AcceptH0 => format!(
-            "H0 accepted: {who} is not {elo1} Elo stronger{than} {}",
-            why(format!("0 = {elo0}"), format!("1 = {elo1}"))
-        ),
-        Verdict::AcceptH1 if elo0 >= 0.0 => format!(
-            "H1 accepted: {who} is stronger{than} {}",
-            why(format!("1 = {elo1}"), format!("0 = {elo0}"))
-        ),
-        Verdict::AcceptH1 => format!(
-            "H1 accepted: {who} is not {} Elo weaker{than} {}",
-            -elo0,
-            why(format!("1 = {elo1}"), format!("0 = {elo0}"))
-        ),
         Verdict::Continue => "no decision yet".to_string(),
     }
 }
@@ -374,7 +362,7 @@ pub fn seat_shares_text(shares: &[Option<MeanInterval>]) -> String {
         .iter()
         .enumerate()
         .filter_map(|(seat, share)| {
-            share.map(|s| format!("{seat} {:.3} {}", s.mean, margin_text(s.margin, 3)))
+            share.map(|s| format!("{seat} {:.3} ±{}", s.mean, margin_text(s.margin, 3)))
         })
         .collect();
     format!(
@@ -383,9 +371,9 @@ pub fn seat_shares_text(shares: &[Option<MeanInterval>]) -> String {
     )
 }
 
-/// `±0.041`, or `±?` where the samples give no interval.
+/// `0.041`, or `?` where the samples give no interval.
 fn margin_text(margin: Option<f64>, decimals: usize) -> String {
-    margin.map_or_else(|| "±?".to_string(), |m| format!("±{m:.decimals$}"))
+    margin.map_or_else(|| "?".to_string(), |m| format!("{m:.decimals$}"))
 }
 
 pub fn seat_shares_json(shares: &[Option<MeanInterval>]) -> Value {
@@ -403,13 +391,12 @@ pub fn standings_text(names: &[String], standings: &[Option<Standing>]) -> Strin
         crate::table::Table::new(&["bot", ">mean rank", ">±95%", ">mean score", ">±95%"]);
     for (name, standing) in names.iter().zip(standings) {
         let Some(s) = standing else { continue };
-        let margin = |m: Option<f64>| m.map_or_else(|| "?".to_string(), |m| format!("{m:.2}"));
         table.row(vec![
             name.clone(),
             format!("{:.2}", s.rank.mean),
-            margin(s.rank.margin),
+            margin_text(s.rank.margin, 2),
             format!("{:.2}", s.score.mean),
-            margin(s.score.margin),
+            margin_text(s.score.margin, 2),
         ]);
     }
     table.render()
@@ -445,9 +432,7 @@ pub fn solo_text(game: &str, names: &[String], standings: &[Option<Standing>]) -
             name.clone(),
             s.score.n.to_string(),
             format!("{:.2}", s.score.mean),
-            s.score
-                .margin
-                .map_or_else(|| "?".to_string(), |m| format!("{m:.2}")),
+            margin_text(s.score.margin, 2),
             solo_title(game, s.score.mean).unwrap_or("").to_string(),
         ]);
     }

@@ -295,7 +295,7 @@ async fn a_solo_tournament_seats_each_bot_alone_on_the_same_deals_and_ranks_by_m
     let gap = board[0].ahead_of_next.unwrap();
     assert_eq!((gap.rating, gap.low, gap.high), (0.0, 0.0, 0.0));
     // The tournament's own results are the same board, its deals alone.
-    assert_eq!(store.tournament_solo(tournament.id).await.unwrap(), board);
+    assert_eq!(store.tournament_solo(&tournament).await.unwrap(), board);
     // Nobody is rated against anybody in a solo game.
     let query = LeaderboardQuery {
         game: "bullfrogs".into(),
