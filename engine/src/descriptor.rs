@@ -224,14 +224,7 @@ impl GameDescriptor {
                 format!("{exactly}{} with {key}={value}", seats(rule))
             }
             Some(rule) => {
-                let others: Vec<String> = self
-                    .seats
-                    .iter()
-                    .filter_map(|other| {
-                        let (key, value) = other.when?;
-                        Some(format!("{} with {key}={value}", other.range_text()))
-                    })
-                    .collect();
+                let others = self.conditional_seats();
                 match others.is_empty() {
                     true => seats(rule),
                     false => format!("{} ({})", seats(rule), others.join(", ")),
@@ -261,21 +254,29 @@ impl GameDescriptor {
 
     /// Every seat rule in words: `2 to 4 (1 with solo=true)`.
     pub fn seats_text(&self) -> String {
-        let mut always = Vec::new();
-        let mut conditional = Vec::new();
-        for rule in self.seats {
-            match rule.when {
-                None => always.push(rule.range_text()),
-                Some((key, value)) => {
-                    conditional.push(format!("{} with {key}={value}", rule.range_text()))
-                }
-            }
-        }
+        let always: Vec<String> = self
+            .seats
+            .iter()
+            .filter(|rule| rule.when.is_none())
+            .map(SeatRule::range_text)
+            .collect();
+        let conditional = self.conditional_seats();
         match (always.is_empty(), conditional.is_empty()) {
             (_, true) => always.join(", "),
             (true, false) => conditional.join(", "),
             (false, false) => format!("{} ({})", always.join(", "), conditional.join(", ")),
         }
+    }
+
+    /// The seat rules an option chooses, in words: `1 with solo=true`.
+    fn conditional_seats(&self) -> Vec<String> {
+        self.seats
+            .iter()
+            .filter_map(|rule| {
+                let (key, value) = rule.when?;
+                Some(format!("{} with {key}={value}", rule.range_text()))
+            })
+            .collect()
     }
 
     /// Whether `text` has one of the declared action forms.
